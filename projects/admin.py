@@ -1,0 +1,171 @@
+"""Staff views of projects, files and revisions. File writes go through the file
+service, so the admin obeys the same path rules and limits and leaves a revision."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin
+from django.db import transaction
+from django.db.models import Count, QuerySet, Sum
+from django.db.models.functions import Coalesce
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
+
+from projects.lifecycle import project_rotate_preview_token
+from projects.limits import human_size
+from projects.models import FileRevision, Project, ProjectFile
+from projects.paths import PathError, normalize_path
+from projects.results import FileError, FileWrite
+from projects.services import Author, file_create, file_delete, file_rename, file_update
+
+
+@admin.register(Project)
+class ProjectAdmin(admin.ModelAdmin[Project]):
+    list_display = ["name", "owner", "file_count", "total_size_display", "updated_at", "created_at"]
+    list_filter = ["created_at", "updated_at"]
+    search_fields = ["name", "description", "owner__username", "owner__email"]
+    list_select_related = ["owner"]
+    raw_id_fields = ["owner"]
+    readonly_fields = ["id", "preview_link", "created_at", "updated_at"]
+    fields = ["id", "owner", "name", "description", "default_model", "preview_link", "created_at", "updated_at"]
+    date_hierarchy = "updated_at"
+    actions = ["rotate_preview_tokens"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Project]:
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(_file_count=Count("files"), _total_size=Coalesce(Sum("files__size"), 0))
+        )
+
+    @admin.display(description="files", ordering="_file_count")
+    def file_count(self, project: Project) -> int:
+        return getattr(project, "_file_count", 0)
+
+    @admin.display(description="size", ordering="_total_size")
+    def total_size_display(self, project: Project) -> str:
+        return human_size(getattr(project, "_total_size", 0))
+
+    @admin.display(description="preview")
+    def preview_link(self, project: Project) -> str:
+        url = reverse("preview_root", kwargs={"token": project.preview_token})
+        return format_html('<a href="{}" target="_blank" rel="noopener">open preview</a>', url)
+
+    @admin.action(description="Rotate preview links (old links stop working)")
+    def rotate_preview_tokens(self, request: HttpRequest, queryset: QuerySet[Project]) -> None:
+        for project in queryset:
+            project_rotate_preview_token(project=project)
+        self.message_user(request, f"Rotated {queryset.count()} preview link(s).")
+
+
+class _Refused(Exception):
+    def __init__(self, error: FileError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+class ProjectFileForm(forms.ModelForm[ProjectFile]):
+    """Writes through the file service while validating, so its refusals show as form errors."""
+
+    author: Author | None = None
+
+    class Meta:
+        model = ProjectFile
+        fields = ["project", "path", "content"]
+        widgets = {
+            "content": forms.Textarea(attrs={"rows": 30, "cols": 100, "spellcheck": "false"})
+        }
+
+    def clean_path(self) -> str:
+        result = normalize_path(self.cleaned_data.get("path", ""))
+        if isinstance(result, PathError):
+            raise forms.ValidationError(result.message)
+        return result
+
+    def _get_validation_exclusions(self) -> set[str]:
+        # The file service checks uniqueness (including case-only clashes) itself.
+        return {*super()._get_validation_exclusions(), "path", "project"}
+
+    def _post_clean(self) -> None:
+        super()._post_clean()
+        if self.errors or self.author is None:
+            return
+        try:
+            with transaction.atomic():
+                self._write(self.author)
+        except _Refused as refused:
+            self.add_error(None, refused.error.message)
+
+    def _write(self, author: Author) -> None:
+        wanted = self.instance
+        if wanted.pk is None:
+            _check(file_create(project=wanted.project, path=wanted.path, content=wanted.content, author=author))
+            return
+        original = ProjectFile.objects.get(pk=wanted.pk)
+        if wanted.path != original.path:
+            _check(file_rename(project=original.project, path=original.path, new_path=wanted.path, author=author))
+        if wanted.content != original.content:
+            _check(file_update(project=original.project, path=wanted.path, content=wanted.content, author=author))
+
+
+def _check(result: FileWrite | FileError) -> None:
+    if isinstance(result, FileError):
+        raise _Refused(result)
+
+
+@admin.register(ProjectFile)
+class ProjectFileAdmin(admin.ModelAdmin[ProjectFile]):
+    form = ProjectFileForm
+    list_display = ["path", "project", "size_display", "version", "updated_at"]
+    list_filter = ["updated_at"]
+    search_fields = ["path", "project__name", "project__owner__username"]
+    list_select_related = ["project", "project__owner"]
+    raw_id_fields = ["project"]
+    readonly_fields = ["size", "version", "created_at", "updated_at"]
+
+    @admin.display(description="size", ordering="size")
+    def size_display(self, record: ProjectFile) -> str:
+        return human_size(record.size)
+
+    def get_form(
+        self, request: HttpRequest, obj: ProjectFile | None = None, change: bool = False, **kwargs: Any
+    ) -> type[forms.ModelForm[ProjectFile]]:
+        form = super().get_form(request, obj, change, **kwargs)
+        author = Author.person(request.user)  # type: ignore[arg-type]
+        return type("ProjectFileFormForUser", (form,), {"author": author})
+
+    def save_model(self, request: HttpRequest, obj: ProjectFile, form: Any, change: bool) -> None:
+        # The form already wrote through the file service; pick up what it stored.
+        stored = ProjectFile.objects.get(project=obj.project, path=obj.path)
+        obj.pk, obj.size, obj.version = stored.pk, stored.size, stored.version
+
+    def delete_model(self, request: HttpRequest, obj: ProjectFile) -> None:
+        author = Author.person(request.user)  # type: ignore[arg-type]
+        file_delete(project=obj.project, path=obj.path, author=author)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[ProjectFile]) -> None:
+        for record in queryset.select_related("project"):
+            self.delete_model(request, record)
+
+
+@admin.register(FileRevision)
+class FileRevisionAdmin(admin.ModelAdmin[FileRevision]):
+    """The revision log is history: staff may read it, never rewrite it."""
+
+    list_display = ["created_at", "project", "action", "path", "old_path", "actor", "user", "version_after"]
+    list_filter = ["action", "actor", "created_at"]
+    search_fields = ["path", "old_path", "project__name", "project__owner__username"]
+    list_select_related = ["project", "user"]
+    date_hierarchy = "created_at"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False

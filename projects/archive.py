@@ -1,0 +1,176 @@
+"""ZIP export and import. Import goes through the same path rules, limits and
+file service as every other write, in one transaction: all or nothing."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+import zlib
+from dataclasses import dataclass
+from typing import IO
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from projects.lifecycle import ProjectError, project_create
+from projects.limits import current_limits, human_size
+from projects.models import Project, ProjectFile
+from projects.paths import PathError, normalize_path
+from projects.results import FileError
+from projects.services import Author, file_create
+
+# Files that operating systems add to archives on their own; skipped, not refused.
+_JUNK_NAMES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
+_JUNK_FOLDERS = ("__MACOSX/",)
+_MAX_PROBLEMS_SHOWN = 10
+_ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, OSError, ValueError)
+
+
+@dataclass(frozen=True)
+class ImportRefused:
+    message: str
+    problems: tuple[str, ...] = ()
+
+
+def project_export_zip(project: Project) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for record in ProjectFile.objects.filter(project=project).order_by("path"):
+            stamp = timezone.localtime(record.updated_at).timetuple()[:6]
+            info = zipfile.ZipInfo(record.path.lstrip("/"), date_time=stamp)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, record.content.encode("utf-8"))
+    return buffer.getvalue()
+
+
+def project_import_zip(
+    *, owner: AbstractBaseUser, name: str, upload: IO[bytes], upload_size: int
+) -> Project | ImportRefused:
+    if upload_size > settings.BUILTIT_MAX_IMPORT_BYTES:
+        return ImportRefused(
+            f"The ZIP file is {human_size(upload_size)}; the largest accepted is "
+            f"{human_size(settings.BUILTIT_MAX_IMPORT_BYTES)}."
+        )
+    try:
+        with zipfile.ZipFile(upload) as archive:
+            files = _read_archive(archive)
+    except _ZIP_ERRORS:
+        return ImportRefused("That file is not a readable ZIP archive.")
+    if isinstance(files, ImportRefused):
+        return files
+    return _create_project(owner, name, files)
+
+
+def _read_archive(archive: zipfile.ZipFile) -> dict[str, str] | ImportRefused:
+    entries = [info for info in archive.infolist() if not info.is_dir() and not _is_junk(info)]
+    limits = current_limits()
+    if not entries:
+        return ImportRefused("The ZIP archive contains no files.")
+    if len(entries) > limits.max_files:
+        return ImportRefused(
+            f"The ZIP archive holds {len(entries)} files; a project may hold at most "
+            f"{limits.max_files}."
+        )
+    declared = sum(info.file_size for info in entries)
+    if declared > limits.max_project_bytes:
+        return ImportRefused(
+            f"Unpacked, the archive would be {human_size(declared)}; a project may hold at "
+            f"most {human_size(limits.max_project_bytes)}."
+        )
+    prefix = _common_folder([info.filename for info in entries])
+    paths, problems = _entry_paths(entries, prefix)
+    if problems:
+        return _refused(problems)
+    return _read_entries(archive, paths)
+
+
+def _entry_paths(
+    entries: list[zipfile.ZipInfo], prefix: str
+) -> tuple[dict[str, zipfile.ZipInfo], list[str]]:
+    paths: dict[str, zipfile.ZipInfo] = {}
+    problems: list[str] = []
+    for info in entries:
+        name = info.filename
+        if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
+            problems.append(f"{name!r}: absolute paths are not allowed in an archive.")
+            continue
+        if info.flag_bits & 0x1:
+            problems.append(f"{name!r}: encrypted entries cannot be imported.")
+            continue
+        path = normalize_path(name.removeprefix(prefix))
+        if isinstance(path, PathError):
+            problems.append(path.message)
+        elif path.lower() in {p.lower() for p in paths}:
+            problems.append(f"{name!r}: another entry has the same path (ignoring case).")
+        else:
+            paths[path] = info
+    return paths, problems
+
+
+def _read_entries(
+    archive: zipfile.ZipFile, paths: dict[str, zipfile.ZipInfo]
+) -> dict[str, str] | ImportRefused:
+    limits = current_limits()
+    files: dict[str, str] = {}
+    total = 0
+    problems: list[str] = []
+    for path, info in paths.items():
+        # Read at most one byte past the limit: sizes declared in the archive can lie.
+        with archive.open(info) as handle:
+            data = handle.read(limits.max_file_bytes + 1)
+        if len(data) > limits.max_file_bytes:
+            problems.append(f"{path} is larger than {human_size(limits.max_file_bytes)}.")
+            continue
+        total += len(data)
+        if total > limits.max_project_bytes:
+            return ImportRefused(
+                f"Unpacked, the archive is larger than {human_size(limits.max_project_bytes)}."
+            )
+        try:
+            files[path] = data.decode("utf-8")
+        except UnicodeDecodeError:
+            problems.append(f"{path} is not UTF-8 text.")
+    return _refused(problems) if problems else files
+
+
+@transaction.atomic
+def _create_project(
+    owner: AbstractBaseUser, name: str, files: dict[str, str]
+) -> Project | ImportRefused:
+    project = project_create(owner=owner, name=name)
+    if isinstance(project, ProjectError):
+        return ImportRefused(project.message)
+    author = Author.person(owner)
+    for path in sorted(files):
+        result = file_create(project=project, path=path, content=files[path], author=author)
+        if isinstance(result, FileError):
+            transaction.set_rollback(True)
+            return ImportRefused("The archive could not be imported.", (result.message,))
+    return project
+
+
+def _is_junk(info: zipfile.ZipInfo) -> bool:
+    name = info.filename
+    return name.startswith(_JUNK_FOLDERS) or name.rsplit("/", 1)[-1] in _JUNK_NAMES
+
+
+def _common_folder(names: list[str]) -> str:
+    """`site/` when every entry sits inside one top folder (as most downloads do)."""
+    firsts = {name.split("/", 1)[0] for name in names}
+    if len(firsts) == 1 and all("/" in name for name in names):
+        return firsts.pop() + "/"
+    return ""
+
+
+def _refused(problems: list[str]) -> ImportRefused:
+    shown = tuple(problems[:_MAX_PROBLEMS_SHOWN])
+    more = len(problems) - len(shown)
+    if more:
+        shown += (f"…and {more} more.",)
+    noun = "file" if len(problems) == 1 else "files"
+    return ImportRefused(
+        f"Nothing was imported: {len(problems)} {noun} in the archive cannot be used.", shown
+    )

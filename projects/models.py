@@ -1,0 +1,99 @@
+"""Projects, their files, and the revision log that means nothing is ever lost."""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models.functions import Lower
+
+
+def new_preview_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+class Project(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="projects"
+    )
+    name = models.CharField(max_length=100)
+    description = models.TextField(blank=True)
+    default_model = models.CharField(
+        max_length=200, blank=True, help_text="Model id for this project; blank uses the server's."
+    )
+    preview_token = models.CharField(
+        max_length=64, unique=True, default=new_preview_token, editable=False
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+        indexes = [models.Index(fields=["owner", "-updated_at"])]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ProjectFile(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="files")
+    path = models.CharField(max_length=200)
+    content = models.TextField(blank=True)
+    size = models.PositiveIntegerField(default=0, help_text="Bytes, UTF-8 encoded.")
+    version = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["path"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "path"], name="projectfile_unique_path"),
+            models.UniqueConstraint(
+                "project", Lower("path"), name="projectfile_unique_path_ignoring_case"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.path
+
+
+class FileRevision(models.Model):
+    """One row per change ever applied; any file state can be rebuilt from these."""
+
+    class Action(models.TextChoices):
+        CREATE = "create"
+        UPDATE = "update"
+        EDIT = "edit"
+        RENAME = "rename"
+        DELETE = "delete"
+
+    class Actor(models.TextChoices):
+        USER = "user"
+        ASSISTANT = "assistant"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="revisions")
+    action = models.CharField(max_length=10, choices=Action.choices)
+    path = models.CharField(max_length=200, help_text="The path after the change.")
+    old_path = models.CharField(max_length=200, blank=True, help_text="Before a rename.")
+    content_before = models.TextField(null=True, blank=True)
+    content_after = models.TextField(null=True, blank=True)
+    version_after = models.PositiveIntegerField(null=True, blank=True)
+    actor = models.CharField(max_length=10, choices=Actor.choices)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="file_revisions",
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["project", "path"])]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.path}"

@@ -1,0 +1,148 @@
+"""Reads: projects a user may see, and a project's files (list, read, search)."""
+
+from __future__ import annotations
+
+import difflib
+import uuid
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Count, Max, QuerySet, Sum
+from django.db.models.functions import Coalesce
+
+from projects.models import Project, ProjectFile
+from projects.paths import PathError, normalize_path
+from projects.results import (
+    ErrorCode,
+    FileContent,
+    FileError,
+    FileInfo,
+    SearchMatch,
+    SearchResults,
+)
+
+MAX_SEARCH_QUERY = 500
+DEFAULT_SEARCH_RESULTS = 100
+_MAX_LISTED_FILES = 50
+_MAX_LINE_SHOWN = 240
+
+
+def project_list_for(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Project]:
+    return (
+        Project.objects.filter(owner_id=user.pk)
+        .annotate(
+            file_count=Count("files"),
+            total_size=Coalesce(Sum("files__size"), 0),
+            last_file_change=Max("files__updated_at"),
+        )
+        .order_by("-updated_at")
+    )
+
+
+def project_get_for(user: AbstractBaseUser | AnonymousUser, project_id: uuid.UUID) -> Project | None:
+    """The user's project, or None: someone else's project looks exactly like a missing one."""
+    return Project.objects.filter(pk=project_id, owner_id=user.pk).first()
+
+
+def file_list(project: Project) -> list[FileInfo]:
+    rows = ProjectFile.objects.filter(project=project).values_list(
+        "path", "size", "version", "updated_at"
+    )
+    return [FileInfo(path, size, version, updated) for path, size, version, updated in rows]
+
+
+def file_paths(project: Project) -> list[str]:
+    return list(ProjectFile.objects.filter(project=project).values_list("path", flat=True))
+
+
+def file_not_found(project: Project, path: str) -> FileError:
+    """A not-found error that lists what does exist and suggests the likely file."""
+    paths = file_paths(project)
+    same_but_case = [p for p in paths if p.lower() == path.lower()]
+    close = same_but_case or difflib.get_close_matches(path, paths, n=1, cutoff=0.6)
+    suggestion = close[0] if close else None
+    hint = f" Did you mean {suggestion}?" if suggestion else ""
+    if not paths:
+        hint = " The project has no files yet."
+    return FileError(
+        ErrorCode.NOT_FOUND,
+        f"File {path} does not exist.{hint}",
+        path=path,
+        available_files=tuple(paths[:_MAX_LISTED_FILES]),
+        suggestion=suggestion,
+    )
+
+
+def path_error(error: PathError) -> FileError:
+    from projects.paths import ALLOWED_EXTENSIONS
+
+    return FileError(
+        ErrorCode.INVALID_PATH,
+        error.message,
+        path=error.path,
+        allowed_extensions=ALLOWED_EXTENSIONS,
+    )
+
+
+def file_read(
+    project: Project, path: str, *, start_line: int | None = None, end_line: int | None = None
+) -> FileContent | FileError:
+    canonical = normalize_path(path)
+    if isinstance(canonical, PathError):
+        return path_error(canonical)
+    record = ProjectFile.objects.filter(project=project, path=canonical).first()
+    if record is None:
+        return file_not_found(project, canonical)
+    lines = record.content.splitlines(keepends=True)
+    total = len(lines)
+    if start_line is None and end_line is None:
+        return FileContent(
+            canonical, record.content, record.version, record.size, total, 1 if total else 0, total
+        )
+    first = 1 if start_line is None else start_line
+    last = total if end_line is None else min(end_line, total)
+    if first < 1 or (end_line is not None and end_line < first) or (total and first > total):
+        return FileError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"Lines {first}-{end_line or 'end'} are outside {canonical}, which has {total} lines.",
+            path=canonical,
+            size=total,
+        )
+    chunk = "".join(lines[first - 1 : last])
+    return FileContent(canonical, chunk, record.version, record.size, total, first, last)
+
+
+def file_search(
+    project: Project,
+    query: str,
+    *,
+    case_sensitive: bool = False,
+    max_results: int = DEFAULT_SEARCH_RESULTS,
+) -> SearchResults | FileError:
+    """Plain-text search, line by line, across every file of the project."""
+    if not isinstance(query, str) or query.strip() == "":
+        return FileError(ErrorCode.INVALID_ARGUMENT, "The search text is empty.")
+    if len(query) > MAX_SEARCH_QUERY or "\n" in query:
+        return FileError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"Search for a single line of at most {MAX_SEARCH_QUERY} characters.",
+        )
+    needle = query if case_sensitive else query.lower()
+    matches: list[SearchMatch] = []
+    total = 0
+    files = ProjectFile.objects.filter(project=project).values_list("path", "content")
+    searched = 0
+    for path, content in files.iterator(chunk_size=50):
+        searched += 1
+        haystack = content if case_sensitive else content.lower()
+        if needle not in haystack:
+            continue
+        for number, line in enumerate(content.splitlines(), start=1):
+            if needle in (line if case_sensitive else line.lower()):
+                total += 1
+                if len(matches) < max_results:
+                    matches.append(SearchMatch(path, number, _shorten(line.strip())))
+    return SearchResults(query, tuple(matches), total, searched, total > len(matches))
+
+
+def _shorten(line: str) -> str:
+    return line if len(line) <= _MAX_LINE_SHOWN else line[:_MAX_LINE_SHOWN] + "…"

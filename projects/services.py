@@ -1,0 +1,306 @@
+"""The file service: the ONLY code that writes project files (DESIGN §3).
+
+Every write validates its path through `projects.paths`, checks the limits,
+honours optimistic locking (`expected_version`), and records a
+`FileRevision` in the same transaction. Problems come back as `FileError`
+values; nothing is half-written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Q, Sum
+from django.utils import timezone
+
+from projects.editing import Edit, apply_edits
+from projects.limits import (
+    current_limits,
+    encoded_size,
+    file_count_problem,
+    file_size_problem,
+    project_size_problem,
+)
+from projects.models import FileRevision, Project, ProjectFile
+from projects.paths import PathError, normalize_path, parent_folders
+from projects.results import ErrorCode, FileError, FileWrite
+from projects.selectors import file_not_found, path_error
+
+__all__ = [
+    "Author",
+    "Edit",
+    "file_create",
+    "file_delete",
+    "file_edit",
+    "file_rename",
+    "file_update",
+]
+
+
+@dataclass(frozen=True)
+class Author:
+    """Who a change is recorded as coming from."""
+
+    actor: FileRevision.Actor
+    user: AbstractBaseUser | None = None
+
+    @classmethod
+    def person(cls, user: AbstractBaseUser) -> Author:
+        return cls(FileRevision.Actor.USER, user)
+
+    @classmethod
+    def assistant(cls, user: AbstractBaseUser | None = None) -> Author:
+        return cls(FileRevision.Actor.ASSISTANT, user)
+
+
+@transaction.atomic
+def file_create(
+    *, project: Project, path: str, content: str, author: Author
+) -> FileWrite | FileError:
+    canonical = normalize_path(path)
+    if isinstance(canonical, PathError):
+        return path_error(canonical)
+    size = encoded_size(content, canonical)
+    if isinstance(size, FileError):
+        return size
+    _lock(project)
+    problem = _placement_problem(project, canonical) or _create_limits_problem(
+        project, canonical, size
+    )
+    if problem:
+        return problem
+    record = ProjectFile.objects.create(project=project, path=canonical, content=content, size=size)
+    return _record(project, record, FileRevision.Action.CREATE, author, before=None)
+
+
+@transaction.atomic
+def file_update(
+    *,
+    project: Project,
+    path: str,
+    content: str,
+    author: Author,
+    expected_version: int | None = None,
+) -> FileWrite | FileError:
+    record = _locked_file(project, path, expected_version)
+    if isinstance(record, FileError):
+        return record
+    return _write_content(project, record, content, FileRevision.Action.UPDATE, author)
+
+
+@transaction.atomic
+def file_edit(
+    *,
+    project: Project,
+    path: str,
+    edits: Sequence[Edit],
+    author: Author,
+    expected_version: int | None = None,
+) -> FileWrite | FileError:
+    record = _locked_file(project, path, expected_version)
+    if isinstance(record, FileError):
+        return record
+    edited = apply_edits(record.content, edits)
+    if isinstance(edited, FileError):
+        return replace(edited, path=record.path, current_version=record.version)
+    return _write_content(project, record, edited, FileRevision.Action.EDIT, author)
+
+
+@transaction.atomic
+def file_rename(
+    *,
+    project: Project,
+    path: str,
+    new_path: str,
+    author: Author,
+    expected_version: int | None = None,
+) -> FileWrite | FileError:
+    target = normalize_path(new_path)
+    if isinstance(target, PathError):
+        return path_error(target)
+    record = _locked_file(project, path, expected_version)
+    if isinstance(record, FileError):
+        return record
+    if target == record.path:
+        return FileError(
+            ErrorCode.NO_CHANGE, f"{record.path} already has that name.", path=record.path
+        )
+    problem = _placement_problem(project, target, ignoring=record)
+    if problem:
+        return problem
+    old_path = record.path
+    record.path = target
+    record.version += 1
+    record.save(update_fields=["path", "version", "updated_at"])
+    return _record(
+        project, record, FileRevision.Action.RENAME, author, before=record.content, old_path=old_path
+    )
+
+
+@transaction.atomic
+def file_delete(
+    *, project: Project, path: str, author: Author, expected_version: int | None = None
+) -> FileWrite | FileError:
+    record = _locked_file(project, path, expected_version)
+    if isinstance(record, FileError):
+        return record
+    revision = FileRevision.objects.create(
+        project=project,
+        action=FileRevision.Action.DELETE,
+        path=record.path,
+        content_before=record.content,
+        content_after=None,
+        version_after=None,
+        actor=author.actor,
+        user=author.user,
+    )
+    record.delete()
+    _touch(project)
+    return FileWrite(record.path, FileRevision.Action.DELETE, None, 0, revision.pk)
+
+
+# --- helpers ---------------------------------------------------------------
+
+
+def _lock(project: Project) -> None:
+    """Serialise writers of one project (PostgreSQL row lock; SQLite uses IMMEDIATE)."""
+    Project.objects.select_for_update().filter(pk=project.pk).values_list("pk").first()
+
+
+def _locked_file(
+    project: Project, path: str, expected_version: int | None
+) -> ProjectFile | FileError:
+    canonical = normalize_path(path)
+    if isinstance(canonical, PathError):
+        return path_error(canonical)
+    _lock(project)
+    record = ProjectFile.objects.filter(project=project, path=canonical).first()
+    if record is None:
+        return file_not_found(project, canonical)
+    if expected_version is not None and record.version != expected_version:
+        return FileError(
+            ErrorCode.CONFLICT,
+            f"{canonical} changed since it was opened (you have version {expected_version}, "
+            f"it is now version {record.version}). Reload it and apply your change again.",
+            path=canonical,
+            current_version=record.version,
+        )
+    return record
+
+
+def _write_content(
+    project: Project,
+    record: ProjectFile,
+    content: str,
+    action: FileRevision.Action,
+    author: Author,
+) -> FileWrite | FileError:
+    size = encoded_size(content, record.path)
+    if isinstance(size, FileError):
+        return size
+    if content == record.content:
+        return FileError(
+            ErrorCode.NO_CHANGE,
+            f"{record.path} already has exactly this content; nothing was changed.",
+            path=record.path,
+            current_version=record.version,
+        )
+    limits = current_limits()
+    problem = file_size_problem(record.path, size, limits) or project_size_problem(
+        record.path, _project_size(project) - record.size + size, limits
+    )
+    if problem:
+        return problem
+    before = record.content
+    record.content = content
+    record.size = size
+    record.version += 1
+    record.save(update_fields=["content", "size", "version", "updated_at"])
+    return _record(project, record, action, author, before=before)
+
+
+def _record(
+    project: Project,
+    record: ProjectFile,
+    action: FileRevision.Action,
+    author: Author,
+    *,
+    before: str | None,
+    old_path: str = "",
+) -> FileWrite:
+    revision = FileRevision.objects.create(
+        project=project,
+        action=action,
+        path=record.path,
+        old_path=old_path,
+        content_before=before,
+        content_after=record.content,
+        version_after=record.version,
+        actor=author.actor,
+        user=author.user,
+    )
+    _touch(project)
+    return FileWrite(
+        record.path, action, record.version, record.size, revision.pk, old_path=old_path or None
+    )
+
+
+def _touch(project: Project) -> None:
+    now = timezone.now()
+    Project.objects.filter(pk=project.pk).update(updated_at=now)
+    project.updated_at = now
+
+
+def _project_size(project: Project) -> int:
+    total = ProjectFile.objects.filter(project=project).aggregate(total=Sum("size"))["total"]
+    return int(total or 0)
+
+
+def _create_limits_problem(project: Project, path: str, size: int) -> FileError | None:
+    limits = current_limits()
+    count = ProjectFile.objects.filter(project=project).count()
+    return (
+        file_size_problem(path, size, limits)
+        or file_count_problem(path, count + 1, limits)
+        or project_size_problem(path, _project_size(project) + size, limits)
+    )
+
+
+def _placement_problem(
+    project: Project, path: str, *, ignoring: ProjectFile | None = None
+) -> FileError | None:
+    """Refuse a path taken (in any case), or one that collides with a folder."""
+    others = ProjectFile.objects.filter(project=project)
+    if ignoring is not None:
+        others = others.exclude(pk=ignoring.pk)
+    same = others.filter(path__iexact=path).values_list("path", flat=True).first()
+    if same == path:
+        return FileError(
+            ErrorCode.ALREADY_EXISTS,
+            f"{path} already exists. Use update or edit to change it, or pick another name.",
+            path=path,
+        )
+    if same is not None:
+        return FileError(
+            ErrorCode.ALREADY_EXISTS,
+            f"{path} differs only in letter case from the existing {same}; "
+            "two paths may not differ only in case.",
+            path=path,
+            suggestion=same,
+        )
+    folder_clash = Q(path__istartswith=path + "/")
+    for folder in parent_folders(path):
+        folder_clash |= Q(path__iexact=folder)
+    clash = others.filter(folder_clash).values_list("path", flat=True).first()
+    if clash is not None:
+        return FileError(
+            ErrorCode.ALREADY_EXISTS,
+            f"{path} cannot be created: {clash} is in the way (a file and a folder "
+            "cannot share a name).",
+            path=path,
+            suggestion=clash,
+        )
+    return None

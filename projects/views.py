@@ -1,0 +1,107 @@
+"""Dashboard and project-level pages: list, create, import, rename, delete, export."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import PurePosixPath
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from projects.archive import ImportRefused, project_export_zip, project_import_zip
+from projects.lifecycle import (
+    ProjectError,
+    project_create,
+    project_delete,
+    project_rename,
+)
+from projects.models import Project
+from projects.selectors import project_get_for, project_list_for
+
+
+def owned_project(request: HttpRequest, project_id: uuid.UUID) -> Project:
+    """The signed-in user's project; anyone else's is a 404, never a 403."""
+    project = project_get_for(request.user, project_id)
+    if project is None:
+        raise Http404("No such project.")
+    return project
+
+
+@require_GET
+def dashboard(request: HttpRequest) -> HttpResponse:
+    projects = project_list_for(request.user)
+    return render(request, "projects/dashboard.html", {"projects": projects})
+
+
+@require_POST
+def project_new(request: HttpRequest) -> HttpResponse:
+    result = project_create(
+        owner=request.user,  # type: ignore[arg-type]  # LoginRequiredMiddleware
+        name=request.POST.get("name", ""),
+        description=request.POST.get("description", ""),
+        starter=request.POST.get("start") == "starter",
+    )
+    if isinstance(result, ProjectError):
+        messages.error(request, result.message)
+        return redirect("dashboard")
+    return redirect("workspace", project_id=result.pk)
+
+
+@require_POST
+def project_import(request: HttpRequest) -> HttpResponse:
+    upload = request.FILES.get("archive")
+    if upload is None:
+        messages.error(request, "Choose a ZIP file to import.")
+        return redirect("dashboard")
+    name = request.POST.get("name", "").strip() or PurePosixPath(upload.name or "").stem
+    result = project_import_zip(
+        owner=request.user,  # type: ignore[arg-type]
+        name=name or "Imported site",
+        upload=upload,
+        upload_size=upload.size or 0,
+    )
+    if isinstance(result, ImportRefused):
+        messages.error(request, result.message, extra_tags="import")
+        for problem in result.problems:
+            messages.error(request, problem, extra_tags="import detail")
+        return redirect("dashboard")
+    messages.success(request, f"Imported {result.name}.")
+    return redirect("workspace", project_id=result.pk)
+
+
+@require_POST
+def project_rename_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    project = owned_project(request, project_id)
+    result = project_rename(project=project, name=request.POST.get("name", ""))
+    if isinstance(result, ProjectError):
+        messages.error(request, result.message)
+    next_url = request.POST.get("next")
+    if next_url == "workspace":
+        return redirect("workspace", project_id=project.pk)
+    return redirect("dashboard")
+
+
+@require_http_methods(["GET", "POST"])
+def project_delete_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    project = owned_project(request, project_id)
+    if request.method == "POST":
+        name = project.name
+        project_delete(project=project)
+        messages.success(request, f"Deleted {name}.")
+        return redirect("dashboard")
+    file_count = project.files.count()
+    return render(
+        request, "projects/delete_confirm.html", {"project": project, "file_count": file_count}
+    )
+
+
+@require_GET
+def project_export(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    project = owned_project(request, project_id)
+    filename = f"{slugify(project.name) or 'site'}.zip"
+    response = HttpResponse(project_export_zip(project), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

@@ -1,0 +1,206 @@
+"""The workspace page and its HTMX endpoints: open, save, new, rename, delete.
+
+Each endpoint calls the file service and renders a partial; the file tree is
+re-rendered out of band after every change, and an HX-Trigger tells the page
+to reload the preview.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import retarget, trigger_client_event
+
+from projects.lifecycle import project_rotate_preview_token
+from projects.models import Project
+from projects.paths import extension_of
+from projects.results import ErrorCode, FileContent, FileError, FileWrite
+from projects.selectors import file_list, file_read
+from projects.services import Author, file_create, file_delete, file_rename, file_update
+from projects.tree import build_tree
+from projects.views import owned_project
+
+_ACE_MODES = {
+    "html": "html",
+    "htm": "html",
+    "css": "css",
+    "js": "javascript",
+    "mjs": "javascript",
+    "json": "json",
+    "webmanifest": "json",
+    "svg": "svg",
+    "xml": "xml",
+    "md": "markdown",
+    "txt": "text",
+}
+_STATUS_FOR = {
+    ErrorCode.CONFLICT: 409,
+    ErrorCode.NOT_FOUND: 404,
+}
+_NEW_FILE_CONTENT = {
+    "html": (
+        '<!doctype html>\n<html lang="en">\n<head>\n  <meta charset="utf-8">\n'
+        '  <meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        "  <title></title>\n</head>\n<body>\n\n</body>\n</html>\n"
+    ),
+}
+
+
+@require_GET
+def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    project = owned_project(request, project_id)
+    files = file_list(project)
+    paths = [f.path for f in files]
+    first = "/index.html" if "/index.html" in paths else (paths[0] if paths else None)
+    opened = file_read(project, first) if first else None
+    context = {
+        "project": project,
+        "tree": build_tree(files),
+        "file": opened if isinstance(opened, FileContent) else None,
+        "file_count": len(files),
+    }
+    context.update(_editor_context(opened if isinstance(opened, FileContent) else None))
+    return render(request, "projects/workspace.html", context)
+
+
+@require_GET
+def file_open(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    project = owned_project(request, project_id)
+    opened = file_read(project, request.GET.get("path", ""))
+    if isinstance(opened, FileError):
+        return _error(request, opened, target="#editor-status")
+    return _editor(request, project, opened)
+
+
+@require_POST
+def file_save(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    project = owned_project(request, project_id)
+    version = _int_or_none(request.POST.get("version"))
+    result = file_update(
+        project=project,
+        path=request.POST.get("path", ""),
+        content=request.POST.get("content", ""),
+        author=Author.person(request.user),  # type: ignore[arg-type]
+        expected_version=version,
+    )
+    if isinstance(result, FileError):
+        if result.code == ErrorCode.NO_CHANGE:
+            return HttpResponse('<span class="status ok">No changes to save.</span>')
+        return _error(request, result, target="#editor-status")
+    return _saved(request, project, result)
+
+
+@require_POST
+def file_new(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    project = owned_project(request, project_id)
+    path = request.POST.get("path", "").strip()
+    content = request.POST.get("content")
+    if content is None:
+        content = _NEW_FILE_CONTENT.get(extension_of(path), "") if "." in path else ""
+    result = file_create(
+        project=project,
+        path=path,
+        content=content,
+        author=Author.person(request.user),  # type: ignore[arg-type]
+    )
+    if isinstance(result, FileError):
+        return _error(request, result, target="#new-file-error")
+    return _changed(request, project, result.path)
+
+
+@require_POST
+def file_rename_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    project = owned_project(request, project_id)
+    result = file_rename(
+        project=project,
+        path=request.POST.get("path", ""),
+        new_path=request.POST.get("new_path", "").strip(),
+        author=Author.person(request.user),  # type: ignore[arg-type]
+        expected_version=_int_or_none(request.POST.get("version")),
+    )
+    if isinstance(result, FileError):
+        return _error(request, result, target="#editor-status")
+    return _changed(request, project, result.path)
+
+
+@require_POST
+def file_delete_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    project = owned_project(request, project_id)
+    result = file_delete(
+        project=project,
+        path=request.POST.get("path", ""),
+        author=Author.person(request.user),  # type: ignore[arg-type]
+        expected_version=_int_or_none(request.POST.get("version")),
+    )
+    if isinstance(result, FileError):
+        return _error(request, result, target="#editor-status")
+    return _changed(request, project, None)
+
+
+@require_POST
+def preview_token_rotate(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    project = owned_project(request, project_id)
+    project_rotate_preview_token(project=project)
+    return render(request, "projects/partials/preview.html", {"project": project})
+
+
+# --- rendering helpers ---------------------------------------------------------
+
+
+def _editor_context(opened: FileContent | None) -> dict[str, object]:
+    mode = _ACE_MODES.get(extension_of(opened.path), "text") if opened else "text"
+    return {"file": opened, "mode": mode}
+
+
+def _editor(request: HttpRequest, project: Project, opened: FileContent) -> HttpResponse:
+    context = {"project": project, **_editor_context(opened)}
+    return render(request, "projects/partials/editor.html", context)
+
+
+def _tree_oob(request: HttpRequest, project: Project) -> str:
+    return render_to_string(
+        "projects/partials/tree.html",
+        {"project": project, "tree": build_tree(file_list(project)), "oob": True},
+        request=request,
+    )
+
+
+def _saved(request: HttpRequest, project: Project, result: FileWrite) -> HttpResponse:
+    body = render_to_string(
+        "projects/partials/saved.html", {"result": result, "project": project}, request=request
+    )
+    response = HttpResponse(body + _tree_oob(request, project))
+    return trigger_client_event(response, "filesChanged", {"paths": [result.path]})
+
+
+def _changed(request: HttpRequest, project: Project, open_path: str | None) -> HttpResponse:
+    """After a create, rename or delete: the editor shows `open_path` (or nothing)."""
+    opened = file_read(project, open_path) if open_path else None
+    context = {"project": project, **_editor_context(opened if isinstance(opened, FileContent) else None)}
+    body = render_to_string("projects/partials/editor.html", context, request=request)
+    response = HttpResponse(body + _tree_oob(request, project))
+    response = retarget(response, "#editor-pane")
+    response["HX-Reswap"] = "innerHTML"
+    return trigger_client_event(response, "filesChanged", {"paths": [open_path] if open_path else []})
+
+
+def _error(request: HttpRequest, error: FileError, *, target: str) -> HttpResponse:
+    body = render_to_string(
+        "projects/partials/file_error.html", {"error": error}, request=request
+    )
+    response = HttpResponse(body, status=_STATUS_FOR.get(error.code, 422))
+    response = retarget(response, target)
+    response["HX-Reswap"] = "innerHTML"
+    return response
+
+
+def _int_or_none(raw: str | None) -> int | None:
+    try:
+        return int(raw) if raw not in (None, "") else None
+    except ValueError:
+        return None
+

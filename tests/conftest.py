@@ -1,0 +1,56 @@
+"""Shared fixtures: users, projects, signed-in clients. Everything uses the real database."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from projects.lifecycle import project_create
+from projects.models import Project
+from projects.services import Author
+
+
+@pytest.fixture
+def user(db: None) -> User:
+    return User.objects.create_user("ada", "ada@example.com", "correct horse battery")
+
+
+@pytest.fixture
+def other_user(db: None) -> User:
+    return User.objects.create_user("mallory", "mallory@example.com", "another long secret")
+
+
+@pytest.fixture
+def author(user: User) -> Author:
+    return Author.person(user)
+
+
+@pytest.fixture
+def project(user: User) -> Project:
+    """An empty project owned by `user`."""
+    result = project_create(owner=user, name="Empty site")
+    assert isinstance(result, Project)
+    return result
+
+
+@pytest.fixture
+def starter_project(user: User) -> Project:
+    """A project with the three starter files (/index.html, /styles.css, /script.js)."""
+    result = project_create(owner=user, name="Starter site", starter=True)
+    assert isinstance(result, Project)
+    return result
+
+
+@pytest.fixture
+def user_client(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def other_client(other_user: User) -> Client:
+    client = Client()
+    client.force_login(other_user)
+    return client
