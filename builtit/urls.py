@@ -2,7 +2,10 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_not_required
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 from builtit import accounts
 
@@ -20,6 +23,10 @@ urlpatterns = [
         "accounts/password/done/",
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
+    ),
+    path(
+        "favicon.ico",
+        login_not_required(RedirectView.as_view(url=static("builtit/favicon.svg"))),
     ),
     path("", include("projects.urls")),
 ]

@@ -1,0 +1,164 @@
+"""What a person does in the workspace, in real Chromium against a live server."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+
+from projects.lifecycle import project_create
+from projects.models import FileRevision, Project, ProjectFile
+from projects.services import Author, file_update
+from tests.browser.conftest import PASSWORD, sign_in
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _starter(owner: User) -> Project:
+    project = project_create(owner=owner, name="Browser site", starter=True)
+    assert isinstance(project, Project)
+    return project
+
+
+def _type_at_end(page, text: str) -> None:
+    page.click(".ace_content")
+    page.keyboard.press("Control+End")
+    page.keyboard.type(text)
+
+
+def test_sign_up_create_a_starter_project_and_see_its_preview(page, live_server) -> None:
+    page.goto(live_server.url + "/accounts/signup/")
+    page.fill("input[name=username]", "newcomer")
+    page.fill("input[name=password1]", PASSWORD)
+    page.fill("input[name=password2]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(live_server.url + "/")
+    page.fill("aside.create input[name=name]", "My first site")
+    page.click("text=Create project")
+
+    page.wait_for_selector(".ace_content")
+    assert page.inner_text(".editor-path") == "/index.html"
+    preview = page.frame_locator("#preview-frame")
+    assert preview.locator("h1").inner_text() == "Hello, world"
+    # The starter's script runs inside the sandbox.
+    preview.locator("#greet").click()
+    assert preview.locator("#greeting").inner_text().startswith("Good ")
+
+
+def test_saving_in_the_editor_updates_the_preview(page, live_server, browser_user) -> None:
+    project = _starter(browser_user)
+    sign_in(page, live_server.url)
+    page.goto(f"{live_server.url}/projects/{project.pk}/")
+    page.wait_for_selector(".ace_content")
+
+    # Select the heading's text, then type over it as a person would.
+    page.evaluate("() => { const e = ace.edit('ace-editor'); e.find('Hello, world'); e.focus(); }")
+    page.keyboard.type("Hello from the editor")
+    assert page.inner_text("#editor-status") == "Unsaved changes"
+    page.keyboard.press("Control+s")
+    page.wait_for_selector("#editor-status .status.ok")
+
+    stored = ProjectFile.objects.get(project=project, path="/index.html")
+    assert "<h1>Hello from the editor</h1>" in stored.content
+    assert stored.version == 2
+    preview = page.frame_locator("#preview-frame")
+    preview.locator("h1", has_text="Hello from the editor").wait_for()
+
+
+def test_a_stale_save_is_refused_then_can_overwrite(page, live_server, browser_user) -> None:
+    project = _starter(browser_user)
+    sign_in(page, live_server.url)
+    page.goto(f"{live_server.url}/projects/{project.pk}/")
+    page.wait_for_selector(".ace_content")
+    # Someone else saves the file after this page opened it.
+    elsewhere = file_update(
+        project=project,
+        path="/index.html",
+        content="<h1>theirs</h1>\n",
+        author=Author.person(browser_user),
+    )
+    assert not hasattr(elsewhere, "code")
+
+    _type_at_end(page, "<!-- mine -->")
+    page.keyboard.press("Control+s")
+    error = page.wait_for_selector("#editor-status .status.error")
+    assert "changed since it was opened" in error.inner_text()
+    assert ProjectFile.objects.get(project=project, path="/index.html").content == "<h1>theirs</h1>\n"
+
+    page.click("text=Overwrite with mine")
+    page.wait_for_selector("#editor-status .status.ok")
+    stored = ProjectFile.objects.get(project=project, path="/index.html")
+    assert stored.content.endswith("<!-- mine -->")
+    # Nothing is lost: "theirs" is still in the history.
+    assert FileRevision.objects.filter(project=project, content_after="<h1>theirs</h1>\n").exists()
+
+
+def test_new_rename_and_delete_files(page, live_server, browser_user) -> None:
+    project = _starter(browser_user)
+    sign_in(page, live_server.url)
+    page.goto(f"{live_server.url}/projects/{project.pk}/")
+    page.wait_for_selector(".ace_content")
+
+    page.fill("#new-file-path", "bad name.php")
+    page.click("form.new-file button")
+    refusal = page.wait_for_selector("#new-file-error .status.error")
+    assert "no spaces" in refusal.inner_text()
+
+    page.fill("#new-file-path", "pages/contact.html")
+    page.click("form.new-file button")
+    page.wait_for_selector("#editor-form[data-path='/pages/contact.html']")
+    assert page.inner_text("#new-file-error") == ""
+    page.wait_for_selector("#file-tree .folder >> text=pages")
+
+    page.once("dialog", lambda dialog: dialog.accept("/pages/about.html"))
+    page.click("[data-action=rename-file]")
+    page.wait_for_selector("#editor-form[data-path='/pages/about.html']")
+    assert page.locator("#file-tree .file-link", has_text="about.html").count() == 1
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("[data-action=delete-file]")
+    page.wait_for_selector(".editor-empty")
+    assert not ProjectFile.objects.filter(project=project, path__startswith="/pages/").exists()
+    assert page.locator("#file-tree .file-link", has_text="about.html").count() == 0
+
+
+def test_opening_another_file_with_unsaved_edits_asks_first(page, live_server, browser_user) -> None:
+    project = _starter(browser_user)
+    sign_in(page, live_server.url)
+    page.goto(f"{live_server.url}/projects/{project.pk}/")
+    page.wait_for_selector(".ace_content")
+    _type_at_end(page, "<!-- draft -->")
+
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    page.click("#file-tree .file-link[data-path='/styles.css']")
+    page.wait_for_timeout(300)  # a dismissed dialog sends nothing; give it a chance to misbehave
+    assert page.get_attribute("#editor-form", "data-path") == "/index.html"
+    assert "<!-- draft -->" in page.evaluate("ace.edit('ace-editor').getValue()")
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#file-tree .file-link[data-path='/styles.css']")
+    page.wait_for_selector("#editor-form[data-path='/styles.css']")
+
+
+def test_preview_scripts_cannot_reach_the_app(page, live_server, browser_user) -> None:
+    project = _starter(browser_user)
+    probe = """<!doctype html><title>probe</title><body><p id="out"></p><script>
+const results = [];
+try { results.push("parent:" + parent.document.title); } catch (e) { results.push("parent:blocked"); }
+try { results.push("cookie:" + document.cookie.length); } catch (e) { results.push("cookie:blocked"); }
+try { localStorage.setItem("x", "1"); results.push("storage:open"); } catch (e) { results.push("storage:blocked"); }
+document.getElementById("out").textContent = results.join(" ");
+</script></body>"""
+    result = file_update(
+        project=project, path="/index.html", content=probe, author=Author.person(browser_user)
+    )
+    assert not hasattr(result, "code")
+    sign_in(page, live_server.url)
+    page.goto(f"{live_server.url}/projects/{project.pk}/")
+    out = page.frame_locator("#preview-frame").locator("#out")
+    out.wait_for()
+    assert out.inner_text() == "parent:blocked cookie:blocked storage:blocked"
+
+    # Opened directly (outside the iframe, so `parent` is itself), the CSP header
+    # still gives it an opaque origin: no cookies, no storage of the app's.
+    page.goto(f"{live_server.url}/preview/{project.preview_token}/")
+    assert page.inner_text("#out") == "parent:probe cookie:blocked storage:blocked"
