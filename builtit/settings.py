@@ -100,7 +100,10 @@ CHANNEL_LAYERS = {
 }
 if _REDIS_URL:
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _REDIS_URL}
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": _REDIS_URL,
+        }
     }
 
 # --- Accounts -------------------------------------------------------------
@@ -122,7 +125,6 @@ AUTH_PASSWORD_VALIDATORS = [
 BUILTIT_MAX_FILE_BYTES = env_int("BUILTIT_MAX_FILE_BYTES", 512 * 1024, minimum=1)
 BUILTIT_MAX_FILES = env_int("BUILTIT_MAX_FILES", 300, minimum=1)
 BUILTIT_MAX_PROJECT_BYTES = env_int("BUILTIT_MAX_PROJECT_BYTES", 10 * 1024 * 1024, minimum=1)
-BUILTIT_MAX_MESSAGE_CHARS = env_int("BUILTIT_MAX_MESSAGE_CHARS", 20_000, minimum=1)
 # A ZIP upload is refused past this size before it is even opened.
 BUILTIT_MAX_IMPORT_BYTES = env_int("BUILTIT_MAX_IMPORT_BYTES", 20 * 1024 * 1024, minimum=1)
 DATA_UPLOAD_MAX_MEMORY_SIZE = BUILTIT_MAX_FILE_BYTES * 2 + 64 * 1024
@@ -159,6 +161,9 @@ SESSION_COOKIE_HTTPONLY = True
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# HSTS preloading binds the whole domain and its subdomains for months: the
+# operator opts in with SECURE_HSTS_PRELOAD=1; the app does not decide it for them.
+SILENCED_SYSTEM_CHECKS = ["security.W021"]
 
 LOGGING = {
     "version": 1,

@@ -14,6 +14,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 
+from builtit.users import current_user
 from projects.lifecycle import project_rotate_preview_token
 from projects.limits import human_size
 from projects.models import FileRevision, Project, ProjectFile
@@ -30,7 +31,16 @@ class ProjectAdmin(admin.ModelAdmin[Project]):
     list_select_related = ["owner"]
     raw_id_fields = ["owner"]
     readonly_fields = ["id", "preview_link", "created_at", "updated_at"]
-    fields = ["id", "owner", "name", "description", "default_model", "preview_link", "created_at", "updated_at"]
+    fields = [
+        "id",
+        "owner",
+        "name",
+        "description",
+        "default_model",
+        "preview_link",
+        "created_at",
+        "updated_at",
+    ]
     date_hierarchy = "updated_at"
     actions = ["rotate_preview_tokens"]
 
@@ -87,10 +97,12 @@ class ProjectFileForm(forms.ModelForm[ProjectFile]):
 
     def _get_validation_exclusions(self) -> set[str]:
         # The file service checks uniqueness (including case-only clashes) itself.
-        return {*super()._get_validation_exclusions(), "path", "project"}
+        exclusions: set[str] = super()._get_validation_exclusions()  # type: ignore[misc]
+        return {*exclusions, "path", "project"}
 
     def _post_clean(self) -> None:
-        super()._post_clean()
+        # After Django's own validation of the fields, before the form counts as valid.
+        super()._post_clean()  # type: ignore[misc]
         if self.errors or self.author is None:
             return
         try:
@@ -102,13 +114,31 @@ class ProjectFileForm(forms.ModelForm[ProjectFile]):
     def _write(self, author: Author) -> None:
         wanted = self.instance
         if wanted.pk is None:
-            _check(file_create(project=wanted.project, path=wanted.path, content=wanted.content, author=author))
+            _check(
+                file_create(
+                    project=wanted.project, path=wanted.path, content=wanted.content, author=author
+                )
+            )
             return
         original = ProjectFile.objects.get(pk=wanted.pk)
         if wanted.path != original.path:
-            _check(file_rename(project=original.project, path=original.path, new_path=wanted.path, author=author))
+            _check(
+                file_rename(
+                    project=original.project,
+                    path=original.path,
+                    new_path=wanted.path,
+                    author=author,
+                )
+            )
         if wanted.content != original.content:
-            _check(file_update(project=original.project, path=wanted.path, content=wanted.content, author=author))
+            _check(
+                file_update(
+                    project=original.project,
+                    path=wanted.path,
+                    content=wanted.content,
+                    author=author,
+                )
+            )
 
 
 def _check(result: FileWrite | FileError) -> None:
@@ -131,10 +161,14 @@ class ProjectFileAdmin(admin.ModelAdmin[ProjectFile]):
         return human_size(record.size)
 
     def get_form(
-        self, request: HttpRequest, obj: ProjectFile | None = None, change: bool = False, **kwargs: Any
+        self,
+        request: HttpRequest,
+        obj: ProjectFile | None = None,
+        change: bool = False,
+        **kwargs: Any,
     ) -> type[forms.ModelForm[ProjectFile]]:
         form = super().get_form(request, obj, change, **kwargs)
-        author = Author.person(request.user)  # type: ignore[arg-type]
+        author = Author.person(current_user(request))
         return type("ProjectFileFormForUser", (form,), {"author": author})
 
     def save_model(self, request: HttpRequest, obj: ProjectFile, form: Any, change: bool) -> None:
@@ -143,7 +177,7 @@ class ProjectFileAdmin(admin.ModelAdmin[ProjectFile]):
         obj.pk, obj.size, obj.version = stored.pk, stored.size, stored.version
 
     def delete_model(self, request: HttpRequest, obj: ProjectFile) -> None:
-        author = Author.person(request.user)  # type: ignore[arg-type]
+        author = Author.person(current_user(request))
         file_delete(project=obj.project, path=obj.path, author=author)
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[ProjectFile]) -> None:
@@ -155,7 +189,16 @@ class ProjectFileAdmin(admin.ModelAdmin[ProjectFile]):
 class FileRevisionAdmin(admin.ModelAdmin[FileRevision]):
     """The revision log is history: staff may read it, never rewrite it."""
 
-    list_display = ["created_at", "project", "action", "path", "old_path", "actor", "user", "version_after"]
+    list_display = [
+        "created_at",
+        "project",
+        "action",
+        "path",
+        "old_path",
+        "actor",
+        "user",
+        "version_after",
+    ]
     list_filter = ["action", "actor", "created_at"]
     search_fields = ["path", "old_path", "project__name", "project__owner__username"]
     list_select_related = ["project", "user"]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -47,7 +47,7 @@ def project_export_zip(project: Project) -> bytes:
 
 
 def project_import_zip(
-    *, owner: AbstractBaseUser, name: str, upload: IO[bytes], upload_size: int
+    *, owner: User, name: str, upload: IO[bytes], upload_size: int
 ) -> Project | ImportRefused:
     if upload_size > settings.BUILTIT_MAX_IMPORT_BYTES:
         return ImportRefused(
@@ -137,9 +137,7 @@ def _read_entries(
 
 
 @transaction.atomic
-def _create_project(
-    owner: AbstractBaseUser, name: str, files: dict[str, str]
-) -> Project | ImportRefused:
+def _create_project(owner: User, name: str, files: dict[str, str]) -> Project | ImportRefused:
     project = project_create(owner=owner, name=name)
     if isinstance(project, ProjectError):
         return ImportRefused(project.message)

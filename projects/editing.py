@@ -9,6 +9,7 @@ line numbers of every occurrence, or the closest text that does exist.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -129,7 +130,9 @@ def _shift_indent(lines: list[str], searched: str, actual: str) -> list[str]:
     return lines
 
 
-def _ambiguous(label: str, number: int, lines: tuple[int, ...], *, tolerant: bool = False) -> FileError:
+def _ambiguous(
+    label: str, number: int, lines: tuple[int, ...], *, tolerant: bool = False
+) -> FileError:
     shown = ", ".join(str(line) for line in lines[:_MAX_REPORTED_LINES])
     more = "" if len(lines) <= _MAX_REPORTED_LINES else ", …"
     how = " (ignoring whitespace)" if tolerant else ""
@@ -177,8 +180,6 @@ def _closest_window(lines: list[str], wanted: list[str]) -> tuple[int, str] | No
 
 
 def _closest_single_line(stripped: list[str], keys: list[str]) -> int:
-    import difflib
-
     probe = next((key for key in keys if key), "")
     if not probe:
         return -1

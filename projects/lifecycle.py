@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from projects.models import Project, new_preview_token
@@ -34,7 +34,7 @@ def clean_name(raw: object) -> str | ProjectError:
 
 @transaction.atomic
 def project_create(
-    *, owner: AbstractBaseUser, name: str, description: str = "", starter: bool = False
+    *, owner: User, name: str, description: str = "", starter: bool = False
 ) -> Project | ProjectError:
     cleaned = clean_name(name)
     if isinstance(cleaned, ProjectError):

@@ -78,8 +78,9 @@ class FileRevision(models.Model):
     action = models.CharField(max_length=10, choices=Action.choices)
     path = models.CharField(max_length=200, help_text="The path after the change.")
     old_path = models.CharField(max_length=200, blank=True, help_text="Before a rename.")
-    content_before = models.TextField(null=True, blank=True)
-    content_after = models.TextField(null=True, blank=True)
+    # None (not "") means "no file": before a create, after a delete.
+    content_before = models.TextField(null=True, blank=True)  # noqa: DJ001
+    content_after = models.TextField(null=True, blank=True)  # noqa: DJ001
     version_after = models.PositiveIntegerField(null=True, blank=True)
     actor = models.CharField(max_length=10, choices=Actor.choices)
     user = models.ForeignKey(

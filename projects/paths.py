@@ -71,7 +71,7 @@ def normalize_path(raw: object) -> str | PathError:
         return PathError(str(raw), "A file path must be text, like /index.html.")
     shown = _printable(raw)
     kept = raw[: MAX_LENGTH + 20]
-    if raw == "" or raw == "/":
+    if raw in {"", "/"}:
         return PathError(kept, "The path is empty: give a file path such as /index.html.")
     problem = _character_problem(raw)
     if problem:

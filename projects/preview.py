@@ -19,7 +19,7 @@ SANDBOX = "allow-scripts allow-forms allow-popups allow-modals allow-downloads"
 _CSP = f"sandbox {SANDBOX}; frame-ancestors 'self'"
 _NOT_FOUND_PAGE = (
     "<!doctype html><meta charset=utf-8><title>Not found</title>"
-    "<body style=\"font-family:system-ui;padding:2rem;color:#374151\">"
+    '<body style="font-family:system-ui;padding:2rem;color:#374151">'
     "<h1>Page not found</h1><p>This project has no file at this address.</p>"
 )
 
@@ -44,7 +44,9 @@ def serve(request: HttpRequest, token: str, path: str) -> HttpResponse:
             # /about -> /about/ so the folder's index.html resolves its relative links.
             return _secured(HttpResponseRedirect(request.path + "/"))
         return _not_found()
-    response = HttpResponse(record.content.encode("utf-8"), content_type=content_type_for(record.path))
+    response = HttpResponse(
+        record.content.encode("utf-8"), content_type=content_type_for(record.path)
+    )
     return _secured(response)
 
 
@@ -53,7 +55,9 @@ def _is_folder(project: Project, path: str) -> bool:
 
 
 def _not_found() -> HttpResponse:
-    return _secured(HttpResponse(_NOT_FOUND_PAGE, status=404, content_type="text/html; charset=utf-8"))
+    return _secured(
+        HttpResponse(_NOT_FOUND_PAGE, status=404, content_type="text/html; charset=utf-8")
+    )
 
 
 def _secured(response: HttpResponse) -> HttpResponse:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import difflib
 import uuid
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Count, Max, QuerySet, Sum
 from django.db.models.functions import Coalesce
 
 from projects.models import Project, ProjectFile
-from projects.paths import PathError, normalize_path
+from projects.paths import ALLOWED_EXTENSIONS, PathError, normalize_path
 from projects.results import (
     ErrorCode,
     FileContent,
@@ -26,7 +26,7 @@ _MAX_LISTED_FILES = 50
 _MAX_LINE_SHOWN = 240
 
 
-def project_list_for(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Project]:
+def project_list_for(user: User | AnonymousUser) -> QuerySet[Project]:
     return (
         Project.objects.filter(owner_id=user.pk)
         .annotate(
@@ -38,7 +38,7 @@ def project_list_for(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Project
     )
 
 
-def project_get_for(user: AbstractBaseUser | AnonymousUser, project_id: uuid.UUID) -> Project | None:
+def project_get_for(user: User | AnonymousUser, project_id: uuid.UUID) -> Project | None:
     """The user's project, or None: someone else's project looks exactly like a missing one."""
     return Project.objects.filter(pk=project_id, owner_id=user.pk).first()
 
@@ -73,8 +73,6 @@ def file_not_found(project: Project, path: str) -> FileError:
 
 
 def path_error(error: PathError) -> FileError:
-    from projects.paths import ALLOWED_EXTENSIONS
-
     return FileError(
         ErrorCode.INVALID_PATH,
         error.message,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Q, Sum
 from django.utils import timezone
@@ -45,14 +45,14 @@ class Author:
     """Who a change is recorded as coming from."""
 
     actor: FileRevision.Actor
-    user: AbstractBaseUser | None = None
+    user: User | None = None
 
     @classmethod
-    def person(cls, user: AbstractBaseUser) -> Author:
+    def person(cls, user: User) -> Author:
         return cls(FileRevision.Actor.USER, user)
 
     @classmethod
-    def assistant(cls, user: AbstractBaseUser | None = None) -> Author:
+    def assistant(cls, user: User | None = None) -> Author:
         return cls(FileRevision.Actor.ASSISTANT, user)
 
 
@@ -136,7 +136,12 @@ def file_rename(
     record.version += 1
     record.save(update_fields=["path", "version", "updated_at"])
     return _record(
-        project, record, FileRevision.Action.RENAME, author, before=record.content, old_path=old_path
+        project,
+        record,
+        FileRevision.Action.RENAME,
+        author,
+        before=record.content,
+        old_path=old_path,
     )
 
 

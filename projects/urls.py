@@ -20,8 +20,12 @@ urlpatterns = [
     path("projects/<uuid:project_id>/files/open/", workspace.file_open, name="file_open"),
     path("projects/<uuid:project_id>/files/save/", workspace.file_save, name="file_save"),
     path("projects/<uuid:project_id>/files/new/", workspace.file_new, name="file_new"),
-    path("projects/<uuid:project_id>/files/rename/", workspace.file_rename_view, name="file_rename"),
-    path("projects/<uuid:project_id>/files/delete/", workspace.file_delete_view, name="file_delete"),
+    path(
+        "projects/<uuid:project_id>/files/rename/", workspace.file_rename_view, name="file_rename"
+    ),
+    path(
+        "projects/<uuid:project_id>/files/delete/", workspace.file_delete_view, name="file_delete"
+    ),
     path("preview/<str:token>/", preview.serve, {"path": ""}, name="preview_root"),
     path("preview/<str:token>/<path:path>", preview.serve, name="preview"),
 ]

@@ -11,6 +11,7 @@ from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from builtit.users import current_user
 from projects.archive import ImportRefused, project_export_zip, project_import_zip
 from projects.lifecycle import (
     ProjectError,
@@ -39,7 +40,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 @require_POST
 def project_new(request: HttpRequest) -> HttpResponse:
     result = project_create(
-        owner=request.user,  # type: ignore[arg-type]  # LoginRequiredMiddleware
+        owner=current_user(request),
         name=request.POST.get("name", ""),
         description=request.POST.get("description", ""),
         starter=request.POST.get("start") == "starter",
@@ -58,7 +59,7 @@ def project_import(request: HttpRequest) -> HttpResponse:
         return redirect("dashboard")
     name = request.POST.get("name", "").strip() or PurePosixPath(upload.name or "").stem
     result = project_import_zip(
-        owner=request.user,  # type: ignore[arg-type]
+        owner=current_user(request),
         name=name or "Imported site",
         upload=upload,
         upload_size=upload.size or 0,

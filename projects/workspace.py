@@ -15,6 +15,7 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import retarget, trigger_client_event
 
+from builtit.users import current_user
 from projects.lifecycle import project_rotate_preview_token
 from projects.models import Project
 from projects.paths import extension_of
@@ -84,7 +85,7 @@ def file_save(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
         project=project,
         path=request.POST.get("path", ""),
         content=request.POST.get("content", ""),
-        author=Author.person(request.user),  # type: ignore[arg-type]
+        author=Author.person(current_user(request)),
         expected_version=version,
     )
     if isinstance(result, FileError):
@@ -105,7 +106,7 @@ def file_new(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
         project=project,
         path=path,
         content=content,
-        author=Author.person(request.user),  # type: ignore[arg-type]
+        author=Author.person(current_user(request)),
     )
     if isinstance(result, FileError):
         return _error(request, result, target="#new-file-error")
@@ -119,7 +120,7 @@ def file_rename_view(request: HttpRequest, project_id: uuid.UUID) -> HttpRespons
         project=project,
         path=request.POST.get("path", ""),
         new_path=request.POST.get("new_path", "").strip(),
-        author=Author.person(request.user),  # type: ignore[arg-type]
+        author=Author.person(current_user(request)),
         expected_version=_int_or_none(request.POST.get("version")),
     )
     if isinstance(result, FileError):
@@ -133,7 +134,7 @@ def file_delete_view(request: HttpRequest, project_id: uuid.UUID) -> HttpRespons
     result = file_delete(
         project=project,
         path=request.POST.get("path", ""),
-        author=Author.person(request.user),  # type: ignore[arg-type]
+        author=Author.person(current_user(request)),
         expected_version=_int_or_none(request.POST.get("version")),
     )
     if isinstance(result, FileError):
@@ -180,18 +181,21 @@ def _saved(request: HttpRequest, project: Project, result: FileWrite) -> HttpRes
 def _changed(request: HttpRequest, project: Project, open_path: str | None) -> HttpResponse:
     """After a create, rename or delete: the editor shows `open_path` (or nothing)."""
     opened = file_read(project, open_path) if open_path else None
-    context = {"project": project, **_editor_context(opened if isinstance(opened, FileContent) else None)}
+    context = {
+        "project": project,
+        **_editor_context(opened if isinstance(opened, FileContent) else None),
+    }
     body = render_to_string("projects/partials/editor.html", context, request=request)
     response = HttpResponse(body + _tree_oob(request, project))
     response = retarget(response, "#editor-pane")
     response["HX-Reswap"] = "innerHTML"
-    return trigger_client_event(response, "filesChanged", {"paths": [open_path] if open_path else []})
+    return trigger_client_event(
+        response, "filesChanged", {"paths": [open_path] if open_path else []}
+    )
 
 
 def _error(request: HttpRequest, error: FileError, *, target: str) -> HttpResponse:
-    body = render_to_string(
-        "projects/partials/file_error.html", {"error": error}, request=request
-    )
+    body = render_to_string("projects/partials/file_error.html", {"error": error}, request=request)
     response = HttpResponse(body, status=_STATUS_FOR.get(error.code, 422))
     response = retarget(response, target)
     response["HX-Reswap"] = "innerHTML"
@@ -203,4 +207,3 @@ def _int_or_none(raw: str | None) -> int | None:
         return int(raw) if raw not in (None, "") else None
     except ValueError:
         return None
-

@@ -6,6 +6,6 @@ import tempfile
 os.environ.setdefault("BUILTIT_HTTPS", "0")
 os.environ.setdefault("BUILTIT_DATA_DIR", tempfile.mkdtemp(prefix="builtit-test-"))
 
-from builtit.settings import *  # noqa: E402,F403
+from builtit.settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

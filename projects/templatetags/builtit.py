@@ -3,6 +3,7 @@ from __future__ import annotations
 from django import template
 
 from projects.limits import human_size
+from projects.preview import SANDBOX
 
 register = template.Library()
 
@@ -19,6 +20,4 @@ def basename(path: str) -> str:
 
 @register.simple_tag
 def preview_sandbox() -> str:
-    from projects.preview import SANDBOX
-
     return SANDBOX

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
+from playwright.sync_api import sync_playwright
 
 CHROMIUM = os.environ.get("BUILTIT_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -30,7 +31,9 @@ PASSWORD = "a long browser password"
 def _require_browser() -> None:
     if Path(CHROMIUM).exists():
         return
-    message = f"Chromium not found at {CHROMIUM} (apt-get install chromium, or set BUILTIT_CHROMIUM)"
+    message = (
+        f"Chromium not found at {CHROMIUM} (apt-get install chromium, or set BUILTIT_CHROMIUM)"
+    )
     if os.environ.get("BUILTIT_REQUIRE_BROWSER") == "1":
         pytest.fail(message)
     pytest.skip(message)
@@ -39,8 +42,6 @@ def _require_browser() -> None:
 @pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
     _require_browser()
-    from playwright.sync_api import sync_playwright
-
     # Playwright's sync API runs an event loop in this thread; Django's guard
     # against ORM calls from async code would trip on the test's own fixtures.
     previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
@@ -54,7 +55,9 @@ def browser() -> Iterator[object]:
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
     if report.when == "call":
         item.stash[_FAILED] = report.failed

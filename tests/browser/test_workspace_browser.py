@@ -82,7 +82,9 @@ def test_a_stale_save_is_refused_then_can_overwrite(page, live_server, browser_u
     page.keyboard.press("Control+s")
     error = page.wait_for_selector("#editor-status .status.error")
     assert "changed since it was opened" in error.inner_text()
-    assert ProjectFile.objects.get(project=project, path="/index.html").content == "<h1>theirs</h1>\n"
+    assert (
+        ProjectFile.objects.get(project=project, path="/index.html").content == "<h1>theirs</h1>\n"
+    )
 
     page.click("text=Overwrite with mine")
     page.wait_for_selector("#editor-status .status.ok")
@@ -121,7 +123,9 @@ def test_new_rename_and_delete_files(page, live_server, browser_user) -> None:
     assert page.locator("#file-tree .file-link", has_text="about.html").count() == 0
 
 
-def test_opening_another_file_with_unsaved_edits_asks_first(page, live_server, browser_user) -> None:
+def test_opening_another_file_with_unsaved_edits_asks_first(
+    page, live_server, browser_user
+) -> None:
     project = _starter(browser_user)
     sign_in(page, live_server.url)
     page.goto(f"{live_server.url}/projects/{project.pk}/")
@@ -143,9 +147,12 @@ def test_preview_scripts_cannot_reach_the_app(page, live_server, browser_user) -
     project = _starter(browser_user)
     probe = """<!doctype html><title>probe</title><body><p id="out"></p><script>
 const results = [];
-try { results.push("parent:" + parent.document.title); } catch (e) { results.push("parent:blocked"); }
-try { results.push("cookie:" + document.cookie.length); } catch (e) { results.push("cookie:blocked"); }
-try { localStorage.setItem("x", "1"); results.push("storage:open"); } catch (e) { results.push("storage:blocked"); }
+const attempt = (name, fn) => {
+  try { results.push(name + ":" + fn()); } catch (e) { results.push(name + ":blocked"); }
+};
+attempt("parent", () => parent.document.title);
+attempt("cookie", () => document.cookie.length);
+attempt("storage", () => { localStorage.setItem("x", "1"); return "open"; });
 document.getElementById("out").textContent = results.join(" ");
 </script></body>"""
     result = file_update(
