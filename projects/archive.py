@@ -26,6 +26,9 @@ _JUNK_NAMES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
 _JUNK_FOLDERS = ("__MACOSX/",)
 _MAX_PROBLEMS_SHOWN = 10
 _ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, OSError, ValueError)
+# Written into the ZIP comment of our own exports: their folders are the
+# project's own and must come back as they were, never unwrapped.
+EXPORT_MARK = b"Built-It project export"
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,7 @@ class ImportRefused:
 def project_export_zip(project: Project) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.comment = EXPORT_MARK
         for record in ProjectFile.objects.filter(project=project).order_by("path"):
             stamp = timezone.localtime(record.updated_at).timetuple()[:6]
             info = zipfile.ZipInfo(record.path.lstrip("/"), date_time=stamp)
@@ -57,6 +61,11 @@ def project_import_zip(
     try:
         with zipfile.ZipFile(upload) as archive:
             files = _read_archive(archive)
+    except NotImplementedError:
+        return ImportRefused(
+            "The archive uses a compression method Built-It cannot read (such as Deflate64 or "
+            "AES encryption). Create it again with standard ZIP compression."
+        )
     except _ZIP_ERRORS:
         return ImportRefused("That file is not a readable ZIP archive.")
     if isinstance(files, ImportRefused):
@@ -80,7 +89,8 @@ def _read_archive(archive: zipfile.ZipFile) -> dict[str, str] | ImportRefused:
             f"Unpacked, the archive would be {human_size(declared)}; a project may hold at "
             f"most {human_size(limits.max_project_bytes)}."
         )
-    prefix = _common_folder([info.filename for info in entries])
+    ours = archive.comment == EXPORT_MARK
+    prefix = "" if ours else _common_folder([info.filename for info in entries])
     paths, problems = _entry_paths(entries, prefix)
     if problems:
         return _refused(problems)
@@ -91,6 +101,7 @@ def _entry_paths(
     entries: list[zipfile.ZipInfo], prefix: str
 ) -> tuple[dict[str, zipfile.ZipInfo], list[str]]:
     paths: dict[str, zipfile.ZipInfo] = {}
+    seen: set[str] = set()
     problems: list[str] = []
     for info in entries:
         name = info.filename
@@ -100,12 +111,17 @@ def _entry_paths(
         if info.flag_bits & 0x1:
             problems.append(f"{name!r}: encrypted entries cannot be imported.")
             continue
-        path = normalize_path(name.removeprefix(prefix))
+        # The whole name obeys the rules before a wrapper folder is taken off, so
+        # nothing ("../x", ".git/x", "a//x") is ever repaired by the unwrapping.
+        path = normalize_path(name)
         if isinstance(path, PathError):
             problems.append(path.message)
-        elif path.lower() in {p.lower() for p in paths}:
+            continue
+        path = path.removeprefix(prefix)
+        if path.lower() in seen:
             problems.append(f"{name!r}: another entry has the same path (ignoring case).")
         else:
+            seen.add(path.lower())
             paths[path] = info
     return paths, problems
 
@@ -156,10 +172,10 @@ def _is_junk(info: zipfile.ZipInfo) -> bool:
 
 
 def _common_folder(names: list[str]) -> str:
-    """`site/` when every entry sits inside one top folder (as most downloads do)."""
+    """`/site` when every entry sits inside one top folder (as most downloads do)."""
     firsts = {name.split("/", 1)[0] for name in names}
     if len(firsts) == 1 and all("/" in name for name in names):
-        return firsts.pop() + "/"
+        return "/" + firsts.pop()
     return ""
 
 

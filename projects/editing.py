@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from projects.results import ErrorCode, FileError
+from projects.text import bare_lines, split_lines, with_line_endings_of
 
 _MAX_REPORTED_LINES = 20
 _MAX_CLOSEST_LINES = 30
@@ -49,7 +50,8 @@ def _apply_one(text: str, edit: Edit, number: int) -> str | FileError:
         )
     starts = _occurrences(text, edit.old)
     if len(starts) == 1:
-        return text[: starts[0]] + edit.new + text[starts[0] + len(edit.old) :]
+        new = with_line_endings_of(text, edit.new)
+        return text[: starts[0]] + new + text[starts[0] + len(edit.old) :]
     if len(starts) > 1:
         lines = tuple(text.count("\n", 0, start) + 1 for start in starts)
         return _ambiguous(label, number, lines)
@@ -74,8 +76,8 @@ def _indent_insensitive(line: str) -> str:
 
 
 def _apply_tolerant(text: str, edit: Edit, label: str, number: int) -> str | FileError:
-    lines = text.splitlines(keepends=True)
-    wanted = edit.old.splitlines()
+    lines = split_lines(text)
+    wanted = bare_lines(edit.old)
     for key in (_trailing_insensitive, _indent_insensitive):
         matches = _line_matches(lines, wanted, key)
         if len(matches) > 1:
@@ -103,13 +105,52 @@ def _replace_lines(
 ) -> str:
     matched = lines[start : start + len(wanted)]
     eol = "\r\n" if matched[0].endswith("\r\n") else "\n"
-    replacement = new.splitlines()
+    replacement = bare_lines(new)
     if reindent:
-        replacement = _shift_indent(replacement, _indent(wanted), _indent(matched))
+        replacement = _reindent(replacement, wanted, matched)
     body = eol.join(replacement)
     if replacement and matched[-1].endswith(("\n", "\r")):
         body += eol
     return "".join(lines[:start]) + body + "".join(lines[start + len(wanted) :])
+
+
+def _reindent(replacement: list[str], searched: list[str], matched: list[str]) -> list[str]:
+    """Give the replacement the file's indentation: its tabs-or-spaces, its depth."""
+    file_unit, search_unit = _indent_unit(matched), _indent_unit(searched)
+    if file_unit and search_unit and (file_unit == "\t") != (search_unit == "\t"):
+        replacement = [_convert_indent(line, search_unit, file_unit) for line in replacement]
+        searched = [_convert_indent(line, search_unit, file_unit) for line in searched]
+    return _shift_indent(replacement, _indent(searched), _indent(matched))
+
+
+def _indent_unit(lines: Sequence[str]) -> str | None:
+    """ "\t" for tab-indented lines, else the smallest run of leading spaces."""
+    widths: set[int] = set()
+    for line in lines:
+        lead = _leading(line)
+        if not line.strip() or not lead:
+            continue
+        if lead.startswith("\t"):
+            return "\t"
+        widths.add(len(lead) - len(lead.lstrip(" ")))
+    widths.discard(0)
+    return " " * min(widths) if widths else None
+
+
+def _convert_indent(line: str, source: str, target: str) -> str:
+    lead = _leading(line)
+    if source == "\t":
+        levels = len(lead) - len(lead.lstrip("\t"))
+        rest = lead[levels:]
+    else:
+        spaces = len(lead) - len(lead.lstrip(" "))
+        levels, extra = divmod(spaces, len(source))
+        rest = " " * extra + lead[spaces:]
+    return target * levels + rest + line[len(lead) :]
+
+
+def _leading(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
 
 
 def _indent(lines: Sequence[str]) -> str:

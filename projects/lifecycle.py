@@ -27,8 +27,8 @@ def clean_name(raw: object) -> str | ProjectError:
         return ProjectError("Give the project a name.")
     if len(name) > MAX_NAME:
         return ProjectError(f"Project names are at most {MAX_NAME} characters.")
-    if any(ord(ch) < 32 for ch in name):
-        return ProjectError("Project names may not contain control characters.")
+    if not name.isprintable():
+        return ProjectError("Project names may not contain control characters or other invisible ones.")
     return name
 
 

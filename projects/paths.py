@@ -142,6 +142,9 @@ def _segment_problem(segment: str) -> str | None:
             f"{segment!r} may only contain ASCII letters, digits, '.', '_' and '-' "
             "(no spaces or other symbols)"
         )
+    if segment.endswith("."):
+        # Windows drops a trailing dot when unpacking, so an export would change names.
+        return f"{segment!r} may not end with '.'"
     if segment.split(".", 1)[0].lower() in _RESERVED_STEMS:
         return f"{segment!r} is a reserved device name on Windows"
     return None

@@ -19,6 +19,7 @@ from projects.results import (
     SearchMatch,
     SearchResults,
 )
+from projects.text import bare_lines, split_lines
 
 MAX_SEARCH_QUERY = 500
 DEFAULT_SEARCH_RESULTS = 100
@@ -90,7 +91,7 @@ def file_read(
     record = ProjectFile.objects.filter(project=project, path=canonical).first()
     if record is None:
         return file_not_found(project, canonical)
-    lines = record.content.splitlines(keepends=True)
+    lines = split_lines(record.content)
     total = len(lines)
     if start_line is None and end_line is None:
         return FileContent(
@@ -98,10 +99,12 @@ def file_read(
         )
     first = 1 if start_line is None else start_line
     last = total if end_line is None else min(end_line, total)
-    if first < 1 or (end_line is not None and end_line < first) or (total and first > total):
+    if first < 1 or (end_line is not None and end_line < first) or first > max(total, 1):
+        shown_end = "the end" if end_line is None else str(end_line)
         return FileError(
             ErrorCode.INVALID_ARGUMENT,
-            f"Lines {first}-{end_line or 'end'} are outside {canonical}, which has {total} lines.",
+            f"Lines {first} to {shown_end} are not a range within {canonical}, which has "
+            f"{total} lines (numbered from 1).",
             path=canonical,
             size=total,
         )
@@ -134,7 +137,7 @@ def file_search(
         haystack = content if case_sensitive else content.lower()
         if needle not in haystack:
             continue
-        for number, line in enumerate(content.splitlines(), start=1):
+        for number, line in enumerate(bare_lines(content), start=1):
             if needle in (line if case_sensitive else line.lower()):
                 total += 1
                 if len(matches) < max_results:
