@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from projects import preview, views, workspace
+from projects import history_views, preview, views, workspace
 
 urlpatterns = [
     path("", views.dashboard, name="dashboard"),
@@ -26,6 +26,13 @@ urlpatterns = [
     path(
         "projects/<uuid:project_id>/files/delete/", workspace.file_delete_view, name="file_delete"
     ),
+    path("projects/<uuid:project_id>/files/history/", history_views.history, name="file_history"),
+    path(
+        "projects/<uuid:project_id>/revisions/<int:revision_id>/",
+        history_views.revision,
+        name="file_revision",
+    ),
+    path("projects/<uuid:project_id>/files/restore/", history_views.restore, name="file_restore"),
     path("preview/<str:token>/", preview.serve, {"path": ""}, name="preview_root"),
     path("preview/<str:token>/<path:path>", preview.serve, name="preview"),
 ]

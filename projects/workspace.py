@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import retarget, trigger_client_event
 
 from builtit.users import current_user
+from projects.history import deleted_files
 from projects.lifecycle import project_rotate_preview_token
 from projects.models import Project
 from projects.paths import extension_of
@@ -61,8 +62,7 @@ def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     context = {
         "project": project,
         "tree": build_tree(files),
-        "file": opened if isinstance(opened, FileContent) else None,
-        "file_count": len(files),
+        "deleted": deleted_files(project),
     }
     context.update(_editor_context(opened if isinstance(opened, FileContent) else None))
     return render(request, "projects/workspace.html", context)
@@ -73,7 +73,7 @@ def file_open(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     project = owned_project(request, project_id)
     opened = file_read(project, request.GET.get("path", ""))
     if isinstance(opened, FileError):
-        return _error(request, opened, target="#editor-status")
+        return error_response(request, opened, target="#editor-status")
     return _editor(request, project, opened)
 
 
@@ -91,7 +91,7 @@ def file_save(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     if isinstance(result, FileError):
         if result.code == ErrorCode.NO_CHANGE:
             return HttpResponse('<span class="status ok">No changes to save.</span>')
-        return _error(request, result, target="#editor-status")
+        return error_response(request, result, target="#editor-status")
     return _saved(request, project, result)
 
 
@@ -109,8 +109,8 @@ def file_new(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
         author=Author.person(current_user(request)),
     )
     if isinstance(result, FileError):
-        return _error(request, result, target="#new-file-error")
-    return _changed(request, project, result.path)
+        return error_response(request, result, target="#new-file-error")
+    return changed_response(request, project, result.path)
 
 
 @require_POST
@@ -124,8 +124,8 @@ def file_rename_view(request: HttpRequest, project_id: uuid.UUID) -> HttpRespons
         expected_version=_int_or_none(request.POST.get("version")),
     )
     if isinstance(result, FileError):
-        return _error(request, result, target="#editor-status")
-    return _changed(request, project, result.path)
+        return error_response(request, result, target="#editor-status")
+    return changed_response(request, project, result.path)
 
 
 @require_POST
@@ -138,8 +138,8 @@ def file_delete_view(request: HttpRequest, project_id: uuid.UUID) -> HttpRespons
         expected_version=_int_or_none(request.POST.get("version")),
     )
     if isinstance(result, FileError):
-        return _error(request, result, target="#editor-status")
-    return _changed(request, project, None)
+        return error_response(request, result, target="#editor-status")
+    return changed_response(request, project, None)
 
 
 @require_POST
@@ -162,10 +162,14 @@ def _editor(request: HttpRequest, project: Project, opened: FileContent) -> Http
     return render(request, "projects/partials/editor.html", context)
 
 
+def _tree_context(project: Project) -> dict[str, object]:
+    return {"tree": build_tree(file_list(project)), "deleted": deleted_files(project)}
+
+
 def _tree_oob(request: HttpRequest, project: Project) -> str:
     return render_to_string(
         "projects/partials/tree.html",
-        {"project": project, "tree": build_tree(file_list(project)), "oob": True},
+        {"project": project, "oob": True, **_tree_context(project)},
         request=request,
     )
 
@@ -178,7 +182,7 @@ def _saved(request: HttpRequest, project: Project, result: FileWrite) -> HttpRes
     return trigger_client_event(response, "filesChanged", {"paths": [result.path]})
 
 
-def _changed(request: HttpRequest, project: Project, open_path: str | None) -> HttpResponse:
+def changed_response(request: HttpRequest, project: Project, open_path: str | None) -> HttpResponse:
     """After a create, rename or delete: the editor shows `open_path` (or nothing)."""
     opened = file_read(project, open_path) if open_path else None
     context = {
@@ -194,7 +198,7 @@ def _changed(request: HttpRequest, project: Project, open_path: str | None) -> H
     )
 
 
-def _error(request: HttpRequest, error: FileError, *, target: str) -> HttpResponse:
+def error_response(request: HttpRequest, error: FileError, *, target: str) -> HttpResponse:
     body = render_to_string("projects/partials/file_error.html", {"error": error}, request=request)
     response = HttpResponse(body, status=_STATUS_FOR.get(error.code, 422))
     response = retarget(response, target)

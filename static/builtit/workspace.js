@@ -115,6 +115,14 @@
     request("POST", form.getAttribute("hx-post"), { path: next, content: currentText() });
   }
 
+  function showHistory() {
+    const path = openPath();
+    if (!path) return;
+    const dialog = document.getElementById("history-dialog");
+    htmx.ajax("GET", grid().dataset.historyUrl + "?path=" + encodeURIComponent(path),
+      { target: "#history-body", swap: "innerHTML" }).then(() => dialog.showModal());
+  }
+
   function overwrite(version) {
     const form = document.getElementById("editor-form");
     document.getElementById("editor-version").value = version;
@@ -129,6 +137,7 @@
       "rename-file": renameFile,
       "delete-file": deleteFile,
       "save-as-new": saveAsNew,
+      "show-history": showHistory,
       "overwrite": () => overwrite(button.dataset.version),
     };
     const action = actions[button.dataset.action];
@@ -155,6 +164,10 @@
     // 4xx answers are swapped in (they carry the explanation) but are not successes.
     if (!event.detail.xhr || event.detail.xhr.status >= 300) return;
     if (elt && elt.id === "editor-form") setDirty(false);
+    if (elt && elt.hasAttribute && elt.hasAttribute("data-closes-dialog")) {
+      const dialog = elt.closest("dialog");
+      if (dialog) dialog.close();
+    }
     if (elt && elt.matches && elt.matches("form.new-file")) {
       elt.reset();
       document.getElementById("new-file-error").textContent = "";

@@ -169,3 +169,37 @@ document.getElementById("out").textContent = results.join(" ");
     # still gives it an opaque origin: no cookies, no storage of the app's.
     page.goto(f"{live_server.url}/preview/{project.preview_token}/")
     assert page.inner_text("#out") == "parent:probe cookie:blocked storage:blocked"
+
+
+def test_history_restores_an_earlier_version_and_a_deleted_file(
+    page, live_server, browser_user
+) -> None:
+    project = _starter(browser_user)
+    sign_in(page, live_server.url)
+    page.goto(f"{live_server.url}/projects/{project.pk}/")
+    page.wait_for_selector(".ace_content")
+    original = page.evaluate("ace.edit('ace-editor').getValue()")
+    _type_at_end(page, "<!-- second thoughts -->")
+    page.keyboard.press("Control+s")
+    page.wait_for_selector("#editor-status .status.ok")
+
+    page.click("[data-action=show-history]")
+    dialog = page.wait_for_selector("#history-dialog[open]")
+    assert "History of /index.html" in dialog.inner_text()
+    page.click(".revision-list li:last-child >> text=View")
+    assert page.inner_text(".revision-content") == original
+    page.once("dialog", lambda confirm: confirm.accept())
+    page.click(".revision-list li:last-child >> text=Restore")
+    page.wait_for_selector("#history-dialog:not([open])", state="attached")
+    page.wait_for_function(f"ace.edit('ace-editor').getValue() === {original!r}")
+    assert ProjectFile.objects.get(project=project, path="/index.html").content == original
+
+    page.click("#file-tree .file-link[data-path='/script.js']")
+    page.wait_for_selector("#editor-form[data-path='/script.js']")
+    page.once("dialog", lambda confirm: confirm.accept())
+    page.click("[data-action=delete-file]")
+    page.wait_for_selector(".editor-empty")
+    page.click("text=Deleted files (1)")
+    page.click(".deleted-files >> text=Restore")
+    page.wait_for_selector("#editor-form[data-path='/script.js']")
+    assert ProjectFile.objects.filter(project=project, path="/script.js").exists()

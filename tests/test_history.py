@@ -1,0 +1,114 @@
+"""A file's history and restoring earlier states (projects/history.py and its views)."""
+
+from __future__ import annotations
+
+from projects.history import deleted_files, file_history, file_restore, revision_state
+from projects.models import FileRevision, ProjectFile
+from projects.results import ErrorCode, FileError, FileWrite
+from projects.services import file_create, file_delete, file_rename, file_update
+
+
+def _write(result: FileWrite | FileError) -> FileWrite:
+    assert isinstance(result, FileWrite), result
+    return result
+
+
+def test_history_lists_every_change_newest_first_with_who(project, author, user) -> None:
+    first = _write(file_create(project=project, path="/a.html", content="one", author=author))
+    _write(file_update(project=project, path="/a.html", content="two", author=author))
+
+    history = file_history(project, "a.html")
+
+    assert not isinstance(history, FileError)
+    assert [rev.action for rev in history] == ["update", "create"]
+    assert history[-1].id == first.revision_id
+    assert {rev.username for rev in history} == {user.username}
+    assert [rev.chars for rev in history] == [3, 3]
+
+
+def test_history_follows_a_rename_from_both_names(project, author) -> None:
+    _write(file_create(project=project, path="/old.html", content="x", author=author))
+    _write(file_rename(project=project, path="/old.html", new_path="/new.html", author=author))
+
+    old = file_history(project, "/old.html")
+    new = file_history(project, "/new.html")
+
+    assert not isinstance(old, FileError)
+    assert not isinstance(new, FileError)
+    assert [rev.action for rev in old] == ["rename", "create"]
+    assert [rev.action for rev in new] == ["rename"]
+
+
+def test_history_refuses_a_bad_path(project) -> None:
+    result = file_history(project, "../etc/passwd")
+    assert isinstance(result, FileError)
+    assert result.code == ErrorCode.INVALID_PATH
+
+
+def test_restore_brings_back_an_earlier_version_as_a_new_change(project, author) -> None:
+    first = _write(file_create(project=project, path="/a.html", content="original", author=author))
+    _write(file_update(project=project, path="/a.html", content="ruined", author=author))
+
+    restored = _write(file_restore(project=project, revision_id=first.revision_id, author=author))
+
+    record = ProjectFile.objects.get(project=project, path="/a.html")
+    assert record.content == "original"
+    assert restored.version == 3
+    # The "ruined" state is still in the history: restoring is itself undoable.
+    assert FileRevision.objects.filter(project=project, content_after="ruined").exists()
+
+
+def test_a_deleted_file_is_listed_and_can_be_restored(project, author) -> None:
+    _write(file_create(project=project, path="/gone.css", content="body{}", author=author))
+    deletion = _write(file_delete(project=project, path="/gone.css", author=author))
+
+    listed = deleted_files(project)
+    assert [(rev.path, rev.id) for rev in listed] == [("/gone.css", deletion.revision_id)]
+    state = revision_state(project, deletion.revision_id)
+    assert not isinstance(state, FileError)
+    assert state.content == "body{}"
+
+    _write(file_restore(project=project, revision_id=deletion.revision_id, author=author))
+
+    assert ProjectFile.objects.get(project=project, path="/gone.css").content == "body{}"
+    assert deleted_files(project) == []
+
+
+def test_restore_refuses_another_projects_revision(project, starter_project, author) -> None:
+    foreign = FileRevision.objects.filter(project=starter_project).first()
+    assert foreign is not None
+
+    result = file_restore(project=project, revision_id=foreign.pk, author=author)
+
+    assert isinstance(result, FileError)
+    assert result.code == ErrorCode.NOT_FOUND
+    assert not ProjectFile.objects.filter(project=project).exists()
+
+
+def test_history_endpoints_are_owner_only(starter_project, other_client) -> None:
+    base = f"/projects/{starter_project.pk}"
+    revision = FileRevision.objects.filter(project=starter_project).first()
+    assert revision is not None
+    assert other_client.get(f"{base}/files/history/?path=/index.html").status_code == 404
+    assert other_client.get(f"{base}/revisions/{revision.pk}/").status_code == 404
+    response = other_client.post(f"{base}/files/restore/", {"revision": revision.pk})
+    assert response.status_code == 404
+
+
+def test_restore_endpoint_reopens_the_file_and_refreshes_tree(
+    starter_project, user_client, author
+) -> None:
+    original = FileRevision.objects.get(project=starter_project, path="/styles.css")
+    _write(file_delete(project=starter_project, path="/styles.css", author=author))
+    page = user_client.get(f"/projects/{starter_project.pk}/")
+    assert b"Deleted files (1)" in page.content
+
+    response = user_client.post(
+        f"/projects/{starter_project.pk}/files/restore/", {"revision": original.pk}
+    )
+
+    assert response.status_code == 200
+    assert b'data-path="/styles.css"' in response.content
+    assert b'id="file-tree"' in response.content
+    assert b"Deleted files" not in response.content
+    assert "filesChanged" in response["HX-Trigger"]
