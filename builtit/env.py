@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 from pathlib import Path
+from typing import Any
 
+import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -43,6 +46,27 @@ def env_int(name: str, default: int, *, minimum: int = 0) -> int:
 
 def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
+
+
+def env_database(name: str, default: str, *, conn_max_age: int) -> dict[str, Any]:
+    url = env_str(name, "") or default
+    try:
+        config = dj_database_url.parse(url, conn_max_age=conn_max_age, conn_health_checks=True)
+    except ValueError as error:
+        raise ImproperlyConfigured(
+            f"{name} is not a database URL Built-It understands ({error}). "
+            "Use e.g. postgres://user:password@host:5432/name or sqlite:////path/db.sqlite3."
+        ) from None
+    return dict(config)
+
+
+def env_log_level(name: str, default: str) -> str:
+    level = env_str(name, default).strip().upper()
+    if level not in logging.getLevelNamesMapping():
+        raise ImproperlyConfigured(
+            f"{name} must be one of DEBUG, INFO, WARNING, ERROR or CRITICAL, not {level!r}."
+        )
+    return level
 
 
 def persistent_secret_key(data_dir: Path) -> str:

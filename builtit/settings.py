@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import dj_database_url
 import django_stubs_ext
 
-from builtit.env import env_bool, env_int, env_list, env_str, persistent_secret_key
+from builtit.env import (
+    env_bool,
+    env_database,
+    env_int,
+    env_list,
+    env_log_level,
+    env_str,
+    persistent_secret_key,
+)
 
 # Lets admin.ModelAdmin[Project] and friends be subscripted at run time, as mypy wants.
 django_stubs_ext.monkeypatch()
@@ -72,10 +79,8 @@ TEMPLATES = [
 
 _SQLITE_DEFAULT = f"sqlite:///{DATA_DIR / 'db.sqlite3'}"
 DATABASES = {
-    "default": dj_database_url.parse(
-        env_str("DATABASE_URL", "") or _SQLITE_DEFAULT,
-        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
-        conn_health_checks=True,
+    "default": env_database(
+        "DATABASE_URL", _SQLITE_DEFAULT, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0)
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -127,7 +132,9 @@ BUILTIT_MAX_FILES = env_int("BUILTIT_MAX_FILES", 300, minimum=1)
 BUILTIT_MAX_PROJECT_BYTES = env_int("BUILTIT_MAX_PROJECT_BYTES", 10 * 1024 * 1024, minimum=1)
 # A ZIP upload is refused past this size before it is even opened.
 BUILTIT_MAX_IMPORT_BYTES = env_int("BUILTIT_MAX_IMPORT_BYTES", 20 * 1024 * 1024, minimum=1)
-DATA_UPLOAD_MAX_MEMORY_SIZE = BUILTIT_MAX_FILE_BYTES * 2 + 64 * 1024
+# The editor posts url-encoded forms, where one non-ASCII byte takes three
+# characters (%XX): room for a full-size file of any text, plus the other fields.
+DATA_UPLOAD_MAX_MEMORY_SIZE = BUILTIT_MAX_FILE_BYTES * 3 + 64 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 
 # --- Static files, i18n -----------------------------------------------------
@@ -169,6 +176,6 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": env_log_level("LOG_LEVEL", "INFO")},
     "loggers": {"django.server": {"level": "INFO"}},
 }

@@ -81,19 +81,35 @@ class ProjectFileForm(forms.ModelForm[ProjectFile]):
     """Writes through the file service while validating, so its refusals show as form errors."""
 
     author: Author | None = None
+    # Text exactly as typed: no stripping of leading or trailing whitespace.
+    content = forms.CharField(
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 30, "cols": 100, "spellcheck": "false"}),
+    )
+    # The version the form was opened at: a save over a newer change is refused.
+    loaded_version = forms.IntegerField(widget=forms.HiddenInput, required=False)
 
     class Meta:
         model = ProjectFile
         fields = ["project", "path", "content"]
-        widgets = {
-            "content": forms.Textarea(attrs={"rows": 30, "cols": 100, "spellcheck": "false"})
-        }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is not None:
+            self.fields["loaded_version"].initial = self.instance.version
 
     def clean_path(self) -> str:
         result = normalize_path(self.cleaned_data.get("path", ""))
         if isinstance(result, PathError):
             raise forms.ValidationError(result.message)
         return result
+
+    def clean_content(self) -> str:
+        content: str = self.cleaned_data.get("content", "")
+        # Browsers send a textarea's lines with CRLF; keep the file's own endings.
+        original = self.instance.content if self.instance.pk is not None else ""
+        return content if "\r\n" in original else content.replace("\r\n", "\n")
 
     def _get_validation_exclusions(self) -> set[str]:
         # The file service checks uniqueness (including case-only clashes) itself.
@@ -121,15 +137,17 @@ class ProjectFileForm(forms.ModelForm[ProjectFile]):
             )
             return
         original = ProjectFile.objects.get(pk=wanted.pk)
+        version = self.cleaned_data.get("loaded_version") or original.version
         if wanted.path != original.path:
-            _check(
-                file_rename(
-                    project=original.project,
-                    path=original.path,
-                    new_path=wanted.path,
-                    author=author,
-                )
+            renamed = file_rename(
+                project=original.project,
+                path=original.path,
+                new_path=wanted.path,
+                author=author,
+                expected_version=version,
             )
+            _check(renamed)
+            version = renamed.version if isinstance(renamed, FileWrite) else version
         if wanted.content != original.content:
             _check(
                 file_update(
@@ -137,6 +155,7 @@ class ProjectFileForm(forms.ModelForm[ProjectFile]):
                     path=wanted.path,
                     content=wanted.content,
                     author=author,
+                    expected_version=version,
                 )
             )
 
@@ -159,6 +178,13 @@ class ProjectFileAdmin(admin.ModelAdmin[ProjectFile]):
     @admin.display(description="size", ordering="size")
     def size_display(self, record: ProjectFile) -> str:
         return human_size(record.size)
+
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: ProjectFile | None = None
+    ) -> list[str] | tuple[str, ...]:
+        # A file belongs to its project for life; moving it would bypass its limits.
+        fields = list(super().get_readonly_fields(request, obj))
+        return [*fields, "project"] if obj is not None else fields
 
     def get_form(
         self,

@@ -9,8 +9,7 @@ even when the page is opened outside the workspace's sandboxed iframe.
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_not_required
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.views.decorators.http import require_safe
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 
 from projects.models import Project, ProjectFile
 from projects.paths import PathError, content_type_for, normalize_path
@@ -25,22 +24,23 @@ _NOT_FOUND_PAGE = (
 
 
 @login_not_required
-@require_safe
 def serve(request: HttpRequest, token: str, path: str) -> HttpResponse:
+    if request.method not in {"GET", "HEAD"}:
+        return _secured(HttpResponseNotAllowed(["GET", "HEAD"]))
     project = Project.objects.filter(preview_token=token).only("pk").first()
     if project is None:
         return _not_found()
-    wanted = path or "index.html"
-    if wanted.endswith("/"):
-        wanted += "index.html"
+    wanted = path + "index.html" if path == "" or path.endswith("/") else path
     canonical = normalize_path(wanted)
-    if isinstance(canonical, PathError):
-        return _not_found()
     record = (
-        ProjectFile.objects.filter(project=project, path=canonical).only("content", "path").first()
+        None
+        if isinstance(canonical, PathError)
+        else ProjectFile.objects.filter(project=project, path=canonical)
+        .only("content", "path")
+        .first()
     )
     if record is None:
-        if _is_folder(project, canonical):
+        if wanted == path and _is_folder(project, path):
             # /about -> /about/ so the folder's index.html resolves its relative links.
             return _secured(HttpResponseRedirect(request.path + "/"))
         return _not_found()
@@ -51,7 +51,10 @@ def serve(request: HttpRequest, token: str, path: str) -> HttpResponse:
 
 
 def _is_folder(project: Project, path: str) -> bool:
-    return ProjectFile.objects.filter(project=project, path=path + "/index.html").exists()
+    index = normalize_path(path + "/index.html")
+    if isinstance(index, PathError):
+        return False
+    return ProjectFile.objects.filter(project=project, path=index).exists()
 
 
 def _not_found() -> HttpResponse:
