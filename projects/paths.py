@@ -9,6 +9,7 @@ with a message that says which rule and how to comply.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -130,23 +131,41 @@ def _structure_problem(path: str) -> str | None:
     return _extension_problem(segments[-1])
 
 
-def _segment_problem(segment: str) -> str | None:
-    if segment == "":
-        return "it has an empty folder or file name (a doubled or trailing '/')"
-    if segment in {".", ".."}:
-        return "'.' and '..' are not allowed; paths are always from the project root"
-    if segment.startswith("."):
-        return f"hidden names starting with '.' are not allowed ({segment!r})"
-    if not _SEGMENT.fullmatch(segment):
-        return (
-            f"{segment!r} may only contain ASCII letters, digits, '.', '_' and '-' "
+# Each folder or file name is checked against these in order; the first that
+# fails names the problem. (A check, then the message for `segment`.)
+_SEGMENT_RULES: Final[tuple[tuple[Callable[[str], bool], Callable[[str], str]], ...]] = (
+    (
+        lambda seg: seg != "",
+        lambda seg: "it has an empty folder or file name (a doubled or trailing '/')",
+    ),
+    (
+        lambda seg: seg not in {".", ".."},
+        lambda seg: "'.' and '..' are not allowed; paths are always from the project root",
+    ),
+    (
+        lambda seg: not seg.startswith("."),
+        lambda seg: f"hidden names starting with '.' are not allowed ({seg!r})",
+    ),
+    (
+        lambda seg: _SEGMENT.fullmatch(seg) is not None,
+        lambda seg: (
+            f"{seg!r} may only contain ASCII letters, digits, '.', '_' and '-' "
             "(no spaces or other symbols)"
-        )
-    if segment.endswith("."):
-        # Windows drops a trailing dot when unpacking, so an export would change names.
-        return f"{segment!r} may not end with '.'"
-    if segment.split(".", 1)[0].lower() in _RESERVED_STEMS:
-        return f"{segment!r} is a reserved device name on Windows"
+        ),
+    ),
+    # Windows drops a trailing dot when unpacking, so an export would change names.
+    (lambda seg: not seg.endswith("."), lambda seg: f"{seg!r} may not end with '.'"),
+    (
+        lambda seg: seg.split(".", 1)[0].lower() not in _RESERVED_STEMS,
+        lambda seg: f"{seg!r} is a reserved device name on Windows",
+    ),
+)
+
+
+def _segment_problem(segment: str) -> str | None:
+    for holds, message in _SEGMENT_RULES:
+        if not holds(segment):
+            return message(segment)
     return None
 
 
