@@ -1,0 +1,256 @@
+"""The live preview: /preview/<token>/<path>, reachable by token alone, always sandboxed."""
+
+from __future__ import annotations
+
+from urllib.parse import urljoin
+
+import pytest
+from django.test import Client
+
+from projects.lifecycle import project_create
+from projects.models import Project
+from projects.results import FileWrite
+from projects.services import Author, file_create, file_update
+
+SECRET = "MALLORY-ONLY-SECRET-4242"
+
+CONTENT_TYPES = {
+    "html": "text/html; charset=utf-8",
+    "htm": "text/html; charset=utf-8",
+    "css": "text/css; charset=utf-8",
+    "js": "text/javascript; charset=utf-8",
+    "mjs": "text/javascript; charset=utf-8",
+    "json": "application/json; charset=utf-8",
+    "svg": "image/svg+xml; charset=utf-8",
+    "txt": "text/plain; charset=utf-8",
+    "md": "text/markdown; charset=utf-8",
+    "xml": "application/xml; charset=utf-8",
+    "webmanifest": "application/manifest+json; charset=utf-8",
+}
+
+
+def _add(project: Project, path: str, content: str) -> None:
+    result = file_create(
+        project=project, path=path, content=content, author=Author.person(project.owner)
+    )
+    assert isinstance(result, FileWrite), result
+
+
+def _assert_sandboxed(response) -> None:
+    csp = response["Content-Security-Policy"]
+    assert csp.startswith("sandbox")
+    assert "allow-same-origin" not in csp
+    assert response["X-Content-Type-Options"] == "nosniff"
+    assert response["Referrer-Policy"] == "no-referrer"
+    assert response["Cache-Control"] == "no-store"
+
+
+@pytest.fixture
+def anonymous() -> Client:
+    return Client()
+
+
+@pytest.fixture
+def site(starter_project: Project) -> Project:
+    _add(starter_project, "/a/b/index.html", '<link rel="stylesheet" href="style.css"><p>deep</p>')
+    _add(starter_project, "/a/b/style.css", "p { color: teal; }")
+    _add(starter_project, "/a/index.html", '<a href="b/">down</a>')
+    _add(starter_project, "/docs/readme.md", "# Docs")
+    return starter_project
+
+
+@pytest.fixture
+def others_project(other_user) -> Project:
+    result = project_create(owner=other_user, name="Mallory's site")
+    assert isinstance(result, Project)
+    _add(result, "/secret.html", f"<p>{SECRET}</p>")
+    _add(result, "/index.html", f"<p>{SECRET}</p>")
+    return result
+
+
+def _base(project: Project) -> str:
+    return f"/preview/{project.preview_token}/"
+
+
+@pytest.mark.parametrize(("extension", "content_type"), sorted(CONTENT_TYPES.items()))
+def test_every_allowed_extension_is_served_with_its_content_type(
+    anonymous, project, extension, content_type
+):
+    _add(project, f"/file.{extension}", f"content of {extension} ✓")
+    response = anonymous.get(f"{_base(project)}file.{extension}")
+    assert response.status_code == 200
+    assert response["Content-Type"] == content_type
+    assert response.content == f"content of {extension} ✓".encode()
+    _assert_sandboxed(response)
+
+
+def test_the_root_serves_index_html(anonymous, starter_project):
+    response = anonymous.get(_base(starter_project))
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/html; charset=utf-8"
+    assert b"<h1>Hello, world</h1>" in response.content
+    _assert_sandboxed(response)
+
+
+def test_the_token_without_a_trailing_slash_leads_to_the_root(anonymous, starter_project):
+    response = anonymous.get(_base(starter_project).rstrip("/"), follow=True)
+    assert response.status_code == 200
+    assert response.redirect_chain[-1][0] == _base(starter_project)
+    assert b"<h1>Hello, world</h1>" in response.content
+
+
+def test_the_workspace_may_frame_the_preview_but_other_sites_may_not(anonymous, starter_project):
+    response = anonymous.get(_base(starter_project))
+    assert response["X-Frame-Options"] == "SAMEORIGIN"
+    assert "frame-ancestors 'self'" in response["Content-Security-Policy"]
+
+
+def test_the_root_of_a_project_without_index_html_is_404(anonymous, project):
+    _add(project, "/about.html", "<p>about</p>")
+    response = anonymous.get(_base(project))
+    assert response.status_code == 404
+    _assert_sandboxed(response)
+
+
+def test_nested_folder_index_is_served_at_its_folder_address(anonymous, site):
+    response = anonymous.get(f"{_base(site)}a/b/")
+    assert response.status_code == 200
+    assert b"<p>deep</p>" in response.content
+
+
+def test_relative_links_resolve_against_the_folder_address(anonymous, site):
+    page = f"{_base(site)}a/b/"
+    stylesheet = anonymous.get(urljoin(page, "style.css"))
+    assert stylesheet.status_code == 200
+    assert stylesheet.content == b"p { color: teal; }"
+    assert stylesheet["Content-Type"] == "text/css; charset=utf-8"
+    # From /a/, the link "b/" leads to the nested page; "../styles.css" from /a/b/ climbs
+    # inside the project the way a browser resolves it, before the request is made.
+    assert anonymous.get(urljoin(f"{_base(site)}a/", "b/")).status_code == 200
+    up = anonymous.get(urljoin(page, "../../styles.css"))
+    assert up.status_code == 200
+    assert b"--accent" in up.content
+
+
+def test_a_folder_without_a_trailing_slash_redirects_to_it(anonymous, site):
+    response = anonymous.get(f"{_base(site)}a")
+    assert response.status_code == 302
+    assert response["Location"] == f"{_base(site)}a/"
+    _assert_sandboxed(response)
+    nested = anonymous.get(f"{_base(site)}a/b")
+    assert nested.status_code == 302
+    assert nested["Location"] == f"{_base(site)}a/b/"
+
+
+def test_a_folder_without_index_html_is_404(anonymous, site):
+    assert anonymous.get(f"{_base(site)}docs/").status_code == 404
+    assert anonymous.get(f"{_base(site)}docs").status_code == 404
+
+
+def test_an_unknown_file_is_404_with_the_sandbox_headers(anonymous, starter_project):
+    response = anonymous.get(f"{_base(starter_project)}missing.html")
+    assert response.status_code == 404
+    assert b"Page not found" in response.content
+    _assert_sandboxed(response)
+
+
+def test_paths_are_case_sensitive(anonymous, starter_project):
+    assert anonymous.get(f"{_base(starter_project)}INDEX.html").status_code == 404
+
+
+def test_an_unknown_token_is_404_with_the_sandbox_headers(anonymous, starter_project):
+    for url in ("/preview/not-a-real-token/", "/preview/not-a-real-token/index.html"):
+        response = anonymous.get(url)
+        assert response.status_code == 404
+        assert b"Hello, world" not in response.content
+        _assert_sandboxed(response)
+
+
+def test_a_prefix_of_the_token_is_not_enough(anonymous, starter_project):
+    token = starter_project.preview_token
+    assert anonymous.get(f"/preview/{token[:-1]}/").status_code == 404
+    assert anonymous.get(f"/preview/{token.upper()}/").status_code == 404
+
+
+@pytest.mark.parametrize(
+    "suffix",
+    [
+        "../{other}/secret.html",
+        "..%2F{other}%2Fsecret.html",
+        "%2e%2e/{other}/secret.html",
+        "%2E%2E/%2E%2E/preview/{other}/secret.html",
+        "a/../../{other}/secret.html",
+        "index.html%00",
+        "index.html%00.txt",
+        "%00/../{other}/secret.html",
+        "..\\{other}\\secret.html",
+        "..%5C{other}%5Csecret.html",
+        "a\\b\\index.html",
+        "/{other}/secret.html",
+        "//{other}/secret.html",
+        ".%2F.%2Fsecret.html",
+        "secret.html",
+        "%2Fsecret.html",
+    ],
+)
+def test_hostile_paths_are_404_and_never_leak_other_projects(
+    anonymous, site, others_project, suffix
+):
+    url = _base(site) + suffix.format(other=others_project.preview_token)
+    response = anonymous.get(url)
+    assert response.status_code == 404, url
+    assert SECRET.encode() not in response.content
+    _assert_sandboxed(response)
+
+
+def test_preview_needs_no_session_and_sets_no_cookie(anonymous, starter_project):
+    response = anonymous.get(_base(starter_project))
+    assert response.status_code == 200
+    assert not response.cookies
+    assert response.wsgi_request.user.is_anonymous
+
+
+def test_preview_works_for_a_signed_in_stranger_too(other_client, starter_project):
+    # The token is the credential, so a shared link works for anyone who has it.
+    assert other_client.get(_base(starter_project)).status_code == 200
+
+
+def test_head_returns_the_headers_without_a_body(anonymous, starter_project):
+    response = anonymous.head(f"{_base(starter_project)}styles.css")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/css; charset=utf-8"
+    assert response.content == b""
+    _assert_sandboxed(response)
+
+
+@pytest.mark.parametrize("method", ["post", "put", "delete", "patch"])
+def test_writing_methods_are_refused(anonymous, starter_project, method):
+    response = getattr(anonymous, method)(f"{_base(starter_project)}index.html")
+    assert response.status_code == 405
+    assert starter_project.files.count() == 3
+
+
+def test_a_refused_method_still_carries_the_sandbox_headers(anonymous, starter_project):
+    response = anonymous.post(f"{_base(starter_project)}index.html")
+    assert response.status_code == 405
+    _assert_sandboxed(response)
+
+
+def test_preview_is_not_cached_and_shows_the_latest_save(anonymous, starter_project, user):
+    url = f"{_base(starter_project)}styles.css"
+    assert b"--accent" in anonymous.get(url).content
+    file_update(
+        project=starter_project,
+        path="/styles.css",
+        content="body{}",
+        author=Author.person(user),
+    )
+    response = anonymous.get(url)
+    assert response.content == b"body{}"
+    assert response["Cache-Control"] == "no-store"
+
+
+def test_a_query_string_does_not_change_what_is_served(anonymous, starter_project):
+    response = anonymous.get(f"{_base(starter_project)}index.html?reload=3")
+    assert response.status_code == 200
+    assert b"<h1>Hello, world</h1>" in response.content
