@@ -28,7 +28,9 @@ def clean_name(raw: object) -> str | ProjectError:
     if len(name) > MAX_NAME:
         return ProjectError(f"Project names are at most {MAX_NAME} characters.")
     if not name.isprintable():
-        return ProjectError("Project names may not contain control characters or other invisible ones.")
+        return ProjectError(
+            "Project names may not contain control characters or other invisible ones."
+        )
     return name
 
 
