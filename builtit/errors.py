@@ -1,14 +1,49 @@
-"""Error pages in the site's own words: never a stack trace."""
+"""Error pages in the site's own words: never a stack trace.
+
+An htmx request swaps the answer into a small part of the page, so it gets a
+one-line fragment instead of a whole page.
+"""
 
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
+from django.utils.html import format_html
+
+_FRAGMENTS = {
+    400: "The request could not be handled (it may be too large). Nothing was changed.",
+    403: "Your session has expired or this page is out of date. Reload the page and try again.",
+    404: "This no longer exists (it may have been deleted in another tab). Reload the page.",
+}
+
+
+def _is_htmx(request: HttpRequest) -> bool:
+    return request.headers.get("HX-Request") == "true"
+
+
+def _answer(request: HttpRequest, status: int, template: str) -> HttpResponse:
+    if _is_htmx(request):
+        fragment = format_html(
+            '<span class="status error" role="alert">{}</span>', _FRAGMENTS[status]
+        )
+        return HttpResponse(fragment, status=status)
+    return HttpResponse(render_to_string(template, request=request), status=status)
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return _answer(request, 400, "400.html")
+
+
+def forbidden(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return _answer(request, 403, "403.html")
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    return _answer(request, 403, "403.html")
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    body = render_to_string("404.html", request=request)
-    return HttpResponse(body, status=404)
+    return _answer(request, 404, "404.html")
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

@@ -168,6 +168,7 @@ SESSION_COOKIE_HTTPONLY = True
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+CSRF_FAILURE_VIEW = "builtit.errors.csrf_failure"
 # HSTS preloading binds the whole domain and its subdomains for months: the
 # operator opts in with SECURE_HSTS_PRELOAD=1; the app does not decide it for them.
 SILENCED_SYSTEM_CHECKS = ["security.W021"]

@@ -31,5 +31,7 @@ urlpatterns = [
     path("", include("projects.urls")),
 ]
 
+handler400 = "builtit.errors.bad_request"
+handler403 = "builtit.errors.forbidden"
 handler404 = "builtit.errors.not_found"
 handler500 = "builtit.errors.server_error"
