@@ -1,7 +1,7 @@
 # `make run` and `make test` work on a fresh machine with Python 3.11+ and make.
 SHELL := /bin/bash
 PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
-	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
 	&& { echo $$p; break; }; done)
 VENV := .venv
 BIN := $(VENV)/bin
@@ -13,7 +13,9 @@ PORT ?= 8000
 
 $(STAMP):
 	@test -n "$(PYTHON)" || { echo "Built-It needs Python 3.11 or newer (python3.11+ on PATH)."; exit 1; }
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip --version >/dev/null 2>&1 || { rm -rf $(VENV); $(PYTHON) -m venv $(VENV) || { \
+		echo "Could not create a virtualenv with $(PYTHON). On Debian or Ubuntu: sudo apt-get install python3-venv"; \
+		rm -rf $(VENV); exit 1; }; }
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[dev]"
 	@rm -f $(VENV)/.installed-*
 	@touch $@
