@@ -39,3 +39,22 @@ def test_a_stale_csrf_token_is_explained_and_changes_nothing(user, starter_proje
     assert "<html" not in fragment.content.decode()
     assert "reload the page" in page.content.decode()
     assert starter_project.files.get(path="/index.html").content != "hijacked"
+
+
+def test_an_htmx_save_after_the_session_ended_asks_to_sign_in_without_leaving(
+    client, starter_project
+):
+    url = f"/projects/{starter_project.pk}/files/save/"
+
+    response = client.post(url, {"path": "/index.html", "content": "draft"}, **HTMX)
+
+    assert response.status_code == 401
+    assert "Sign in again" in response.content.decode()
+    assert "<html" not in response.content.decode()
+    assert starter_project.files.get(path="/index.html").content != "draft"
+
+
+def test_a_signed_out_page_visit_still_goes_to_sign_in(client, starter_project):
+    response = client.get(f"/projects/{starter_project.pk}/")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/?next=")
