@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from django.test import Client
 
-HTMX = {"HTTP_HX_REQUEST": "true"}
+HTMX = {"HX-Request": "true"}
 
 
 def test_htmx_request_for_a_deleted_project_gets_a_one_line_answer(user_client, starter_project):
     url = f"/projects/{starter_project.pk}/files/save/"
     starter_project.delete()
 
-    response = user_client.post(url, {"path": "/index.html", "content": "x"}, **HTMX)
+    response = user_client.post(url, {"path": "/index.html", "content": "x"}, headers=HTMX)
 
     assert response.status_code == 404
     body = response.content.decode()
@@ -32,7 +32,7 @@ def test_a_stale_csrf_token_is_explained_and_changes_nothing(user, starter_proje
     url = f"/projects/{starter_project.pk}/files/save/"
 
     page = client.post(url, {"path": "/index.html", "content": "hijacked"})
-    fragment = client.post(url, {"path": "/index.html", "content": "hijacked"}, **HTMX)
+    fragment = client.post(url, {"path": "/index.html", "content": "hijacked"}, headers=HTMX)
 
     assert page.status_code == fragment.status_code == 403
     assert "Reload the page" in fragment.content.decode()
@@ -46,7 +46,7 @@ def test_an_htmx_save_after_the_session_ended_asks_to_sign_in_without_leaving(
 ):
     url = f"/projects/{starter_project.pk}/files/save/"
 
-    response = client.post(url, {"path": "/index.html", "content": "draft"}, **HTMX)
+    response = client.post(url, {"path": "/index.html", "content": "draft"}, headers=HTMX)
 
     assert response.status_code == 401
     assert "Sign in again" in response.content.decode()
