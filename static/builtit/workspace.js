@@ -20,6 +20,9 @@
     const source = document.getElementById("editor-content");
     const fallback = document.getElementById("editor-fallback");
     window.ace.config.set("basePath", grid().dataset.aceBase);
+    // ace.edit() hands back any editor already on the element and ignores the
+    // options; start from a clean host so mode, theme and commands always apply.
+    if (host.env && host.env.editor) host.env.editor.destroy();
     editor = window.ace.edit(host, {
       mode: "ace/mode/" + form.dataset.mode,
       theme: "ace/theme/tomorrow",
@@ -210,4 +213,12 @@
   });
 
   document.addEventListener("DOMContentLoaded", mountEditor);
+
+  // For scripts and browser tests: the open file's editor and text, without
+  // creating an editor of their own.
+  window.builtitWorkspace = {
+    editor: () => editor,
+    text: () => (openPath() ? currentText() : null),
+    isDirty: () => dirty,
+  };
 })();

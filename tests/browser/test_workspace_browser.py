@@ -51,7 +51,9 @@ def test_saving_in_the_editor_updates_the_preview(page, live_server, browser_use
     page.wait_for_selector(".ace_content")
 
     # Select the heading's text, then type over it as a person would.
-    page.evaluate("() => { const e = ace.edit('ace-editor'); e.find('Hello, world'); e.focus(); }")
+    page.evaluate(
+        "() => { const e = builtitWorkspace.editor(); e.find('Hello, world'); e.focus(); }"
+    )
     page.keyboard.type("Hello from the editor")
     assert page.inner_text("#editor-status") == "Unsaved changes"
     page.keyboard.press("Control+s")
@@ -136,7 +138,7 @@ def test_opening_another_file_with_unsaved_edits_asks_first(
     page.click("#file-tree .file-link[data-path='/styles.css']")
     page.wait_for_timeout(300)  # a dismissed dialog sends nothing; give it a chance to misbehave
     assert page.get_attribute("#editor-form", "data-path") == "/index.html"
-    assert "<!-- draft -->" in page.evaluate("ace.edit('ace-editor').getValue()")
+    assert "<!-- draft -->" in page.evaluate("builtitWorkspace.text()")
 
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("#file-tree .file-link[data-path='/styles.css']")
@@ -178,7 +180,7 @@ def test_history_restores_an_earlier_version_and_a_deleted_file(
     sign_in(page, live_server.url)
     page.goto(f"{live_server.url}/projects/{project.pk}/")
     page.wait_for_selector(".ace_content")
-    original = page.evaluate("ace.edit('ace-editor').getValue()")
+    original = page.evaluate("builtitWorkspace.text()")
     _type_at_end(page, "<!-- second thoughts -->")
     page.keyboard.press("Control+s")
     page.wait_for_selector("#editor-status .status.ok")
@@ -191,7 +193,9 @@ def test_history_restores_an_earlier_version_and_a_deleted_file(
     page.once("dialog", lambda confirm: confirm.accept())
     page.click(".revision-list li:last-child >> text=Restore")
     page.wait_for_selector("#history-dialog:not([open])", state="attached")
-    page.wait_for_function(f"ace.edit('ace-editor').getValue() === {original!r}")
+    page.wait_for_function(
+        "([text]) => builtitWorkspace.editor() && builtitWorkspace.text() === text", arg=[original]
+    )
     assert ProjectFile.objects.get(project=project, path="/index.html").content == original
 
     page.click("#file-tree .file-link[data-path='/script.js']")
