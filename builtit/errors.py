@@ -9,6 +9,8 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.utils.html import format_html
+from django.utils.safestring import SafeString
+from django_htmx.middleware import HtmxDetails
 
 _FRAGMENTS = {
     400: "The request could not be handled (it may be too large). Nothing was changed.",
@@ -17,16 +19,21 @@ _FRAGMENTS = {
 }
 
 
-def _is_htmx(request: HttpRequest) -> bool:
-    return request.headers.get("HX-Request") == "true"
+def is_htmx(request: HttpRequest) -> bool:
+    # Not request.htmx: error handlers can run before HtmxMiddleware has.
+    return bool(HtmxDetails(request))
+
+
+def error_fragment(message: str | SafeString, status: int) -> HttpResponse:
+    """The one-line answer an htmx request swaps in where it expected content."""
+    return HttpResponse(
+        format_html('<span class="status error" role="alert">{}</span>', message), status=status
+    )
 
 
 def _answer(request: HttpRequest, status: int, template: str) -> HttpResponse:
-    if _is_htmx(request):
-        fragment = format_html(
-            '<span class="status error" role="alert">{}</span>', _FRAGMENTS[status]
-        )
-        return HttpResponse(fragment, status=status)
+    if is_htmx(request):
+        return error_fragment(_FRAGMENTS[status], status)
     return HttpResponse(render_to_string(template, request=request), status=status)
 
 

@@ -8,6 +8,8 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
+from builtit.errors import error_fragment, is_htmx
+
 
 class SignInRequiredMiddleware(LoginRequiredMiddleware):
     """Every page needs a signed-in user. An htmx request whose session ended gets
@@ -18,13 +20,12 @@ class SignInRequiredMiddleware(LoginRequiredMiddleware):
     def handle_no_permission(  # type: ignore[override]
         self, request: HttpRequest, view_func: Callable[..., Any]
     ) -> HttpResponse:
-        if request.headers.get("HX-Request") != "true":
+        if not is_htmx(request):
             response: HttpResponse = super().handle_no_permission(request, view_func)
             return response
-        fragment = format_html(
-            '<span class="status error" role="alert">You are signed out. '
-            '<a href="{}" target="_blank" rel="noopener">Sign in again</a> in a new tab, '
-            "then try once more: your edits are still here.</span>",
+        message = format_html(
+            'You are signed out. <a href="{}" target="_blank" rel="noopener">Sign in again</a> '
+            "in a new tab, then try once more: your edits are still here.",
             reverse("login"),
         )
-        return HttpResponse(fragment, status=401)
+        return error_fragment(message, 401)

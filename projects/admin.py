@@ -139,15 +139,16 @@ class ProjectFileForm(forms.ModelForm[ProjectFile]):
         original = ProjectFile.objects.get(pk=wanted.pk)
         version = self.cleaned_data.get("loaded_version") or original.version
         if wanted.path != original.path:
-            renamed = file_rename(
-                project=original.project,
-                path=original.path,
-                new_path=wanted.path,
-                author=author,
-                expected_version=version,
+            renamed = _check(
+                file_rename(
+                    project=original.project,
+                    path=original.path,
+                    new_path=wanted.path,
+                    author=author,
+                    expected_version=version,
+                )
             )
-            _check(renamed)
-            version = renamed.version if isinstance(renamed, FileWrite) else version
+            version = renamed.version
         if wanted.content != original.content:
             _check(
                 file_update(
@@ -160,9 +161,10 @@ class ProjectFileForm(forms.ModelForm[ProjectFile]):
             )
 
 
-def _check(result: FileWrite | FileError) -> None:
+def _check(result: FileWrite | FileError) -> FileWrite:
     if isinstance(result, FileError):
         raise _Refused(result)
+    return result
 
 
 @admin.register(ProjectFile)

@@ -20,7 +20,7 @@ from projects.history import deleted_files
 from projects.lifecycle import project_rotate_preview_token
 from projects.models import Project
 from projects.paths import extension_of
-from projects.results import ErrorCode, FileContent, FileError, FileWrite
+from projects.results import ErrorCode, FileContent, FileError, FileInfo, FileWrite
 from projects.selectors import file_list, file_read
 from projects.services import Author, file_create, file_delete, file_rename, file_update
 from projects.tree import build_tree
@@ -59,12 +59,7 @@ def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     paths = [f.path for f in files]
     first = "/index.html" if "/index.html" in paths else (paths[0] if paths else None)
     opened = file_read(project, first) if first else None
-    context = {
-        "project": project,
-        "tree": build_tree(files),
-        "deleted": deleted_files(project),
-    }
-    context.update(_editor_context(opened if isinstance(opened, FileContent) else None))
+    context = {"project": project, **_tree_context(project, files), **_editor_context(opened)}
     return render(request, "projects/workspace.html", context)
 
 
@@ -152,9 +147,11 @@ def preview_token_rotate(request: HttpRequest, project_id: uuid.UUID) -> HttpRes
 # --- rendering helpers ---------------------------------------------------------
 
 
-def _editor_context(opened: FileContent | None) -> dict[str, object]:
-    mode = _ACE_MODES.get(extension_of(opened.path), "text") if opened else "text"
-    return {"file": opened, "mode": mode}
+def _editor_context(opened: FileContent | FileError | None) -> dict[str, object]:
+    """The editor for `opened`, or the empty editor when there is no file to show."""
+    if not isinstance(opened, FileContent):
+        return {"file": None, "mode": "text"}
+    return {"file": opened, "mode": _ACE_MODES.get(extension_of(opened.path), "text")}
 
 
 def _editor(request: HttpRequest, project: Project, opened: FileContent) -> HttpResponse:
@@ -162,14 +159,14 @@ def _editor(request: HttpRequest, project: Project, opened: FileContent) -> Http
     return render(request, "projects/partials/editor.html", context)
 
 
-def _tree_context(project: Project) -> dict[str, object]:
-    return {"tree": build_tree(file_list(project)), "deleted": deleted_files(project)}
+def _tree_context(project: Project, files: list[FileInfo]) -> dict[str, object]:
+    return {"tree": build_tree(files), "deleted": deleted_files(project)}
 
 
 def _tree_oob(request: HttpRequest, project: Project) -> str:
     return render_to_string(
         "projects/partials/tree.html",
-        {"project": project, "oob": True, **_tree_context(project)},
+        {"project": project, "oob": True, **_tree_context(project, file_list(project))},
         request=request,
     )
 
@@ -185,10 +182,7 @@ def _saved(request: HttpRequest, project: Project, result: FileWrite) -> HttpRes
 def changed_response(request: HttpRequest, project: Project, open_path: str | None) -> HttpResponse:
     """After a create, rename or delete: the editor shows `open_path` (or nothing)."""
     opened = file_read(project, open_path) if open_path else None
-    context = {
-        "project": project,
-        **_editor_context(opened if isinstance(opened, FileContent) else None),
-    }
+    context = {"project": project, **_editor_context(opened)}
     body = render_to_string("projects/partials/editor.html", context, request=request)
     response = HttpResponse(body + _tree_oob(request, project))
     response = retarget(response, "#editor-pane")
