@@ -9,6 +9,7 @@ import django_stubs_ext
 from builtit.env import (
     env_bool,
     env_database,
+    env_float,
     env_int,
     env_list,
     env_log_level,
@@ -137,6 +138,22 @@ BUILTIT_MAX_IMPORT_BYTES = env_int("BUILTIT_MAX_IMPORT_BYTES", 20 * 1024 * 1024,
 DATA_UPLOAD_MAX_MEMORY_SIZE = BUILTIT_MAX_FILE_BYTES * 3 + 64 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 
+# --- The model provider (DESIGN §4) ----------------------------------------
+
+# Any OpenAI-compatible server works: OpenRouter by default, or a local one
+# (Ollama, vLLM, llama.cpp, LM Studio), or the offline fake in tests/fakes/.
+OPENROUTER_BASE_URL = env_str("OPENROUTER_BASE_URL", "https://openrouter.ai/api/v1").strip()
+OPENROUTER_API_KEY = env_str("OPENROUTER_API_KEY", "").strip()
+# Sent as HTTP-Referer and X-Title so OpenRouter can attribute the requests.
+BUILTIT_APP_URL = env_str("BUILTIT_APP_URL", "http://127.0.0.1:8000").strip()
+BUILTIT_APP_TITLE = env_str("BUILTIT_APP_TITLE", "Built-It").strip()
+OPENROUTER_CONNECT_TIMEOUT = env_float("OPENROUTER_CONNECT_TIMEOUT", 10.0, minimum=0.1)
+# Longest silence between two pieces of a streamed answer before it counts as stalled.
+OPENROUTER_READ_TIMEOUT = env_float("OPENROUTER_READ_TIMEOUT", 120.0, minimum=0.1)
+OPENROUTER_MAX_RETRIES = env_int("OPENROUTER_MAX_RETRIES", 3)
+# A rate limit asking for a longer wait than this is reported at once instead.
+OPENROUTER_RETRY_MAX_WAIT = env_float("OPENROUTER_RETRY_MAX_WAIT", 60.0)
+
 # --- Static files, i18n -----------------------------------------------------
 
 STATIC_URL = "static/"
@@ -178,5 +195,10 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_log_level("LOG_LEVEL", "INFO")},
-    "loggers": {"django.server": {"level": "INFO"}},
+    "loggers": {
+        "django.server": {"level": "INFO"},
+        # One INFO line per model request is noise; failures are logged by chat.llm.
+        "httpx": {"level": "WARNING"},
+        "httpcore": {"level": "WARNING"},
+    },
 }

@@ -55,6 +55,8 @@ def _production_env(data_dir: Path, **extra: str) -> dict[str, str]:
         DEBUG="0",
         SECRET_KEY=secrets.token_urlsafe(64),
         ALLOWED_HOSTS="example.com",
+        OPENROUTER_API_KEY="sk-or-v1-production",
+        BUILTIT_APP_URL="https://example.com",
         **extra,
     )
 
@@ -84,6 +86,33 @@ def test_production_settings_pass_check_deploy(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "System check identified no issues" in result.stdout
+
+
+def test_production_without_an_api_key_warns_but_runs(tmp_path):
+    env = _production_env(tmp_path)
+    del env["OPENROUTER_API_KEY"]
+
+    result = _run(["manage.py", "check", "--deploy"], env)
+
+    assert result.returncode == 0, result.stderr
+    assert "chat.W001" in result.stderr + result.stdout
+    assert "OPENROUTER_API_KEY" in result.stderr + result.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("OPENROUTER_READ_TIMEOUT", "soon"),
+        ("OPENROUTER_CONNECT_TIMEOUT", "-1"),
+        ("OPENROUTER_MAX_RETRIES", "many"),
+        ("OPENROUTER_RETRY_MAX_WAIT", "nan"),
+    ],
+)
+def test_bad_provider_settings_fail_at_start_naming_the_variable(tmp_path, name, value):
+    result = _run(["manage.py", "check"], _env(tmp_path, **{name: value}))
+
+    assert result.returncode != 0
+    assert name in _error_line(result)
 
 
 def test_production_settings_with_hsts_preload_opted_in_pass_check_deploy(tmp_path):

@@ -1,0 +1,53 @@
+"""Configuration problems with the model provider, reported at start-up."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core.checks import CheckMessage, Error, Warning, register
+
+
+@register()
+def check_provider(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    base_host = _http_host(settings.OPENROUTER_BASE_URL)
+    if base_host is None:
+        return [
+            Error(
+                f"OPENROUTER_BASE_URL is not an http(s) URL: {settings.OPENROUTER_BASE_URL!r}.",
+                hint="Use https://openrouter.ai/api/v1, or the /v1 URL of an "
+                "OpenAI-compatible server such as http://127.0.0.1:11434/v1 (Ollama).",
+                id="chat.E001",
+            )
+        ]
+    messages: list[CheckMessage] = []
+    if not settings.OPENROUTER_API_KEY and base_host.endswith("openrouter.ai"):
+        messages.append(
+            Warning(
+                "No OpenRouter API key is configured; chat will ask for one.",
+                hint="Set OPENROUTER_API_KEY (https://openrouter.ai/keys), or point "
+                "OPENROUTER_BASE_URL at a local OpenAI-compatible server.",
+                id="chat.W001",
+            )
+        )
+    if settings.BUILTIT_APP_URL and _http_host(settings.BUILTIT_APP_URL) is None:
+        messages.append(
+            Warning(
+                f"BUILTIT_APP_URL is not an http(s) URL: {settings.BUILTIT_APP_URL!r}.",
+                hint="Set it to the address people use to reach Built-It; "
+                "it is sent to OpenRouter for attribution.",
+                id="chat.W002",
+            )
+        )
+    return messages
+
+
+def _http_host(url: str) -> str | None:
+    """The host of an http(s) URL, or None when `url` is not one."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:  # e.g. an unclosed IPv6 bracket
+        return None
+    return host if parts.scheme in ("http", "https") and host else None

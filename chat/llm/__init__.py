@@ -1,0 +1,82 @@
+"""The OpenRouter client: everything that knows the chat-completions wire protocol.
+
+    async with get_client().stream(request) as pieces:
+        assembler = MessageAssembler()
+        async for piece in pieces:
+            assembler.add(piece)      # and show it to the person
+    message = assembler.message()
+
+Nothing outside this package builds a request body or reads an SSE line.
+"""
+
+from chat.llm.assembler import MessageAssembler
+from chat.llm.catalog import ModelInfo
+from chat.llm.client import ChatStream, LLMClient, get_client
+from chat.llm.config import ClientConfig
+from chat.llm.deltas import (
+    OUTPUT_EVENTS,
+    ContentDelta,
+    Finish,
+    ReasoningDelta,
+    ReasoningDetailsDelta,
+    ResponseInfo,
+    StreamEvent,
+    ToolCallDelta,
+    UsageReport,
+)
+from chat.llm.errors import (
+    AuthenticationError,
+    BadRequestError,
+    ContextTooLongError,
+    InStreamError,
+    InsufficientCreditsError,
+    LLMError,
+    ModelNotFoundError,
+    ModerationError,
+    RateLimitedError,
+    StalledError,
+    StreamCutError,
+    UnavailableError,
+)
+from chat.llm.messages import AssistantMessage, ChatMessage, ToolCall, ToolSpec, Usage
+from chat.llm.request import ChatRequest, ForcedTool, ModelParameters, Reasoning, ToolChoice
+
+__all__ = [
+    "OUTPUT_EVENTS",
+    "AssistantMessage",
+    "AuthenticationError",
+    "BadRequestError",
+    "ChatMessage",
+    "ChatRequest",
+    "ChatStream",
+    "ClientConfig",
+    "ContentDelta",
+    "ContextTooLongError",
+    "Finish",
+    "ForcedTool",
+    "InStreamError",
+    "InsufficientCreditsError",
+    "LLMClient",
+    "LLMError",
+    "MessageAssembler",
+    "ModelInfo",
+    "ModelNotFoundError",
+    "ModelParameters",
+    "ModerationError",
+    "RateLimitedError",
+    "Reasoning",
+    "ReasoningDelta",
+    "ReasoningDetailsDelta",
+    "ResponseInfo",
+    "StalledError",
+    "StreamCutError",
+    "StreamEvent",
+    "ToolCall",
+    "ToolCallDelta",
+    "ToolChoice",
+    "ToolSpec",
+    "UnavailableError",
+    "Usage",
+    "UsageReport",
+    "get_client",
+]

@@ -1,0 +1,313 @@
+"""The OpenRouter client: the only code that sends requests to the model provider.
+
+One `httpx.AsyncClient` per event loop (`get_client()`; daphne runs one loop,
+so one per process), with explicit timeouts and the attribution headers.
+`stream()` hands on typed pieces as they arrive; `complete()` is the
+non-streaming call. Failures are typed (errors.py) and the retryable ones are
+retried with backoff and jitter, honouring Retry-After, but only while nothing
+of that request has been handed on: once a person may have seen part of an
+answer, the caller decides.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import weakref
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from functools import partial
+from types import TracebackType
+from typing import Any, TypeVar
+
+import httpx
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+from tenacity.wait import wait_exponential_jitter
+
+from chat.llm.assembler import MessageAssembler
+from chat.llm.catalog import ModelInfo, models_from_wire
+from chat.llm.chunks import ChunkParser, parse_json_chunk
+from chat.llm.config import ClientConfig
+from chat.llm.deltas import OUTPUT_EVENTS, Finish, StreamEvent
+from chat.llm.errors import (
+    AuthenticationError,
+    InStreamError,
+    LLMError,
+    StreamCutError,
+    UnavailableError,
+    error_from_response,
+    error_from_transport,
+)
+from chat.llm.jsontypes import JSONObject
+from chat.llm.messages import AssistantMessage
+from chat.llm.request import ChatRequest, build_body
+from chat.llm.sse import SSEDecoder
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Sleep = Callable[[float], Awaitable[None]]
+
+_DONE = b"[DONE]"
+_MAX_ERROR_BODY = 64 * 1024
+
+
+class ChatStream:
+    """The pieces of one streamed answer. Use `async with`, so that leaving
+    early (or being cancelled) closes the HTTP response at once."""
+
+    def __init__(self, events: AsyncIterator[StreamEvent]) -> None:
+        self._events = events
+
+    def __aiter__(self) -> AsyncIterator[StreamEvent]:
+        return self._events
+
+    async def __aenter__(self) -> ChatStream:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        aclose = getattr(self._events, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+@dataclass(slots=True)
+class _OpenStream:
+    stack: contextlib.AsyncExitStack
+    held: list[StreamEvent]
+    rest: AsyncGenerator[StreamEvent, None]
+
+
+class LLMClient:
+    def __init__(
+        self,
+        config: ClientConfig,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        self.config = config
+        self._sleep = sleep
+        self._backoff = wait_exponential_jitter(
+            multiplier=config.backoff_initial, max=config.backoff_max, jitter=config.backoff_initial
+        )
+        self._http = httpx.AsyncClient(
+            base_url=config.base_url,
+            headers=_attribution_headers(config),
+            timeout=httpx.Timeout(
+                config.read_timeout, connect=config.connect_timeout, pool=config.connect_timeout
+            ),
+            # Every running turn holds one streaming connection; a busy server
+            # has hundreds, which httpx's default pool of 100 would queue.
+            limits=httpx.Limits(max_connections=1000, max_keepalive_connections=100),
+            transport=transport,
+        )
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    def stream(self, request: ChatRequest, *, api_key: str | None = None) -> ChatStream:
+        body = build_body(request, stream=True)
+        return ChatStream(self._stream_events(body, self._auth(api_key)))
+
+    async def complete(
+        self, request: ChatRequest, *, api_key: str | None = None
+    ) -> AssistantMessage:
+        body = build_body(request, stream=False)
+        return await self._with_retries(partial(self._complete_once, body, self._auth(api_key)))
+
+    async def list_models(self, *, api_key: str | None = None) -> list[ModelInfo]:
+        headers = self._auth(api_key)
+        response = await self._with_retries(partial(self._request, "GET", "models", headers))
+        return models_from_wire(parse_json_chunk(response.content) or {})
+
+    async def _stream_events(
+        self, body: JSONObject, headers: dict[str, str]
+    ) -> AsyncIterator[StreamEvent]:
+        opened = await self._with_retries(partial(self._open_stream, body, headers))
+        async with opened.stack:
+            for event in opened.held:
+                yield event
+            try:
+                async for event in opened.rest:
+                    yield event
+            except LLMError as error:
+                error.output_started = True
+                raise
+
+    async def _open_stream(self, body: JSONObject, headers: dict[str, str]) -> _OpenStream:
+        """Send the request and read up to the first piece of output, so that
+        everything that fails before it can still be retried."""
+        stack = contextlib.AsyncExitStack()
+        try:
+            try:
+                response = await stack.enter_async_context(
+                    self._http.stream("POST", "chat/completions", json=body, headers=headers)
+                )
+            except httpx.TransportError as error:
+                raise error_from_transport(error, mid_stream=False) from error
+            if not response.is_success:
+                raise error_from_response(response, await _error_body(response))
+            events = _response_events(response)
+            stack.push_async_callback(events.aclose)
+            held: list[StreamEvent] = []
+            async for event in events:
+                held.append(event)
+                if isinstance(event, OUTPUT_EVENTS):
+                    break
+            return _OpenStream(stack, held, events)
+        except BaseException:
+            await stack.aclose()
+            raise
+
+    async def _complete_once(self, body: JSONObject, headers: dict[str, str]) -> AssistantMessage:
+        response = await self._request("POST", "chat/completions", headers, body)
+        data = parse_json_chunk(response.content)
+        if data is None:
+            raise UnavailableError("The provider's answer was not JSON")
+        pieces = ChunkParser().parse(data, message_key="message")
+        if isinstance(pieces, InStreamError):
+            raise pieces
+        assembler = MessageAssembler()
+        for piece in pieces:
+            assembler.add(piece)
+        return assembler.message()
+
+    async def _request(
+        self, method: str, url: str, headers: dict[str, str], body: JSONObject | None = None
+    ) -> httpx.Response:
+        try:
+            response = await self._http.request(method, url, json=body, headers=headers)
+        except httpx.TransportError as error:
+            raise error_from_transport(error, mid_stream=False) from error
+        if not response.is_success:
+            raise error_from_response(response, response.content[:_MAX_ERROR_BODY])
+        return response
+
+    async def _with_retries(self, attempt: Callable[[], Awaitable[T]]) -> T:
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.config.max_retries + 1),
+            wait=self._wait,
+            retry=retry_if_exception(self._should_retry),
+            sleep=self._sleep,
+            before_sleep=_log_retry,
+            reraise=True,
+        )
+        result: T = await retrying(attempt)
+        return result
+
+    def _should_retry(self, error: BaseException) -> bool:
+        if not isinstance(error, LLMError) or not error.retryable or error.output_started:
+            return False
+        return error.retry_after is None or error.retry_after <= self.config.retry_max_wait
+
+    def _wait(self, state: RetryCallState) -> float:
+        error = state.outcome.exception() if state.outcome else None
+        if isinstance(error, LLMError) and error.retry_after is not None:
+            return error.retry_after
+        return float(self._backoff(state))
+
+    def _auth(self, api_key: str | None) -> dict[str, str]:
+        key = (api_key or self.config.api_key).strip()
+        if not key:
+            return {}
+        if not key.isascii() or any(char.isspace() or not char.isprintable() for char in key):
+            # httpx would fail to encode it; say what is wrong instead.
+            raise AuthenticationError("The API key contains characters no API key has")
+        return {"Authorization": f"Bearer {key}"}
+
+
+async def _response_events(response: httpx.Response) -> AsyncGenerator[StreamEvent, None]:
+    parser = ChunkParser()
+    finished = False
+    async with contextlib.aclosing(_event_data(response)) as batches:
+        async for batch in batches:
+            for data in batch:
+                if data == _DONE:
+                    return
+                chunk = parse_json_chunk(data)
+                if chunk is None:
+                    logger.warning("Skipped a stream event that is not a JSON object: %.200r", data)
+                    continue
+                pieces = parser.parse(chunk)
+                if isinstance(pieces, InStreamError):
+                    raise pieces
+                for piece in pieces:
+                    if isinstance(piece, Finish):
+                        finished = True
+                    yield piece
+    if not finished:
+        raise StreamCutError("The answer stopped before it was complete")
+
+
+async def _event_data(response: httpx.Response) -> AsyncGenerator[list[bytes], None]:
+    """The data of each event, a network read's worth at a time."""
+    decoder = SSEDecoder()
+    try:
+        async for received in response.aiter_bytes():
+            if batch := decoder.feed(received):
+                yield batch
+    except httpx.TransportError as error:
+        raise error_from_transport(error, mid_stream=True) from error
+    if batch := decoder.close():
+        yield batch
+
+
+async def _error_body(response: httpx.Response) -> bytes:
+    body = bytearray()
+    with contextlib.suppress(httpx.TransportError):
+        async for received in response.aiter_bytes():
+            body += received
+            if len(body) >= _MAX_ERROR_BODY:
+                break
+    return bytes(body[:_MAX_ERROR_BODY])
+
+
+def _attribution_headers(config: ClientConfig) -> dict[str, str]:
+    title = _header_text(config.app_title) or "Built-It"
+    headers = {"X-Title": title, "X-OpenRouter-Title": title, "User-Agent": f"{title} (httpx)"}
+    if app_url := _header_text(config.app_url):
+        headers["HTTP-Referer"] = app_url
+    return headers
+
+
+def _header_text(text: str) -> str:
+    return "".join(char for char in text if char.isascii() and char.isprintable()).strip()
+
+
+def _log_retry(state: RetryCallState) -> None:
+    error = state.outcome.exception() if state.outcome else None
+    wait = state.next_action.sleep if state.next_action else 0.0
+    attempt = state.attempt_number
+    logger.warning("Model request failed (%s); retry %d in %.1fs", error, attempt, wait)
+
+
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LLMClient] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def get_client() -> LLMClient:
+    """The client for the running event loop, configured from settings."""
+    loop = asyncio.get_running_loop()
+    client = _clients.get(loop)
+    if client is None:
+        client = _clients[loop] = LLMClient(ClientConfig.from_settings())
+    return client
+
+
+@receiver(setting_changed)
+def _forget_clients(*, setting: str, **kwargs: Any) -> None:
+    if setting.startswith(("OPENROUTER_", "BUILTIT_APP_")):
+        _clients.clear()

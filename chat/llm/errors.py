@@ -1,0 +1,245 @@
+"""Everything that can go wrong talking to the model provider, as one small tree.
+
+    LLMError                        retryable
+     ├── AuthenticationError          no    401: the key is missing, wrong or revoked
+     ├── InsufficientCreditsError     no    402: the account is out of credits
+     ├── ModerationError              no    403: the input was flagged
+     ├── BadRequestError              no    400, 404, 413, 422: the request is wrong
+     │    ├── ContextTooLongError     no    the conversation no longer fits the model
+     │    └── ModelNotFoundError      no    no such model, or no provider serves it
+     ├── RateLimitedError             yes   429, honouring Retry-After
+     ├── UnavailableError             yes   408, 5xx, connection refused or reset
+     │    ├── StalledError            yes   no data within the read timeout
+     │    └── StreamCutError          yes   the stream ended without a finish reason
+     └── InStreamError                by code: an error chunk inside an HTTP 200 stream
+
+Each carries the provider's own words (`upstream_message`), the HTTP status and
+error code when there was one, and `output_started`: whether part of the answer
+had already been handed on when it happened (then the client does not retry and
+the caller decides what to do with the partial output).
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import math
+import re
+import time
+
+import httpx
+
+from chat.llm.jsontypes import JSONObject, JSONValue, as_list, as_object, as_str
+
+_CONTEXT_TOO_LONG = re.compile(
+    r"context.{0,12}(length|window|limit)|maximum context|too many tokens|"
+    r"prompt is too long|reduce the length|input is too long",
+    re.IGNORECASE,
+)
+_MODEL_NOT_FOUND = re.compile(
+    r"not a valid model|no endpoints found|model.{0,40}(not found|does not exist)|unknown model",
+    re.IGNORECASE,
+)
+_RETRYABLE_CODES = re.compile(
+    r"rate.?limit|server.?error|timeout|timed.?out|overload|unavailable|internal|"
+    r"bad.?gateway|disconnect",
+    re.IGNORECASE,
+)
+# Enough of an HTML error page to say something, not enough to flood a log.
+_MAX_BODY_CHARS = 300
+
+
+class LLMError(Exception):
+    retryable = False
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        upstream_message: str = "",
+        status: int | None = None,
+        code: int | str | None = None,
+        provider: str | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.upstream_message = upstream_message
+        self.status = status
+        self.code = code
+        self.provider = provider
+        self.retry_after = retry_after
+        self.output_started = False
+
+
+class AuthenticationError(LLMError):
+    pass
+
+
+class InsufficientCreditsError(LLMError):
+    pass
+
+
+class ModerationError(LLMError):
+    pass
+
+
+class BadRequestError(LLMError):
+    pass
+
+
+class ContextTooLongError(BadRequestError):
+    pass
+
+
+class ModelNotFoundError(BadRequestError):
+    pass
+
+
+class RateLimitedError(LLMError):
+    retryable = True
+
+
+class UnavailableError(LLMError):
+    retryable = True
+
+
+class StalledError(UnavailableError):
+    pass
+
+
+class StreamCutError(UnavailableError):
+    pass
+
+
+class InStreamError(LLMError):
+    def __init__(self, message: str, *, retryable: bool, **context: object) -> None:
+        super().__init__(message, **context)  # type: ignore[arg-type]
+        self.retryable = retryable
+
+
+_BY_STATUS: dict[int, tuple[type[LLMError], str]] = {
+    401: (AuthenticationError, "The API key was refused"),
+    402: (InsufficientCreditsError, "The account has no credits left"),
+    403: (ModerationError, "The request was refused by moderation"),
+    429: (RateLimitedError, "Rate limited"),
+}
+
+
+def error_from_response(response: httpx.Response, body: bytes) -> LLMError:
+    """The typed error for an HTTP response whose status is not 2xx."""
+    status = response.status_code
+    upstream, code, provider = _error_fields(body)
+    kind, summary = _classify(status, upstream, code)
+    return kind(
+        f"{summary}: {upstream}" if upstream else summary,
+        upstream_message=upstream,
+        status=status,
+        code=code,
+        provider=provider,
+        retry_after=retry_after_seconds(response.headers) if kind.retryable else None,
+    )
+
+
+def _classify(status: int, upstream: str, code: int | str | None) -> tuple[type[LLMError], str]:
+    if status in _BY_STATUS:
+        return _BY_STATUS[status]
+    if status == 408 or status >= 500:
+        return UnavailableError, f"The provider is unavailable (HTTP {status})"
+    if _CONTEXT_TOO_LONG.search(upstream) or code == "context_length_exceeded":
+        return ContextTooLongError, "The conversation is too long for this model"
+    if status == 404 or _MODEL_NOT_FOUND.search(upstream):
+        return ModelNotFoundError, "The model is not available"
+    return BadRequestError, f"The request was refused (HTTP {status})"
+
+
+def error_from_chunk(chunk: JSONObject) -> InStreamError:
+    """The error carried by a chunk with a top-level `error` object (sent with HTTP 200)."""
+    error = as_object(chunk.get("error"))
+    upstream = as_str(error.get("message")) or "the provider reported an error mid-stream"
+    raw_code = error.get("code")
+    code = raw_code if isinstance(raw_code, int | str) and not isinstance(raw_code, bool) else None
+    provider = as_str(as_object(error.get("metadata")).get("provider_name"))
+    provider = provider or as_str(chunk.get("provider"))
+    return InStreamError(
+        f"The provider failed mid-answer: {upstream}",
+        retryable=_code_is_retryable(code),
+        upstream_message=upstream,
+        code=code,
+        provider=provider,
+    )
+
+
+def error_from_transport(error: httpx.TransportError, *, mid_stream: bool) -> UnavailableError:
+    """The typed error for a failure below HTTP: refused, reset, cut or silent."""
+    if isinstance(error, httpx.ReadTimeout):
+        return StalledError("The provider stopped sending data (read timeout)")
+    if isinstance(error, httpx.TimeoutException):
+        return UnavailableError(f"Timed out reaching the provider ({type(error).__name__})")
+    if isinstance(error, httpx.ConnectError):
+        return UnavailableError(f"Could not connect to the provider: {error or 'refused'}")
+    reason = str(error) or type(error).__name__
+    if mid_stream:
+        return StreamCutError(f"The connection was cut mid-answer: {reason}")
+    return UnavailableError(f"The connection to the provider failed: {reason}")
+
+
+def retry_after_seconds(headers: httpx.Headers) -> float | None:
+    """Seconds to wait from `retry-after-ms` or `Retry-After` (seconds or an HTTP date)."""
+    milliseconds = _float(headers.get("retry-after-ms"))
+    if milliseconds is not None:
+        return max(milliseconds / 1000, 0.0)
+    raw = headers.get("retry-after")
+    if raw is None:
+        return None
+    seconds = _float(raw)
+    if seconds is not None:
+        return max(seconds, 0.0)
+    try:
+        when = email.utils.parsedate_to_datetime(raw)
+    except (TypeError, ValueError):
+        return None
+    return max(when.timestamp() - time.time(), 0.0)
+
+
+def _error_fields(body: bytes) -> tuple[str, int | str | None, str | None]:
+    """(message, code, provider) from an OpenRouter or OpenAI error body, or its text."""
+    try:
+        parsed: JSONValue = json.loads(body)
+    except ValueError:
+        text = body.decode("utf-8", "replace")
+        text = re.sub(r"<[^>]*>", " ", text)  # an HTML error page from a proxy
+        return " ".join(text.split())[:_MAX_BODY_CHARS], None, None
+    error = as_object(as_object(parsed).get("error"))
+    message = as_str(error.get("message")) or as_str(as_object(parsed).get("message")) or ""
+    metadata = as_object(error.get("metadata"))
+    raw = as_str(metadata.get("raw"))
+    if raw and raw not in message:
+        message = f"{message} ({raw[:_MAX_BODY_CHARS]})" if message else raw[:_MAX_BODY_CHARS]
+    reasons = [reason for reason in as_list(metadata.get("reasons")) if isinstance(reason, str)]
+    if reasons:
+        message = f"{message} (flagged: {', '.join(reasons)})"
+    code = error.get("code")
+    code = code if isinstance(code, int | str) and not isinstance(code, bool) else None
+    return message, code, as_str(metadata.get("provider_name"))
+
+
+def _code_is_retryable(code: int | str | None) -> bool:
+    if isinstance(code, int):
+        return code in (408, 429) or code >= 500
+    if isinstance(code, str):
+        if code.isdigit():
+            return _code_is_retryable(int(code))
+        return bool(_RETRYABLE_CODES.search(code))
+    # An error without a code is most often a provider hiccup; one retry is cheap.
+    return True
+
+
+def _float(raw: str | None) -> float | None:
+    if raw is None:
+        return None
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None

@@ -1,0 +1,71 @@
+"""Server-sent events, incrementally: bytes in, the `data` of each event out.
+
+Follows the SSE rules the providers rely on: lines end with LF or CRLF (a
+line may arrive split across network reads, even inside a UTF-8 character),
+lines starting with ":" are comments (OpenRouter's keep-alive
+`: OPENROUTER PROCESSING`), an event's data lines are joined with "\\n" and
+the event ends at a blank line. Everything else (event:, id:, retry:) is
+ignored: no provider we speak to needs it.
+"""
+
+from __future__ import annotations
+
+
+class SSEDecoder:
+    def __init__(self) -> None:
+        # Pieces of a line that has not ended yet; joined once, when it ends,
+        # so a long line arriving in many small reads costs linear time.
+        self._partial: list[bytes] = []
+        self._data: list[bytes] = []
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        """The data of every event completed by `chunk`."""
+        if b"\n" not in chunk:
+            if chunk:
+                self._partial.append(chunk)
+            return []
+        if self._partial:
+            self._partial.append(chunk)
+            chunk = b"".join(self._partial)
+            self._partial = []
+        lines = chunk.split(b"\n")
+        rest = lines.pop()
+        if rest:
+            self._partial.append(rest)
+        events: list[bytes] = []
+        data = self._data
+        for line in lines:
+            # The common lines inlined (this runs for every chunk of every
+            # answer): a blank line ending an event, and a `data: ` line.
+            if not line:
+                if data:
+                    events.append(data[0] if len(data) == 1 else b"\n".join(data))
+                    data = self._data = []
+            elif line.startswith(b"data: ") and not line.endswith(b"\r"):
+                data.append(line[6:])
+            else:
+                self._line(line, events)
+                data = self._data
+        return events
+
+    def close(self) -> list[bytes]:
+        """At the end of the stream: an unterminated last line and event still count."""
+        events: list[bytes] = []
+        if self._partial:
+            self._line(b"".join(self._partial), events)
+            self._partial = []
+        self._line(b"", events)
+        return events
+
+    def _line(self, line: bytes, events: list[bytes]) -> None:
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        if not line:
+            if self._data:
+                events.append(self._data[0] if len(self._data) == 1 else b"\n".join(self._data))
+                self._data = []
+            return
+        if line.startswith(b"data:"):
+            value = line[5:]
+            self._data.append(value[1:] if value.startswith(b" ") else value)
+        # Comments (":...") and other fields carry nothing we use.
