@@ -40,6 +40,10 @@ check: $(STAMP)
 	$(BIN)/python manage.py check
 	$(BIN)/python manage.py makemigrations --check --dry-run
 
+# The offline demo model: OPENROUTER_BASE_URL=http://127.0.0.1:8765/api/v1 make run
+fake-openrouter: $(STAMP)
+	$(BIN)/python -m tests.fakes.openrouter --host 127.0.0.1 --port $${FAKE_PORT:-8765}
+
 superuser: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py createsuperuser

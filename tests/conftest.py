@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
@@ -9,6 +11,7 @@ from django.test import Client
 from projects.lifecycle import project_create
 from projects.models import Project
 from projects.services import Author
+from tests.fakes.openrouter import FakeOpenRouter
 
 
 @pytest.fixture
@@ -54,3 +57,10 @@ def other_client(other_user: User) -> Client:
     client = Client()
     client.force_login(other_user)
     return client
+
+
+@pytest.fixture
+def fake_openrouter() -> Iterator[FakeOpenRouter]:
+    """A fake OpenRouter on a free port; script its replies with `.script(...)`."""
+    with FakeOpenRouter() as server:
+        yield server
