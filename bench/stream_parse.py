@@ -1,0 +1,150 @@
+"""CPU cost of reading a streamed answer: chat.llm's client and assembler
+against a bare httpx loop that only splits lines, over loopback from the fake.
+
+Not a test: prints figures. Run with `.venv/bin/python bench/stream_parse.py`.
+CPU time is this thread's (`time.thread_time`), so the fake server, which runs
+in other threads of this process, is not counted. Target: the client adds
+under 20 µs of CPU per chunk, and a 10x longer stream costs at most 11x.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("BUILTIT_HTTPS", "0")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "builtit.settings")
+
+import django
+
+django.setup()
+
+import httpx
+
+from chat.llm import ChatMessage, ChatRequest, ClientConfig, LLMClient, MessageAssembler
+from tests.fakes.openrouter import FakeOpenRouter
+from tests.fakes.script import Raw, Stream
+
+SIZES = (20_000, 200_000)
+ROUNDS = 3
+CALLS = 3  # tool calls in the answer, each getting an equal share of the argument chunks
+
+
+def envelope(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    return {
+        "id": "gen-1763700000-AbCdEfGhIjKlMnOpQrSt",
+        "provider": "OpenAI",
+        "model": "openai/gpt-4o-mini",
+        "object": "chat.completion.chunk",
+        "created": 1763700000,
+        "choices": [
+            {
+                "index": 0,
+                "delta": delta,
+                "finish_reason": finish,
+                "native_finish_reason": finish,
+                "logprobs": None,
+            }
+        ],
+    }
+
+
+def scripted_stream(chunks: int) -> bytes:
+    """A realistic answer: a quarter content, then three tool calls whose
+    arguments arrive in many small fragments, then finish, usage and [DONE]."""
+    events: list[dict[str, Any]] = []
+    content_chunks = chunks // 4
+    events += [envelope({"role": "assistant", "content": "word "}) for _ in range(content_chunks)]
+    per_call = (chunks - content_chunks) // CALLS
+    for index in range(CALLS):
+        head = {"index": index, "id": f"call_{index}", "type": "function"}
+        head["function"] = {"name": "create_file", "arguments": '{"path": "p.html", "content": "'}
+        events.append(envelope({"role": "assistant", "content": None, "tool_calls": [head]}))
+        for _ in range(per_call - 2):
+            piece = {"index": index, "function": {"arguments": "<p>x</p>"}}
+            events.append(envelope({"role": "assistant", "content": None, "tool_calls": [piece]}))
+        tail = {"index": index, "function": {"arguments": '"}'}}
+        events.append(envelope({"role": "assistant", "content": None, "tool_calls": [tail]}))
+    events.append(envelope({"role": "assistant", "content": ""}, "tool_calls"))
+    usage = envelope({"role": "assistant", "content": ""}, "tool_calls")
+    usage["usage"] = {"prompt_tokens": 1000, "completion_tokens": chunks, "cost": 0.01}
+    events.append(usage)
+    lines = [b": OPENROUTER PROCESSING\n\n"]
+    lines += [b"data: " + json.dumps(event).encode() + b"\n\n" for event in events]
+    lines.append(b"data: [DONE]\n\n")
+    return b"".join(lines)
+
+
+async def bare_loop(base_url: str) -> int:
+    count = 0
+    async with (
+        httpx.AsyncClient(base_url=base_url + "/") as http,
+        http.stream("POST", "chat/completions", json={"stream": True}) as response,
+    ):
+        async for line in response.aiter_lines():
+            if line.startswith("data:"):
+                count += 1
+    return count
+
+
+async def client_loop(client: LLMClient) -> int:
+    request = ChatRequest(model="openai/gpt-4o-mini", messages=[ChatMessage.user("Build it")])
+    assembler = MessageAssembler()
+    async with client.stream(request) as pieces:
+        async for piece in pieces:
+            assembler.add(piece)
+    message = assembler.message()
+    assert len(message.tool_calls) == CALLS, message.tool_calls
+    for call in message.tool_calls:
+        json.loads(call.arguments)  # the fragments were joined into valid JSON
+    return len(message.content) // len("word ")
+
+
+def measure(fake: FakeOpenRouter, body: bytes, run: Any) -> tuple[float, float]:
+    """(best CPU seconds, wall seconds of that round) over ROUNDS runs."""
+    best = (float("inf"), 0.0)
+    for _ in range(ROUNDS):
+        fake.script(Stream([Raw(body)], piece_size=16 * 1024))
+        wall, cpu = time.perf_counter(), time.thread_time()
+        asyncio.run(run())
+        cpu, wall = time.thread_time() - cpu, time.perf_counter() - wall
+        best = min(best, (cpu, wall))
+    return best
+
+
+def main() -> None:
+    print(f"{'chunks':>8} {'reader':<18} {'chunks/s':>10} {'CPU µs/chunk':>13}")
+    client_cpu: dict[int, float] = {}
+    with FakeOpenRouter() as fake:
+        for size in SIZES:
+            body = scripted_stream(size)
+
+            async def with_client() -> None:
+                client = LLMClient(ClientConfig(base_url=fake.base_url, api_key="bench"))
+                try:
+                    await client_loop(client)
+                finally:
+                    await client.aclose()
+
+            bare_cpu, bare_wall = measure(fake, body, lambda: bare_loop(fake.base_url))
+            cpu, wall = measure(fake, body, with_client)
+            client_cpu[size] = cpu
+            rows = (("bare httpx lines", bare_cpu, bare_wall), ("chat.llm", cpu, wall))
+            for name, row_cpu, row_wall in rows:
+                per_chunk = row_cpu / size * 1e6
+                print(f"{size:>8} {name:<18} {size / row_wall:>10,.0f} {per_chunk:>13.2f}")
+            added = (cpu - bare_cpu) / size * 1e6
+            print(f"{size:>8} {'client adds':<18} {'':>10} {added:>13.2f}")
+    small, large = SIZES
+    ratio = client_cpu[large] / client_cpu[small]
+    print(f"\n{large // small}x longer stream costs {ratio:.2f}x the CPU (target: <= 11x)")
+
+
+if __name__ == "__main__":
+    main()
