@@ -11,18 +11,18 @@ from django.core.checks import CheckMessage, Error, Warning, register
 
 @register()
 def check_provider(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    messages: list[CheckMessage] = []
     base_host = _http_host(settings.OPENROUTER_BASE_URL)
     if base_host is None:
-        return [
+        messages.append(
             Error(
                 f"OPENROUTER_BASE_URL is not an http(s) URL: {settings.OPENROUTER_BASE_URL!r}.",
                 hint="Use https://openrouter.ai/api/v1, or the /v1 URL of an "
                 "OpenAI-compatible server such as http://127.0.0.1:11434/v1 (Ollama).",
                 id="chat.E001",
             )
-        ]
-    messages: list[CheckMessage] = []
-    if not settings.OPENROUTER_API_KEY and base_host.endswith("openrouter.ai"):
+        )
+    elif not settings.OPENROUTER_API_KEY and _is_openrouter(base_host):
         messages.append(
             Warning(
                 "No OpenRouter API key is configured; chat will ask for one.",
@@ -41,6 +41,10 @@ def check_provider(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]
             )
         )
     return messages
+
+
+def _is_openrouter(host: str) -> bool:
+    return host == "openrouter.ai" or host.endswith(".openrouter.ai")
 
 
 def _http_host(url: str) -> str | None:

@@ -35,7 +35,7 @@ class ChunkParser:
         self, chunk: JSONObject, *, message_key: str = "delta"
     ) -> list[StreamEvent] | InStreamError:
         """The pieces in `chunk`, or the error it reports (detected by its `error` key)."""
-        if chunk.get("error"):
+        if chunk.get("error") not in (None, False):
             return error_from_chunk(chunk)
         events: list[StreamEvent] = []
         if not self._info_sent:

@@ -22,6 +22,7 @@ the caller decides what to do with the partial output).
 from __future__ import annotations
 
 import email.utils
+import html
 import json
 import math
 import re
@@ -177,7 +178,7 @@ def error_from_transport(error: httpx.TransportError, *, mid_stream: bool) -> Un
     if isinstance(error, httpx.TimeoutException):
         return UnavailableError(f"Timed out reaching the provider ({type(error).__name__})")
     if isinstance(error, httpx.ConnectError):
-        return UnavailableError(f"Could not connect to the provider: {error or 'refused'}")
+        return UnavailableError(f"Could not connect to the provider: {str(error) or 'refused'}")
     reason = str(error) or type(error).__name__
     if mid_stream:
         return StreamCutError(f"The connection was cut mid-answer: {reason}")
@@ -207,13 +208,15 @@ def _error_fields(body: bytes) -> tuple[str, int | str | None, str | None]:
     try:
         parsed: JSONValue = json.loads(body)
     except ValueError:
-        text = body.decode("utf-8", "replace")
-        text = re.sub(r"<[^>]*>", " ", text)  # an HTML error page from a proxy
-        return " ".join(text.split())[:_MAX_BODY_CHARS], None, None
+        return _page_text(body.decode("utf-8", "replace")), None, None
     error = as_object(as_object(parsed).get("error"))
     message = as_str(error.get("message")) or as_str(as_object(parsed).get("message")) or ""
     metadata = as_object(error.get("metadata"))
-    raw = as_str(metadata.get("raw"))
+    raw_value = metadata.get("raw")
+    # The provider's own error: usually text, sometimes its whole JSON error.
+    raw = raw_value if isinstance(raw_value, str) else None
+    if isinstance(raw_value, dict | list):
+        raw = json.dumps(raw_value, ensure_ascii=False)
     if raw and raw not in message:
         message = f"{message} ({raw[:_MAX_BODY_CHARS]})" if message else raw[:_MAX_BODY_CHARS]
     reasons = [reason for reason in as_list(metadata.get("reasons")) if isinstance(reason, str)]
@@ -222,6 +225,13 @@ def _error_fields(body: bytes) -> tuple[str, int | str | None, str | None]:
     code = error.get("code")
     code = code if isinstance(code, int | str) and not isinstance(code, bool) else None
     return message, code, as_str(metadata.get("provider_name"))
+
+
+def _page_text(page: str) -> str:
+    """The words of an HTML error page from a proxy (or any text body), briefly."""
+    page = re.sub(r"(?is)<(script|style)\b.*?</\1\s*>", " ", page)
+    page = html.unescape(re.sub(r"<[^>]*>", " ", page))
+    return " ".join(page.split())[:_MAX_BODY_CHARS]
 
 
 def _code_is_retryable(code: int | str | None) -> bool:

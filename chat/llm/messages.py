@@ -97,14 +97,15 @@ class Usage:
     def from_wire(cls, usage: JSONObject) -> Usage:
         completion_details = as_object(usage.get("completion_tokens_details"))
         prompt_details = as_object(usage.get("prompt_tokens_details"))
-        prompt = as_int(usage.get("prompt_tokens")) or 0
-        completion = as_int(usage.get("completion_tokens")) or 0
+        prompt = _count(usage.get("prompt_tokens"))
+        completion = _count(usage.get("completion_tokens"))
+        total = as_int(usage.get("total_tokens"))
         return cls(
             prompt_tokens=prompt,
             completion_tokens=completion,
-            total_tokens=as_int(usage.get("total_tokens")) or prompt + completion,
-            reasoning_tokens=as_int(completion_details.get("reasoning_tokens")) or 0,
-            cached_tokens=as_int(prompt_details.get("cached_tokens")) or 0,
+            total_tokens=prompt + completion if total is None else max(total, 0),
+            reasoning_tokens=_count(completion_details.get("reasoning_tokens")),
+            cached_tokens=_count(prompt_details.get("cached_tokens")),
             cost=_decimal(usage.get("cost")),
         )
 
@@ -156,6 +157,10 @@ class AssistantMessage:
             tool_calls=self.tool_calls,
             reasoning_details=self.reasoning_details,
         )
+
+
+def _count(value: JSONValue) -> int:
+    return max(as_int(value) or 0, 0)
 
 
 def _decimal(value: JSONValue) -> Decimal | None:

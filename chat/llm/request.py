@@ -106,7 +106,7 @@ def _parameters(parameters: ModelParameters) -> JSONObject:
         if value is None:
             continue
         if isinstance(value, Reasoning):
-            wire[spec.name] = {
+            settings: JSONObject = {
                 name: setting
                 for name, setting in (
                     ("effort", value.effort),
@@ -116,6 +116,8 @@ def _parameters(parameters: ModelParameters) -> JSONObject:
                 )
                 if setting is not None
             }
+            if settings:  # an empty object could switch reasoning on with defaults
+                wire[spec.name] = settings
         elif isinstance(value, tuple):
             wire[spec.name] = list(value)
         elif isinstance(value, Mapping):

@@ -100,17 +100,18 @@ class Stream:
 
     def actions(self) -> list[Action]:
         actions: list[Action] = []
-        pending = b""
+        # Gathered in a list and joined once: a long scripted stream stays linear.
+        pending: list[bytes] = []
         for event in self.events:
             if isinstance(event, Pause | Drop | Stall):
-                actions += self._pieces(pending)
-                pending = b""
+                actions += self._pieces(b"".join(pending))
+                pending = []
                 actions.append(event)
             elif self.piece_size is None:
                 actions.append(event.encode(self.line_ending))
             else:
-                pending += event.encode(self.line_ending)
-        actions += self._pieces(pending)
+                pending.append(event.encode(self.line_ending))
+        actions += self._pieces(b"".join(pending))
         return self._paced(actions)
 
     def _pieces(self, data: bytes) -> list[Action]:
