@@ -776,3 +776,28 @@ async def test_the_model_list(harness: Harness) -> None:
     assert [model.id for model in models] == [entry["id"] for entry in harness.fake.models]
     assert all(model.context_length for model in models)
     assert harness.fake.requests[0].path == "/api/v1/models"
+
+
+async def test_a_server_that_ignores_stream_true_still_gives_the_answer(harness: Harness) -> None:
+    whole = Reply(
+        content="One piece",
+        tool_calls=[ToolCallScript("create_file", {"path": "a.html"})],
+    ).to_json()
+    harness.fake.script(Json(whole))
+
+    events, message = await harness.run()
+
+    assert contents(events) == ["One piece"]
+    assert message.content == "One piece"
+    assert [call.name for call in message.tool_calls] == ["create_file"]
+    assert message.finish_reason == "tool_calls"
+
+
+async def test_a_redirect_points_at_the_base_url_setting(harness: Harness) -> None:
+    harness.fake.script(HttpError(301, headers={"Location": "https://elsewhere.example/"}))
+
+    with pytest.raises(BadRequestError) as caught:
+        await harness.run()
+
+    assert "OPENROUTER_BASE_URL" in str(caught.value)
+    assert len(harness.fake.requests) == 1

@@ -53,6 +53,8 @@ Sleep = Callable[[float], Awaitable[None]]
 
 _DONE = b"[DONE]"
 _MAX_ERROR_BODY = 64 * 1024
+# A whole answer holds whole files in its tool calls; bounded all the same.
+_MAX_ANSWER_BODY = 32 * 1024 * 1024
 
 
 class ChatStream:
@@ -158,7 +160,11 @@ class LLMClient:
             except httpx.TransportError as error:
                 raise error_from_transport(error, mid_stream=False) from error
             if not response.is_success:
-                raise error_from_response(response, await _error_body(response))
+                raise error_from_response(response, await _body(response, _MAX_ERROR_BODY))
+            if response.headers.get("content-type", "").startswith("application/json"):
+                # A server that ignores `stream: true` answers in one piece.
+                whole = _message_pieces(await _body(response, _MAX_ANSWER_BODY))
+                return _OpenStream(stack, whole, _no_more_pieces())
             events = _response_events(response)
             stack.push_async_callback(events.aclose)
             held: list[StreamEvent] = []
@@ -173,14 +179,8 @@ class LLMClient:
 
     async def _complete_once(self, body: JSONObject, headers: dict[str, str]) -> AssistantMessage:
         response = await self._request("POST", "chat/completions", headers, body)
-        data = parse_json_chunk(response.content)
-        if data is None:
-            raise UnavailableError("The provider's answer was not JSON")
-        pieces = ChunkParser().parse(data, message_key="message")
-        if isinstance(pieces, InStreamError):
-            raise pieces
         assembler = MessageAssembler()
-        for piece in pieces:
+        for piece in _message_pieces(response.content):
             assembler.add(piece)
         return assembler.message()
 
@@ -264,14 +264,31 @@ async def _event_data(response: httpx.Response) -> AsyncGenerator[list[bytes], N
         yield batch
 
 
-async def _error_body(response: httpx.Response) -> bytes:
+def _message_pieces(body: bytes) -> list[StreamEvent]:
+    """The pieces of a whole (non-streamed) answer."""
+    data = parse_json_chunk(body)
+    if data is None:
+        raise UnavailableError("The provider's answer was not JSON")
+    pieces = ChunkParser().parse(data, message_key="message")
+    if isinstance(pieces, InStreamError):
+        raise pieces
+    return pieces
+
+
+async def _no_more_pieces() -> AsyncGenerator[StreamEvent, None]:
+    return
+    yield  # pragma: no cover  (makes this an async generator)
+
+
+async def _body(response: httpx.Response, limit: int) -> bytes:
+    """Up to `limit` bytes of a body; what a broken connection left is still read."""
     body = bytearray()
     with contextlib.suppress(httpx.TransportError):
         async for received in response.aiter_bytes():
             body += received
-            if len(body) >= _MAX_ERROR_BODY:
+            if len(body) >= limit:
                 break
-    return bytes(body[:_MAX_ERROR_BODY])
+    return bytes(body[:limit])
 
 
 def _attribution_headers(config: ClientConfig) -> dict[str, str]:

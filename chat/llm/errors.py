@@ -145,6 +145,11 @@ def error_from_response(response: httpx.Response, body: bytes) -> LLMError:
 def _classify(status: int, upstream: str, code: int | str | None) -> tuple[type[LLMError], str]:
     if status in _BY_STATUS:
         return _BY_STATUS[status]
+    if 300 <= status < 400:
+        return (
+            BadRequestError,
+            f"The provider redirected the request (HTTP {status}); check OPENROUTER_BASE_URL",
+        )
     if status == 408 or status >= 500:
         return UnavailableError, f"The provider is unavailable (HTTP {status})"
     if _CONTEXT_TOO_LONG.search(upstream) or code == "context_length_exceeded":
