@@ -5,11 +5,14 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+
+N = TypeVar("N", int, float)
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -32,28 +35,24 @@ def env_bool(name: str, default: bool) -> bool:
 
 
 def env_int(name: str, default: int, *, minimum: int = 0) -> int:
-    raw = os.environ.get(name)
-    if raw is None or raw.strip() == "":
-        return default
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        raise ImproperlyConfigured(f"{name} must be a whole number, not {raw!r}.") from None
-    if value < minimum:
-        raise ImproperlyConfigured(f"{name} must be at least {minimum}, not {value}.")
-    return value
+    return _env_number(name, default, int, "a whole number", minimum)
 
 
 def env_float(name: str, default: float, *, minimum: float = 0.0) -> float:
+    return _env_number(name, default, float, "a number", minimum)
+
+
+def _env_number(name: str, default: N, parse: Callable[[str], N], kind: str, minimum: N) -> N:
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
     try:
-        value = float(raw.strip())
+        value = parse(raw.strip())
     except ValueError:
-        raise ImproperlyConfigured(f"{name} must be a number, not {raw!r}.") from None
+        raise ImproperlyConfigured(f"{name} must be {kind}, not {raw!r}.") from None
+    # Written so that NaN fails too; infinity is no setting either.
     if not value >= minimum or value == float("inf"):
-        raise ImproperlyConfigured(f"{name} must be a number of at least {minimum}, not {raw!r}.")
+        raise ImproperlyConfigured(f"{name} must be at least {minimum}, not {raw.strip()}.")
     return value
 
 
