@@ -801,3 +801,29 @@ async def test_a_redirect_points_at_the_base_url_setting(harness: Harness) -> No
 
     assert "OPENROUTER_BASE_URL" in str(caught.value)
     assert len(harness.fake.requests) == 1
+
+
+async def test_a_parameter_that_is_not_a_finite_number_is_refused_before_sending(
+    harness: Harness,
+) -> None:
+    request = ChatRequest(
+        model="openai/gpt-4o",
+        messages=[ChatMessage.user("hi")],
+        parameters=ModelParameters(temperature=float("nan")),
+    )
+
+    with pytest.raises(BadRequestError):
+        harness.client.stream(request)
+
+    assert harness.fake.requests == []
+
+
+async def test_the_body_is_utf8_json(harness: Harness) -> None:
+    harness.fake.script(text("ok"))
+
+    await harness.run(ChatRequest(model="openai/gpt-4o", messages=[ChatMessage.user("Grüße 世界")]))
+
+    recorded = harness.fake.requests[0]
+    assert recorded.headers["content-type"] == "application/json"
+    assert "Grüße 世界".encode() in recorded.body
+    assert recorded.json["messages"][0]["content"] == "Grüße 世界"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
@@ -34,6 +35,7 @@ from chat.llm.config import ClientConfig
 from chat.llm.deltas import OUTPUT_EVENTS, Finish, StreamEvent
 from chat.llm.errors import (
     AuthenticationError,
+    BadRequestError,
     InStreamError,
     LLMError,
     StreamCutError,
@@ -120,13 +122,13 @@ class LLMClient:
         await self._http.aclose()
 
     def stream(self, request: ChatRequest, *, api_key: str | None = None) -> ChatStream:
-        body = build_body(request, stream=True)
+        body = _encode(build_body(request, stream=True))
         return ChatStream(self._stream_events(body, self._auth(api_key)))
 
     async def complete(
         self, request: ChatRequest, *, api_key: str | None = None
     ) -> AssistantMessage:
-        body = build_body(request, stream=False)
+        body = _encode(build_body(request, stream=False))
         return await self._with_retries(partial(self._complete_once, body, self._auth(api_key)))
 
     async def list_models(self, *, api_key: str | None = None) -> list[ModelInfo]:
@@ -135,7 +137,7 @@ class LLMClient:
         return models_from_wire(parse_json_chunk(response.content) or {})
 
     async def _stream_events(
-        self, body: JSONObject, headers: dict[str, str]
+        self, body: bytes, headers: dict[str, str]
     ) -> AsyncIterator[StreamEvent]:
         opened = await self._with_retries(partial(self._open_stream, body, headers))
         async with opened.stack:
@@ -148,14 +150,14 @@ class LLMClient:
                 error.output_started = True
                 raise
 
-    async def _open_stream(self, body: JSONObject, headers: dict[str, str]) -> _OpenStream:
+    async def _open_stream(self, body: bytes, headers: dict[str, str]) -> _OpenStream:
         """Send the request and read up to the first piece of output, so that
         everything that fails before it can still be retried."""
         stack = contextlib.AsyncExitStack()
         try:
             try:
                 response = await stack.enter_async_context(
-                    self._http.stream("POST", "chat/completions", json=body, headers=headers)
+                    self._http.stream("POST", "chat/completions", content=body, headers=headers)
                 )
             except httpx.TransportError as error:
                 raise error_from_transport(error, mid_stream=False) from error
@@ -177,7 +179,7 @@ class LLMClient:
             await stack.aclose()
             raise
 
-    async def _complete_once(self, body: JSONObject, headers: dict[str, str]) -> AssistantMessage:
+    async def _complete_once(self, body: bytes, headers: dict[str, str]) -> AssistantMessage:
         response = await self._request("POST", "chat/completions", headers, body)
         assembler = MessageAssembler()
         for piece in _message_pieces(response.content):
@@ -185,10 +187,10 @@ class LLMClient:
         return assembler.message()
 
     async def _request(
-        self, method: str, url: str, headers: dict[str, str], body: JSONObject | None = None
+        self, method: str, url: str, headers: dict[str, str], body: bytes | None = None
     ) -> httpx.Response:
         try:
-            response = await self._http.request(method, url, json=body, headers=headers)
+            response = await self._http.request(method, url, content=body, headers=headers)
         except httpx.TransportError as error:
             raise error_from_transport(error, mid_stream=False) from error
         if not response.is_success:
@@ -264,6 +266,14 @@ async def _event_data(response: httpx.Response) -> AsyncGenerator[list[bytes], N
         yield batch
 
 
+def _encode(body: JSONObject) -> bytes:
+    """The body as sent, encoded once (not again on every retry)."""
+    try:
+        return json.dumps(body, ensure_ascii=False, allow_nan=False).encode()
+    except ValueError:
+        raise BadRequestError("A model parameter is not a finite number") from None
+
+
 def _message_pieces(body: bytes) -> list[StreamEvent]:
     """The pieces of a whole (non-streamed) answer."""
     data = parse_json_chunk(body)
@@ -293,7 +303,12 @@ async def _body(response: httpx.Response, limit: int) -> bytes:
 
 def _attribution_headers(config: ClientConfig) -> dict[str, str]:
     title = _header_text(config.app_title) or "Built-It"
-    headers = {"X-Title": title, "X-OpenRouter-Title": title, "User-Agent": f"{title} (httpx)"}
+    headers = {
+        "Content-Type": "application/json",  # bodies are encoded by _encode, not by httpx
+        "X-Title": title,
+        "X-OpenRouter-Title": title,
+        "User-Agent": f"{title} (httpx)",
+    }
     if app_url := _header_text(config.app_url):
         headers["HTTP-Referer"] = app_url
     return headers
