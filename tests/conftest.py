@@ -14,6 +14,13 @@ from projects.services import Author
 from tests.fakes.openrouter import FakeOpenRouter
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Browser tests last: Playwright's sync API keeps an event loop running on
+    the main thread for the rest of the session, and async tests (the client,
+    the loop, the consumer) need the thread to themselves."""
+    items.sort(key=lambda item: "browser" in item.path.parts)
+
+
 @pytest.fixture
 def user(db: None) -> User:
     return User.objects.create_user("ada", "ada@example.com", "correct horse battery")
