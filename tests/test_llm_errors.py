@@ -222,11 +222,16 @@ def test_an_openai_style_string_code_is_kept() -> None:
     assert error.upstream_message == "Incorrect API key provided"
 
 
+def test_an_error_given_as_plain_text_is_used() -> None:
+    # LM Studio and some proxies answer {"error": "..."}.
+    assert error_for(400, b'{"error": "flat string"}').upstream_message == "flat string"
+
+
 def test_a_top_level_message_without_error_object_is_used() -> None:
     assert error_for(400, b'{"message": "bad input"}').upstream_message == "bad input"
 
 
-@pytest.mark.parametrize("body", [b"[]", b'"oops"', b"null", b'{"error": "flat string"}'])
+@pytest.mark.parametrize("body", [b"[]", b'"oops"', b"null"])
 def test_json_bodies_of_other_shapes_give_the_summary_only(body: bytes) -> None:
     error = error_for(400, body)
 

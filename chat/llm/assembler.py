@@ -25,6 +25,7 @@ from chat.llm.deltas import (
 )
 from chat.llm.jsontypes import JSONObject
 from chat.llm.messages import AssistantMessage, ToolCall, Usage
+from chat.llm.unicode import well_formed
 
 
 @dataclass(slots=True)
@@ -70,8 +71,8 @@ class MessageAssembler:
 
     def message(self) -> AssistantMessage:
         return AssistantMessage(
-            content="".join(self._content),
-            reasoning="".join(self._reasoning),
+            content=well_formed("".join(self._content)),
+            reasoning=well_formed("".join(self._reasoning)),
             reasoning_details=tuple(self._details),
             tool_calls=_finished_calls(self._calls),
             finish_reason=self.finish_reason,
@@ -108,7 +109,7 @@ def _starts_new_call(parts: _CallParts, delta: ToolCallDelta) -> bool:
 def _is_complete_json(text: str) -> bool:
     try:
         json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return True
 
@@ -124,5 +125,6 @@ def _finished_calls(calls: list[_CallParts]) -> tuple[ToolCall, ...]:
             # Kept on the parts, so asking for the message again gives the same id.
             parts.id = f"call_{secrets.token_hex(12)}"
         seen.add(parts.id)
-        finished.append(ToolCall(parts.id, parts.name, arguments if arguments.strip() else "{}"))
+        arguments = well_formed(arguments) if arguments.strip() else "{}"
+        finished.append(ToolCall(parts.id, well_formed(parts.name), arguments))
     return tuple(finished)

@@ -64,6 +64,8 @@ class ChunkParser:
 
 def _message_events(delta: JSONObject, events: list[StreamEvent]) -> None:
     content = delta.get("content")
+    if isinstance(content, list):  # content parts, as some providers send them
+        content = "".join(as_str(as_object(part).get("text")) or "" for part in content)
     if content and isinstance(content, str):
         events.append(ContentDelta(content))
     reasoning = delta.get("reasoning") or delta.get("reasoning_content")
@@ -113,6 +115,6 @@ def parse_json_chunk(data: bytes) -> JSONObject | None:
     try:
         # Decoding first skips json.loads' encoding sniffing, a third of its time.
         value = _decode(data.decode())
-    except ValueError:  # also UnicodeDecodeError
+    except (ValueError, RecursionError):  # also UnicodeDecodeError; hostile nesting
         return None
     return value if isinstance(value, dict) else None

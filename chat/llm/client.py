@@ -47,6 +47,7 @@ from chat.llm.jsontypes import JSONObject
 from chat.llm.messages import AssistantMessage
 from chat.llm.request import ChatRequest, build_body
 from chat.llm.sse import SSEDecoder
+from chat.llm.unicode import well_formed
 
 logger = logging.getLogger(__name__)
 
@@ -159,11 +160,15 @@ class LLMClient:
                 response = await stack.enter_async_context(
                     self._http.stream("POST", "chat/completions", content=body, headers=headers)
                 )
-            except httpx.TransportError as error:
+            except httpx.RequestError as error:
                 raise error_from_transport(error, mid_stream=False) from error
             if not response.is_success:
                 raise error_from_response(response, await _body(response, _MAX_ERROR_BODY))
-            if response.headers.get("content-type", "").startswith("application/json"):
+            kind = response.headers.get("content-type", "")
+            if kind.startswith("text/html"):
+                page = await _body(response, _MAX_ERROR_BODY)
+                raise _web_page_error(response, page)
+            if kind.startswith("application/json"):
                 # A server that ignores `stream: true` answers in one piece.
                 whole = _message_pieces(await _body(response, _MAX_ANSWER_BODY))
                 return _OpenStream(stack, whole, _no_more_pieces())
@@ -191,7 +196,7 @@ class LLMClient:
     ) -> httpx.Response:
         try:
             response = await self._http.request(method, url, content=body, headers=headers)
-        except httpx.TransportError as error:
+        except httpx.RequestError as error:
             raise error_from_transport(error, mid_stream=False) from error
         if not response.is_success:
             raise error_from_response(response, response.content[:_MAX_ERROR_BODY])
@@ -234,23 +239,33 @@ async def _response_events(response: httpx.Response) -> AsyncGenerator[StreamEve
     parser = ChunkParser()
     finished = False
     async with contextlib.aclosing(_event_data(response)) as batches:
-        async for batch in batches:
-            for data in batch:
-                if data == _DONE:
-                    return
-                chunk = parse_json_chunk(data)
-                if chunk is None:
-                    logger.warning("Skipped a stream event that is not a JSON object: %.200r", data)
-                    continue
-                pieces = parser.parse(chunk)
-                if isinstance(pieces, InStreamError):
-                    raise pieces
-                for piece in pieces:
-                    if isinstance(piece, Finish):
-                        finished = True
-                    yield piece
+        try:
+            async for batch in batches:
+                for data in batch:
+                    if data == _DONE:
+                        return
+                    for piece in _chunk_pieces(parser, data):
+                        finished = finished or isinstance(piece, Finish)
+                        yield piece
+        except UnavailableError as error:
+            if not finished:
+                raise
+            # The answer was whole; only its ending ([DONE], the close) went wrong.
+            logger.info("A stream ended badly after its finish reason: %s", error)
+            return
     if not finished:
         raise StreamCutError("The answer stopped before it was complete")
+
+
+def _chunk_pieces(parser: ChunkParser, data: bytes) -> list[StreamEvent]:
+    chunk = parse_json_chunk(data)
+    if chunk is None:
+        logger.warning("Skipped a stream event that is not a JSON object: %.200r", data)
+        return []
+    pieces = parser.parse(chunk)
+    if isinstance(pieces, InStreamError):
+        raise pieces
+    return pieces
 
 
 async def _event_data(response: httpx.Response) -> AsyncGenerator[list[bytes], None]:
@@ -260,7 +275,7 @@ async def _event_data(response: httpx.Response) -> AsyncGenerator[list[bytes], N
         async for received in response.aiter_bytes():
             if batch := decoder.feed(received):
                 yield batch
-    except httpx.TransportError as error:
+    except httpx.RequestError as error:
         raise error_from_transport(error, mid_stream=True) from error
     if batch := decoder.close():
         yield batch
@@ -269,16 +284,20 @@ async def _event_data(response: httpx.Response) -> AsyncGenerator[list[bytes], N
 def _encode(body: JSONObject) -> bytes:
     """The body as sent, encoded once (not again on every retry)."""
     try:
-        return json.dumps(body, ensure_ascii=False, allow_nan=False).encode()
+        text = json.dumps(body, ensure_ascii=False, allow_nan=False)
     except ValueError:
         raise BadRequestError("A model parameter is not a finite number") from None
+    try:
+        return text.encode()
+    except UnicodeEncodeError:  # half of a character, e.g. from a pasted emoji
+        return well_formed(text).encode()
 
 
 def _message_pieces(body: bytes) -> list[StreamEvent]:
     """The pieces of a whole (non-streamed) answer."""
     data = parse_json_chunk(body)
     if data is None:
-        raise UnavailableError("The provider's answer was not JSON")
+        raise UnavailableError("The provider's answer was not a JSON object")
     pieces = ChunkParser().parse(data, message_key="message")
     if isinstance(pieces, InStreamError):
         raise pieces
@@ -293,12 +312,22 @@ async def _no_more_pieces() -> AsyncGenerator[StreamEvent, None]:
 async def _body(response: httpx.Response, limit: int) -> bytes:
     """Up to `limit` bytes of a body; what a broken connection left is still read."""
     body = bytearray()
-    with contextlib.suppress(httpx.TransportError):
+    with contextlib.suppress(httpx.RequestError):
         async for received in response.aiter_bytes():
             body += received
             if len(body) >= limit:
                 break
     return bytes(body[:limit])
+
+
+def _web_page_error(response: httpx.Response, page: bytes) -> BadRequestError:
+    error = error_from_response(response, page)
+    return BadRequestError(
+        "The provider answered with a web page, not a model's answer; check "
+        f"OPENROUTER_BASE_URL ({error.upstream_message or 'an empty page'})",
+        upstream_message=error.upstream_message,
+        status=response.status_code,
+    )
 
 
 def _attribution_headers(config: ClientConfig) -> dict[str, str]:

@@ -46,8 +46,11 @@ _RETRYABLE_CODES = re.compile(
     r"bad.?gateway|disconnect",
     re.IGNORECASE,
 )
-# Enough of an HTML error page to say something, not enough to flood a log.
+# Enough of an error to say something, not enough to flood a log or a page.
 _MAX_BODY_CHARS = 300
+# Of an error page, only the start is read for words.
+_MAX_PAGE_BYTES = 8 * 1024
+_TAG = re.compile(r"<[^<>]*>")
 
 
 class LLMError(Exception):
@@ -161,8 +164,10 @@ def _classify(status: int, upstream: str, code: int | str | None) -> tuple[type[
 
 def error_from_chunk(chunk: JSONObject) -> InStreamError:
     """The error carried by a chunk with a top-level `error` object (sent with HTTP 200)."""
-    error = as_object(chunk.get("error"))
-    upstream = as_str(error.get("message")) or "the provider reported an error mid-stream"
+    raw_error = chunk.get("error")
+    error = as_object(raw_error)
+    said = raw_error if isinstance(raw_error, str) else as_str(error.get("message"))
+    upstream = _brief(said or "the provider reported an error mid-stream")
     raw_code = error.get("code")
     code = raw_code if isinstance(raw_code, int | str) and not isinstance(raw_code, bool) else None
     provider = as_str(as_object(error.get("metadata")).get("provider_name"))
@@ -176,8 +181,8 @@ def error_from_chunk(chunk: JSONObject) -> InStreamError:
     )
 
 
-def error_from_transport(error: httpx.TransportError, *, mid_stream: bool) -> UnavailableError:
-    """The typed error for a failure below HTTP: refused, reset, cut or silent."""
+def error_from_transport(error: httpx.RequestError, *, mid_stream: bool) -> UnavailableError:
+    """The typed error for a failure below HTTP: refused, reset, cut, silent or garbled."""
     if isinstance(error, httpx.ReadTimeout):
         return StalledError("The provider stopped sending data (read timeout)")
     if isinstance(error, httpx.TimeoutException):
@@ -212,10 +217,12 @@ def _error_fields(body: bytes) -> tuple[str, int | str | None, str | None]:
     """(message, code, provider) from an OpenRouter or OpenAI error body, or its text."""
     try:
         parsed: JSONValue = json.loads(body)
-    except ValueError:
-        return _page_text(body.decode("utf-8", "replace")), None, None
-    error = as_object(as_object(parsed).get("error"))
-    message = as_str(error.get("message")) or as_str(as_object(parsed).get("message")) or ""
+    except (ValueError, RecursionError):  # RecursionError: hostile nesting
+        return _page_text(body[:_MAX_PAGE_BYTES].decode("utf-8", "replace")), None, None
+    raw_error = as_object(parsed).get("error")
+    error = as_object(raw_error)
+    said = raw_error if isinstance(raw_error, str) else as_str(error.get("message"))
+    message = _brief(said or as_str(as_object(parsed).get("message")) or "")
     metadata = as_object(error.get("metadata"))
     raw_value = metadata.get("raw")
     # The provider's own error: usually text, sometimes its whole JSON error.
@@ -223,7 +230,7 @@ def _error_fields(body: bytes) -> tuple[str, int | str | None, str | None]:
     if isinstance(raw_value, dict | list):
         raw = json.dumps(raw_value, ensure_ascii=False)
     if raw and raw not in message:
-        message = f"{message} ({raw[:_MAX_BODY_CHARS]})" if message else raw[:_MAX_BODY_CHARS]
+        message = f"{message} ({_brief(raw)})" if message else _brief(raw)
     reasons = [reason for reason in as_list(metadata.get("reasons")) if isinstance(reason, str)]
     if reasons:
         message = f"{message} (flagged: {', '.join(reasons)})"
@@ -233,10 +240,37 @@ def _error_fields(body: bytes) -> tuple[str, int | str | None, str | None]:
 
 
 def _page_text(page: str) -> str:
-    """The words of an HTML error page from a proxy (or any text body), briefly."""
-    page = re.sub(r"(?is)<(script|style)\b.*?</\1\s*>", " ", page)
-    page = html.unescape(re.sub(r"<[^>]*>", " ", page))
-    return " ".join(page.split())[:_MAX_BODY_CHARS]
+    """The words of an HTML error page from a proxy (or any text body), briefly.
+
+    Linear on purpose: this runs on the event loop, on whatever a broken proxy sent.
+    """
+    page = html.unescape(_TAG.sub(" ", _without_blocks(page)))
+    return _brief(" ".join(page.split()))
+
+
+def _without_blocks(page: str) -> str:
+    """`page` without the contents of its <script> and <style> elements."""
+    lower = page.lower()
+    kept: list[str] = []
+    position = 0
+    while True:
+        starts = (lower.find("<script", position), lower.find("<style", position))
+        start = min((at for at in starts if at >= 0), default=-1)
+        if start < 0:
+            kept.append(page[position:])
+            break
+        kept.append(page[position:start])
+        closing = "</script" if lower.startswith("<script", start) else "</style"
+        end = lower.find(closing, start)
+        if end < 0:
+            break  # the rest of the page is inside the block
+        after = lower.find(">", end)
+        position = len(page) if after < 0 else after + 1
+    return " ".join(kept)
+
+
+def _brief(text: str) -> str:
+    return text if len(text) <= _MAX_BODY_CHARS else text[: _MAX_BODY_CHARS - 1] + "…"
 
 
 def _code_is_retryable(code: int | str | None) -> bool:

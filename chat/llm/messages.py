@@ -103,7 +103,7 @@ class Usage:
         return cls(
             prompt_tokens=prompt,
             completion_tokens=completion,
-            total_tokens=prompt + completion if total is None else max(total, 0),
+            total_tokens=prompt + completion if total is None else _count(total),
             reasoning_tokens=_count(completion_details.get("reasoning_tokens")),
             cached_tokens=_count(prompt_details.get("cached_tokens")),
             cost=_decimal(usage.get("cost")),
@@ -159,8 +159,16 @@ class AssistantMessage:
         )
 
 
+# Beyond any real answer; keeps a hostile count out of integer columns.
+_MAX_COUNT = 10**12
+
+
 def _count(value: JSONValue) -> int:
-    return max(as_int(value) or 0, 0)
+    return min(max(as_int(value) or 0, 0), _MAX_COUNT)
+
+
+# A billion credits for one answer is not a cost but a broken provider.
+_MAX_COST_DIGITS = 9
 
 
 def _decimal(value: JSONValue) -> Decimal | None:
@@ -170,4 +178,7 @@ def _decimal(value: JSONValue) -> Decimal | None:
         result = Decimal(str(value))
     except InvalidOperation:
         return None
-    return result if result.is_finite() else None
+    if not result.is_finite() or result.adjusted() > _MAX_COST_DIGITS:
+        return None
+    # A negative cost would lower what a person is recorded as spending.
+    return max(result, Decimal(0))

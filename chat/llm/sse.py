@@ -10,28 +10,39 @@ ignored: no provider we speak to needs it.
 
 from __future__ import annotations
 
+from chat.llm.errors import UnavailableError
+
+_BOM = b"\xef\xbb\xbf"
+# Far beyond any real chunk (a whole file in one tool-call fragment is a few
+# hundred KB); past it the stream is abandoned rather than held in memory.
+MAX_LINE_BYTES = 32 * 1024 * 1024
+
 
 class SSEDecoder:
-    def __init__(self) -> None:
+    def __init__(self, *, max_line: int = MAX_LINE_BYTES) -> None:
         # Pieces of a line that has not ended yet; joined once, when it ends,
         # so a long line arriving in many small reads costs linear time.
         self._partial: list[bytes] = []
+        self._partial_size = 0
         self._data: list[bytes] = []
+        self._max_line = max_line
+        self._started = False
 
     def feed(self, chunk: bytes) -> list[bytes]:
         """The data of every event completed by `chunk`."""
+        if not self._started and chunk:
+            self._started = True
+            chunk = chunk.removeprefix(_BOM)  # allowed by the SSE rules, once
         if b"\n" not in chunk:
-            if chunk:
-                self._partial.append(chunk)
+            self._hold(chunk)
             return []
         if self._partial:
             self._partial.append(chunk)
             chunk = b"".join(self._partial)
             self._partial = []
+            self._partial_size = 0
         lines = chunk.split(b"\n")
-        rest = lines.pop()
-        if rest:
-            self._partial.append(rest)
+        self._hold(lines.pop())
         events: list[bytes] = []
         data = self._data
         for line in lines:
@@ -47,6 +58,17 @@ class SSEDecoder:
                 self._line(line, events)
                 data = self._data
         return events
+
+    def _hold(self, piece: bytes) -> None:
+        if not piece:
+            return
+        self._partial.append(piece)
+        self._partial_size += len(piece)
+        if self._partial_size > self._max_line:
+            raise UnavailableError(
+                f"The provider sent a line longer than {self._max_line // 2**20} MB; "
+                "the answer was abandoned"
+            )
 
     def close(self) -> list[bytes]:
         """At the end of the stream: an unterminated last line and event still count."""

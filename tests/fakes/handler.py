@@ -29,6 +29,9 @@ STOP_POLL = 0.05
 
 class Server(ThreadingHTTPServer):
     daemon_threads = True
+    # Benchmarks open hundreds of streams at once; the default backlog of 5
+    # would reset some of them before they are accepted.
+    request_queue_size = 512
     fake: FakeOpenRouter
 
     def handle_error(self, request: Any, client_address: Any) -> None:
