@@ -1,6 +1,7 @@
 """Streamed pieces in, the finished assistant message out.
 
-Text is gathered in lists and joined once, so a long answer costs linear time.
+Text is gathered in StringIO buffers: linear time, and a few objects rather than
+one per piece however long the answer.
 Tool calls are gathered by index, then finished: missing arguments become
 "{}", provider ids (`toolu_…`, nine-character ids) are kept as given, and
 empty or repeated ids are replaced by unique ones so every tool result can be
@@ -9,6 +10,7 @@ matched to its call.
 
 from __future__ import annotations
 
+import io
 import json
 import secrets
 from dataclasses import dataclass, field
@@ -32,13 +34,13 @@ from chat.llm.unicode import well_formed
 class _CallParts:
     id: str | None = None
     name: str = ""
-    arguments: list[str] = field(default_factory=list)
+    arguments: io.StringIO = field(default_factory=io.StringIO)
 
 
 class MessageAssembler:
     def __init__(self) -> None:
-        self._content: list[str] = []
-        self._reasoning: list[str] = []
+        self._content = io.StringIO()
+        self._reasoning = io.StringIO()
         self._details: list[JSONObject] = []
         self._calls: list[_CallParts] = []
         self._by_index: dict[int, _CallParts] = {}
@@ -49,9 +51,9 @@ class MessageAssembler:
     def add(self, event: StreamEvent) -> None:
         match event:
             case ContentDelta(text):
-                self._content.append(text)
+                self._content.write(text)
             case ReasoningDelta(text):
-                self._reasoning.append(text)
+                self._reasoning.write(text)
             case ReasoningDetailsDelta(details):
                 self._details.extend(details)
             case ToolCallDelta():
@@ -67,12 +69,12 @@ class MessageAssembler:
 
     @property
     def content(self) -> str:
-        return "".join(self._content)
+        return self._content.getvalue()
 
     def message(self) -> AssistantMessage:
         return AssistantMessage(
-            content=well_formed("".join(self._content)),
-            reasoning=well_formed("".join(self._reasoning)),
+            content=well_formed(self._content.getvalue()),
+            reasoning=well_formed(self._reasoning.getvalue()),
             reasoning_details=tuple(self._details),
             tool_calls=_finished_calls(self._calls),
             finish_reason=self.finish_reason,
@@ -93,7 +95,7 @@ class MessageAssembler:
         if delta.name and delta.name != parts.name:
             parts.name += delta.name
         if delta.arguments:
-            parts.arguments.append(delta.arguments)
+            parts.arguments.write(delta.arguments)
 
 
 def _starts_new_call(parts: _CallParts, delta: ToolCallDelta) -> bool:
@@ -101,8 +103,8 @@ def _starts_new_call(parts: _CallParts, delta: ToolCallDelta) -> bool:
     after complete arguments, is the next call, not more of this one."""
     if delta.id and parts.id and delta.id != parts.id:
         return True
-    if delta.name and parts.name and delta.arguments and parts.arguments:
-        return _is_complete_json("".join(parts.arguments))
+    if delta.name and parts.name and delta.arguments and parts.arguments.tell():
+        return _is_complete_json(parts.arguments.getvalue())
     return False
 
 
@@ -118,7 +120,7 @@ def _finished_calls(calls: list[_CallParts]) -> tuple[ToolCall, ...]:
     finished = []
     seen: set[str] = set()
     for parts in calls:
-        arguments = "".join(parts.arguments)
+        arguments = parts.arguments.getvalue()
         if not parts.name and not arguments.strip():
             continue  # an empty fragment with nothing to call
         if not parts.id or parts.id in seen:
