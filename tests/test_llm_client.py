@@ -10,37 +10,30 @@ import asyncio
 import contextlib
 import json
 import socket
-from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
 
 import pytest
 
 from chat.llm import (
-    AssistantMessage,
     AuthenticationError,
     BadRequestError,
     ChatMessage,
     ChatRequest,
-    ClientConfig,
     ContentDelta,
     ContextTooLongError,
     ForcedTool,
     InStreamError,
     InsufficientCreditsError,
-    LLMClient,
     LLMError,
-    MessageAssembler,
     ModelNotFoundError,
     ModelParameters,
     ModerationError,
     RateLimitedError,
     StalledError,
     StreamCutError,
-    StreamEvent,
-    ToolSpec,
     UnavailableError,
 )
+from tests.fakes.harness import REQUEST, WRITE, Harness, contents, make_harness
 from tests.fakes.openrouter import FakeOpenRouter
 from tests.fakes.script import (
     Chunk,
@@ -59,65 +52,12 @@ from tests.fakes.script import (
     tool_calls,
 )
 
-WRITE = ToolSpec(
-    "create_file",
-    "Create a file.",
-    {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
-)
-REQUEST = ChatRequest(
-    model="openai/gpt-4o-mini", messages=[ChatMessage.user("Build me a site")], tools=[WRITE]
-)
-
-
-@dataclass
-class Harness:
-    fake: FakeOpenRouter
-    client: LLMClient
-    sleeps: list[float] = field(default_factory=list)
-
-    async def run(
-        self, request: ChatRequest = REQUEST
-    ) -> tuple[list[StreamEvent], AssistantMessage]:
-        events: list[StreamEvent] = []
-        assembler = MessageAssembler()
-        async with self.client.stream(request) as pieces:
-            async for piece in pieces:
-                events.append(piece)
-                assembler.add(piece)
-        return events, assembler.message()
-
-    def bodies(self) -> list[dict[str, Any]]:
-        return [request.json for request in self.fake.requests]
-
-
-def make_harness(fake: FakeOpenRouter, **config: object) -> Harness:
-    harness = Harness(fake, LLMClient(ClientConfig()))  # replaced below, once sleeps exists
-
-    async def sleep(seconds: float) -> None:
-        harness.sleeps.append(seconds)  # retries are recorded, not waited for
-
-    settings = {
-        "base_url": fake.base_url,
-        "api_key": "sk-or-v1-test",
-        "app_url": "https://builder.example.com",
-        "app_title": "Built-It",
-        "read_timeout": 5.0,
-        "max_retries": 2,
-        **config,
-    }
-    harness.client = LLMClient(ClientConfig(**settings), sleep=sleep)  # type: ignore[arg-type]
-    return harness
-
 
 @pytest.fixture
 async def harness(fake_openrouter: FakeOpenRouter):
     harness = make_harness(fake_openrouter)
     yield harness
     await harness.client.aclose()
-
-
-def contents(events: list[StreamEvent]) -> list[str]:
-    return [event.text for event in events if isinstance(event, ContentDelta)]
 
 
 # --- The stream's shape ------------------------------------------------------
