@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
-from chat.llm.jsontypes import JSONValue, as_int, as_list, as_object, as_str
+from chat.llm.jsontypes import JSONValue, as_decimal, as_int, as_list, as_object, as_str
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,10 +39,5 @@ def models_from_wire(body: JSONValue) -> list[ModelInfo]:
 
 
 def _price(value: JSONValue) -> Decimal | None:
-    if not isinstance(value, str | int | float) or isinstance(value, bool):
-        return None
-    try:
-        price = Decimal(str(value))
-    except InvalidOperation:
-        return None
-    return price if price.is_finite() and price >= 0 else None
+    price = as_decimal(value)
+    return price if price is not None and price >= 0 else None

@@ -42,6 +42,7 @@ from chat.llm.errors import (
     UnavailableError,
     error_from_response,
     error_from_transport,
+    error_from_web_page,
 )
 from chat.llm.jsontypes import JSONObject
 from chat.llm.messages import AssistantMessage
@@ -64,7 +65,7 @@ class ChatStream:
     """The pieces of one streamed answer. Use `async with`, so that leaving
     early (or being cancelled) closes the HTTP response at once."""
 
-    def __init__(self, events: AsyncIterator[StreamEvent]) -> None:
+    def __init__(self, events: AsyncGenerator[StreamEvent, None]) -> None:
         self._events = events
 
     def __aiter__(self) -> AsyncIterator[StreamEvent]:
@@ -82,9 +83,7 @@ class ChatStream:
         await self.aclose()
 
     async def aclose(self) -> None:
-        aclose = getattr(self._events, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        await self._events.aclose()
 
 
 @dataclass(slots=True)
@@ -139,7 +138,7 @@ class LLMClient:
 
     async def _stream_events(
         self, body: bytes, headers: dict[str, str]
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncGenerator[StreamEvent, None]:
         opened = await self._with_retries(partial(self._open_stream, body, headers))
         async with opened.stack:
             for event in opened.held:
@@ -167,7 +166,7 @@ class LLMClient:
             kind = response.headers.get("content-type", "")
             if kind.startswith("text/html"):
                 page = await _body(response, _MAX_ERROR_BODY)
-                raise _web_page_error(response, page)
+                raise error_from_web_page(response.status_code, page)
             if kind.startswith("application/json"):
                 # A server that ignores `stream: true` answers in one piece.
                 whole = _message_pieces(await _body(response, _MAX_ANSWER_BODY))
@@ -318,16 +317,6 @@ async def _body(response: httpx.Response, limit: int) -> bytes:
             if len(body) >= limit:
                 break
     return bytes(body[:limit])
-
-
-def _web_page_error(response: httpx.Response, page: bytes) -> BadRequestError:
-    error = error_from_response(response, page)
-    return BadRequestError(
-        "The provider answered with a web page, not a model's answer; check "
-        f"OPENROUTER_BASE_URL ({error.upstream_message or 'an empty page'})",
-        upstream_message=error.upstream_message,
-        status=response.status_code,
-    )
 
 
 def _attribution_headers(config: ClientConfig) -> dict[str, str]:

@@ -65,8 +65,11 @@ class LLMError(Exception):
         code: int | str | None = None,
         provider: str | None = None,
         retry_after: float | None = None,
+        retryable: bool | None = None,
     ) -> None:
         super().__init__(message)
+        if retryable is not None:  # when the class alone cannot say (InStreamError)
+            self.retryable = retryable
         self.message = message
         self.upstream_message = upstream_message
         self.status = status
@@ -117,9 +120,7 @@ class StreamCutError(UnavailableError):
 
 
 class InStreamError(LLMError):
-    def __init__(self, message: str, *, retryable: bool, **context: object) -> None:
-        super().__init__(message, **context)  # type: ignore[arg-type]
-        self.retryable = retryable
+    """Retryable or not by its code; `error_from_chunk` decides."""
 
 
 _BY_STATUS: dict[int, tuple[type[LLMError], str]] = {
@@ -162,14 +163,24 @@ def _classify(status: int, upstream: str, code: int | str | None) -> tuple[type[
     return BadRequestError, f"The request was refused (HTTP {status})"
 
 
+def error_from_web_page(status: int, page: bytes) -> BadRequestError:
+    """A web page where a model's answer belongs: the base URL points at a website."""
+    words = _page_text(page)
+    return BadRequestError(
+        "The provider answered with a web page, not a model's answer; check "
+        f"OPENROUTER_BASE_URL ({words or 'an empty page'})",
+        upstream_message=words,
+        status=status,
+    )
+
+
 def error_from_chunk(chunk: JSONObject) -> InStreamError:
     """The error carried by a chunk with a top-level `error` object (sent with HTTP 200)."""
     raw_error = chunk.get("error")
     error = as_object(raw_error)
     said = raw_error if isinstance(raw_error, str) else as_str(error.get("message"))
     upstream = _brief(said or "the provider reported an error mid-stream")
-    raw_code = error.get("code")
-    code = raw_code if isinstance(raw_code, int | str) and not isinstance(raw_code, bool) else None
+    code = _code(error.get("code"))
     provider = as_str(as_object(error.get("metadata")).get("provider_name"))
     provider = provider or as_str(chunk.get("provider"))
     return InStreamError(
@@ -218,7 +229,7 @@ def _error_fields(body: bytes) -> tuple[str, int | str | None, str | None]:
     try:
         parsed: JSONValue = json.loads(body)
     except (ValueError, RecursionError):  # RecursionError: hostile nesting
-        return _page_text(body[:_MAX_PAGE_BYTES].decode("utf-8", "replace")), None, None
+        return _page_text(body), None, None
     raw_error = as_object(parsed).get("error")
     error = as_object(raw_error)
     said = raw_error if isinstance(raw_error, str) else as_str(error.get("message"))
@@ -234,16 +245,20 @@ def _error_fields(body: bytes) -> tuple[str, int | str | None, str | None]:
     reasons = [reason for reason in as_list(metadata.get("reasons")) if isinstance(reason, str)]
     if reasons:
         message = f"{message} (flagged: {', '.join(reasons)})"
-    code = error.get("code")
-    code = code if isinstance(code, int | str) and not isinstance(code, bool) else None
-    return message, code, as_str(metadata.get("provider_name"))
+    return message, _code(error.get("code")), as_str(metadata.get("provider_name"))
 
 
-def _page_text(page: str) -> str:
-    """The words of an HTML error page from a proxy (or any text body), briefly.
+def _code(value: JSONValue) -> int | str | None:
+    return value if isinstance(value, int | str) and not isinstance(value, bool) else None
 
-    Linear on purpose: this runs on the event loop, on whatever a broken proxy sent.
+
+def _page_text(body: bytes) -> str:
+    """The words at the start of an HTML error page (or any text body), briefly.
+
+    Bounded and linear on purpose: this runs on the event loop, on whatever a
+    broken proxy sent.
     """
+    page = body[:_MAX_PAGE_BYTES].decode("utf-8", "replace")
     page = html.unescape(_TAG.sub(" ", _without_blocks(page)))
     return _brief(" ".join(page.split()))
 

@@ -8,10 +8,10 @@ assembler builds from a stream or a non-streaming reply.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Literal
 
-from chat.llm.jsontypes import JSONObject, JSONValue, as_int, as_object
+from chat.llm.jsontypes import JSONObject, JSONValue, as_decimal, as_int, as_object
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -106,7 +106,7 @@ class Usage:
             total_tokens=prompt + completion if total is None else _count(total),
             reasoning_tokens=_count(completion_details.get("reasoning_tokens")),
             cached_tokens=_count(prompt_details.get("cached_tokens")),
-            cost=_decimal(usage.get("cost")),
+            cost=_cost(usage.get("cost")),
         )
 
     def __add__(self, other: Usage) -> Usage:
@@ -171,14 +171,9 @@ def _count(value: JSONValue) -> int:
 _MAX_COST_DIGITS = 9
 
 
-def _decimal(value: JSONValue) -> Decimal | None:
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        return None
-    try:
-        result = Decimal(str(value))
-    except InvalidOperation:
-        return None
-    if not result.is_finite() or result.adjusted() > _MAX_COST_DIGITS:
+def _cost(value: JSONValue) -> Decimal | None:
+    cost = as_decimal(value)
+    if cost is None or cost.adjusted() > _MAX_COST_DIGITS:
         return None
     # A negative cost would lower what a person is recorded as spending.
-    return max(result, Decimal(0))
+    return max(cost, Decimal(0))
