@@ -6,13 +6,14 @@ import logging
 import os
 import secrets
 from collections.abc import Callable
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, TypeVar
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-N = TypeVar("N", int, float)
+N = TypeVar("N", int, float, Decimal)
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -40,6 +41,21 @@ def env_int(name: str, default: int, *, minimum: int = 0) -> int:
 
 def env_float(name: str, default: float, *, minimum: float = 0.0) -> float:
     return _env_number(name, default, float, "a number", minimum)
+
+
+def env_decimal(name: str, default: str, *, minimum: str = "0") -> Decimal:
+    """Money: exact, so caps compare with reported costs without float rounding."""
+    return _env_number(name, Decimal(default), _parse_decimal, "a number", Decimal(minimum))
+
+
+def _parse_decimal(raw: str) -> Decimal:
+    try:
+        value = Decimal(raw)
+    except InvalidOperation:
+        raise ValueError(raw) from None
+    if not value.is_finite():  # NaN would not even compare with the minimum
+        raise ValueError(raw)
+    return value
 
 
 def _env_number(name: str, default: N, parse: Callable[[str], N], kind: str, minimum: N) -> N:

@@ -9,6 +9,7 @@ import django_stubs_ext
 from builtit.env import (
     env_bool,
     env_database,
+    env_decimal,
     env_float,
     env_int,
     env_list,
@@ -153,6 +154,27 @@ OPENROUTER_READ_TIMEOUT = env_float("OPENROUTER_READ_TIMEOUT", 120.0, minimum=0.
 OPENROUTER_MAX_RETRIES = env_int("OPENROUTER_MAX_RETRIES", 3)
 # A rate limit asking for a longer wait than this is reported at once instead.
 OPENROUTER_RETRY_MAX_WAIT = env_float("OPENROUTER_RETRY_MAX_WAIT", 60.0)
+
+# --- The tool loop (DESIGN §5, §6) -------------------------------------------
+
+BUILTIT_DEFAULT_MODEL = env_str("BUILTIT_DEFAULT_MODEL", "google/gemini-2.5-flash-lite").strip()
+# Offered in the model picker; any other model id is accepted too.
+BUILTIT_MODELS = env_list(
+    "BUILTIT_MODELS",
+    "google/gemini-2.5-flash-lite,google/gemini-2.5-flash,google/gemini-2.5-pro,"
+    "anthropic/claude-sonnet-4.5,anthropic/claude-haiku-4.5,openai/gpt-5-mini,openai/gpt-5,"
+    "x-ai/grok-code-fast-1,qwen/qwen3-coder,deepseek/deepseek-chat-v3.1",
+)
+# Model requests with tools per turn; then one last answer without tools.
+BUILTIT_MAX_ITERATIONS = env_int("BUILTIT_MAX_ITERATIONS", 10, minimum=1)
+# Earlier turns sent with each request, newest first, until this estimate is spent.
+BUILTIT_HISTORY_TOKENS = env_int("BUILTIT_HISTORY_TOKENS", 16_000)
+# Spending caps in credits (US dollars on OpenRouter); 0 turns a cap off.
+# A project can set its own in the admin.
+BUILTIT_TURN_COST_LIMIT = env_decimal("BUILTIT_TURN_COST_LIMIT", "1.00")
+BUILTIT_PROJECT_COST_LIMIT = env_decimal("BUILTIT_PROJECT_COST_LIMIT", "25.00")
+# Seconds one tool call may take before it is reported to the model as timed out.
+BUILTIT_TOOL_TIMEOUT = env_float("BUILTIT_TOOL_TIMEOUT", 30.0, minimum=0.1)
 
 # --- Static files, i18n -----------------------------------------------------
 

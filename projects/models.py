@@ -24,6 +24,13 @@ class Project(models.Model):
     default_model = models.CharField(
         max_length=200, blank=True, help_text="Model id for this project; blank uses the server's."
     )
+    # Spending caps in credits; blank uses the server's (BUILTIT_*_COST_LIMIT), 0 means none.
+    turn_cost_limit = models.DecimalField(
+        max_digits=12, decimal_places=4, null=True, blank=True, help_text="Per chat turn."
+    )
+    project_cost_limit = models.DecimalField(
+        max_digits=12, decimal_places=4, null=True, blank=True, help_text="For all turns together."
+    )
     preview_token = models.CharField(
         max_length=64, unique=True, default=new_preview_token, editable=False
     )
@@ -85,6 +92,15 @@ class FileRevision(models.Model):
     actor = models.CharField(max_length=10, choices=Actor.choices)
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="file_revisions",
+    )
+    # The assistant message whose tool call made the change. A string reference:
+    # projects never imports chat.
+    message = models.ForeignKey(
+        "chat.Message",
         on_delete=models.SET_NULL,
         null=True,
         blank=True,

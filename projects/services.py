@@ -46,14 +46,16 @@ class Author:
 
     actor: FileRevision.Actor
     user: User | None = None
+    # The chat message (its id) whose tool call made the change, if any.
+    message_id: int | None = None
 
     @classmethod
     def person(cls, user: User) -> Author:
         return cls(FileRevision.Actor.USER, user)
 
     @classmethod
-    def assistant(cls, user: User | None = None) -> Author:
-        return cls(FileRevision.Actor.ASSISTANT, user)
+    def assistant(cls, user: User | None = None, *, message_id: int | None = None) -> Author:
+        return cls(FileRevision.Actor.ASSISTANT, user, message_id)
 
 
 @transaction.atomic
@@ -161,6 +163,7 @@ def file_delete(
         version_after=None,
         actor=author.actor,
         user=author.user,
+        message_id=author.message_id,
     )
     record.delete()
     _touch(project)
@@ -246,6 +249,7 @@ def _record(
         version_after=record.version,
         actor=author.actor,
         user=author.user,
+        message_id=author.message_id,
     )
     _touch(project)
     return FileWrite(

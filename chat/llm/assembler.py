@@ -71,6 +71,16 @@ class MessageAssembler:
     def content(self) -> str:
         return self._content.getvalue()
 
+    @property
+    def call_count(self) -> int:
+        """Calls begun so far; grows when a new call starts in the stream."""
+        return len(self._calls)
+
+    def settled_calls(self) -> tuple[ToolCall, ...]:
+        """The calls followed by a later one, so (on every provider that sends
+        calls one after another) complete; ids as `message()` will give them."""
+        return _finished_calls(self._calls[:-1])
+
     def message(self) -> AssistantMessage:
         return AssistantMessage(
             content=well_formed(self._content.getvalue()),

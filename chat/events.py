@@ -1,0 +1,152 @@
+"""What one turn of the loop yields, as frozen dataclasses (DESIGN §6).
+
+Each event has a `type` (its JSON name) and `to_json()`; the `chat --json`
+command and the websocket's JSON mode send exactly that, one per line/frame.
+The loop knows nothing of how they are shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+from chat.llm.jsontypes import JSONObject
+
+# Why a turn ended, as `done.finish_reason` says it.
+FinishReason = Literal[
+    "stop",  # the model answered
+    "length",  # the model's answer was cut at its output limit
+    "max_iterations",  # the tool rounds ran out; a last answer was asked for
+    "cost_limit",  # a spending cap was reached; a last answer was asked for
+    "failures",  # tool calls kept failing; a last answer was asked for
+    "stuck",  # the model kept repeating one call
+    "empty",  # the model answered nothing, twice
+    "error",  # the provider failed; see the error event
+    "stopped",  # the person (or a shutdown) stopped it
+]
+TurnStatus = Literal["completed", "failed", "stopped"]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted:
+    conversation_id: int
+    message_id: int
+    model: str
+    text: str
+    type: Literal["turn_started"] = "turn_started"
+
+
+@dataclass(frozen=True, slots=True)
+class ContentText:
+    text: str
+    type: Literal["content"] = "content"
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningText:
+    text: str
+    type: Literal["reasoning"] = "reasoning"
+
+
+@dataclass(frozen=True, slots=True)
+class StreamReset:
+    """The answer being streamed failed and is asked for again: forget its text."""
+
+    reason: str
+    type: Literal["stream_reset"] = "stream_reset"
+
+
+@dataclass(frozen=True, slots=True)
+class AnnouncedCall:
+    id: str
+    name: str
+    arguments: str
+    path: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallsAnnounced:
+    """Calls the model has finished writing; each is queued until it runs."""
+
+    calls: tuple[AnnouncedCall, ...]
+    type: Literal["tool_calls"] = "tool_calls"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolExecuting:
+    id: str
+    name: str
+    type: Literal["tool_executing"] = "tool_executing"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultEvent:
+    id: str
+    name: str
+    ok: bool
+    summary: str
+    result: JSONObject
+    duration_ms: float
+    path: str | None = None
+    type: Literal["tool_result"] = "tool_result"
+
+
+@dataclass(frozen=True, slots=True)
+class FilesChanged:
+    paths: tuple[str, ...]
+    type: Literal["files_changed"] = "files_changed"
+
+
+@dataclass(frozen=True, slots=True)
+class UsageEvent:
+    """Usage of one model request, and of the turn so far. Costs are decimal strings."""
+
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    cost: str | None
+    turn_tokens: int
+    turn_cost: str | None
+    type: Literal["usage"] = "usage"
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorEvent:
+    code: str
+    message: str
+    retryable: bool
+    type: Literal["error"] = "error"
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    finish_reason: FinishReason
+    status: TurnStatus
+    iterations: int
+    message_id: int | None
+    files_changed: tuple[str, ...] = ()
+    total_tokens: int = 0
+    cost: str | None = None
+    type: Literal["done"] = "done"
+
+
+Event = (
+    TurnStarted
+    | ContentText
+    | ReasoningText
+    | StreamReset
+    | ToolCallsAnnounced
+    | ToolExecuting
+    | ToolResultEvent
+    | FilesChanged
+    | UsageEvent
+    | ErrorEvent
+    | Done
+)
+
+
+def to_json(event: Event) -> JSONObject:
+    """The event as sent on the wire: its fields, `type` first."""
+    fields: JSONObject = asdict(event)
+    return {"type": fields.pop("type"), **fields}

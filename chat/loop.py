@@ -1,0 +1,619 @@
+"""One user turn: the model, the tools, and everything stored as it goes (DESIGN §6).
+
+    async for event in run_turn(TurnRequest(project, conversation, "Make a site")):
+        ...   # chat.events dataclasses; nothing here knows websockets or HTML
+
+Cancelling the task that iterates (or closing the generator) stops the turn at
+once: the upstream stream is closed, a write under way completes, and the turn
+is recorded as stopped.
+
+The model's stream is read by a small task into one queue, which the tool
+runner's events join: so a tool's result goes out while the model is still
+writing its next call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+
+from chat import prompt, records, services, threads
+from chat.events import (
+    AnnouncedCall,
+    ContentText,
+    Done,
+    ErrorEvent,
+    Event,
+    FinishReason,
+    ReasoningText,
+    StreamReset,
+    ToolCallsAnnounced,
+    TurnStarted,
+    TurnStatus,
+    UsageEvent,
+)
+from chat.failures import error_event
+from chat.limits import TurnLimits
+from chat.llm import (
+    AssistantMessage,
+    ChatMessage,
+    ChatRequest,
+    ContentDelta,
+    Finish,
+    InStreamError,
+    LLMClient,
+    LLMError,
+    MessageAssembler,
+    ReasoningDelta,
+    StreamEvent,
+    ToolCall,
+    ToolCallDelta,
+    ToolChoice,
+    Usage,
+    get_client,
+)
+from chat.models import Conversation, Message
+from chat.runner import Executed, RoundDone, ToolRunner
+from chat.tools import ToolRegistry, file_tools
+from projects import selectors
+from projects.limits import current_limits
+from projects.models import Project
+from projects.services import Author
+
+logger = logging.getLogger(__name__)
+
+# Rounds in a row in which every tool call failed, before the model is asked to stop.
+MAX_FAILED_ROUNDS = 3
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    project: Project
+    conversation: Conversation
+    text: str
+    model: str | None = None  # None: the project's, then the server's default
+    user: User | None = None
+    api_key: str | None = None  # a person's own key, over the server's
+
+
+async def run_turn(
+    request: TurnRequest,
+    *,
+    client: LLMClient | None = None,
+    tools: ToolRegistry | None = None,
+    limits: TurnLimits | None = None,
+) -> AsyncGenerator[Event, None]:
+    turn = _Turn(
+        request,
+        client or get_client(),
+        tools or file_tools(),
+        limits or TurnLimits.for_project(request.project),
+    )
+    async with aclosing(turn.run()) as events:
+        async for event in events:
+            yield event
+
+
+def choose_model(request_model: str | None, project: Project) -> str:
+    return (request_model or project.default_model or settings.BUILTIT_DEFAULT_MODEL).strip()
+
+
+@dataclass
+class _Request:
+    """One model request of the turn, as it stands."""
+
+    tools_allowed: bool
+    reply: AssistantMessage | None = None
+    row: Message | None = None  # stored as soon as its first call is started
+    started: list[ToolCall] = field(default_factory=list)
+    stored: bool = False
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    piece: StreamEvent
+
+
+@dataclass
+class _End:
+    error: BaseException | None = None
+
+
+@dataclass
+class _Outcome:
+    status: TurnStatus = "completed"
+    finish_reason: FinishReason = "stop"
+    error: ErrorEvent | None = None
+    final: _Request | None = None  # the reply that answers the person, if any
+
+    def fail(self, reason: FinishReason, error: ErrorEvent | None) -> None:
+        self.status, self.finish_reason, self.error = "failed", reason, error
+
+
+class _Turn:
+    def __init__(
+        self, request: TurnRequest, client: LLMClient, tools: ToolRegistry, limits: TurnLimits
+    ) -> None:
+        self.request = request
+        self.client = client
+        self.tools = tools
+        self.limits = limits
+        self.model = choose_model(request.model, request.project)
+        self.queue: asyncio.Queue[_Piece | Event | RoundDone | _End] = asyncio.Queue()
+        self.runner = ToolRunner(
+            registry=tools,
+            project=request.project,
+            conversation=request.conversation,
+            known_versions={},
+            emit=self.queue.put_nowait,
+            default_timeout=limits.tool_timeout,
+        )
+        self.messages: list[ChatMessage] = []
+        self.sequence = 0
+        self.iterations = 0
+        self.usage = Usage()
+        self.unstored_cost = Decimal(0)  # of replies kept on no message (empty ones)
+        self.spent_before = Decimal(0)
+        self.files_changed: dict[str, None] = {}
+        self.timings: list[dict[str, Any]] = []
+        self.partial = ""  # text shown to the person and stored on no message yet
+        self.current: _Request | None = None
+        self.started = time.perf_counter()
+        self.failed_rounds = 0
+
+    async def run(self) -> AsyncGenerator[Event, None]:
+        user_message = await threads.run(self._begin)
+        yield TurnStarted(
+            self.request.conversation.pk, user_message.pk, self.model, self.request.text
+        )
+        outcome = _Outcome()
+        try:
+            async with aclosing(self._work(outcome)) as events:
+                async for event in events:
+                    yield event
+        except (asyncio.CancelledError, GeneratorExit):
+            await asyncio.shield(self._stop())
+            raise
+        except LLMError as error:
+            outcome.fail("error", self._describe(error))
+        except Exception:
+            logger.exception("Turn failed in conversation %s", self.request.conversation.pk)
+            outcome.fail(
+                "error",
+                ErrorEvent(
+                    "internal_error",
+                    "Something went wrong on the server while running this turn; it has been "
+                    "logged. Your files are as the last finished step left them. Try again.",
+                    retryable=True,
+                ),
+            )
+        if outcome.error is not None:
+            yield outcome.error
+        closing = await threads.run(self._store_closing, outcome)
+        yield Done(
+            outcome.finish_reason,
+            outcome.status,
+            self.iterations,
+            closing.pk,
+            tuple(self.files_changed),
+            self.usage.total_tokens,
+            records.money(self.usage.cost),
+        )
+
+    # --- the turn --------------------------------------------------------------
+
+    async def _work(self, outcome: _Outcome) -> AsyncGenerator[Event, None]:
+        cap = self._cost_cap_reached()
+        if cap:
+            outcome.fail("cost_limit", ErrorEvent("cost_limit", cap, retryable=False))
+            return
+        empty_retried = False
+        while True:
+            self.iterations += 1
+            notes = []
+            if self.iterations == self.limits.max_iterations:
+                notes.append(prompt.last_round_note(1))
+            asked = _Request(tools_allowed=True)
+            async with aclosing(self._ask(asked, notes, "auto")) as events:
+                async for event in events:
+                    yield event
+            reply = asked.reply
+            assert reply is not None
+            if not reply.tool_calls:
+                if self._answered(asked, outcome, retried=empty_retried):
+                    return
+                empty_retried = True
+                continue
+            if self.runner.stuck:
+                outcome.fail("stuck", _STUCK)
+                return
+            reason = self._reason_to_stop(outcome)
+            if reason:
+                async with aclosing(self._final_answer(reason, outcome)) as events:
+                    async for event in events:
+                        yield event
+                return
+
+    def _answered(self, asked: _Request, outcome: _Outcome, *, retried: bool) -> bool:
+        """A reply without tool calls ends the turn, unless it is the first empty one."""
+        reply = asked.reply
+        assert reply is not None
+        if reply.content.strip():
+            outcome.finish_reason = "length" if reply.finish_reason == "length" else "stop"
+            outcome.final = asked
+            return True
+        self.unstored_cost += (reply.usage and reply.usage.cost) or Decimal(0)
+        if retried:
+            outcome.fail("empty", _EMPTY)
+        return retried
+
+    def _reason_to_stop(self, outcome: _Outcome) -> str | None:
+        cap = self._cost_cap_reached()
+        if cap:
+            outcome.finish_reason = "cost_limit"
+            outcome.error = ErrorEvent("cost_limit", cap, retryable=False)
+            return "The spending limit for this turn has been reached."
+        if self.failed_rounds >= MAX_FAILED_ROUNDS:
+            outcome.finish_reason = "failures"
+            return "Your tool calls have failed several rounds in a row."
+        if self.iterations >= self.limits.max_iterations:
+            outcome.finish_reason = "max_iterations"
+            return "The limit of tool rounds for this turn has been reached."
+        return None
+
+    async def _final_answer(self, reason: str, outcome: _Outcome) -> AsyncGenerator[Event, None]:
+        """One last request without tools, so the turn ends with words, not a cut."""
+        self.iterations += 1
+        asked = _Request(tools_allowed=False)
+        note = prompt.final_answer_note(reason)
+        async with aclosing(self._ask(asked, [note], "none")) as events:
+            async for event in events:
+                yield event
+        outcome.final = asked
+
+    # --- one model request ---------------------------------------------------------
+
+    async def _ask(
+        self, asked: _Request, notes: list[ChatMessage], choice: ToolChoice
+    ) -> AsyncGenerator[Event, None]:
+        request = ChatRequest(
+            model=self.model,
+            messages=[*self.messages, *notes],
+            tools=self.tools.specs(),
+            tool_choice=choice,
+        )
+        self.current = asked
+        started = time.perf_counter()
+        for attempt in (1, 2):
+            try:
+                async with aclosing(self._stream(request, asked)) as events:
+                    async for event in events:
+                        yield event
+                break
+            except LLMError as error:
+                if asked.started:
+                    # Calls already ran: keep them and their results, and let the
+                    # model carry on from there in the next round.
+                    logger.warning("Answer broke off after tools started: %s", error)
+                    asked.reply = AssistantMessage(
+                        content=self.partial, tool_calls=tuple(asked.started)
+                    )
+                    break
+                if not _worth_retrying(error, attempt):
+                    raise
+                self.partial = ""
+                yield StreamReset("The answer was interrupted; asking the model again.")
+        asked.seconds = time.perf_counter() - started
+        async with aclosing(self._finish(asked)) as events:
+            async for event in events:
+                yield event
+
+    async def _stream(self, request: ChatRequest, asked: _Request) -> AsyncGenerator[Event, None]:
+        assembler = MessageAssembler()
+        reader = asyncio.create_task(self._read(request))
+        try:
+            while True:
+                item = await self.queue.get()
+                if isinstance(item, _Piece):
+                    if event := await self._on_piece(item.piece, asked, assembler):
+                        yield event
+                elif isinstance(item, _End):
+                    if item.error is not None:
+                        raise item.error
+                    break
+                elif not isinstance(item, RoundDone):
+                    yield item  # a tool's progress, while the model writes on
+            if announced := await self._start_calls(asked, assembler, settled=False):
+                yield announced
+            asked.reply = assembler.message()
+        finally:
+            self.partial = assembler.content  # what the person has seen of it
+            if not reader.done():
+                reader.cancel()
+                await asyncio.wait({reader})
+
+    async def _on_piece(
+        self, piece: StreamEvent, asked: _Request, assembler: MessageAssembler
+    ) -> Event | None:
+        assembler.add(piece)
+        match piece:
+            case ContentDelta(text):
+                return ContentText(text)
+            case ReasoningDelta(text):
+                return ReasoningText(text)
+            case ToolCallDelta() if assembler.call_count > len(asked.started) + 1:
+                return await self._start_calls(asked, assembler, settled=True)
+            case Finish():
+                return await self._start_calls(asked, assembler, settled=False)
+        return None
+
+    async def _read(self, request: ChatRequest) -> None:
+        put = self.queue.put_nowait
+        try:
+            async with self.client.stream(request, api_key=self.request.api_key or None) as pieces:
+                async for piece in pieces:
+                    put(_Piece(piece))
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # handed to the loop, which raises it there
+            put(_End(error))
+            return
+        put(_End())
+
+    async def _start_calls(
+        self, asked: _Request, assembler: MessageAssembler, *, settled: bool
+    ) -> ToolCallsAnnounced | None:
+        """Start the calls that are complete in the stream and not started yet."""
+        if not asked.tools_allowed:
+            return None
+        calls = assembler.settled_calls() if settled else assembler.message().tool_calls
+        fresh = list(calls[len(asked.started) :])
+        if settled:
+            fresh = _whole(fresh)
+        if not fresh:
+            return None
+        if asked.row is None:
+            # Stored before the first call runs, so its file changes can point to it.
+            asked.row = await threads.run(self._store_reply, assembler.message(), None, None)
+            self.runner.begin_round(
+                author=Author.assistant(self.request.user, message_id=asked.row.pk),
+                first_sequence=asked.row.sequence + 1,
+            )
+        asked.started += fresh
+        self.sequence = asked.row.sequence + 1 + len(asked.started)
+        for call in fresh:
+            self.runner.submit(call)
+        return ToolCallsAnnounced(tuple(_announced(call) for call in fresh))
+
+    async def _finish(self, asked: _Request) -> AsyncGenerator[Event, None]:
+        reply = asked.reply
+        assert reply is not None
+        usage = reply.usage or Usage()
+        self.usage = self.usage + usage
+        yield UsageEvent(
+            reply.model or self.model,
+            usage.prompt_tokens,
+            usage.completion_tokens,
+            usage.total_tokens,
+            records.money(usage.cost),
+            self.usage.total_tokens,
+            records.money(self.usage.cost),
+        )
+        if not asked.started:
+            return  # an answer: the closing message stores it
+        self.runner.close_round()
+        while not isinstance(item := await self.queue.get(), RoundDone):
+            if not isinstance(item, _Piece | _End):
+                yield item
+        await threads.run(self._store_reply, reply, asked.row, asked.seconds)
+        asked.stored = True
+        self.partial = ""
+        self.messages.append(reply.to_chat_message())
+        self._record(self.runner.results())
+
+    def _record(self, executed: list[Executed]) -> None:
+        for done in executed:
+            self.messages.append(
+                ChatMessage.tool(done.call.id, json.dumps(done.outcome.result, ensure_ascii=False))
+            )
+            self.files_changed.update(dict.fromkeys(done.outcome.changed))
+            self.timings.append(
+                {
+                    "id": done.call.id,
+                    "name": done.call.name,
+                    "ok": done.outcome.ok,
+                    "duration_ms": round(done.duration_ms, 2),
+                }
+            )
+        all_failed = bool(executed) and not any(done.outcome.ok for done in executed)
+        self.failed_rounds = self.failed_rounds + 1 if all_failed else 0
+
+    async def _stop(self) -> None:
+        await self.runner.abandon()
+        asked = self.current
+        if asked is not None and asked.row is not None and not asked.stored:
+            self._record(self.runner.results())
+            reply = asked.reply or AssistantMessage(
+                content=self.partial, tool_calls=tuple(asked.started)
+            )
+            await threads.run(self._store_reply, reply, asked.row, None)
+            self.partial = ""
+        await threads.run(self._store_closing, _Outcome("stopped", "stopped"))
+
+    def _describe(self, error: LLMError) -> ErrorEvent:
+        return error_event(
+            error,
+            model=self.model,
+            has_key=bool(self.request.api_key or self.client.config.api_key),
+            retries=self.client.config.max_retries if error.retryable else 0,
+        )
+
+    def _cost_cap_reached(self) -> str | None:
+        turn_cost = self.usage.cost or Decimal(0)
+        turn_cap = self.limits.turn_cost_limit
+        if turn_cap and turn_cost >= turn_cap:
+            return (
+                f"This turn reached its spending limit ({records.dollars(turn_cost)} of "
+                f"{records.dollars(turn_cap)}), so it was ended. Send a new message to go on, "
+                "or ask the administrator to raise the limit."
+            )
+        project_cap = self.limits.project_cost_limit
+        spent = self.spent_before + turn_cost
+        if project_cap and spent >= project_cap:
+            return (
+                f"This project reached its spending limit ({records.dollars(spent)} of "
+                f"{records.dollars(project_cap)}). Ask the administrator to raise the limit."
+            )
+        return None
+
+    # --- storage (these run in a pool thread) ------------------------------------------
+
+    def _begin(self) -> Message:
+        project = self.request.project
+        conversation = self.request.conversation
+        files = selectors.file_list(project)
+        self.runner.known_versions.update({info.path: info.version for info in files})
+        self.spent_before = services.project_spent(project)
+        self.sequence = services.next_sequence(conversation)
+        history = services.past_turns(conversation, before_sequence=self.sequence)
+        system = prompt.system_prompt(
+            project_name=project.name,
+            description=project.description,
+            files=files,
+            limits=current_limits(),
+        )
+        self.messages = [
+            ChatMessage.system(system),
+            *prompt.history_messages(history, budget_tokens=self.limits.history_tokens),
+            ChatMessage.user(self.request.text),
+        ]
+        message = services.message_user_create(
+            conversation=conversation,
+            sequence=self.sequence,
+            text=self.request.text,
+            model=self.model,
+        )
+        self.sequence += 1
+        return message
+
+    def _store_reply(
+        self, reply: AssistantMessage, row: Message | None, seconds: float | None
+    ) -> Message:
+        metadata = records.reply_metadata(
+            reply, model=self.model, iteration=self.iterations, seconds=seconds
+        )
+        calls = [call.to_wire() for call in reply.tool_calls]
+        cost = reply.usage.cost if reply.usage else None
+        if row is not None:
+            services.message_update(
+                message_id=row.pk,
+                content=reply.content,
+                reasoning=reply.reasoning,
+                tool_calls=calls,
+                metadata=metadata,
+                cost=cost,
+            )
+            return row
+        row = services.message_create(
+            conversation=self.request.conversation,
+            sequence=self.sequence,
+            role=Message.Role.ASSISTANT,
+            content=reply.content,
+            reasoning=reply.reasoning,
+            tool_calls=calls,
+            metadata=metadata,
+            cost=cost,
+        )
+        self.sequence += 1
+        return row
+
+    def _store_closing(self, outcome: _Outcome) -> Message:
+        """The message that ends every turn: the answer, or what was shown of it,
+        with the turn's outcome in `metadata["turn"]`."""
+        final = outcome.final.reply if outcome.final else None
+        metadata: dict[str, Any] = {}
+        cost = self.unstored_cost or None
+        if final is not None and outcome.final is not None:
+            metadata = records.reply_metadata(
+                final, model=self.model, iteration=self.iterations, seconds=outcome.final.seconds
+            )
+            if final.usage and final.usage.cost is not None:
+                cost = (cost or Decimal(0)) + final.usage.cost
+        metadata["turn"] = records.turn_metadata(
+            status=outcome.status,
+            finish_reason=outcome.finish_reason,
+            iterations=self.iterations,
+            usage=self.usage,
+            files_changed=list(self.files_changed),
+            tool_timings=self.timings,
+            seconds=time.perf_counter() - self.started,
+            error=outcome.error,
+        )
+        message = services.message_create(
+            conversation=self.request.conversation,
+            sequence=self.sequence,
+            role=Message.Role.ASSISTANT,
+            content=final.content if final is not None else self.partial,
+            reasoning=final.reasoning if final is not None else "",
+            metadata=metadata,
+            cost=cost,
+        )
+        self.sequence += 1
+        return message
+
+
+_EMPTY = ErrorEvent(
+    "empty_reply",
+    "The model sent an empty answer twice. Try again, or pick another model.",
+    retryable=True,
+)
+_STUCK = ErrorEvent(
+    "stuck",
+    "The model kept repeating the same step with the same result, so the turn was stopped. "
+    "Try rephrasing the request, or pick another model.",
+    retryable=False,
+)
+
+
+def _worth_retrying(error: LLMError, attempt: int) -> bool:
+    """Once per request, when the answer broke after part of it was shown."""
+    return (
+        attempt == 1
+        and error.output_started
+        and (error.retryable or isinstance(error, InStreamError))
+    )
+
+
+def _whole(calls: list[ToolCall]) -> list[ToolCall]:
+    """Calls up to the first whose arguments are not whole JSON yet: a provider
+    that interleaves fragments of several calls may still be writing it."""
+    ready = []
+    for call in calls:
+        try:
+            json.loads(call.arguments)
+        except (ValueError, RecursionError):
+            break
+        ready.append(call)
+    return ready
+
+
+def _announced(call: ToolCall) -> AnnouncedCall:
+    try:
+        arguments = json.loads(call.arguments)
+    except (ValueError, RecursionError):
+        arguments = None
+    path = arguments.get("path") if isinstance(arguments, dict) else None
+    return AnnouncedCall(
+        call.id, call.name, call.arguments, path if isinstance(path, str) else None
+    )

@@ -1,0 +1,62 @@
+"""Conversations and every message the loop sends or receives (DESIGN §2).
+
+Everything is stored, so a conversation can be replayed, audited and continued.
+A turn is a user message and what follows it up to the next user message; its
+last assistant message carries `metadata["turn"]`, the turn's outcome.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+from projects.models import Project
+
+
+class Conversation(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="conversations")
+    title = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at", "-id"]
+        indexes = [models.Index(fields=["project", "-updated_at"])]
+
+    def __str__(self) -> str:
+        return self.title or f"Conversation {self.pk}"
+
+
+class Message(models.Model):
+    class Role(models.TextChoices):
+        SYSTEM = "system"
+        USER = "user"
+        ASSISTANT = "assistant"
+        TOOL = "tool"
+
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.CASCADE, related_name="messages"
+    )
+    sequence = models.PositiveIntegerField()
+    role = models.CharField(max_length=10, choices=Role.choices)
+    content = models.TextField(blank=True)
+    reasoning = models.TextField(blank=True)
+    # As the model sent them: [{"id", "type": "function", "function": {"name", "arguments"}}].
+    tool_calls = models.JSONField(default=list, blank=True)
+    tool_call_id = models.CharField(max_length=200, blank=True)
+    # Model, usage, finish reason, timings, error; see chat.services for the keys.
+    metadata = models.JSONField(default=dict, blank=True)
+    # The reported cost of the request that produced this assistant message, kept
+    # as a column (not only in metadata) so caps and the admin can sum it in SQL.
+    cost = models.DecimalField(max_digits=20, decimal_places=10, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["conversation", "sequence"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["conversation", "sequence"], name="message_unique_sequence"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.role} #{self.sequence}"

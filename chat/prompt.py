@@ -1,0 +1,120 @@
+"""What the model is told: the system prompt, the bounded history, the notes.
+
+Pure functions: the loop gathers the facts (files, earlier turns, limits) and
+these turn them into messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from chat.llm import ChatMessage
+from chat.services import PastTurn
+from chat.tools import PATH_RULES
+from projects.limits import Limits, human_size
+from projects.results import FileInfo
+
+# A rough, provider-neutral estimate; history only needs to stay near its budget.
+_CHARS_PER_TOKEN = 4
+_MESSAGE_OVERHEAD_TOKENS = 4
+_MAX_LISTED_FILES = 200
+
+_HOW_TO_WORK = """\
+You are Built-It, a web developer who builds and edits a static website for a person by \
+calling file tools on their project. The site is plain HTML, CSS and JavaScript served as \
+it is stored: no build step, no server code, no package installs.
+
+How to work:
+- Look before you change anything: the current files are listed below; call \
+list_project_files if you need the list again, and read_file before editing or replacing \
+a file.
+- Prefer edit_file for small changes. Use update_file only to rewrite most of a file, and \
+create_file for new files.
+- Every create_file or update_file call carries one complete file: never a placeholder, \
+"..." or "rest unchanged".
+- The entry page is /index.html. Link files with relative paths (href="styles.css", \
+src="js/app.js"), never with a leading slash: the site is served under a sub-path.
+- Write accessible, responsive pages that work without network access to other sites \
+where you can (no images to download: use CSS, inline SVG or .svg files).
+- If a tool call fails, read its error and correct the call; do not repeat it unchanged.
+- The person may edit files while you work. If a write is refused because the file \
+changed, read it again and redo the change on the new content.
+- When you are done, answer with a short summary for the person of what you did, in \
+their language. Do not paste whole files into the answer."""
+
+
+def system_prompt(
+    *, project_name: str, description: str, files: Sequence[FileInfo], limits: Limits
+) -> str:
+    parts = [_HOW_TO_WORK, _rules(limits)]
+    if description.strip():
+        parts.append(f'About the project "{project_name}" (from its owner):\n{description.strip()}')
+    else:
+        parts.append(f'The project is called "{project_name}".')
+    parts.append(_file_list(files))
+    return "\n\n".join(parts)
+
+
+def history_messages(turns: Sequence[PastTurn], *, budget_tokens: int) -> list[ChatMessage]:
+    """Earlier turns, newest kept first, as user/assistant pairs within the budget.
+
+    Only what was asked and answered, and which files each turn changed; file
+    contents are never repeated (the model reads the current ones)."""
+    kept: list[ChatMessage] = []
+    spent = 0
+    for turn in reversed(turns):
+        answer = _answer(turn)
+        cost = estimate_tokens(turn.request) + estimate_tokens(answer)
+        if spent + cost > budget_tokens:
+            break
+        spent += cost
+        kept[:0] = [ChatMessage.user(turn.request), ChatMessage("assistant", answer)]
+    return kept
+
+
+def last_round_note(iterations_left: int) -> ChatMessage:
+    return ChatMessage.system(
+        "Note: this is your last round of tool calls in this turn. Make the changes that "
+        "matter most now; after this round you must answer the person without tools."
+        if iterations_left <= 1
+        else f"Note: {iterations_left} rounds of tool calls are left in this turn."
+    )
+
+
+def final_answer_note(reason: str) -> ChatMessage:
+    """Asked with tool_choice "none" when the turn must end without more tools."""
+    return ChatMessage.system(
+        f"{reason} Do not call any tools. Answer the person now: summarise what was done, "
+        "what is left, and what they could ask for next."
+    )
+
+
+def estimate_tokens(text: str) -> int:
+    return len(text) // _CHARS_PER_TOKEN + _MESSAGE_OVERHEAD_TOKENS
+
+
+def _answer(turn: PastTurn) -> str:
+    notes = []
+    if turn.files_changed:
+        notes.append(f"[Files changed in this turn: {', '.join(turn.files_changed)}]")
+    if turn.status == "stopped":
+        notes.append("[This turn was stopped before it finished.]")
+    elif turn.status == "failed":
+        notes.append("[This turn ended with an error.]")
+    return "\n\n".join([turn.answer.strip(), *notes]).strip() or "[No answer.]"
+
+
+def _rules(limits: Limits) -> str:
+    return (
+        f"Project rules: {PATH_RULES} Limits: {human_size(limits.max_file_bytes)} per file, "
+        f"{limits.max_files} files and {human_size(limits.max_project_bytes)} per project."
+    )
+
+
+def _file_list(files: Sequence[FileInfo]) -> str:
+    if not files:
+        return "Current files: none yet; the project is empty."
+    lines = [f"- {info.path} ({human_size(info.size)})" for info in files[:_MAX_LISTED_FILES]]
+    if len(files) > _MAX_LISTED_FILES:
+        lines.append(f"- … and {len(files) - _MAX_LISTED_FILES} more (list_project_files)")
+    return "Current files:\n" + "\n".join(lines)

@@ -1,0 +1,149 @@
+"""Conversations and messages: the writes and reads the loop, the command and
+the admin share. Synchronous, like the file service; the loop calls them in a
+pool thread (chat.threads).
+
+Message metadata keys:
+- user: `model`.
+- assistant, one per model request: `model`, `provider`, `generation_id`,
+  `iteration`, `finish_reason`, `usage`, `duration_ms`, `reasoning_details`.
+- tool: `name`, `ok`, `summary`, `duration_ms`.
+- the assistant message that closes a turn also has `turn`: `status`,
+  `finish_reason`, `iterations`, `usage`, `cost`, `files_changed`,
+  `tool_timings`, `duration_ms`, `error`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db import transaction
+from django.db.models import Max, Sum
+from django.utils import timezone
+
+from chat.llm.jsontypes import JSONObject
+from chat.models import Conversation, Message
+from projects.models import Project
+
+_TITLE_LENGTH = 80
+
+
+@dataclass(frozen=True)
+class PastTurn:
+    """An earlier turn as history: never the file contents, only what was said
+    and which files changed."""
+
+    request: str
+    answer: str
+    files_changed: tuple[str, ...]
+    status: str
+
+
+def conversation_create(*, project: Project, title: str = "") -> Conversation:
+    return Conversation.objects.create(project=project, title=title.strip()[:_TITLE_LENGTH])
+
+
+def conversation_get(*, project: Project, conversation_id: int) -> Conversation | None:
+    return Conversation.objects.filter(project=project, pk=conversation_id).first()
+
+
+def next_sequence(conversation: Conversation) -> int:
+    last = conversation.messages.aggregate(last=Max("sequence"))["last"]
+    return 1 if last is None else last + 1
+
+
+@transaction.atomic
+def message_user_create(
+    *, conversation: Conversation, sequence: int, text: str, model: str
+) -> Message:
+    message = Message.objects.create(
+        conversation=conversation,
+        sequence=sequence,
+        role=Message.Role.USER,
+        content=text,
+        metadata={"model": model},
+    )
+    fields = ["updated_at"]
+    if not conversation.title:
+        conversation.title = _title(text)
+        fields.append("title")
+    conversation.save(update_fields=fields)
+    return message
+
+
+def message_create(
+    *,
+    conversation: Conversation,
+    sequence: int,
+    role: Message.Role,
+    content: str = "",
+    reasoning: str = "",
+    tool_calls: list[JSONObject] | None = None,
+    tool_call_id: str = "",
+    metadata: JSONObject | None = None,
+    cost: Decimal | None = None,
+) -> Message:
+    return Message.objects.create(
+        conversation=conversation,
+        sequence=sequence,
+        role=role,
+        content=content,
+        reasoning=reasoning,
+        tool_calls=tool_calls or [],
+        tool_call_id=tool_call_id,
+        metadata=metadata or {},
+        cost=cost,
+    )
+
+
+def message_update(
+    *,
+    message_id: int,
+    content: str,
+    reasoning: str,
+    tool_calls: list[JSONObject],
+    metadata: JSONObject,
+    cost: Decimal | None,
+) -> None:
+    Message.objects.filter(pk=message_id).update(
+        content=content, reasoning=reasoning, tool_calls=tool_calls, metadata=metadata, cost=cost
+    )
+    Conversation.objects.filter(messages__pk=message_id).update(updated_at=timezone.now())
+
+
+def project_spent(project: Project) -> Decimal:
+    """Everything the project's turns have cost so far, as reported by the provider."""
+    total = Message.objects.filter(conversation__project=project).aggregate(total=Sum("cost"))
+    return total["total"] or Decimal(0)
+
+
+def past_turns(conversation: Conversation, *, before_sequence: int) -> list[PastTurn]:
+    """The conversation's turns before `before_sequence`, oldest first."""
+    rows = (
+        conversation.messages.filter(sequence__lt=before_sequence)
+        .exclude(role=Message.Role.TOOL)
+        .order_by("sequence")
+        .values_list("role", "content", "metadata")
+    )
+    turns: list[PastTurn] = []
+    request: str | None = None
+    for role, content, metadata in rows:
+        if role == Message.Role.USER:
+            if request is not None:  # a turn that never closed (the server died)
+                turns.append(PastTurn(request, "", (), "stopped"))
+            request = content
+        elif role == Message.Role.ASSISTANT and request is not None:
+            outcome = metadata.get("turn") if isinstance(metadata, dict) else None
+            if isinstance(outcome, dict):
+                files = outcome.get("files_changed") or []
+                status = str(outcome.get("status") or "completed")
+                turns.append(PastTurn(request, content, tuple(map(str, files)), status))
+                request = None
+    if request is not None:
+        turns.append(PastTurn(request, "", (), "stopped"))
+    return turns
+
+
+def _title(text: str) -> str:
+    words = " ".join(text.split())
+    return words if len(words) <= _TITLE_LENGTH else words[: _TITLE_LENGTH - 1] + "…"

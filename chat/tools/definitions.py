@@ -1,0 +1,72 @@
+"""The file tools as the model meets them: names, descriptions, metadata.
+
+Descriptions are written for a model: when to use the tool, the path rules,
+the limits, and what comes back.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chat.tools import files
+from chat.tools.registry import Tool, ToolRegistry
+from projects.paths import ALLOWED_EXTENSIONS, MAX_DEPTH, MAX_LENGTH
+
+PATH_RULES = (
+    "Paths start at the project root, like /index.html or /css/site.css: ASCII letters, "
+    "digits, '.', '_' and '-' only (no spaces), no '..' and no segment starting with '.', "
+    f"at most {MAX_DEPTH} folders deep and {MAX_LENGTH} characters. Allowed extensions: "
+    f"{', '.join(ALLOWED_EXTENSIONS)} (text files only; no images or fonts). "
+    "Folders exist only through the files in them."
+)
+
+_LIST = (
+    "List every file in the project with its size in bytes, and the project's limits. "
+    "Call this first in a turn to see what exists before reading or changing anything."
+)
+_READ = (
+    "Read a file's current content. Read a file before editing or replacing it: writes to a "
+    "file are refused if it changed since you last read it. For a long file you may ask for "
+    "a line range (start_line, end_line; numbered from 1); the result gives total_lines."
+)
+_CREATE = (
+    "Create a NEW file with its complete content. Fails if the path already exists (then use "
+    "edit_file or update_file). Write the whole file in one call, never a placeholder or a "
+    "part to be continued. " + PATH_RULES
+)
+_UPDATE = (
+    "Replace the WHOLE content of an existing file. Use it to rewrite most of a file; for "
+    "small changes prefer edit_file, which is cheaper and safer. The content must be the "
+    "complete file, not a fragment."
+)
+_EDIT = (
+    "Change part of an existing file with exact search/replace blocks, applied in order; "
+    "either all apply or none do. Each search text must be copied exactly from the file as "
+    "you last read it and must occur exactly once; include a few neighbouring lines to make "
+    "it unique. On failure the result shows the closest text that does exist, or the lines "
+    "where an ambiguous search text occurs. Prefer this tool for small changes."
+)
+_RENAME = (
+    "Rename or move a file to a new path (the content is kept). Remember to update links to "
+    "it in other files. " + PATH_RULES
+)
+_DELETE = "Delete a file. Only when the person asked for it or it is clearly no longer needed."
+_SEARCH = (
+    "Search all files for a line of plain text (not a regular expression); returns the "
+    "matching lines with their paths and line numbers, at most 100."
+)
+
+FILE_TOOLS: tuple[Tool[Any], ...] = (
+    Tool("list_project_files", _LIST, files.ListArgs, files.list_project_files, writes=False),
+    Tool("read_file", _READ, files.ReadArgs, files.read_file, writes=False),
+    Tool("create_file", _CREATE, files.WriteArgs, files.create_file, writes=True),
+    Tool("update_file", _UPDATE, files.WriteArgs, files.update_file, writes=True),
+    Tool("edit_file", _EDIT, files.EditArgs, files.edit_file, writes=True),
+    Tool("rename_file", _RENAME, files.RenameArgs, files.rename_file, writes=True),
+    Tool("delete_file", _DELETE, files.DeleteArgs, files.delete_file, writes=True),
+    Tool("search_files", _SEARCH, files.SearchArgs, files.search_files, writes=False),
+)
+
+
+def file_tools() -> ToolRegistry:
+    return ToolRegistry(FILE_TOOLS)

@@ -1,0 +1,98 @@
+"""Running loop turns against the fake OpenRouter, for the loop and command tests."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from decimal import Decimal
+from typing import Any
+
+from asgiref.sync import sync_to_async
+
+from chat.events import Event
+from chat.limits import TurnLimits
+from chat.llm import ClientConfig, LLMClient
+from chat.loop import TurnRequest, run_turn
+from chat.models import Conversation
+from chat.services import conversation_create
+from chat.tools import ToolRegistry
+from projects.models import Project
+from tests.fakes.openrouter import FakeOpenRouter
+
+HANG = 15.0
+LIMITS = TurnLimits(
+    max_iterations=10,
+    history_tokens=16_000,
+    turn_cost_limit=None,
+    project_cost_limit=None,
+    tool_timeout=10.0,
+)
+
+
+def limits(**changes: Any) -> TurnLimits:
+    return replace(LIMITS, **changes)
+
+
+@asynccontextmanager
+async def fake_client(fake: FakeOpenRouter, **config: Any) -> AsyncIterator[LLMClient]:
+    client = LLMClient(
+        ClientConfig(
+            base_url=fake.base_url,
+            api_key=config.pop("api_key", "sk-test"),
+            read_timeout=config.pop("read_timeout", 5.0),
+            backoff_initial=0.001,
+            backoff_max=0.01,
+            **config,
+        )
+    )
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+async def new_conversation(project: Project) -> Conversation:
+    return await sync_to_async(conversation_create)(project=project)
+
+
+async def turn_events(
+    client: LLMClient,
+    project: Project,
+    text: str,
+    *,
+    conversation: Conversation | None = None,
+    tools: ToolRegistry | None = None,
+    turn_limits: TurnLimits = LIMITS,
+    **request: Any,
+) -> list[Event]:
+    """Every event of one turn, in order (guarded against a hang)."""
+    conversation = conversation or await new_conversation(project)
+
+    async def collect() -> list[Event]:
+        return [
+            event
+            async for event in run_turn(
+                TurnRequest(project, conversation, text, **request),
+                client=client,
+                tools=tools,
+                limits=turn_limits,
+            )
+        ]
+
+    return await asyncio.wait_for(collect(), HANG)
+
+
+def kinds(events: list[Event]) -> list[str]:
+    """Event types, with runs of streamed text folded into one."""
+    folded: list[str] = []
+    for event in events:
+        if event.type in ("content", "reasoning") and folded and folded[-1] == event.type:
+            continue
+        folded.append(event.type)
+    return folded
+
+
+def cost(value: str) -> Decimal:
+    return Decimal(value)
