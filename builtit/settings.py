@@ -165,6 +165,8 @@ BUILTIT_MODELS = env_list(
     "anthropic/claude-sonnet-4.5,anthropic/claude-haiku-4.5,openai/gpt-5-mini,openai/gpt-5,"
     "x-ai/grok-code-fast-1,qwen/qwen3-coder,deepseek/deepseek-chat-v3.1",
 )
+# Longest chat message a person may send (DESIGN §3).
+BUILTIT_MAX_MESSAGE_CHARS = env_int("BUILTIT_MAX_MESSAGE_CHARS", 20_000, minimum=1)
 # Model requests with tools per turn; then one last answer without tools.
 BUILTIT_MAX_ITERATIONS = env_int("BUILTIT_MAX_ITERATIONS", 10, minimum=1)
 # Earlier turns sent with each request, newest first, until this estimate is spent.

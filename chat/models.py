@@ -60,3 +60,12 @@ class Message(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role} #{self.sequence}"
+
+
+class ProjectSpending(Project):
+    """Projects seen by what their chats cost, for the admin's totals."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "project spending"
+        verbose_name_plural = "project spending"

@@ -17,11 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Max, Sum
 from django.utils import timezone
 
 from chat.llm.jsontypes import JSONObject
+from chat.llm.unicode import well_formed
 from chat.models import Conversation, Message
 from projects.models import Project
 
@@ -37,6 +39,26 @@ class PastTurn:
     answer: str
     files_changed: tuple[str, ...]
     status: str
+
+
+@dataclass(frozen=True)
+class MessageError:
+    message: str
+
+
+def clean_user_message(text: object) -> str | MessageError:
+    """A person's chat message as the loop takes it, or why it cannot be sent."""
+    if not isinstance(text, str) or not text.strip():
+        return MessageError("Write a message first.")
+    limit = settings.BUILTIT_MAX_MESSAGE_CHARS
+    if len(text) > limit:
+        return MessageError(
+            f"Messages are at most {limit:,} characters; this one has {len(text):,}. "
+            "Shorten it, or put long text in a project file and refer to it."
+        )
+    if "\x00" in text or well_formed(text) != text:
+        return MessageError("The message contains characters that cannot be stored.")
+    return text.strip()
 
 
 def conversation_create(*, project: Project, title: str = "") -> Conversation:

@@ -37,6 +37,8 @@ class ProjectAdmin(admin.ModelAdmin[Project]):
         "name",
         "description",
         "default_model",
+        "turn_cost_limit",
+        "project_cost_limit",
         "preview_link",
         "created_at",
         "updated_at",

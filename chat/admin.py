@@ -1,0 +1,169 @@
+"""Staff views of conversations, their messages (read-only) and spending per project."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import Count, Q, QuerySet, Sum
+from django.http import HttpRequest
+from django.utils.html import format_html
+from django.utils.text import Truncator
+
+from chat.models import Conversation, Message, ProjectSpending
+
+_PREVIEW = 160
+
+
+def _cost(value: Decimal | None) -> str:
+    return "—" if value is None else f"${value.normalize():f}"
+
+
+class MessageInline(admin.TabularInline[Message, Conversation]):
+    model = Message
+    extra = 0
+    can_delete = False
+    ordering = ["sequence"]
+    fields = ["sequence", "role", "text", "calls", "usage", "cost_display", "created_at"]
+    readonly_fields = ["sequence", "role", "text", "calls", "usage", "cost_display", "created_at"]
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="content")
+    def text(self, message: Message) -> str:
+        shown = message.content or (f"[reasoning] {message.reasoning}" if message.reasoning else "")
+        if message.tool_call_id:
+            shown = f"[{message.tool_call_id}] {shown}"
+        return Truncator(shown).chars(_PREVIEW)
+
+    @admin.display(description="tool calls")
+    def calls(self, message: Message) -> str:
+        names = []
+        for call in message.tool_calls or []:
+            function = call.get("function", {}) if isinstance(call, dict) else {}
+            arguments = str(function.get("arguments", ""))
+            names.append(f"{function.get('name', '?')}({Truncator(arguments).chars(60)})")
+        return "; ".join(names)
+
+    @admin.display(description="usage")
+    def usage(self, message: Message) -> str:
+        metadata = message.metadata if isinstance(message.metadata, dict) else {}
+        turn = metadata.get("turn")
+        usage = metadata.get("usage")
+        parts = []
+        if isinstance(usage, dict):
+            parts.append(f"{usage.get('total_tokens', 0)} tokens, {metadata.get('model', '')}")
+        if isinstance(turn, dict):
+            parts.append(
+                f"turn {turn.get('status')} ({turn.get('finish_reason')}), "
+                f"{turn.get('iterations')} requests, turn cost {turn.get('cost') or '—'}"
+            )
+            if turn.get("error"):
+                parts.append(f"error: {json.dumps(turn['error'])}")
+        return " · ".join(parts)
+
+    @admin.display(description="cost")
+    def cost_display(self, message: Message) -> str:
+        return _cost(message.cost)
+
+
+@admin.register(Conversation)
+class ConversationAdmin(admin.ModelAdmin[Conversation]):
+    list_display = ["__str__", "project", "owner", "message_count", "cost_display", "updated_at"]
+    list_select_related = ["project", "project__owner"]
+    list_filter = ["updated_at"]
+    search_fields = ["title", "project__name", "project__owner__username", "project__owner__email"]
+    readonly_fields = ["project", "created_at", "updated_at", "cost_display"]
+    fields = ["title", "project", "cost_display", "created_at", "updated_at"]
+    date_hierarchy = "updated_at"
+    inlines = [MessageInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Conversation]:
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(_messages=Count("messages"), _cost=Sum("messages__cost"))
+        )
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # conversations start from the chat, never empty from here
+
+    @admin.display(description="owner", ordering="project__owner__username")
+    def owner(self, conversation: Conversation) -> str:
+        return conversation.project.owner.get_username()
+
+    @admin.display(description="messages", ordering="_messages")
+    def message_count(self, conversation: Conversation) -> int:
+        return int(getattr(conversation, "_messages", 0))
+
+    @admin.display(description="cost", ordering="_cost")
+    def cost_display(self, conversation: Conversation) -> str:
+        cost = getattr(conversation, "_cost", None)
+        if cost is None and conversation.pk and not hasattr(conversation, "_cost"):
+            cost = conversation.messages.aggregate(total=Sum("cost"))["total"]
+        return _cost(cost)
+
+
+@admin.register(ProjectSpending)
+class ProjectSpendingAdmin(admin.ModelAdmin[ProjectSpending]):
+    list_display = [
+        "name",
+        "owner",
+        "conversation_count",
+        "turn_count",
+        "cost_display",
+        "limits",
+        "updated_at",
+    ]
+    list_select_related = ["owner"]
+    search_fields = ["name", "owner__username", "owner__email"]
+    fields = ["name", "owner", "cost_display", "turn_cost_limit", "project_cost_limit"]
+    readonly_fields = ["name", "owner", "cost_display"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ProjectSpending]:
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                _conversations=Count("conversations", distinct=True),
+                _turns=Count(
+                    "conversations__messages",
+                    filter=Q(conversations__messages__role=Message.Role.USER),
+                    distinct=True,
+                ),
+                _cost=Sum("conversations__messages__cost"),
+            )
+        )
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # projects are deleted from the Projects page
+
+    @admin.display(description="conversations", ordering="_conversations")
+    def conversation_count(self, project: ProjectSpending) -> int:
+        return int(getattr(project, "_conversations", 0))
+
+    @admin.display(description="turns", ordering="_turns")
+    def turn_count(self, project: ProjectSpending) -> int:
+        return int(getattr(project, "_turns", 0))
+
+    @admin.display(description="total cost", ordering="_cost")
+    def cost_display(self, project: ProjectSpending) -> str:
+        return _cost(getattr(project, "_cost", None))
+
+    @admin.display(description="caps (turn / project)")
+    def limits(self, project: ProjectSpending) -> str:
+        def shown(value: Decimal | None) -> str:
+            return "server default" if value is None else _cost(value)
+
+        return format_html(
+            "{} / {}", shown(project.turn_cost_limit), shown(project.project_cost_limit)
+        )
