@@ -8,6 +8,8 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, Warning, register
 
+from chat.model_choice import ModelError, clean_model_id
+
 
 @register()
 def check_provider(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
@@ -38,6 +40,14 @@ def check_provider(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]
                 hint="Set it to the address people use to reach Built-It; "
                 "it is sent to OpenRouter for attribution.",
                 id="chat.W002",
+            )
+        )
+    if isinstance(clean_model_id(settings.BUILTIT_DEFAULT_MODEL), ModelError):
+        messages.append(
+            Error(
+                f"BUILTIT_DEFAULT_MODEL is not a model id: {settings.BUILTIT_DEFAULT_MODEL!r}.",
+                hint="Use an OpenRouter model id such as google/gemini-2.5-flash-lite.",
+                id="chat.E002",
             )
         )
     return messages

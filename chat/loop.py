@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.models import User
 
 from chat import prompt, records, services, threads
@@ -62,6 +61,7 @@ from chat.llm import (
     Usage,
     get_client,
 )
+from chat.model_choice import choose_model
 from chat.models import Conversation, Message
 from chat.runner import Executed, RoundDone, ToolRunner
 from chat.tools import ToolRegistry, file_tools
@@ -102,10 +102,6 @@ async def run_turn(
     async with aclosing(turn.run()) as events:
         async for event in events:
             yield event
-
-
-def choose_model(request_model: str | None, project: Project) -> str:
-    return (request_model or project.default_model or settings.BUILTIT_DEFAULT_MODEL).strip()
 
 
 @dataclass

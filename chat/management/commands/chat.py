@@ -23,6 +23,7 @@ from chat import services
 from chat.console import ConsoleRenderer
 from chat.events import Done, to_json
 from chat.loop import TurnRequest, run_turn
+from chat.model_choice import ModelError, clean_model_id
 from chat.models import Conversation
 from projects.lifecycle import ProjectError, project_create
 from projects.models import Project
@@ -50,7 +51,10 @@ class Command(BaseCommand):
         cleaned = services.clean_user_message(text)
         if isinstance(cleaned, services.MessageError):
             raise CommandError(cleaned.message)
-        request = TurnRequest(project, conversation, cleaned, options["model"], project.owner)
+        model = None if options["model"] is None else clean_model_id(options["model"])
+        if isinstance(model, ModelError):
+            raise CommandError(model.message)
+        request = TurnRequest(project, conversation, cleaned, model, project.owner)
         try:
             done = asyncio.run(self._run(request, as_json))
         except KeyboardInterrupt:
