@@ -22,6 +22,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from chat import services
 from chat.console import ConsoleRenderer
 from chat.events import Done, to_json
+from chat.llm import ClientConfig, LLMClient
 from chat.loop import TurnRequest, run_turn
 from chat.model_choice import ModelError, clean_model_id
 from chat.models import Conversation
@@ -66,14 +67,18 @@ class Command(BaseCommand):
     async def _run(self, request: TurnRequest, as_json: bool) -> Done | None:
         renderer = ConsoleRenderer(self.stdout, self.stderr, color=self.stdout.isatty())
         done = None
-        async for event in run_turn(request):
-            if as_json:
-                self.stdout.write(json.dumps(to_json(event), ensure_ascii=False))
-                self.stdout.flush()
-            else:
-                renderer.show(event)
-            if isinstance(event, Done):
-                done = event
+        client = LLMClient(ClientConfig.from_settings())
+        try:
+            async for event in run_turn(request, client=client):
+                if as_json:
+                    self.stdout.write(json.dumps(to_json(event), ensure_ascii=False))
+                    self.stdout.flush()
+                else:
+                    renderer.show(event)
+                if isinstance(event, Done):
+                    done = event
+        finally:
+            await client.aclose()
         return done
 
     def _target(self, options: dict[str, Any]) -> tuple[Project, str]:
