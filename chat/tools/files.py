@@ -191,7 +191,9 @@ def search_files(args: SearchArgs, context: ToolContext) -> ToolOutcome:
         return _failure(found)
     files = len({match.path for match in found.matches})
     summary = f"Found {_count(found.total_matches, 'match', 'matches')}"
-    if found.total_matches:
+    if found.truncated:  # the files of the matches not shown are unknown
+        summary += f" (showing {len(found.matches)})"
+    elif found.total_matches:
         summary += f" in {_count(files, 'file')}"
     return ToolOutcome(
         True,

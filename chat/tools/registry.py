@@ -58,9 +58,15 @@ class ToolOutcome:
 
     @classmethod
     def failure(
-        cls, error: str, *, summary: str | None = None, **context: JSONValue
+        cls,
+        error: str,
+        *,
+        summary: str | None = None,
+        context: Mapping[str, JSONValue] | None = None,
     ) -> ToolOutcome:
+        """An error result: `context` sits beside "error", empty values left out."""
         result: JSONObject = {"success": False, "error": error}
+        context = context or {}
         result.update({key: value for key, value in context.items() if value not in (None, [], ())})
         path = context.get("path")
         return cls(False, result, summary or error, path if isinstance(path, str) else None)
