@@ -23,22 +23,32 @@ NO_KEY = (
 )
 
 
-def error_event(error: LLMError, *, model: str, has_key: bool, retries: int) -> ErrorEvent:
-    code, message = _describe(error, model=model, has_key=has_key, retries=retries)
+def error_event(error: LLMError, *, model: str, has_key: bool, attempts: int) -> ErrorEvent:
+    code, message = _describe(error, model=model, has_key=has_key, attempts=attempts)
     detail = error.upstream_message.strip()
     if detail and detail not in message and not isinstance(error, AuthenticationError):
         message += f" (The provider said: {detail})"
     return ErrorEvent(code, message, error.retryable)
 
 
-def _describe(error: LLMError, *, model: str, has_key: bool, retries: int) -> tuple[str, str]:
+def _describe(error: LLMError, *, model: str, has_key: bool, attempts: int) -> tuple[str, str]:
     if isinstance(error, AuthenticationError) and not has_key:
         return "no_api_key", NO_KEY
-    tried = f" after {retries + 1} attempts" if retries else ""
+    tried = f" after {attempts} attempts" if attempts > 1 else ""
+    wait = "Wait a minute"
+    if error.retry_after and error.retry_after > 60:
+        wait = f"Wait about {_duration(error.retry_after)}, as the provider asks,"
     for kind, code, template in _MESSAGES:
         if isinstance(error, kind):
-            return code, template.format(model=model, tried=tried, detail=error.message)
+            return code, template.format(model=model, tried=tried, detail=error.message, wait=wait)
     return "provider_error", f"The model provider failed: {error.message}"
+
+
+def _duration(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    if minutes < 90:
+        return f"{minutes} minutes"
+    return f"{round(minutes / 60)} hours"
 
 
 # Most specific first: the first class that matches speaks.
@@ -71,7 +81,7 @@ _MESSAGES: tuple[tuple[type[LLMError], str, str], ...] = (
     (
         RateLimitedError,
         "rate_limited",
-        "The model is rate limited{tried}. Wait a minute and try again, or pick another model.",
+        "The model is rate limited{tried}. {wait} and try again, or pick another model.",
     ),
     (
         StalledError,

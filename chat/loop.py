@@ -167,6 +167,7 @@ class _Turn:
         self.current: _Request | None = None
         self.started = time.perf_counter()
         self.failed_rounds = 0
+        self.attempts = 0  # requests made for the current model answer
 
     async def run(self) -> AsyncGenerator[Event, None]:
         user_message = await threads.run(self._begin)
@@ -292,6 +293,7 @@ class _Turn:
         self.current = asked
         started = time.perf_counter()
         for attempt in (1, 2):
+            self.attempts = attempt
             try:
                 async with aclosing(self._stream(request, asked)) as events:
                     async for event in events:
@@ -448,11 +450,18 @@ class _Turn:
         await threads.run(self._store_closing, _Outcome("stopped", "stopped"))
 
     def _describe(self, error: LLMError) -> ErrorEvent:
+        config = self.client.config
+        # The client retries only before any output, and not past a long Retry-After.
+        client_retried = (
+            error.retryable
+            and not error.output_started
+            and not (error.retry_after and error.retry_after > config.retry_max_wait)
+        )
         return error_event(
             error,
             model=self.model,
-            has_key=bool(self.request.api_key or self.client.config.api_key),
-            retries=self.client.config.max_retries if error.retryable else 0,
+            has_key=bool(self.request.api_key or config.api_key),
+            attempts=self.attempts + (config.max_retries if client_retried else 0),
         )
 
     def _cost_cap_reached(self) -> str | None:

@@ -176,9 +176,14 @@ class ToolRunner:
         try:
             done, _ = await asyncio.wait({work}, timeout=timeout)
         except asyncio.CancelledError:
-            if tool.writes:  # a write under way completes (or rolls back) before we stop
-                await asyncio.wait({work}, timeout=timeout)
-            raise
+            if not tool.writes:
+                raise
+            # A write under way completes (or rolls back) before the turn stops,
+            # and one that completed is recorded like any other.
+            await asyncio.wait({work}, timeout=timeout)
+            if not work.done() or work.exception() is not None:
+                raise
+            return work.result()
         if done:
             return work.result()
         work.add_done_callback(_consume)
