@@ -148,7 +148,7 @@ class ToolRunner:
                 self.known_versions.pop(path, None)
             else:
                 self.known_versions[path] = version
-        await threads.run(self._store, index, call, outcome, duration_ms)
+        await self._store_safely(index, call, outcome, duration_ms)
         self._emit(
             ToolResultEvent(
                 call.id,
@@ -215,6 +215,21 @@ class ToolRunner:
             ),
             seen=outcome.seen,
         )
+
+    async def _store_safely(
+        self, index: int, call: ToolCall, outcome: ToolOutcome, duration_ms: float
+    ) -> None:
+        """The result goes to the model and the person even if storing it fails
+        (a locked or lost database): a call without an answer would make the
+        provider refuse the next request."""
+        for attempt in (1, 2):
+            try:
+                await threads.run(self._store, index, call, outcome, duration_ms)
+            except Exception:
+                logger.exception("Could not store the result of %s (attempt %d)", call.id, attempt)
+                await asyncio.sleep(0.05 * attempt)
+            else:
+                return
 
     def _store(self, index: int, call: ToolCall, outcome: ToolOutcome, duration_ms: float) -> None:
         services.message_create(

@@ -13,3 +13,9 @@ os.environ["OPENROUTER_API_KEY"] = ""
 from builtit.settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# A test database in a file, as in production: SQLite's shared in-memory database
+# fails at once when two threads write together (the loop's tool threads do),
+# where a file waits for the lock.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test.sqlite3")}  # noqa: F405
