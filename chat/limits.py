@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from django.conf import settings
 
+from chat.records import dollars
 from projects.models import Project
 
 
@@ -35,3 +36,25 @@ class TurnLimits:
 def _cap(own: Decimal | None, server: Decimal) -> Decimal | None:
     chosen = server if own is None else own
     return chosen if chosen > 0 else None
+
+
+def cap_reached(
+    limits: TurnLimits, *, turn_cost: Decimal | None, spent_before: Decimal
+) -> str | None:
+    """Why spending must stop now, in words for the person; None while within the caps."""
+    spent_now = turn_cost or Decimal(0)
+    turn_cap = limits.turn_cost_limit
+    if turn_cap and spent_now >= turn_cap:
+        return (
+            f"This turn reached its spending limit ({dollars(spent_now)} of "
+            f"{dollars(turn_cap)}), so it was ended. Send a new message to go on, "
+            "or ask the administrator to raise the limit."
+        )
+    project_cap = limits.project_cost_limit
+    spent = spent_before + spent_now
+    if project_cap and spent >= project_cap:
+        return (
+            f"This project reached its spending limit ({dollars(spent)} of "
+            f"{dollars(project_cap)}). Ask the administrator to raise the limit."
+        )
+    return None

@@ -28,7 +28,6 @@ from django.contrib.auth.models import User
 
 from chat import prompt, records, services, threads
 from chat.events import (
-    AnnouncedCall,
     ContentText,
     Done,
     ErrorEvent,
@@ -42,7 +41,7 @@ from chat.events import (
     UsageEvent,
 )
 from chat.failures import error_event
-from chat.limits import TurnLimits
+from chat.limits import TurnLimits, cap_reached
 from chat.llm import (
     AssistantMessage,
     ChatMessage,
@@ -63,7 +62,8 @@ from chat.llm import (
 )
 from chat.model_choice import choose_model
 from chat.models import Conversation, Message
-from chat.runner import Executed, RoundDone, ToolRunner
+from chat.recorder import TurnRecorder
+from chat.runner import Executed, RoundDone, ToolRunner, announced, whole_calls
 from chat.tools import ToolRegistry, file_tools
 from projects import selectors
 from projects.limits import current_limits
@@ -156,7 +156,7 @@ class _Turn:
             default_timeout=limits.tool_timeout,
         )
         self.messages: list[ChatMessage] = []
-        self.sequence = 0
+        self.recorder = TurnRecorder(request.conversation, self.model)
         self.iterations = 0
         self.usage = Usage()
         self.unstored_cost = Decimal(0)  # of replies kept on no message (empty ones)
@@ -378,7 +378,7 @@ class _Turn:
         calls = assembler.settled_calls() if settled else assembler.message().tool_calls
         fresh = list(calls[len(asked.started) :])
         if settled:
-            fresh = _whole(fresh)
+            fresh = whole_calls(fresh)
         if not fresh:
             return None
         if asked.row is None:
@@ -389,10 +389,10 @@ class _Turn:
                 first_sequence=asked.row.sequence + 1,
             )
         asked.started += fresh
-        self.sequence = asked.row.sequence + 1 + len(asked.started)
+        self.recorder.sequence = asked.row.sequence + 1 + len(asked.started)
         for call in fresh:
             self.runner.submit(call)
-        return ToolCallsAnnounced(tuple(_announced(call) for call in fresh))
+        return ToolCallsAnnounced(tuple(announced(call) for call in fresh))
 
     async def _finish(self, asked: _Request) -> AsyncGenerator[Event, None]:
         reply = asked.reply
@@ -465,24 +465,14 @@ class _Turn:
         )
 
     def _cost_cap_reached(self) -> str | None:
-        turn_cost = self.usage.cost or Decimal(0)
-        turn_cap = self.limits.turn_cost_limit
-        if turn_cap and turn_cost >= turn_cap:
-            return (
-                f"This turn reached its spending limit ({records.dollars(turn_cost)} of "
-                f"{records.dollars(turn_cap)}), so it was ended. Send a new message to go on, "
-                "or ask the administrator to raise the limit."
-            )
-        project_cap = self.limits.project_cost_limit
-        spent = self.spent_before + turn_cost
-        if project_cap and spent >= project_cap:
-            return (
-                f"This project reached its spending limit ({records.dollars(spent)} of "
-                f"{records.dollars(project_cap)}). Ask the administrator to raise the limit."
-            )
-        return None
+        return cap_reached(self.limits, turn_cost=self.usage.cost, spent_before=self.spent_before)
 
     # --- storage (these run in a pool thread) ------------------------------------------
+
+    def _store_reply(
+        self, reply: AssistantMessage, row: Message | None, seconds: float | None
+    ) -> Message:
+        return self.recorder.store_reply(reply, row, iteration=self.iterations, seconds=seconds)
 
     def _begin(self) -> Message:
         project = self.request.project
@@ -490,8 +480,9 @@ class _Turn:
         files = selectors.file_list(project)
         self.runner.known_versions.update({info.path: info.version for info in files})
         self.spent_before = services.project_spent(project)
-        self.sequence = services.next_sequence(conversation)
-        history = services.past_turns(conversation, before_sequence=self.sequence)
+        history = services.past_turns(
+            conversation, before_sequence=services.next_sequence(conversation)
+        )
         system = prompt.system_prompt(
             project_name=project.name,
             description=project.description,
@@ -503,79 +494,27 @@ class _Turn:
             *prompt.history_messages(history, budget_tokens=self.limits.history_tokens),
             ChatMessage.user(self.request.text),
         ]
-        message = services.message_user_create(
-            conversation=conversation,
-            sequence=self.sequence,
-            text=self.request.text,
-            model=self.model,
-        )
-        self.sequence += 1
-        return message
-
-    def _store_reply(
-        self, reply: AssistantMessage, row: Message | None, seconds: float | None
-    ) -> Message:
-        metadata = records.reply_metadata(
-            reply, model=self.model, iteration=self.iterations, seconds=seconds
-        )
-        calls = [call.to_wire() for call in reply.tool_calls]
-        cost = reply.usage.cost if reply.usage else None
-        if row is not None:
-            services.message_update(
-                message_id=row.pk,
-                content=reply.content,
-                reasoning=reply.reasoning,
-                tool_calls=calls,
-                metadata=metadata,
-                cost=cost,
-            )
-            return row
-        row = services.message_create(
-            conversation=self.request.conversation,
-            sequence=self.sequence,
-            role=Message.Role.ASSISTANT,
-            content=reply.content,
-            reasoning=reply.reasoning,
-            tool_calls=calls,
-            metadata=metadata,
-            cost=cost,
-        )
-        self.sequence += 1
-        return row
+        return self.recorder.begin(self.request.text)
 
     def _store_closing(self, outcome: _Outcome) -> Message:
-        """The message that ends every turn: the answer, or what was shown of it,
-        with the turn's outcome in `metadata["turn"]`."""
-        final = outcome.final.reply if outcome.final else None
-        metadata: dict[str, Any] = {}
-        cost = self.unstored_cost or None
-        if final is not None and outcome.final is not None:
-            metadata = records.reply_metadata(
-                final, model=self.model, iteration=self.iterations, seconds=outcome.final.seconds
-            )
-            if final.usage and final.usage.cost is not None:
-                cost = (cost or Decimal(0)) + final.usage.cost
-        metadata["turn"] = records.turn_metadata(
-            status=outcome.status,
-            finish_reason=outcome.finish_reason,
-            iterations=self.iterations,
-            usage=self.usage,
-            files_changed=list(self.files_changed),
-            tool_timings=self.timings,
-            seconds=time.perf_counter() - self.started,
-            error=outcome.error,
+        final = outcome.final
+        return self.recorder.store_closing(
+            final=final.reply if final else None,
+            final_seconds=final.seconds if final else None,
+            text=self.partial,
+            iteration=self.iterations,
+            extra_cost=self.unstored_cost,
+            turn=records.turn_metadata(
+                status=outcome.status,
+                finish_reason=outcome.finish_reason,
+                iterations=self.iterations,
+                usage=self.usage,
+                files_changed=list(self.files_changed),
+                tool_timings=self.timings,
+                seconds=time.perf_counter() - self.started,
+                error=outcome.error,
+            ),
         )
-        message = services.message_create(
-            conversation=self.request.conversation,
-            sequence=self.sequence,
-            role=Message.Role.ASSISTANT,
-            content=final.content if final is not None else self.partial,
-            reasoning=final.reasoning if final is not None else "",
-            metadata=metadata,
-            cost=cost,
-        )
-        self.sequence += 1
-        return message
 
 
 _EMPTY = ErrorEvent(
@@ -597,28 +536,4 @@ def _worth_retrying(error: LLMError, attempt: int) -> bool:
         attempt == 1
         and error.output_started
         and (error.retryable or isinstance(error, InStreamError))
-    )
-
-
-def _whole(calls: list[ToolCall]) -> list[ToolCall]:
-    """Calls up to the first whose arguments are not whole JSON yet: a provider
-    that interleaves fragments of several calls may still be writing it."""
-    ready = []
-    for call in calls:
-        try:
-            json.loads(call.arguments)
-        except (ValueError, RecursionError):
-            break
-        ready.append(call)
-    return ready
-
-
-def _announced(call: ToolCall) -> AnnouncedCall:
-    try:
-        arguments = json.loads(call.arguments)
-    except (ValueError, RecursionError):
-        arguments = None
-    path = arguments.get("path") if isinstance(arguments, dict) else None
-    return AnnouncedCall(
-        call.id, call.name, call.arguments, path if isinstance(path, str) else None
     )

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from chat import services, threads
-from chat.events import Event, FilesChanged, ToolExecuting, ToolResultEvent
+from chat.events import AnnouncedCall, Event, FilesChanged, ToolExecuting, ToolResultEvent
 from chat.llm import ToolCall
 from chat.models import Conversation, Message
 from chat.tools import Tool, ToolContext, ToolOutcome, ToolRegistry
@@ -274,6 +274,31 @@ def _guarded_handler(tool: Tool[Any], arguments: Any, context: ToolContext) -> T
 def _consume(future: asyncio.Future[ToolOutcome]) -> None:
     if not future.cancelled():
         future.exception()
+
+
+def whole_calls(calls: list[ToolCall]) -> list[ToolCall]:
+    """Calls up to the first whose arguments are not whole JSON yet: a provider
+    that interleaves fragments of several calls may still be writing it."""
+    ready = []
+    for call in calls:
+        try:
+            json.loads(call.arguments)
+        except (ValueError, RecursionError):
+            break
+        ready.append(call)
+    return ready
+
+
+def announced(call: ToolCall) -> AnnouncedCall:
+    """A call as the person first sees it: its name and, when there is one, its path."""
+    try:
+        arguments = json.loads(call.arguments)
+    except (ValueError, RecursionError):
+        arguments = None
+    path = arguments.get("path") if isinstance(arguments, dict) else None
+    return AnnouncedCall(
+        call.id, call.name, call.arguments, path if isinstance(path, str) else None
+    )
 
 
 def _canonical(arguments: str) -> str:
