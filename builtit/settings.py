@@ -87,6 +87,9 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATA_DIR.mkdir(parents=True, exist_ok=True)
+    # A local file: reopening it (and re-running the PRAGMAs) for every chat
+    # step costs more than keeping it open, so connections live unless told.
+    DATABASES["default"]["CONN_MAX_AGE"] = env_int("DATABASE_CONN_MAX_AGE", 600)
     DATABASES["default"]["OPTIONS"] = {
         # IMMEDIATE: a write transaction takes the lock when it begins, so the
         # file service's read-check-write steps cannot interleave.

@@ -111,6 +111,9 @@ class _Request:
     tools_allowed: bool
     reply: AssistantMessage | None = None
     row: Message | None = None  # stored as soon as its first call is started
+    # Storing `row` begins with the first fragment of a call, so the call need
+    # not wait for it once complete.
+    row_task: asyncio.Task[Message] | None = None
     started: list[ToolCall] = field(default_factory=list)
     stored: bool = False
     seconds: float = 0.0
@@ -345,6 +348,9 @@ class _Turn:
         self, piece: StreamEvent, asked: _Request, assembler: MessageAssembler
     ) -> Event | None:
         assembler.add(piece)
+        if isinstance(piece, ToolCallDelta) and asked.row_task is None and asked.tools_allowed:
+            draft = AssistantMessage(content=assembler.content)
+            asked.row_task = asyncio.create_task(threads.run(self._store_reply, draft, None, None))
         match piece:
             case ContentDelta(text):
                 return ContentText(text)
@@ -383,7 +389,7 @@ class _Turn:
             return None
         if asked.row is None:
             # Stored before the first call runs, so its file changes can point to it.
-            asked.row = await threads.run(self._store_reply, assembler.message(), None, None)
+            asked.row = await (asked.row_task or self._draft_row(asked, assembler))
             self.runner.begin_round(
                 author=Author.assistant(self.request.user, message_id=asked.row.pk),
                 first_sequence=asked.row.sequence + 1,
@@ -393,6 +399,11 @@ class _Turn:
         for call in fresh:
             self.runner.submit(call)
         return ToolCallsAnnounced(tuple(announced(call) for call in fresh))
+
+    def _draft_row(self, asked: _Request, assembler: MessageAssembler) -> asyncio.Task[Message]:
+        draft = AssistantMessage(content=assembler.content)
+        asked.row_task = asyncio.create_task(threads.run(self._store_reply, draft, None, None))
+        return asked.row_task
 
     async def _finish(self, asked: _Request) -> AsyncGenerator[Event, None]:
         reply = asked.reply
@@ -440,6 +451,10 @@ class _Turn:
     async def _stop(self) -> None:
         await self.runner.abandon()
         asked = self.current
+        if asked is not None and asked.row_task is not None and asked.row is None:
+            await asyncio.wait({asked.row_task})
+            if not asked.row_task.cancelled() and asked.row_task.exception() is None:
+                asked.row = asked.row_task.result()
         if asked is not None and asked.row is not None and not asked.stored:
             self._record(self.runner.results())
             reply = asked.reply or AssistantMessage(

@@ -68,5 +68,8 @@ FILE_TOOLS: tuple[Tool[Any], ...] = (
 )
 
 
+_FILE_TOOLS = ToolRegistry(FILE_TOOLS)
+
+
 def file_tools() -> ToolRegistry:
-    return ToolRegistry(FILE_TOOLS)
+    return _FILE_TOOLS

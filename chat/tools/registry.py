@@ -117,6 +117,7 @@ class Tool(Generic[A]):
 class ToolRegistry:
     def __init__(self, tools: Iterable[Tool[Any]]) -> None:
         self._tools: dict[str, Tool[Any]] = {}
+        self._specs: list[ToolSpec] | None = None
         for tool in tools:
             if tool.name in self._tools:
                 raise ValueError(f"Two tools are named {tool.name}")
@@ -126,7 +127,10 @@ class ToolRegistry:
         return self._tools.get(name)
 
     def specs(self) -> list[ToolSpec]:
-        return [tool.spec() for tool in self._tools.values() if tool.visible]
+        # Built once: generating the schemas costs milliseconds, on every request.
+        if self._specs is None:
+            self._specs = [tool.spec() for tool in self._tools.values() if tool.visible]
+        return self._specs
 
     def names(self) -> list[str]:
         return [tool.name for tool in self._tools.values() if tool.visible]
