@@ -15,7 +15,6 @@ writing its next call.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import AsyncGenerator
@@ -117,6 +116,10 @@ class _Request:
     started: list[ToolCall] = field(default_factory=list)
     stored: bool = False
     seconds: float = 0.0
+
+    def as_shown(self, text: str) -> AssistantMessage:
+        """The reply as far as it got: the text shown and the calls started."""
+        return AssistantMessage(content=text, tool_calls=tuple(self.started))
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,9 +310,7 @@ class _Turn:
                     # Calls already ran: keep them and their results, and let the
                     # model carry on from there in the next round.
                     logger.warning("Answer broke off after tools started: %s", error)
-                    asked.reply = AssistantMessage(
-                        content=self.partial, tool_calls=tuple(asked.started)
-                    )
+                    asked.reply = asked.as_shown(self.partial)
                     break
                 if not _worth_retrying(error, attempt):
                     raise
@@ -349,8 +350,7 @@ class _Turn:
     ) -> Event | None:
         assembler.add(piece)
         if isinstance(piece, ToolCallDelta) and asked.row_task is None and asked.tools_allowed:
-            draft = AssistantMessage(content=assembler.content)
-            asked.row_task = asyncio.create_task(threads.run(self._store_reply, draft, None, None))
+            self._draft_row(asked, assembler)
         match piece:
             case ContentDelta(text):
                 return ContentText(text)
@@ -433,9 +433,7 @@ class _Turn:
 
     def _record(self, executed: list[Executed]) -> None:
         for done in executed:
-            self.messages.append(
-                ChatMessage.tool(done.call.id, json.dumps(done.outcome.result, ensure_ascii=False))
-            )
+            self.messages.append(ChatMessage.tool(done.call.id, done.content))
             self.files_changed.update(dict.fromkeys(done.outcome.changed))
             self.timings.append(
                 {
@@ -457,9 +455,7 @@ class _Turn:
                 asked.row = asked.row_task.result()
         if asked is not None and asked.row is not None and not asked.stored:
             self._record(self.runner.results())
-            reply = asked.reply or AssistantMessage(
-                content=self.partial, tool_calls=tuple(asked.started)
-            )
+            reply = asked.reply or asked.as_shown(self.partial)
             await threads.run(self._store_reply, reply, asked.row, None)
             self.partial = ""
         await threads.run(self._store_closing, _Outcome("stopped", "stopped"))
@@ -495,9 +491,7 @@ class _Turn:
         files = selectors.file_list(project)
         self.runner.known_versions.update({info.path: info.version for info in files})
         self.spent_before = services.project_spent(project)
-        history = services.past_turns(
-            conversation, before_sequence=services.next_sequence(conversation)
-        )
+        history = services.past_turns(conversation)  # before this turn's message exists
         system = prompt.system_prompt(
             project_name=project.name,
             description=project.description,

@@ -40,6 +40,7 @@ class Executed:
     call: ToolCall
     outcome: ToolOutcome
     duration_ms: float
+    content: str  # the result as JSON text: the tool message stored and sent back
 
 
 class RepeatCounter:
@@ -90,10 +91,6 @@ class ToolRunner:
         self._last_write = None
         self._since_write = []
         self._closed = False
-
-    @property
-    def submitted(self) -> int:
-        return len(self._tasks)
 
     def submit(self, call: ToolCall) -> None:
         tool = self._registry.get(call.name)
@@ -148,7 +145,8 @@ class ToolRunner:
                 self.known_versions.pop(path, None)
             else:
                 self.known_versions[path] = version
-        await self._store_safely(index, call, outcome, duration_ms)
+        content = json.dumps(outcome.result, ensure_ascii=False)
+        await self._store_safely(index, call, outcome, content, duration_ms)
         self._emit(
             ToolResultEvent(
                 call.id,
@@ -162,7 +160,7 @@ class ToolRunner:
         )
         if outcome.changed:
             self._emit(FilesChanged(outcome.changed))
-        return Executed(index, call, outcome, duration_ms)
+        return Executed(index, call, outcome, duration_ms, content)
 
     async def _outcome(self, call: ToolCall, tool: Tool[Any] | None) -> ToolOutcome:
         if tool is None:
@@ -217,26 +215,29 @@ class ToolRunner:
         )
 
     async def _store_safely(
-        self, index: int, call: ToolCall, outcome: ToolOutcome, duration_ms: float
+        self, index: int, call: ToolCall, outcome: ToolOutcome, content: str, duration_ms: float
     ) -> None:
         """The result goes to the model and the person even if storing it fails
         (a locked or lost database): a call without an answer would make the
         provider refuse the next request."""
         for attempt in (1, 2):
             try:
-                await threads.run(self._store, index, call, outcome, duration_ms)
+                await threads.run(self._store, index, call, outcome, content, duration_ms)
             except Exception:
                 logger.exception("Could not store the result of %s (attempt %d)", call.id, attempt)
-                await asyncio.sleep(0.05 * attempt)
+                if attempt == 1:
+                    await asyncio.sleep(0.05)
             else:
                 return
 
-    def _store(self, index: int, call: ToolCall, outcome: ToolOutcome, duration_ms: float) -> None:
+    def _store(
+        self, index: int, call: ToolCall, outcome: ToolOutcome, content: str, duration_ms: float
+    ) -> None:
         services.message_create(
             conversation=self._conversation,
             sequence=self._first_sequence + index,
             role=Message.Role.TOOL,
-            content=json.dumps(outcome.result, ensure_ascii=False),
+            content=content,
             tool_call_id=call.id,
             metadata={
                 "name": call.name,

@@ -139,11 +139,13 @@ def project_spent(project: Project) -> Decimal:
     return total["total"] or Decimal(0)
 
 
-def past_turns(conversation: Conversation, *, before_sequence: int) -> list[PastTurn]:
-    """The conversation's turns before `before_sequence`, oldest first."""
+def past_turns(conversation: Conversation, *, before_sequence: int | None = None) -> list[PastTurn]:
+    """The conversation's turns (before `before_sequence`, if given), oldest first."""
+    messages = conversation.messages.all()
+    if before_sequence is not None:
+        messages = messages.filter(sequence__lt=before_sequence)
     rows = (
-        conversation.messages.filter(sequence__lt=before_sequence)
-        .exclude(role=Message.Role.TOOL)
+        messages.exclude(role=Message.Role.TOOL)
         .order_by("sequence")
         .values_list("role", "content", "metadata")
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import fields
+from typing import Any
 
 from pydantic import Field
 
@@ -21,7 +22,8 @@ from projects.results import ErrorCode, FileError, FileWrite
 
 _PATH = Field(description="File path from the project root, e.g. /index.html.")
 
-_Write = Callable[[int], FileWrite | FileError]
+# A file service write that takes `expected_version` (update, edit, rename, delete).
+_Write = Callable[..., FileWrite | FileError]
 
 
 class ListArgs(Arguments):
@@ -129,59 +131,23 @@ def create_file(args: WriteArgs, context: ToolContext) -> ToolOutcome:
 
 
 def update_file(args: WriteArgs, context: ToolContext) -> ToolOutcome:
-    written = _guarded(
-        context,
-        args.path,
-        lambda version: services.file_update(
-            project=context.project,
-            path=args.path,
-            content=args.content,
-            author=context.author,
-            expected_version=version,
-        ),
-    )
+    written = _guarded(context, args.path, services.file_update, content=args.content)
     return _written(written, "Replaced {path} ({size})")
 
 
 def edit_file(args: EditArgs, context: ToolContext) -> ToolOutcome:
     edits = [services.Edit(block.search, block.replace) for block in args.edits]
-    written = _guarded(
-        context,
-        args.path,
-        lambda version: services.file_edit(
-            project=context.project,
-            path=args.path,
-            edits=edits,
-            author=context.author,
-            expected_version=version,
-        ),
-    )
+    written = _guarded(context, args.path, services.file_edit, edits=edits)
     return _written(written, f"Edited {{path}} ({_count(len(edits), 'change')})")
 
 
 def rename_file(args: RenameArgs, context: ToolContext) -> ToolOutcome:
-    written = _guarded(
-        context,
-        args.path,
-        lambda version: services.file_rename(
-            project=context.project,
-            path=args.path,
-            new_path=args.new_path,
-            author=context.author,
-            expected_version=version,
-        ),
-    )
+    written = _guarded(context, args.path, services.file_rename, new_path=args.new_path)
     return _written(written, "Renamed {old_path} to {path}")
 
 
 def delete_file(args: DeleteArgs, context: ToolContext) -> ToolOutcome:
-    written = _guarded(
-        context,
-        args.path,
-        lambda version: services.file_delete(
-            project=context.project, path=args.path, author=context.author, expected_version=version
-        ),
-    )
+    written = _guarded(context, args.path, services.file_delete)
     return _written(written, "Deleted {path}")
 
 
@@ -215,7 +181,9 @@ def search_files(args: SearchArgs, context: ToolContext) -> ToolOutcome:
 # --- helpers ---------------------------------------------------------------
 
 
-def _guarded(context: ToolContext, path: str, write: _Write) -> FileWrite | FileError:
+def _guarded(
+    context: ToolContext, path: str, write: _Write, **fields: Any
+) -> FileWrite | FileError:
     """Run a write that must start from the version the model knows.
 
     A file the model has not read in this turn must be as it was when the turn
@@ -225,7 +193,13 @@ def _guarded(context: ToolContext, path: str, write: _Write) -> FileWrite | File
     if isinstance(canonical, PathError):
         return selectors.path_error(canonical)
     # 0 matches no version: a file that appeared during the turn was never seen.
-    result = write(context.known_versions.get(canonical, 0))
+    result = write(
+        project=context.project,
+        path=path,
+        author=context.author,
+        expected_version=context.known_versions.get(canonical, 0),
+        **fields,
+    )
     if isinstance(result, FileError) and result.code == ErrorCode.CONFLICT:
         return FileError(
             ErrorCode.CONFLICT,
