@@ -8,7 +8,7 @@ The loop knows nothing of how they are shown.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from chat.llm.jsontypes import JSONObject
 
@@ -150,3 +150,40 @@ def to_json(event: Event) -> JSONObject:
     """The event as sent on the wire: its fields, `type` first."""
     fields: JSONObject = asdict(event)
     return {"type": fields.pop("type"), **fields}
+
+
+_TYPES: dict[object, Any] = {
+    kind.__dataclass_fields__["type"].default: kind
+    for kind in (
+        TurnStarted,
+        ContentText,
+        ReasoningText,
+        StreamReset,
+        ToolCallsAnnounced,
+        ToolExecuting,
+        ToolResultEvent,
+        FilesChanged,
+        UsageEvent,
+        ErrorEvent,
+        Done,
+    )
+}
+
+
+def from_json(data: JSONObject) -> Event:
+    """The event `to_json` made (e.g. after a trip through the channel layer or JSON).
+
+    Raises KeyError/TypeError on anything else: only our own messages come here.
+    """
+    fields: dict[str, Any] = {key: value for key, value in data.items() if key != "type"}
+    kind = _TYPES[str(data["type"])]
+    if kind is ToolCallsAnnounced:
+        fields["calls"] = tuple(
+            call if isinstance(call, AnnouncedCall) else AnnouncedCall(**call)
+            for call in fields["calls"]
+        )
+    for name in ("paths", "files_changed"):
+        if isinstance(fields.get(name), list | tuple):
+            fields[name] = tuple(fields[name])
+    event: Event = kind(**fields)
+    return event

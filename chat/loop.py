@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -91,12 +91,16 @@ async def run_turn(
     client: LLMClient | None = None,
     tools: ToolRegistry | None = None,
     limits: TurnLimits | None = None,
+    on_stopped: Callable[[Done], None] | None = None,
 ) -> AsyncGenerator[Event, None]:
+    """The turn's events. A cancelled turn cannot yield its `done`: it is handed
+    to `on_stopped` instead, once the stop has been recorded."""
     turn = _Turn(
         request,
         client or get_client(),
         tools or file_tools(),
         limits or TurnLimits.for_project(request.project),
+        on_stopped,
     )
     async with aclosing(turn.run()) as events:
         async for event in events:
@@ -145,9 +149,15 @@ class _Outcome:
 
 class _Turn:
     def __init__(
-        self, request: TurnRequest, client: LLMClient, tools: ToolRegistry, limits: TurnLimits
+        self,
+        request: TurnRequest,
+        client: LLMClient,
+        tools: ToolRegistry,
+        limits: TurnLimits,
+        on_stopped: Callable[[Done], None] | None = None,
     ) -> None:
         self.request = request
+        self.on_stopped = on_stopped
         self.client = client
         self.tools = tools
         self.limits = limits
@@ -186,7 +196,9 @@ class _Turn:
                 async for event in events:
                     yield event
         except (asyncio.CancelledError, GeneratorExit):
-            await asyncio.shield(self._stop())
+            done = await asyncio.shield(self._stop())
+            if self.on_stopped is not None:
+                self.on_stopped(done)
             raise
         except LLMError as error:
             outcome.fail("error", self._describe(error))
@@ -204,7 +216,10 @@ class _Turn:
         if outcome.error is not None:
             yield outcome.error
         closing = await threads.run(self._store_closing, outcome)
-        yield Done(
+        yield self._done(outcome, closing)
+
+    def _done(self, outcome: _Outcome, closing: Message) -> Done:
+        return Done(
             outcome.finish_reason,
             outcome.status,
             self.iterations,
@@ -446,7 +461,7 @@ class _Turn:
         all_failed = bool(executed) and not any(done.outcome.ok for done in executed)
         self.failed_rounds = self.failed_rounds + 1 if all_failed else 0
 
-    async def _stop(self) -> None:
+    async def _stop(self) -> Done:
         await self.runner.abandon()
         asked = self.current
         if asked is not None and asked.row_task is not None and asked.row is None:
@@ -458,7 +473,8 @@ class _Turn:
             reply = asked.reply or asked.as_shown(self.partial)
             await threads.run(self._store_reply, reply, asked.row, None)
             self.partial = ""
-        await threads.run(self._store_closing, _Outcome("stopped", "stopped"))
+        closing = await threads.run(self._store_closing, _Outcome("stopped", "stopped"))
+        return self._done(_Outcome("stopped", "stopped"), closing)
 
     def _describe(self, error: LLMError) -> ErrorEvent:
         config = self.client.config

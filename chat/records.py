@@ -44,7 +44,9 @@ def turn_metadata(
         "files_changed": files_changed,
         "tool_timings": tool_timings,
         "duration_ms": round(seconds * 1000, 1),
-        "error": None if error is None else {"code": error.code, "message": error.message},
+        "error": None
+        if error is None
+        else {"code": error.code, "message": error.message, "retryable": error.retryable},
     }
 
 

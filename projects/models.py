@@ -114,3 +114,25 @@ class FileRevision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} {self.path}"
+
+
+class ProjectLock(models.Model):
+    """Present while the assistant works on a project: one turn at a time, across
+    every server process (the row lives in the shared database, not in memory).
+
+    The holder refreshes `expires_at` while it works; a holder that crashed
+    stops refreshing and its row is taken over once it has expired.
+    """
+
+    project = models.OneToOneField(
+        Project, on_delete=models.CASCADE, primary_key=True, related_name="lock"
+    )
+    holder = models.CharField(max_length=64)
+    purpose = models.CharField(max_length=40)
+    # What other processes need to reach the holder (e.g. its control channel).
+    details = models.JSONField(default=dict, blank=True)
+    acquired_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.purpose} on {self.project_id}"

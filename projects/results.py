@@ -25,6 +25,7 @@ class ErrorCode(StrEnum):
     NO_MATCH = "no_match"
     AMBIGUOUS_MATCH = "ambiguous_match"
     NO_CHANGE = "no_change"
+    BUSY = "busy"  # the assistant is working on the project
 
 
 @dataclass(frozen=True)

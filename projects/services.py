@@ -24,6 +24,7 @@ from projects.limits import (
     file_size_problem,
     project_size_problem,
 )
+from projects.locks import lock_current
 from projects.models import FileRevision, Project, ProjectFile
 from projects.paths import PathError, normalize_path, parent_folders
 from projects.results import ErrorCode, FileError, FileWrite
@@ -69,8 +70,10 @@ def file_create(
     if isinstance(size, FileError):
         return size
     _lock(project)
-    problem = _placement_problem(project, canonical) or _create_limits_problem(
-        project, canonical, size
+    problem = (
+        _busy_problem(project, author)
+        or _placement_problem(project, canonical)
+        or _create_limits_problem(project, canonical, size)
     )
     if problem:
         return problem
@@ -87,7 +90,7 @@ def file_update(
     author: Author,
     expected_version: int | None = None,
 ) -> FileWrite | FileError:
-    record = _locked_file(project, path, expected_version)
+    record = _locked_file(project, path, expected_version, author)
     if isinstance(record, FileError):
         return record
     return _write_content(project, record, content, FileRevision.Action.UPDATE, author)
@@ -102,7 +105,7 @@ def file_edit(
     author: Author,
     expected_version: int | None = None,
 ) -> FileWrite | FileError:
-    record = _locked_file(project, path, expected_version)
+    record = _locked_file(project, path, expected_version, author)
     if isinstance(record, FileError):
         return record
     edited = apply_edits(record.content, edits)
@@ -123,7 +126,7 @@ def file_rename(
     target = normalize_path(new_path)
     if isinstance(target, PathError):
         return path_error(target)
-    record = _locked_file(project, path, expected_version)
+    record = _locked_file(project, path, expected_version, author)
     if isinstance(record, FileError):
         return record
     if target == record.path:
@@ -151,7 +154,7 @@ def file_rename(
 def file_delete(
     *, project: Project, path: str, author: Author, expected_version: int | None = None
 ) -> FileWrite | FileError:
-    record = _locked_file(project, path, expected_version)
+    record = _locked_file(project, path, expected_version, author)
     if isinstance(record, FileError):
         return record
     revision = FileRevision.objects.create(
@@ -178,13 +181,28 @@ def _lock(project: Project) -> None:
     Project.objects.select_for_update().filter(pk=project.pk).values_list("pk").first()
 
 
+def _busy_problem(project: Project, author: Author) -> FileError | None:
+    """A person's write while the assistant works on the project is refused, so
+    neither overwrites the other silently; the assistant's own writes go on."""
+    if author.actor == FileRevision.Actor.ASSISTANT or lock_current(project) is None:
+        return None
+    return FileError(
+        ErrorCode.BUSY,
+        "The assistant is changing this project's files right now, so saving is paused. "
+        "Your text is still here: save again when it has finished, or stop it first.",
+    )
+
+
 def _locked_file(
-    project: Project, path: str, expected_version: int | None
+    project: Project, path: str, expected_version: int | None, author: Author
 ) -> ProjectFile | FileError:
     canonical = normalize_path(path)
     if isinstance(canonical, PathError):
         return path_error(canonical)
     _lock(project)
+    busy = _busy_problem(project, author)
+    if busy:
+        return busy
     record = ProjectFile.objects.filter(project=project, path=canonical).first()
     if record is None:
         return file_not_found(project, canonical)

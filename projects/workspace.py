@@ -42,6 +42,7 @@ _ACE_MODES = {
 _STATUS_FOR = {
     ErrorCode.CONFLICT: 409,
     ErrorCode.NOT_FOUND: 404,
+    ErrorCode.BUSY: 423,
 }
 _NEW_FILE_CONTENT = {
     "html": (

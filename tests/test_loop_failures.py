@@ -534,7 +534,11 @@ async def test_a_turn_over_its_spending_cap_ends_with_an_answer_without_tools(
     assert done(events).finish_reason == "cost_limit"
     closing = await closing_message(events)
     assert closing.content == "I stopped at the spending limit."
-    assert closing.metadata["turn"]["error"] == {"code": "cost_limit", "message": error.message}
+    assert closing.metadata["turn"]["error"] == {
+        "code": "cost_limit",
+        "message": error.message,
+        "retryable": False,
+    }
     # What counts against the project's cap: every request of the turn.
     spent = await sync_to_async(project_spent)(starter_project)
     assert spent == Decimal("1.2") + Decimal(str(DEFAULT_USAGE["cost"]))
@@ -661,7 +665,11 @@ async def test_provider_failure_ends_the_turn_with_one_readable_error(
     assert user_row.role == "user"
     assert user_row.content == "Make me a site"
     assert closing.metadata["turn"]["status"] == "failed"
-    assert closing.metadata["turn"]["error"] == {"code": refusal.code, "message": error.message}
+    assert closing.metadata["turn"]["error"] == {
+        "code": refusal.code,
+        "message": error.message,
+        "retryable": error.retryable,
+    }
 
 
 async def test_no_key_sends_no_authorization_header(

@@ -1,0 +1,81 @@
+"""One piece of work at a time per project, across processes: a row in ProjectLock.
+
+    lock = lock_acquire(project=p, purpose="assistant", details={...}, ttl=60)
+    if isinstance(lock, LockHeld): ...      # someone else is working on it
+    lock_refresh(lock, ttl=60)              # while working, well within the ttl
+    lock_release(lock)
+
+A lock whose holder stopped refreshing (a crashed process) expires and is
+taken over by the next `lock_acquire`. Persons' file writes are refused while a
+lock is held (see projects.services), so the assistant and a person never
+overwrite each other silently.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from projects.models import Project, ProjectLock
+
+
+@dataclass(frozen=True)
+class LockHeld:
+    purpose: str
+    details: dict[str, Any]
+    expires_at: datetime
+
+
+def lock_acquire(
+    *, project: Project, purpose: str, details: dict[str, Any], ttl: float
+) -> ProjectLock | LockHeld:
+    now = timezone.now()
+    with transaction.atomic():
+        ProjectLock.objects.filter(project=project, expires_at__lte=now).delete()
+        try:
+            with transaction.atomic():
+                return ProjectLock.objects.create(
+                    project=project,
+                    holder=secrets.token_hex(16),
+                    purpose=purpose,
+                    details=details,
+                    acquired_at=now,
+                    expires_at=now + timedelta(seconds=ttl),
+                )
+        except IntegrityError:
+            held = ProjectLock.objects.filter(project=project).first()
+    if held is None:  # released between the two statements: try once more
+        return lock_acquire(project=project, purpose=purpose, details=details, ttl=ttl)
+    return LockHeld(held.purpose, held.details, held.expires_at)
+
+
+def lock_refresh(lock: ProjectLock, *, ttl: float) -> bool:
+    """Extend the lock; False when it was lost (expired and taken over)."""
+    expires_at = timezone.now() + timedelta(seconds=ttl)
+    updated = ProjectLock.objects.filter(project_id=lock.project_id, holder=lock.holder).update(
+        expires_at=expires_at
+    )
+    lock.expires_at = expires_at
+    return updated == 1
+
+
+def lock_update_details(lock: ProjectLock, details: dict[str, Any]) -> None:
+    lock.details = {**lock.details, **details}
+    ProjectLock.objects.filter(project_id=lock.project_id, holder=lock.holder).update(
+        details=lock.details
+    )
+
+
+def lock_release(lock: ProjectLock) -> None:
+    ProjectLock.objects.filter(project_id=lock.project_id, holder=lock.holder).delete()
+
+
+def lock_current(project: Project | Any) -> ProjectLock | None:
+    """The live lock on a project (or project id), if any; expired ones do not count."""
+    project_id = project.pk if isinstance(project, Project) else project
+    return ProjectLock.objects.filter(project_id=project_id, expires_at__gt=timezone.now()).first()
