@@ -8,6 +8,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from builtit import accounts
+from chat import settings_views
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -24,6 +25,7 @@ urlpatterns = [
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
     ),
+    path("settings/", settings_views.settings_page, name="settings"),
     path(
         "favicon.ico",
         login_not_required(RedirectView.as_view(url=static("builtit/favicon.svg"))),

@@ -1,4 +1,5 @@
-"""Staff views of conversations, their messages (read-only) and spending per project."""
+"""Staff views of conversations, their messages (read-only), spending per project and
+users' personal API keys (never the key itself)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.text import Truncator
 
-from chat.models import Conversation, Message, ProjectSpending
+from chat.models import Conversation, Message, PersonalKey, ProjectSpending
 
 _PREVIEW = 160
 
@@ -167,3 +168,21 @@ class ProjectSpendingAdmin(admin.ModelAdmin[ProjectSpending]):
         return format_html(
             "{} / {}", shown(project.turn_cost_limit), shown(project.project_cost_limit)
         )
+
+
+@admin.register(PersonalKey)
+class PersonalKeyAdmin(admin.ModelAdmin[PersonalKey]):
+    """Who has their own key, read-only. Staff may delete one to revoke it; the
+    ciphertext is never shown: it is useless to look at and a secret all the same."""
+
+    list_display = ["user", "last_four", "updated_at"]
+    list_select_related = ["user"]
+    search_fields = ["user__username", "user__email"]
+    fields = ["user", "last_four", "created_at", "updated_at"]
+    readonly_fields = ["user", "last_four", "created_at", "updated_at"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # only the user can paste their key, on the Settings page
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

@@ -7,6 +7,7 @@ last assistant message carries `metadata["turn"]`, the turn's outcome.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 from projects.models import Project
@@ -69,3 +70,27 @@ class ProjectSpending(Project):
         proxy = True
         verbose_name = "project spending"
         verbose_name_plural = "project spending"
+
+
+class PersonalKey(models.Model):
+    """A user's own OpenRouter API key, used for their chat turns instead of the server's.
+
+    Stored encrypted (see chat.personal_keys, the only code that reads or writes
+    `ciphertext`) so a leaked database dump or backup does not hand out keys that
+    spend someone's money; only the last four characters are kept in the clear,
+    so the page can say which key is saved.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="openrouter_key"
+    )
+    ciphertext = models.TextField()
+    last_four = models.CharField(max_length=4)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "personal OpenRouter key"
+
+    def __str__(self) -> str:
+        return f"Key ending in …{self.last_four}"
