@@ -1,7 +1,11 @@
-"""Websocket routes. The chat consumer (ws/projects/<uuid>/chat/) joins here."""
+"""Websocket routes (DESIGN §7)."""
 
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import URLPattern, path
 
-websocket_urlpatterns: list[URLPattern] = []
+from chat.consumers import ChatConsumer
+
+websocket_urlpatterns: list[URLPattern] = [
+    path("ws/projects/<uuid:project_id>/chat/", ChatConsumer.as_asgi(), name="chat_socket"),
+]

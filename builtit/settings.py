@@ -103,9 +103,13 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 _REDIS_URL = env_str("REDIS_URL", "")
 CHANNEL_LAYERS = {
     "default": (
-        {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [_REDIS_URL]}}
+        {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [_REDIS_URL], "capacity": 2000},
+        }
         if _REDIS_URL
-        else {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+        # Room for a slow tab's backlog: a full channel silently drops messages.
+        else {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 2000}}
     )
 }
 if _REDIS_URL:
@@ -229,3 +233,6 @@ LOGGING = {
         "httpcore": {"level": "WARNING"},
     },
 }
+# Seconds before a crashed server's hold on a project (one turn at a time) lapses;
+# a running turn renews it every third of this.
+BUILTIT_TURN_LOCK_TTL = env_float("BUILTIT_TURN_LOCK_TTL", 60.0, minimum=3.0)

@@ -30,6 +30,7 @@ urlpatterns = [
         "favicon.ico",
         login_not_required(RedirectView.as_view(url=static("builtit/favicon.svg"))),
     ),
+    path("", include("chat.urls")),
     path("", include("projects.urls")),
 ]
 

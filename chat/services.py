@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from chat.llm.jsontypes import JSONObject
 from chat.llm.unicode import well_formed
+from chat.markdown import plain_excerpt
 from chat.models import Conversation, Message
 from projects.models import Project
 
@@ -171,3 +172,19 @@ def past_turns(conversation: Conversation, *, before_sequence: int | None = None
 def _title(text: str) -> str:
     words = " ".join(text.split())
     return words if len(words) <= _TITLE_LENGTH else words[: _TITLE_LENGTH - 1] + "…"
+
+
+def conversation_name(conversation: Conversation, first_message: str) -> None:
+    """A conversation without a title is named after its first request."""
+    if conversation.title:
+        return
+    conversation.title = plain_excerpt(first_message, 60)
+    conversation.save(update_fields=["title", "updated_at"])
+
+
+def conversation_start(*, project: Project) -> Conversation:
+    """A fresh conversation, reusing the project's latest one if it is still empty."""
+    latest = project.conversations.first()
+    if latest is not None and not latest.messages.exists():
+        return latest
+    return conversation_create(project=project)

@@ -8,7 +8,6 @@ urlpatterns = [
     path("", views.dashboard, name="dashboard"),
     path("projects/new/", views.project_new, name="project_new"),
     path("projects/import/", views.project_import, name="project_import"),
-    path("projects/<uuid:project_id>/", workspace.workspace, name="workspace"),
     path("projects/<uuid:project_id>/rename/", views.project_rename_view, name="project_rename"),
     path("projects/<uuid:project_id>/delete/", views.project_delete_view, name="project_delete"),
     path("projects/<uuid:project_id>/export.zip", views.project_export, name="project_export"),

@@ -53,15 +53,21 @@ _NEW_FILE_CONTENT = {
 }
 
 
-@require_GET
-def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+def workspace_context(project: Project) -> dict[str, object]:
+    """The workspace page's files, tree and editor (the chat app adds its panel)."""
     files = file_list(project)
     paths = [f.path for f in files]
     first = "/index.html" if "/index.html" in paths else (paths[0] if paths else None)
     opened = file_read(project, first) if first else None
-    context = {"project": project, **_tree_context(project, files), **_editor_context(opened)}
-    return render(request, "projects/workspace.html", context)
+    return {"project": project, **_tree_context(project, files), **_editor_context(opened)}
+
+
+def tree_html(project: Project) -> str:
+    """The file tree as an out-of-band swap, for whoever changed the files."""
+    return render_to_string(
+        "projects/partials/tree.html",
+        {"project": project, "oob": True, **_tree_context(project, file_list(project))},
+    )
 
 
 @require_GET
@@ -165,11 +171,7 @@ def _tree_context(project: Project, files: list[FileInfo]) -> dict[str, object]:
 
 
 def _tree_oob(request: HttpRequest, project: Project) -> str:
-    return render_to_string(
-        "projects/partials/tree.html",
-        {"project": project, "oob": True, **_tree_context(project, file_list(project))},
-        request=request,
-    )
+    return tree_html(project)
 
 
 def _saved(request: HttpRequest, project: Project, result: FileWrite) -> HttpResponse:

@@ -1,0 +1,68 @@
+"""What a browser (or script) may send on the chat socket, checked before use.
+
+    {"message": "Add a contact page", "model": "openai/gpt-5-mini"}   start a turn
+    {"action": "stop"}                                                 stop the running one
+
+htmx's ws extension adds "HEADERS" (and the form's other fields); unknown keys
+are ignored. Anything else is a `FrameError` with a sentence for the person;
+the socket stays open.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Literal
+
+from django.conf import settings
+
+
+@dataclass(frozen=True)
+class Frame:
+    action: Literal["message", "stop"]
+    message: str = ""
+    model: str = ""
+
+
+@dataclass(frozen=True)
+class FrameError:
+    message: str
+
+
+def frame_limit() -> int:
+    """Bytes a frame may have: a longest message, escaped, and room for the rest."""
+    return 6 * settings.BUILTIT_MAX_MESSAGE_CHARS + 16_384
+
+
+def parse_frame(text: str | None, data: bytes | None = None) -> Frame | FrameError:
+    body = _decoded(text)
+    if isinstance(body, FrameError):
+        return body
+    action = body.get("action", "message" if "message" in body else None)
+    if action == "stop":
+        return Frame("stop")
+    if action != "message":
+        return FrameError('Unknown request: send {"message": "…"} or {"action": "stop"}.')
+    message, model = body.get("message"), body.get("model", "")
+    if not isinstance(message, str):
+        return FrameError("Write a message first.")
+    if not isinstance(model, str):
+        return FrameError("The model must be given as text, e.g. openai/gpt-5-mini.")
+    return Frame("message", message, model.strip())
+
+
+def _decoded(text: str | None) -> dict[str, object] | FrameError:
+    if text is None:
+        return FrameError('Send messages as JSON text, e.g. {"message": "…"}.')
+    if len(text) > frame_limit():
+        return FrameError(
+            f"That message is too long to send (at most {settings.BUILTIT_MAX_MESSAGE_CHARS:,} "
+            "characters). Nothing was sent; shorten it and try again."
+        )
+    try:
+        body = json.loads(text)
+    except (ValueError, RecursionError):
+        return FrameError("The server could not read that message (it was not JSON).")
+    if not isinstance(body, dict):
+        return FrameError("The server could not read that message (expected a JSON object).")
+    return body

@@ -1,0 +1,111 @@
+// The chat panel: keyboard, the server's per-frame signals, connection state, scrolling.
+// htmx's ws extension does the talking and swapping; this only adds what a person needs.
+(function () {
+  "use strict";
+  let lastSignal = 0;     // the server numbers its signals per socket
+  let stickToBottom = true;
+
+  const $ = (id) => document.getElementById(id);
+
+  function composerForm() { return $("composer"); }
+
+  function send() {
+    const form = composerForm();
+    const input = $("composer-input");
+    if (!form || !input) return;
+    if (!input.value.trim()) { input.focus(); return; }
+    form.requestSubmit();
+  }
+
+  function stop() {
+    const form = $("stop-form");
+    if (form) form.requestSubmit();
+  }
+
+  document.addEventListener("keydown", (event) => {
+    if (event.target && event.target.id === "composer-input" && event.key === "Enter"
+        && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      send();
+    } else if (event.key === "Escape" && $("stop-form") && !document.querySelector("dialog[open]")) {
+      event.preventDefault();
+      stop();
+    }
+  });
+
+  // An empty message is not sent (a person pressing Send by accident).
+  document.addEventListener("htmx:wsConfigSend", (event) => {
+    const elt = event.detail.elt || event.target;
+    if (elt && elt.id === "composer" && !String(event.detail.parameters.message || "").trim()) {
+      event.preventDefault();
+    }
+  });
+
+  document.addEventListener("change", (event) => {
+    if (event.target.matches && event.target.matches("select[data-autosubmit]")) {
+      event.target.form.requestSubmit();
+    }
+  });
+
+  // ── what the server says after each frame ────────────────────────────────
+  function readSignal() {
+    const box = $("chat-signal");
+    if (!box || !box.dataset.signal) return;
+    let signal;
+    try { signal = JSON.parse(box.dataset.signal); } catch (_) { return; }
+    if (!signal || typeof signal.n !== "number" || signal.n <= lastSignal) return;
+    lastSignal = signal.n;
+    if (signal.sent) {
+      // The turn started: the message is in the log now, so the box can be emptied.
+      const input = $("composer-input");
+      if (input) input.value = "";
+    }
+    if (Array.isArray(signal.files) && signal.files.length) {
+      document.body.dispatchEvent(new CustomEvent("filesChanged", {
+        detail: { paths: signal.files, source: "assistant" },
+      }));
+    }
+  }
+
+  function log() { return $("chat-log"); }
+
+  document.addEventListener("htmx:wsBeforeMessage", () => {
+    const box = log();
+    if (box) stickToBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 80;
+  });
+
+  document.addEventListener("htmx:wsAfterMessage", () => {
+    readSignal();
+    const box = log();
+    if (box && stickToBottom) box.scrollTop = box.scrollHeight;
+  });
+
+  // ── connection state ─────────────────────────────────────────────────────
+  function connection(text) {
+    const box = $("chat-connection");
+    if (!box) return;
+    box.textContent = text || "";
+    box.hidden = !text;
+  }
+
+  document.addEventListener("htmx:wsOpen", () => {
+    lastSignal = 0;  // a new socket numbers from 1 again
+    connection("");
+  });
+  document.addEventListener("htmx:wsClose", (event) => {
+    const code = event.detail && event.detail.event ? event.detail.event.code : 0;
+    if ([1006, 1011, 1012, 1013].includes(code)) {
+      connection("Connection to the server lost; reconnecting… The assistant keeps working meanwhile.");
+    } else if (code !== 1000 && code !== 1001) {
+      connection("The chat is not connected. Reload the page to try again.");
+    }
+  });
+
+  document.addEventListener("DOMContentLoaded", () => {
+    const box = log();
+    if (box) box.scrollTop = box.scrollHeight;
+  });
+
+  // For scripts and browser tests.
+  window.builtitChat = { send: send, stop: stop };
+})();
