@@ -12,6 +12,7 @@ from django.core.management import CommandError, call_command
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat.models import Conversation, Message
+from projects.locks import LockHeld, lock_acquire, lock_current, lock_release
 from projects.models import Project, ProjectFile
 from tests.fakes.demo import demo_responder
 from tests.fakes.openrouter import FakeOpenRouter
@@ -189,3 +190,21 @@ def test_empty_or_oversized_messages_and_bad_models_are_refused(
 def test_unknown_conversation_is_refused(project: Project) -> None:
     with pytest.raises(CommandError, match="has no conversation 999"):
         call_command("chat", str(project.pk), "hi", "--conversation", "999", stdout=io.StringIO())
+
+
+def test_a_project_with_a_turn_running_elsewhere_is_refused_and_left_alone(
+    demo: FakeOpenRouter, starter_project: Project
+) -> None:
+    # Another process (a browser tab's turn) holds the project's lock.
+    held = lock_acquire(project=starter_project, purpose="assistant", details={}, ttl=60)
+    assert not isinstance(held, LockHeld)
+    with pytest.raises(CommandError, match="already working on this project"):
+        run(str(starter_project.pk), "Change the heading")
+    assert demo.requests == []
+    assert not Message.objects.filter(conversation__project=starter_project).exists()
+
+    # Once it is released, the command runs and frees the lock again.
+    lock_release(held)
+    _, _, status = run(str(starter_project.pk), "Change the heading")
+    assert status == 0
+    assert lock_current(starter_project) is None

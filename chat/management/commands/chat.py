@@ -19,11 +19,10 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from chat import services
+from chat import services, turns
 from chat.console import ConsoleRenderer
-from chat.events import Done, to_json
+from chat.events import Done, Event, to_json
 from chat.llm import ClientConfig, LLMClient
-from chat.loop import TurnRequest, run_turn
 from chat.model_choice import ModelError, clean_model_id
 from chat.models import Conversation
 from projects.lifecycle import ProjectError, project_create
@@ -55,31 +54,37 @@ class Command(BaseCommand):
         model = None if options["model"] is None else clean_model_id(options["model"])
         if isinstance(model, ModelError):
             raise CommandError(model.message)
-        request = TurnRequest(project, conversation, cleaned, model, project.owner)
+        order = turns.TurnOrder(project, conversation, cleaned, model, project.owner)
         try:
-            done = asyncio.run(self._run(request, as_json))
+            done = asyncio.run(self._run(order, as_json))
         except KeyboardInterrupt:
             self.stderr.write("\nStopped; the turn is recorded as stopped.")
             sys.exit(_INTERRUPTED)
         if done is None or done.status != "completed":
             sys.exit(_FAILED)
 
-    async def _run(self, request: TurnRequest, as_json: bool) -> Done | None:
+    async def _run(self, order: turns.TurnOrder, as_json: bool) -> Done | None:
+        """The turn runs as the web's do (chat.turns): it holds the project's lock,
+        so it never overlaps a turn from the browser, and open tabs can follow it."""
         renderer = ConsoleRenderer(self.stdout, self.stderr, color=self.stdout.isatty())
-        done = None
+
+        def show(event: Event) -> None:
+            if as_json:
+                self.stdout.write(json.dumps(to_json(event), ensure_ascii=False))
+                self.stdout.flush()
+            else:
+                renderer.show(event)
+
         client = LLMClient(ClientConfig.from_settings())
         try:
-            async for event in run_turn(request, client=client):
-                if as_json:
-                    self.stdout.write(json.dumps(to_json(event), ensure_ascii=False))
-                    self.stdout.flush()
-                else:
-                    renderer.show(event)
-                if isinstance(event, Done):
-                    done = event
+            started = await turns.start(order, client=client, observer=show)
+            if isinstance(started, turns.Busy):
+                raise CommandError(started.message)
+            assert started.task is not None
+            await started.task
+            return started.done
         finally:
             await client.aclose()
-        return done
 
     def _target(self, options: dict[str, Any]) -> tuple[Project, str]:
         name, owner = options["new_project"], options["owner"]
