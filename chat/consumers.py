@@ -29,7 +29,6 @@ from chat.frames import Frame, FrameError, parse_frame
 from chat.model_choice import ModelError, clean_model_id
 from chat.models import Conversation
 from chat.personal_keys import key_for
-from chat.transcript import conversation_usage
 from projects.models import Project
 from projects.workspace import tree_html
 
@@ -180,8 +179,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             if isinstance(event, Done):
                 parts.append(panel.status_html(False))
                 if self.own and self.conversation is not None:
-                    usage = await threads.run(conversation_usage, self.conversation)
-                    parts.append(panel.usage_html(usage))
+                    parts.append(await threads.run(panel.conversation_html, self.conversation))
         if changed:
             parts.append(await threads.run(tree_html, self.project))
             parts.append(self._signal(files=changed))

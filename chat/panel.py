@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.template.loader import render_to_string
+from django.utils.html import escape
 
 from chat import services
 from chat.fragments import oob
@@ -90,6 +91,16 @@ def status_html(busy: bool, elsewhere: str = "") -> str:
 def usage_html(usage: ConversationUsage) -> str:
     html = render_to_string("chat/partials/conversation_usage.html", {"usage": usage})
     return oob("#conversation-usage", html, how="outerHTML")
+
+
+def conversation_html(conversation: Conversation) -> str:
+    """After a turn: the conversation's totals, and its name in the picker."""
+    conversation.refresh_from_db(fields=["title"])
+    option = (
+        f'<option id="conversation-option-{conversation.pk}" value="{conversation.pk}" selected>'
+        f"{escape(conversation.title or 'New conversation')}</option>"
+    )
+    return usage_html(conversation_usage(conversation)) + oob("", option, how="outerHTML")
 
 
 def notice_html(message: str) -> str:

@@ -137,7 +137,8 @@ class TurnView:
 
     def new_card(self, call_id: str, name: str, path: str | None, arguments: str) -> ToolCard:
         count = sum(len(block.cards) for block in self.blocks)
-        return ToolCard(f"{self.dom_id}-c{count + 1}", call_id, name, path, shown(arguments))
+        card_id = f"{self.dom_id}-c{count + 1}"
+        return ToolCard(card_id, call_id, name, path, shown_arguments(arguments))
 
 
 BlockView = Block
@@ -158,9 +159,30 @@ def dollars_text(cost: str | None) -> str:
 
 
 def shown(text: str) -> str:
-    """Arguments or a result as a card shows them: pretty JSON, cut when long."""
+    """A result as a card shows it: pretty JSON, cut when long."""
     with contextlib.suppress(ValueError, RecursionError):
         text = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    return _cut(text)
+
+
+def shown_arguments(text: str) -> str:
+    """A call's arguments, one per line; file contents as they read, not as JSON strings."""
+    try:
+        arguments = json.loads(text)
+    except (ValueError, RecursionError):
+        return _cut(text)
+    if not isinstance(arguments, dict):
+        return shown(text)
+    lines = []
+    for key, value in arguments.items():
+        if isinstance(value, str) and "\n" in value:
+            lines.append(f"{key}:\n{value}")
+        else:
+            lines.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
+    return _cut("\n".join(lines))
+
+
+def _cut(text: str) -> str:
     if len(text) > _SHOWN_CHARS:
         return text[:_SHOWN_CHARS] + f"\n… ({len(text) - _SHOWN_CHARS:,} more characters)"
     return text
