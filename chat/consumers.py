@@ -103,13 +103,13 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if isinstance(started, turns.Busy):
             await self._notice(started.message, code="busy")
             return
+        await threads.run(services.conversation_name, conversation, text)
         if not self.as_json:
             await self.send(text_data=panel.notice_html("") + self._signal(sent=True))
 
     def _prepare(self, text: str, model: str | None) -> tuple[Conversation, str | None]:
         if self.conversation is None:
             self.conversation = services.conversation_create(project=self.project)
-        services.conversation_name(self.conversation, text)
         if model is not None and model != self.project.default_model:
             # The picker's choice is remembered for the project's next turns.
             self.project.default_model = model

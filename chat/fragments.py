@@ -51,7 +51,8 @@ def oob(target: str, html: str, *, how: str = "beforeend") -> str:
             raise ValueError("an outerHTML swap needs an element")
         tag_end = end - 1 if html[end - 1] == "/" else end
         return f'{html[:tag_end]} hx-swap-oob="true"{html[tag_end:]}'
-    return f'<div hx-swap-oob="{how}:{target}">{html.strip()}</div>'
+    # Not stripped: a streamed piece's spaces are part of the text.
+    return f'<div hx-swap-oob="{how}:{target}">{html}</div>'
 
 
 def render(template: str, context: dict[str, object]) -> str:
@@ -141,11 +142,16 @@ class LiveTurn:
         return html + self._append_block(block)
 
     def _reset(self) -> str:
-        block = self.current
-        if block is None or not block.streaming:
-            return ""
-        block.text = ""
-        return self._block_html(block, how="outerHTML")
+        """The answer being streamed is asked for again: its text and reasoning so
+        far go, as they are not stored either."""
+        html = []
+        blocks = self.view.blocks
+        # The text blocks since the last cards are the failed request's.
+        while blocks and blocks[-1].kind in {"answer", "reasoning"}:
+            gone = blocks.pop()
+            html.append(f'<div id="{gone.dom_id}" hx-swap-oob="delete"></div>')
+        self.current = blocks[-1] if blocks else None
+        return "".join(html)
 
     def _close_text(self) -> str:
         """The streaming block (if any) is complete: show it rendered."""
@@ -165,10 +171,10 @@ class LiveTurn:
         if fresh:
             block = self.current = self.view.new_block("tools")
         assert block is not None
-        cards = [
-            self.view.new_card(call.id, call.name, call.path, call.arguments) for call in calls
-        ]
-        block.cards.extend(cards)
+        cards = []
+        for call in calls:  # one at a time: a card's number counts those already placed
+            cards.append(self.view.new_card(call.id, call.name, call.path, call.arguments))
+            block.cards.append(cards[-1])
         if fresh:
             return html + self._append_block(block)
         shown_cards = "".join(render("tool_card.html", {"card": card}) for card in cards)
