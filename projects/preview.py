@@ -4,9 +4,14 @@ The token is the only credential (no cookies are needed), and every response
 carries `Content-Security-Policy: sandbox` without `allow-same-origin`, so the
 generated JavaScript runs in an opaque origin and can never act as the user,
 even when the page is opened outside the workspace's sandboxed iframe.
+
+HTML pages get one inline script in the response (never in the stored file)
+that tells the workspace which page the frame shows; see `PAGE_REPORT_SCRIPT`.
 """
 
 from __future__ import annotations
+
+import re
 
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
@@ -16,6 +21,45 @@ from projects.paths import PathError, content_type_for, normalize_path
 
 SANDBOX = "allow-scripts allow-forms allow-popups allow-modals allow-downloads"
 _CSP = f"sandbox {SANDBOX}; frame-ancestors 'self'"
+
+# Tells the workspace which page the frame shows, so that a reload after a
+# change returns to that page. Adding it to the person's pages is safe: the
+# frame is sandboxed without allow-same-origin (an opaque origin, nothing of
+# the app's to reach), the message carries only a path, and the workspace
+# accepts it only from its preview frame, only in this shape, and only uses
+# it as the text of its address box. Opened on its own, a page has no parent
+# to tell.
+PAGE_REPORT_SCRIPT = (
+    "<script>(()=>{if(parent===window)return;"
+    "const report=()=>parent.postMessage("
+    '{builtitPreview:{path:location.pathname+location.search+location.hash}},"*");'
+    'report();addEventListener("load",report);'
+    'addEventListener("hashchange",report);addEventListener("popstate",report)})()</script>'
+)
+
+# Where the script goes: after what may come before a page's first element --
+# a byte-order mark, white space, comments, the doctype, `<?xml ...?>` -- and
+# the <html> and <head> start tags, if written. Everything it skips is a whole
+# token, so the script never lands inside a comment, a script, a style or an
+# attribute, as it could before the first "</head>", which may sit in any of
+# these. It never precedes the doctype either (that would switch the page to
+# quirks mode). A start tag of unusual syntax ends the scan before it: the
+# parser then opens <html> and <head> itself and merges that <html> tag's
+# attributes, so the page renders as written. Atomic groups and possessive
+# repeats keep the scan linear however large the document.
+_SPACE = "[\t\n\f\r ]"
+_ATTRIBUTES = (
+    f"(?>{_SPACE}++[^\t\n\f\r \"'>/=]++"
+    f"(?:{_SPACE}*+={_SPACE}*+(?:\"[^\"]*+\"|'[^']*+'|[^\t\n\f\r \"'=<>`]++))?)*+"
+    f"{_SPACE}*+/?>"
+)
+_COMMENT = "<!--(?:>|->|.*?--!?>)"
+_PROLOGUE = re.compile(
+    f"\ufeff?(?>{_SPACE}++|{_COMMENT}|<!(?!--)[^>]*+>|<\\?[^>]*+>)*+"
+    f"(?:<html{_ATTRIBUTES}(?>{_SPACE}++|{_COMMENT})*+)?"
+    f"(?:<head{_ATTRIBUTES})?",
+    re.IGNORECASE | re.DOTALL,
+)
 _NOT_FOUND_PAGE = (
     "<!doctype html><meta charset=utf-8><title>Not found</title>"
     '<body style="font-family:system-ui;padding:2rem;color:#374151">'
@@ -44,10 +88,18 @@ def serve(request: HttpRequest, token: str, path: str) -> HttpResponse:
             # /about -> /about/ so the folder's index.html resolves its relative links.
             return _secured(HttpResponseRedirect(request.path + "/"))
         return _not_found()
-    response = HttpResponse(
-        record.content.encode("utf-8"), content_type=content_type_for(record.path)
-    )
-    return _secured(response)
+    content_type = content_type_for(record.path)
+    content = record.content
+    if content_type.startswith("text/html"):
+        content = with_page_report(content)
+    return _secured(HttpResponse(content.encode("utf-8"), content_type=content_type))
+
+
+def with_page_report(html: str) -> str:
+    """`html` with `PAGE_REPORT_SCRIPT` added where it cannot change the page."""
+    match = _PROLOGUE.match(html)
+    at = match.end() if match else 0
+    return html[:at] + PAGE_REPORT_SCRIPT + html[at:]
 
 
 def _is_folder(project: Project, path: str) -> bool:
@@ -59,7 +111,11 @@ def _is_folder(project: Project, path: str) -> bool:
 
 def _not_found() -> HttpResponse:
     return _secured(
-        HttpResponse(_NOT_FOUND_PAGE, status=404, content_type="text/html; charset=utf-8")
+        # The script here too: after a broken link, a reload returns to the
+        # missing page, which may exist by then.
+        HttpResponse(
+            with_page_report(_NOT_FOUND_PAGE), status=404, content_type="text/html; charset=utf-8"
+        )
     )
 
 

@@ -8,7 +8,8 @@ import pytest
 from django.test import Client
 
 from projects.lifecycle import project_create
-from projects.models import Project
+from projects.models import FileRevision, Project, ProjectFile
+from projects.preview import PAGE_REPORT_SCRIPT, SANDBOX
 from projects.results import FileWrite
 from projects.services import Author, file_create, file_update
 
@@ -80,7 +81,11 @@ def test_every_allowed_extension_is_served_with_its_content_type(
     response = anonymous.get(f"{_base(project)}file.{extension}")
     assert response.status_code == 200
     assert response["Content-Type"] == content_type
-    assert response.content == f"content of {extension} ✓".encode()
+    expected = f"content of {extension} ✓"
+    if content_type.startswith("text/html"):
+        # HTML pages tell the workspace which page they are (see the page report below).
+        expected = PAGE_REPORT_SCRIPT + expected
+    assert response.content == expected.encode()
     _assert_sandboxed(response)
 
 
@@ -254,3 +259,115 @@ def test_a_query_string_does_not_change_what_is_served(anonymous, starter_projec
     response = anonymous.get(f"{_base(starter_project)}index.html?reload=3")
     assert response.status_code == 200
     assert b"<h1>Hello, world</h1>" in response.content
+
+
+# --- the page report: HTML pages tell the workspace which page the frame shows ---
+
+DOCUMENT = (
+    '<!doctype html>\n<html lang="en">\n<head>\n  <meta charset="utf-8">\n'
+    "  <title>Home</title>\n</head>\n<body><h1>Home</h1></body>\n</html>\n"
+)
+# A byte-order mark, an XML declaration, a quoted ">" in an attribute, a comment.
+XML_PROLOGUE = (
+    '\ufeff<?xml version="1.0"?>\n<!DOCTYPE html>\n<html data-x="a > b">\n<!-- c -->\n<head>'
+)
+
+
+@pytest.mark.parametrize(
+    ("stored", "before"),
+    [
+        (DOCUMENT, '<!doctype html>\n<html lang="en">\n<head>'),
+        ("<p>No head, no doctype</p>", ""),
+        ("<!doctype html>", "<!doctype html>"),
+        (
+            "<!DOCTYPE HTML><HTML LANG=EN><HEAD ><TITLE>Up</TITLE></HEAD ><BODY>x</BODY></HTML>",
+            "<!DOCTYPE HTML><HTML LANG=EN><HEAD >",
+        ),
+        (
+            "<!-- an old </head> --><!doctype html><head><title>t</title></head>",
+            "<!-- an old </head> --><!doctype html><head>",
+        ),
+        (
+            "<!doctype html><html><body><script>const s = '</head>';</script></body></html>",
+            "<!doctype html><html>",
+        ),
+        (XML_PROLOGUE + "<title>t</title>", XML_PROLOGUE),
+        ('<!doctype html><html a"b><head>', "<!doctype html>"),
+        ("<!doctype html><header>Top</header>", "<!doctype html>"),
+        ("<!-- never closed <head>", ""),
+    ],
+)
+def test_html_pages_get_the_page_report_where_it_cannot_change_the_page(
+    anonymous, project, stored, before
+):
+    _add(project, "/page.html", stored)
+    response = anonymous.get(f"{_base(project)}page.html")
+    assert response.status_code == 200
+    assert stored.startswith(before)
+    assert response.content.decode() == before + PAGE_REPORT_SCRIPT + stored[len(before) :]
+
+
+def test_the_starter_page_gets_the_page_report_once_at_the_top_of_its_head(
+    anonymous, starter_project
+):
+    body = anonymous.get(_base(starter_project)).content.decode()
+    assert body.count(PAGE_REPORT_SCRIPT) == 1
+    assert body.index("<head>") < body.index(PAGE_REPORT_SCRIPT) < body.index("<title>")
+
+
+def test_a_huge_page_gets_the_page_report_once(anonymous, project):
+    stored = "<!doctype html><html><head><title>Big</title></head><body>" + "<p>row</p>" * 50_000
+    _add(project, "/big.html", stored)
+    body = anonymous.get(f"{_base(project)}big.html").content.decode()
+    assert body.count(PAGE_REPORT_SCRIPT) == 1
+    assert body == "<!doctype html><html><head>" + PAGE_REPORT_SCRIPT + stored[27:]
+
+
+@pytest.mark.parametrize("extension", ["css", "js", "mjs", "svg", "json", "txt", "md", "xml"])
+def test_other_files_are_served_exactly_as_stored(anonymous, project, extension):
+    stored = '<!doctype html><html><head></head><svg xmlns="http://www.w3.org/2000/svg"/>'
+    _add(project, f"/file.{extension}", stored)
+    response = anonymous.get(f"{_base(project)}file.{extension}")
+    assert response.status_code == 200
+    assert response.content == stored.encode()
+    assert b"builtitPreview" not in response.content
+
+
+def test_the_page_report_is_in_the_response_not_the_stored_file(anonymous, starter_project):
+    before = ProjectFile.objects.get(project=starter_project, path="/index.html")
+    revisions = FileRevision.objects.filter(project=starter_project).count()
+    response = anonymous.get(f"{_base(starter_project)}index.html")
+    assert PAGE_REPORT_SCRIPT.encode() in response.content
+    after = ProjectFile.objects.get(project=starter_project, path="/index.html")
+    assert after.content == before.content
+    assert PAGE_REPORT_SCRIPT not in after.content
+    assert after.version == before.version
+    assert FileRevision.objects.filter(project=starter_project).count() == revisions
+
+
+def test_a_page_with_the_report_keeps_its_sandbox(anonymous, starter_project):
+    response = anonymous.get(f"{_base(starter_project)}index.html")
+    assert PAGE_REPORT_SCRIPT.encode() in response.content
+    assert response["Content-Type"] == "text/html; charset=utf-8"
+    _assert_sandboxed(response)
+    assert response["Content-Security-Policy"] == "sandbox " + SANDBOX + "; frame-ancestors 'self'"
+
+
+def test_head_of_a_page_reports_the_length_of_the_page_with_its_report(anonymous, starter_project):
+    url = f"{_base(starter_project)}index.html"
+    body = anonymous.get(url).content
+    response = anonymous.head(url)
+    assert response.status_code == 200
+    assert response.content == b""
+    assert response["Content-Type"] == "text/html; charset=utf-8"
+    assert int(response["Content-Length"]) == len(body)
+    _assert_sandboxed(response)
+
+
+def test_the_not_found_page_reports_too(anonymous, starter_project):
+    # After a broken link, a reload returns to that address, which may exist by then.
+    response = anonymous.get(f"{_base(starter_project)}missing.html")
+    assert response.status_code == 404
+    assert response.content.count(PAGE_REPORT_SCRIPT.encode()) == 1
+    assert response.content.startswith(b"<!doctype html>" + PAGE_REPORT_SCRIPT.encode())
+    _assert_sandboxed(response)

@@ -5,10 +5,15 @@
   let editor = null;        // the Ace editor of the open file, if any
   let dirty = false;        // unsaved edits in the editor
   let previewTimer = null;
+  let assistantTimer = null;
+  let quietReload = null;   // the GET that reloads the open file after the assistant changed it
+  let keepPlace = null;     // where the cursor and scroll were, to restore once it re-mounts
 
   // ── editor ────────────────────────────────────────────────────────────
   function mountEditor() {
     const form = document.getElementById("editor-form");
+    const place = keepPlace;
+    keepPlace = null;
     if (editor && (!form || !form.contains(editor.container))) {
       editor.destroy();
       editor = null;
@@ -43,7 +48,29 @@
       bindKey: { win: "Ctrl-S", mac: "Command-S" },
       exec: () => htmx.trigger(form, "submit"),
     });
-    editor.focus();
+    if (place) restorePlace(place);
+    else editor.focus();
+  }
+
+  function placeOf() {
+    if (!editor) return {};
+    const cursor = editor.getCursorPosition();
+    return {
+      row: cursor.row, column: cursor.column, focused: editor.isFocused(),
+      top: editor.session.getScrollTop(), left: editor.session.getScrollLeft(),
+    };
+  }
+
+  // Ace clips a position past the end of the new text to its last line.
+  function restorePlace(place) {
+    if (place.row !== undefined) {
+      editor.moveCursorTo(place.row, place.column);
+      editor.clearSelection();
+      editor.session.setScrollTop(place.top);
+      editor.session.setScrollLeft(place.left);
+    }
+    if (place.focused) editor.focus();
+    setStatus("ok", "Updated: the assistant changed this file.");
   }
 
   function currentText() {
@@ -52,11 +79,21 @@
     return fallback ? fallback.value : "";
   }
 
+  function setStatus(kind, text) {
+    const status = document.getElementById("editor-status");
+    if (!status) return;
+    const span = document.createElement("span");
+    span.className = "status " + kind;
+    span.textContent = text;
+    status.replaceChildren(span);
+  }
+
   function setDirty(value) {
     dirty = value;
     const status = document.getElementById("editor-status");
-    if (value && status && !status.querySelector(".error")) {
-      status.innerHTML = '<span class="status pending">Unsaved changes</span>';
+    // An error or warning stays until it is dealt with: it says why Save will fail.
+    if (value && status && !status.querySelector(".error, .warning")) {
+      setStatus("pending", "Unsaved changes");
     }
     document.title = (value ? "● " : "") + document.title.replace(/^● /, "");
   }
@@ -81,11 +118,15 @@
     return htmx.ajax(method, url, { values: values, target: target || "#editor-pane", swap: "innerHTML" });
   }
 
+  function openUrl(path) {
+    return grid().dataset.openUrl + "?path=" + encodeURIComponent(path);
+  }
+
   function reloadFile() {
     const path = openPath();
     if (!path || !confirmDiscard()) return;
     dirty = false;
-    request("GET", grid().dataset.openUrl + "?path=" + encodeURIComponent(path));
+    request("GET", openUrl(path));
   }
 
   function renameFile() {
@@ -179,7 +220,61 @@
 
   document.addEventListener("htmx:afterSettle", (event) => {
     if (event.detail.target && event.detail.target.id === "editor-pane") mountEditor();
-    else markOpenFile(openPath());
+  });
+
+  // The tree is replaced out of band by the workspace's answers and by the
+  // assistant's websocket messages, which do not fire htmx:afterSettle; watching
+  // the tree's panel marks the open file whatever replaced the tree.
+  function watchTree() {
+    const tree = document.getElementById("file-tree");
+    if (!tree || !tree.parentElement) return;
+    new MutationObserver(() => markOpenFile(openPath()))
+      .observe(tree.parentElement, { childList: true, subtree: true });
+  }
+
+  // ── changes by the assistant ──────────────────────────────────────────
+  // The person's own saves already update the editor; only someone else's
+  // change to the open file needs an answer here.
+  function assistantChanged(paths) {
+    if (!Array.isArray(paths) || !paths.includes(openPath())) return;
+    clearTimeout(assistantTimer);
+    assistantTimer = setTimeout(followAssistant, 250);
+  }
+
+  function followAssistant() {
+    const path = openPath();
+    if (!path) return;
+    if (dirty) { warnChangedUnderEdits(); return; }
+    const reload = { url: openUrl(path), place: placeOf() };
+    const done = () => { if (quietReload === reload) quietReload = null; };
+    quietReload = reload;
+    request("GET", reload.url).then(done, done);
+  }
+
+  function warnChangedUnderEdits() {
+    const status = document.getElementById("editor-status");
+    if (!status) return;
+    status.innerHTML =
+      '<span class="status warning" role="alert">The assistant changed this file. ' +
+      "Your unsaved edits are still here, but Save will be refused because the file changed. " +
+      "Load the assistant's version (discarding your edits), or save your text as a new file.</span>" +
+      '<span class="conflict-actions">' +
+      '<button type="button" class="small" data-action="reload-file">Load the assistant\'s version</button>' +
+      '<button type="button" class="small" data-action="save-as-new">Save my text as a new file</button>' +
+      "</span>";
+  }
+
+  // Edits typed while the quiet reload was on its way are kept, not replaced.
+  // A file that is gone (renamed or deleted) answers 404 into #editor-status,
+  // with the server's explanation and "Save my text as a new file".
+  document.addEventListener("htmx:beforeSwap", (event) => {
+    const reload = quietReload;
+    const config = event.detail.requestConfig;
+    if (!reload || !config || config.path !== reload.url) return;
+    quietReload = null;
+    if (!event.detail.target || event.detail.target.id !== "editor-pane") return;
+    if (dirty) { event.detail.shouldSwap = false; warnChangedUnderEdits(); return; }
+    keepPlace = reload.place;
   });
 
   window.addEventListener("beforeunload", (event) => {
@@ -187,11 +282,59 @@
   });
 
   // ── preview ───────────────────────────────────────────────────────────
-  function previewUrl() {
-    const form = document.querySelector(".preview-address");
-    const address = document.getElementById("preview-address").value.trim().replace(/^\/+/, "");
-    return form.dataset.previewBase + address.split("/").map(encodeURIComponent).join("/");
+  const MAX_ADDRESS = 1000;
+
+  function previewBase() {
+    return document.querySelector(".preview-address").dataset.previewBase;
   }
+
+  // The address box holds a path relative to the preview base, perhaps with a
+  // ?query or #fragment, which are kept as they are.
+  function previewUrl() {
+    const address = document.getElementById("preview-address").value.trim().replace(/^\/+/, "");
+    const cut = address.search(/[?#]/);
+    const path = cut < 0 ? address : address.slice(0, cut);
+    const rest = cut < 0 ? "" : address.slice(cut);
+    return previewBase() + path.split("/").map(encodeURIComponent).join("/") + rest;
+  }
+
+  function decoded(segment) {
+    try { return decodeURIComponent(segment); } catch (error) { return segment; }
+  }
+
+  const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+  const showable = (text) => text.replace(UNSHOWABLE, "");
+
+  // The page in the frame reports where it is (projects/preview.py adds the
+  // script). Anything in the frame can send messages, so the message is only
+  // ever text for the address box: from the frame, in the expected shape, under
+  // this project's preview base, without control or direction-changing
+  // characters, of a sane length. A browser-made path has no "." or ".."
+  // segments, even once decoded, so one that does is not the frame's location.
+  function reportedAddress(event) {
+    const frame = document.getElementById("preview-frame");
+    if (!frame || event.source !== frame.contentWindow) return null;
+    const data = event.data;
+    const report = data && typeof data === "object" ? data.builtitPreview : null;
+    const path = report && typeof report === "object" ? report.path : null;
+    const base = previewBase();
+    if (typeof path !== "string" || path.length > MAX_ADDRESS || !path.startsWith(base)) return null;
+    const relative = path.slice(base.length);
+    const cut = relative.search(/[?#]/);
+    const pagePath = cut < 0 ? relative : relative.slice(0, cut);
+    const page = showable(pagePath.split("/").map(decoded).join("/"));
+    if (page.split("/").some((segment) => segment === "." || segment === "..")) return null;
+    return page + showable(cut < 0 ? "" : relative.slice(cut));
+  }
+
+  window.addEventListener("message", (event) => {
+    const address = reportedAddress(event);
+    const input = document.getElementById("preview-address");
+    // Someone typing an address is not interrupted.
+    if (address === null || !input || document.activeElement === input) return;
+    input.value = address;
+    document.getElementById("preview-open").href = previewUrl();
+  });
 
   function reloadPreview() {
     const frame = document.getElementById("preview-frame");
@@ -203,16 +346,20 @@
     frame.src = url;
   }
 
-  document.body.addEventListener("filesChanged", () => {
+  // One reload for a burst of changes; it returns to the page the frame last
+  // reported, since that is what the address box holds.
+  document.body.addEventListener("filesChanged", (event) => {
     clearTimeout(previewTimer);
     previewTimer = setTimeout(reloadPreview, 250);
+    const detail = event.detail || {};
+    if (detail.source === "assistant") assistantChanged(detail.paths);
   });
 
   document.addEventListener("submit", (event) => {
     if (event.target.matches(".preview-address")) { event.preventDefault(); reloadPreview(); }
   });
 
-  document.addEventListener("DOMContentLoaded", mountEditor);
+  document.addEventListener("DOMContentLoaded", () => { mountEditor(); watchTree(); });
 
   // For scripts and browser tests: the open file's editor and text, without
   // creating an editor of their own.
