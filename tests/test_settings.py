@@ -155,7 +155,7 @@ def test_redis_url_selects_channels_redis_and_the_redis_cache(tmp_path):
     url = "redis://redis.internal:6379/2"
     shown = _settings(_env(tmp_path, REDIS_URL=url))
     assert shown["CHANNEL_BACKEND"] == "channels_redis.core.RedisChannelLayer"
-    assert shown["CHANNEL_CONFIG"] == {"hosts": [url]}
+    assert shown["CHANNEL_CONFIG"] == {"hosts": [url], "capacity": 2000}
     assert shown["CACHE_BACKEND"] == "django.core.cache.backends.redis.RedisCache"
     assert shown["CACHE_LOCATION"] == url
 
