@@ -168,7 +168,8 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         changed: list[str] = []
         for event in events:
             if isinstance(event, TurnStarted):
-                parts.append(panel.status_html(True, "" if self.own else "another conversation"))
+                elsewhere = "" if self.own else await threads.run(panel.title_of, event)
+                parts.append(panel.status_html(True, elsewhere))
                 if self.own:
                     self.drawing = LiveTurn(event)
                     parts.append(self.drawing.start())

@@ -15,6 +15,7 @@ from django.template.loader import render_to_string
 from django.utils.html import escape
 
 from chat import services
+from chat.events import TurnStarted
 from chat.fragments import oob
 from chat.model_choice import offered_models
 from chat.models import Conversation
@@ -91,6 +92,12 @@ def status_html(busy: bool, elsewhere: str = "") -> str:
 def usage_html(usage: ConversationUsage) -> str:
     html = render_to_string("chat/partials/conversation_usage.html", {"usage": usage})
     return oob("#conversation-usage", html, how="outerHTML")
+
+
+def title_of(started: TurnStarted) -> str:
+    """The name of the conversation a turn runs in, for tabs showing another one."""
+    other = Conversation.objects.filter(pk=started.conversation_id).first()
+    return str(other) if other is not None else "another conversation"
 
 
 def conversation_html(conversation: Conversation) -> str:
