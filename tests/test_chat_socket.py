@@ -483,12 +483,6 @@ def pages(*paths: str) -> list[ToolCallScript]:
     return [ToolCallScript("create_file", {"path": path, "content": PAGE}) for path in paths]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: chat/llm/assembler.py _finished_calls turns a call's still-empty arguments "
-    "into '{}', so chat/runner.py whole_calls takes a call whose arguments have not arrived "
-    "yet for a whole one; the loop runs it with {} and it fails",
-)
 async def test_calls_a_provider_interleaves_run_with_their_whole_arguments(
     scripted: FakeOpenRouter, project: Project, user: User
 ) -> None:

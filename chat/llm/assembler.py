@@ -79,7 +79,12 @@ class MessageAssembler:
     def settled_calls(self) -> tuple[ToolCall, ...]:
         """The calls followed by a later one, so (on every provider that sends
         calls one after another) complete; ids as `message()` will give them."""
-        return _finished_calls(self._calls[:-1])
+        settled = []
+        for parts in self._calls[:-1]:
+            if not parts.arguments.getvalue().strip():
+                break  # no arguments yet: a provider interleaving calls may still send them
+            settled.append(parts)
+        return _finished_calls(settled)
 
     def message(self) -> AssistantMessage:
         return AssistantMessage(
