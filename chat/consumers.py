@@ -178,7 +178,8 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             if isinstance(event, FilesChanged):
                 changed.extend(event.paths)
             if isinstance(event, Done):
-                parts.append(panel.status_html(False))
+                # Idle again: a "busy" notice from a refused send no longer holds.
+                parts.append(panel.status_html(False) + panel.notice_html(""))
                 if self.own and self.conversation is not None:
                     parts.append(await threads.run(panel.conversation_html, self.conversation))
         if changed:

@@ -226,6 +226,9 @@ def _add_stored(turn: TurnView, message: Message) -> None:
         block = turn.new_block("tools")
         for call in calls:
             block.cards.append(_stored_card(turn, call))
+    answered_by = metadata.get("model")
+    if isinstance(answered_by, str) and answered_by:
+        turn.footer.model = answered_by  # the model that answered, as shown live
     outcome = metadata.get("turn")
     if isinstance(outcome, dict):
         _stored_outcome(turn, outcome)

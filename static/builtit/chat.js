@@ -4,6 +4,7 @@
   "use strict";
   let lastSignal = 0;     // the server numbers its signals per socket
   let stickToBottom = true;
+  let composerSent = null; // the composer's text, if the last frame sent was the composer's
 
   const $ = (id) => document.getElementById(id);
 
@@ -27,11 +28,19 @@
         && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
       send();
-    } else if (event.key === "Escape" && $("stop-form") && !document.querySelector("dialog[open]")) {
+    } else if (event.key === "Escape" && $("stop-form") && escapeStops(event.target)) {
       event.preventDefault();
       stop();
     }
   });
+
+  // Esc stops from the chat panel (or with nothing focused), not from the
+  // editor or another field, where it closes a search box or a menu.
+  function escapeStops(target) {
+    if (document.querySelector("dialog[open]")) return false;
+    const panel = $("chat-panel");
+    return target === document.body || (panel !== null && panel.contains(target));
+  }
 
   // An empty message is not sent (a person pressing Send by accident).
   document.addEventListener("htmx:wsConfigSend", (event) => {
@@ -39,6 +48,16 @@
     if (elt && elt.id === "composer" && !String(event.detail.parameters.message || "").trim()) {
       event.preventDefault();
     }
+  });
+
+  // Which form the next "sent" signal answers: only the composer's own message
+  // empties it (Try again leaves a draft in the composer alone).
+  document.addEventListener("htmx:wsAfterSend", (event) => {
+    const form = event.target;
+    let frame = {};
+    try { frame = JSON.parse(event.detail.message); } catch (_) { /* not ours */ }
+    if (!frame || typeof frame.message !== "string") return;  // Stop says nothing about the composer
+    composerSent = form && form.id === "composer" ? frame.message : null;
   });
 
   document.addEventListener("change", (event) => {
@@ -56,9 +75,12 @@
     if (!signal || typeof signal.n !== "number" || signal.n <= lastSignal) return;
     lastSignal = signal.n;
     if (signal.sent) {
-      // The turn started: the message is in the log now, so the box can be emptied.
+      // The turn started: the message is in the log now, so the box can be emptied
+      // (unless the person has typed on since sending). Their turn is worth seeing.
       const input = $("composer-input");
-      if (input) input.value = "";
+      if (input && composerSent !== null && input.value === composerSent) input.value = "";
+      composerSent = null;
+      stickToBottom = true;
     }
     if (Array.isArray(signal.files) && signal.files.length) {
       document.body.dispatchEvent(new CustomEvent("filesChanged", {

@@ -6,14 +6,29 @@ Without the browser these tests skip, except where BUILTIT_REQUIRE_BROWSER=1
 
 from __future__ import annotations
 
+import collections
+import json
 import os
 import re
+import select
+import subprocess
+import sys
+import threading
+import time
 from collections.abc import Generator, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import User
+from django.db import connections
 from playwright.sync_api import sync_playwright
+
+from projects.models import ProjectLock
+from tests.fakes.demo import demo_responder
+from tests.fakes.openrouter import FakeOpenRouter
+from tests.fakes.script import RecordedRequest, Scripted
 
 CHROMIUM = os.environ.get("BUILTIT_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -24,7 +39,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
 PASSWORD = "a long browser password"
 
 
@@ -96,3 +112,173 @@ def sign_in(page, base_url: str, username: str = "grace") -> None:
     page.fill("input[name=password]", PASSWORD)
     page.click("button[type=submit]")
     page.wait_for_url(base_url + "/")
+
+
+# --- The app over ASGI, websockets included -----------------------------------------
+#
+# pytest-django's live_server is WSGI: no websockets, so no chat. These fixtures
+# run daphne on the real ASGI application in a child process, against the test
+# database (an SQLite file, so the child sees what the tests commit) and a fake
+# OpenRouter that runs here, in a thread, reached over TCP.
+#
+# The child is a fresh interpreter, not a fork: by the time the browser tests run,
+# this process holds thread pools (chat.threads, asgiref), channel layers and event
+# loops that a forked child would inherit without their threads, and hang on.
+
+SERVER_SETTINGS = "BUILTIT_TEST_SERVER_SETTINGS"
+_SERVE = f"""
+import json, os
+import django
+django.setup()
+from django.conf import settings
+given = json.loads(os.environ.pop({SERVER_SETTINGS!r}))
+settings.DATABASES["default"]["NAME"] = given.pop("database")
+for name, value in given.items():
+    setattr(settings, name, value)
+from daphne.server import Server  # installs the asyncio reactor: first
+from daphne.endpoints import build_endpoint_description_strings
+from twisted.internet import reactor
+from channels.routing import get_default_application
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+server = Server(
+    ASGIStaticFilesHandler(get_default_application()),
+    endpoints=build_endpoint_description_strings(host="127.0.0.1", port=0),
+)
+def announce():
+    if not server.listening_addresses:
+        reactor.callLater(0.05, announce)
+        return
+    print(server.listening_addresses[0][1], flush=True)
+reactor.callLater(0, announce)
+server.run()
+"""
+SERVER_START_LIMIT = 30.0  # seconds
+
+
+@dataclass
+class Held:
+    """A reply the fake keeps back until the test lets it go: while it waits, the
+    turn is certainly running, at a known step."""
+
+    reply: Scripted
+    asked: threading.Event = field(default_factory=threading.Event)
+    released: threading.Event = field(default_factory=threading.Event)
+
+    def wait_until_asked(self) -> None:
+        assert self.asked.wait(HOLD_LIMIT), "the server never asked for the held reply"
+
+    def release(self) -> None:
+        self.released.set()
+
+
+HOLD_LIMIT = 30.0  # seconds; a held reply is let go then whatever the test does
+
+
+@dataclass
+class ChatFake:
+    """The session's fake OpenRouter as one test sees it: its own script, then the
+    demo responder, and only the requests made since the test began."""
+
+    server: FakeOpenRouter
+    first_request: int
+    queue: collections.deque[Scripted | Held] = field(default_factory=collections.deque)
+    held: list[Held] = field(default_factory=list)
+
+    def script(self, *replies: Scripted | Held) -> None:
+        self.held += [reply for reply in replies if isinstance(reply, Held)]
+        self.queue.extend(replies)
+
+    def respond(self, request: RecordedRequest) -> Scripted:
+        if not self.queue:
+            return demo_responder(request)
+        reply = self.queue.popleft()
+        if isinstance(reply, Held):
+            reply.asked.set()
+            reply.released.wait(HOLD_LIMIT)
+            return reply.reply
+        return reply
+
+    def release_all(self) -> None:
+        for reply in self.held:
+            reply.release()
+
+    @property
+    def completions(self) -> list[RecordedRequest]:
+        """The chat completion requests of this test, oldest first."""
+        return [
+            request
+            for request in self.server.requests[self.first_request :]
+            if request.path.endswith("/chat/completions")
+        ]
+
+
+@dataclass(frozen=True)
+class ChatServer:
+    url: str
+    fake: ChatFake
+
+
+def _server_settings(fake: FakeOpenRouter) -> str:
+    return json.dumps(
+        {
+            "database": str(connections["default"].settings_dict["NAME"]),  # the test database
+            "SECRET_KEY": settings.SECRET_KEY,  # sessions signed here are valid there
+            "OPENROUTER_BASE_URL": fake.base_url,
+            # No server key: turns reach the fake without one (it does not ask), and a
+            # person without a key of their own meets what a keyless server says.
+            "OPENROUTER_API_KEY": "",
+            "OPENROUTER_MAX_RETRIES": 0,
+        }
+    )
+
+
+def _port_of(server: subprocess.Popen[str]) -> int:
+    assert server.stdout is not None
+    ready, _, _ = select.select([server.stdout], [], [], SERVER_START_LIMIT)
+    line = server.stdout.readline() if ready else ""
+    if not line.strip().isdigit():
+        server.kill()
+        raise RuntimeError(f"daphne did not start (exit code {server.wait()}); see its stderr")
+    return int(line)
+
+
+@pytest.fixture(scope="session")
+def _asgi_server(django_db_setup: None) -> Iterator[tuple[str, FakeOpenRouter]]:
+    _require_browser()
+    with FakeOpenRouter() as fake:
+        env = {**os.environ, SERVER_SETTINGS: _server_settings(fake)}
+        env["DJANGO_SETTINGS_MODULE"] = settings.SETTINGS_MODULE
+        env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # the server keeps Django's guard
+        server = subprocess.Popen(  # noqa: S603 (our own script)
+            [sys.executable, "-c", _SERVE], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True
+        )
+        try:
+            yield f"http://127.0.0.1:{_port_of(server)}", fake
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+
+
+@pytest.fixture
+def chat_server(
+    _asgi_server: tuple[str, FakeOpenRouter], transactional_db: None
+) -> Iterator[ChatServer]:
+    """The app with websockets at `.url`; script the model with `.fake.script(...)`
+    (unscripted requests get the demo responder, which builds a three-file site)."""
+    url, server = _asgi_server
+    fake = ChatFake(server, len(server.requests))
+    server.responder = fake.respond
+    yield ChatServer(url, fake)
+    fake.release_all()
+    # A turn still running would write into the next test's database.
+    for _ in range(int(HOLD_LIMIT * 10)):
+        if not ProjectLock.objects.exists():
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("a turn was still running when the test ended")
+    server.responder = None
