@@ -18,6 +18,7 @@ import uuid
 from typing import Any
 from urllib.parse import parse_qs
 
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.contrib.auth.models import User
 from django.utils.html import escape
@@ -69,6 +70,16 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         await self._catch_up()
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """As Channels' own, without closing old database connections first: that
+        hops through asgiref's one shared thread for every message of every tab,
+        which serialised the whole fan-out (bench/ws_fanout.py). This consumer's
+        database work runs in chat.threads, which closes stale connections itself."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def disconnect(self, code: int) -> None:
         # The turn goes on: it belongs to the project, not to this tab.

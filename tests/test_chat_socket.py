@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
+import channels.consumer
 import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
@@ -934,3 +935,21 @@ async def test_without_any_api_key_the_turn_says_to_add_one_in_settings(
     assert "Settings" in error["message"]
     assert events[-1]["status"] == "failed"
     assert "authorization" not in scripted.requests[0].headers
+
+
+async def test_socket_messages_do_not_queue_on_the_shared_database_thread(
+    scripted: FakeOpenRouter, project: Project, user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Channels closes old connections through asgiref's single shared thread before
+    # every handler; for a chat socket that serialised every tab's every frame.
+    hops = []
+
+    async def counted() -> None:
+        hops.append(1)
+
+    monkeypatch.setattr(channels.consumer, "aclose_old_connections", counted)
+    scripted.script(writing_round(), answer())
+    events = await one_turn(project, user)
+
+    assert events[-1]["status"] == "completed"
+    assert hops == []
