@@ -25,7 +25,7 @@ from django.utils.html import escape
 
 from chat import panel, services, threads, turns
 from chat.events import Done, Event, FilesChanged, TurnStarted, from_json
-from chat.fragments import LiveTurn
+from chat.fragments import TurnDrawing
 from chat.frames import Frame, FrameError, parse_frame
 from chat.model_choice import ModelError, clean_model_id
 from chat.models import Conversation
@@ -62,7 +62,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         # The turn this tab follows, how far, and how it is drawn.
         self.turn_key: str | None = None
         self.last_seq = 0
-        self.drawing: LiveTurn | None = None
+        self.drawing: TurnDrawing | None = None
         self.catching_up: str | None = None  # a turn whose replay is awaited
         self.held: list[dict[str, Any]] = []  # its live messages meanwhile
         self.signals = 0
@@ -89,7 +89,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     # --- what the person sends ----------------------------------------------------
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        frame = parse_frame(text_data, bytes_data)
+        frame = parse_frame(text_data)
         if isinstance(frame, FrameError):
             await self._notice(frame.message, code="bad_frame")
         elif frame.action == "stop":
@@ -182,7 +182,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
                 elsewhere = "" if self.own else await threads.run(panel.title_of, event)
                 parts.append(panel.status_html(True, elsewhere))
                 if self.own:
-                    self.drawing = LiveTurn(event)
+                    self.drawing = TurnDrawing(event)
                     parts.append(self.drawing.start())
             elif self.drawing is not None:
                 parts.append(self.drawing.show(event))

@@ -3,7 +3,7 @@
 Each fragment is an out-of-band swap aimed at a stable id: the turn's article
 is added to `#chat-log`, text is appended to its block as it streams, a tool
 card is replaced as it goes queued → running → done/failed, and the footer
-shows usage and the outcome. A `LiveTurn` renderer keeps the turn's shape (its
+shows usage and the outcome. A `TurnDrawing` keeps the turn's shape (its
 blocks and cards), so every tab that saw the same events, live or replayed,
 has the same page.
 
@@ -14,7 +14,6 @@ its sanitised Markdown rendering.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -35,7 +34,7 @@ from chat.events import (
     TurnStarted,
     UsageEvent,
 )
-from chat.transcript import Block, ErrorNote, Footer, ToolCard, TurnView, shown, turn_dom_id
+from chat.transcript import Block, ErrorNote, Footer, ToolCard, TurnView, shown_result, turn_dom_id
 
 
 def oob(target: str, html: str, *, how: str = "beforeend") -> str:
@@ -59,7 +58,7 @@ def render(template: str, context: dict[str, object]) -> str:
     return render_to_string(f"chat/partials/{template}", context)
 
 
-class LiveTurn:
+class TurnDrawing:
     """One turn as one tab shows it, updated event by event."""
 
     def __init__(self, started: TurnStarted) -> None:
@@ -98,7 +97,7 @@ class LiveTurn:
         card.state = "done" if event.ok else "failed"
         card.summary = event.summary
         card.duration_ms = event.duration_ms
-        card.result = shown(_json_text(event.result))
+        card.result = shown_result(event.result)
         return self._card_html(card)
 
     def _usage(self, event: UsageEvent) -> str:
@@ -206,18 +205,14 @@ class LiveTurn:
         return oob(f"#{self.view.footer.dom_id}", html, how="outerHTML")
 
 
-_HANDLERS: dict[type, Callable[[LiveTurn, Any], str]] = {
-    ContentText: LiveTurn._content,
-    ReasoningText: LiveTurn._reasoning,
+_HANDLERS: dict[type, Callable[[TurnDrawing, Any], str]] = {
+    ContentText: TurnDrawing._content,
+    ReasoningText: TurnDrawing._reasoning,
     StreamReset: lambda turn, _event: turn._reset(),
-    ToolCallsAnnounced: LiveTurn._announced,
-    ToolExecuting: LiveTurn._executing,
-    ToolResultEvent: LiveTurn._result,
-    UsageEvent: LiveTurn._usage,
-    ErrorEvent: LiveTurn._error,
-    Done: LiveTurn._done,
+    ToolCallsAnnounced: TurnDrawing._announced,
+    ToolExecuting: TurnDrawing._executing,
+    ToolResultEvent: TurnDrawing._result,
+    UsageEvent: TurnDrawing._usage,
+    ErrorEvent: TurnDrawing._error,
+    Done: TurnDrawing._done,
 }
-
-
-def _json_text(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False)

@@ -34,7 +34,8 @@ def frame_limit() -> int:
     return 6 * settings.BUILTIT_MAX_MESSAGE_CHARS + 16_384
 
 
-def parse_frame(text: str | None, data: bytes | None = None) -> Frame | FrameError:
+def parse_frame(text: str | None) -> Frame | FrameError:
+    """A frame's text (None for a binary frame) as a request, or why it is refused."""
     body = _decoded(text)
     if isinstance(body, FrameError):
         return body

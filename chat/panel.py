@@ -46,8 +46,7 @@ def snapshot(project: Project, conversation: Conversation | None) -> Snapshot:
         if running.conversation_id == conversation.pk:
             shown = [turn for turn in shown if turn.sequence < running.first_sequence]
         else:
-            other = Conversation.objects.filter(pk=running.conversation_id or 0).first()
-            elsewhere = str(other) if other is not None else "another conversation"
+            elsewhere = _title(running.conversation_id)
     usage = (
         conversation_usage(conversation)
         if conversation is not None
@@ -96,7 +95,11 @@ def usage_html(usage: ConversationUsage) -> str:
 
 def title_of(started: TurnStarted) -> str:
     """The name of the conversation a turn runs in, for tabs showing another one."""
-    other = Conversation.objects.filter(pk=started.conversation_id).first()
+    return _title(started.conversation_id)
+
+
+def _title(conversation_id: int | None) -> str:
+    other = Conversation.objects.filter(pk=conversation_id or 0).first()
     return str(other) if other is not None else "another conversation"
 
 

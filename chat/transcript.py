@@ -8,7 +8,6 @@ through the same templates, so a turn looks the same whichever way it arrived.
 
 from __future__ import annotations
 
-import contextlib
 import json
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -17,8 +16,11 @@ from typing import Any, Literal
 from django.db.models import Sum
 from django.utils.safestring import SafeString
 
+from chat.llm import ToolCall
 from chat.markdown import render_markdown
 from chat.models import Conversation, Message
+from chat.records import dollars
+from chat.runner import announced
 
 CardState = Literal["queued", "running", "done", "failed"]
 BlockKind = Literal["answer", "reasoning", "tools", "error"]
@@ -126,7 +128,7 @@ class TurnView:
     dom_id: str
     text: str
     footer: Footer
-    blocks: list[BlockView] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
     retry_text: str | None = None  # the request again, when retrying makes sense
     sequence: int = 0  # of the user message that began it
 
@@ -141,28 +143,31 @@ class TurnView:
         return ToolCard(card_id, call_id, name, path, shown_arguments(arguments))
 
 
-BlockView = Block
-
-
 def turn_dom_id(user_message_id: int) -> str:
     return f"t{user_message_id}"
 
 
 def dollars_text(cost: str | None) -> str:
+    """A stored or sent cost (a decimal string) as records.dollars writes it."""
     if cost is None:
         return ""
     try:
-        amount = Decimal(cost)
+        return dollars(Decimal(cost))
     except InvalidOperation:
         return ""
-    return f"${amount:.2f}" if amount >= 1 else f"${amount:.4f}"
 
 
 def shown(text: str) -> str:
-    """A result as a card shows it: pretty JSON, cut when long."""
-    with contextlib.suppress(ValueError, RecursionError):
-        text = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
-    return _cut(text)
+    """A stored result as a card shows it: pretty JSON, cut when long."""
+    try:
+        return shown_result(json.loads(text))
+    except (ValueError, RecursionError):
+        return _cut(text)
+
+
+def shown_result(result: object) -> str:
+    """A result (as the loop gives it) as a card shows it: pretty JSON, cut when long."""
+    return _cut(json.dumps(result, indent=2, ensure_ascii=False))
 
 
 def shown_arguments(text: str) -> str:
@@ -188,19 +193,17 @@ def _cut(text: str) -> str:
     return text
 
 
-def stored_turns(
-    conversation: Conversation, *, before_sequence: int | None = None
-) -> list[TurnView]:
-    """The conversation's turns from its stored messages (those before `before_sequence`)."""
+def stored_turns(conversation: Conversation) -> list[TurnView]:
+    """The conversation's turns, from its stored messages."""
     messages = conversation.messages.exclude(role=Message.Role.SYSTEM)
-    if before_sequence is not None:
-        messages = messages.filter(sequence__lt=before_sequence)
     turns: list[TurnView] = []
     for message in messages.order_by("sequence"):
         if message.role == Message.Role.USER:
             turns.append(_user_turn(message))
         elif turns:
             _add_stored(turns[-1], message)
+    for turn in turns:
+        _unanswered_calls(turn)
     return turns
 
 
@@ -235,35 +238,37 @@ def _add_stored(turn: TurnView, message: Message) -> None:
 
 
 def _stored_card(turn: TurnView, call: Any) -> ToolCard:
+    """A stored call's card, queued until its result message is found."""
     function = call.get("function", {}) if isinstance(call, dict) else {}
-    arguments = str(function.get("arguments", "") or "")
-    try:
-        parsed = json.loads(arguments)
-    except (ValueError, RecursionError):
-        parsed = None
-    path = parsed.get("path") if isinstance(parsed, dict) else None
-    card = turn.new_card(
-        str(call.get("id", "")) if isinstance(call, dict) else "",
-        str(function.get("name", "")),
-        path if isinstance(path, str) else None,
-        arguments,
+    shown_call = announced(
+        ToolCall(
+            str(call.get("id", "")) if isinstance(call, dict) else "",
+            str(function.get("name", "")),
+            str(function.get("arguments", "") or ""),
+        )
     )
-    # Until its result is found, a stored call never finished (the turn was cut short).
-    card.state = "failed"
-    card.summary = "Not run: the turn ended before this step."
-    return card
+    return turn.new_card(shown_call.id, shown_call.name, shown_call.path, shown_call.arguments)
 
 
 def _stored_result(turn: TurnView, message: Message, metadata: dict[str, Any]) -> None:
     for block in reversed(turn.blocks):
         for card in block.cards:
-            if card.call_id == message.tool_call_id and card.summary.startswith("Not run"):
+            if card.call_id == message.tool_call_id and card.state == "queued":
                 card.state = "done" if metadata.get("ok") else "failed"
                 card.summary = str(metadata.get("summary", ""))
                 duration = metadata.get("duration_ms")
                 card.duration_ms = float(duration) if isinstance(duration, int | float) else None
                 card.result = shown(message.content)
                 return
+
+
+def _unanswered_calls(turn: TurnView) -> None:
+    """A stored call without a result never ran: its turn was cut short."""
+    for block in turn.blocks:
+        for card in block.cards:
+            if card.state == "queued":
+                card.state = "failed"
+                card.summary = "Not run: the turn ended before this step."
 
 
 def _stored_outcome(turn: TurnView, outcome: dict[str, Any]) -> None:

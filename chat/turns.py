@@ -95,7 +95,7 @@ async def start(
     control = await layer.new_channel() if layer is not None else None
     lock = await threads.run(_acquire, order, control)
     if isinstance(lock, LockHeld):
-        return Busy(busy_message(lock))
+        return Busy(busy_message())
     turn = LiveTurn(order, lock, layer, control, client, observer)
     turn.begin()
     return turn
@@ -126,7 +126,7 @@ async def wait_all() -> None:
         await asyncio.wait([turn.task for turn in list(_LIVE) if turn.task is not None])
 
 
-def busy_message(held: LockHeld | RunningTurn) -> str:
+def busy_message() -> str:
     return (
         "The assistant is already working on this project (perhaps from another tab). "
         "Wait for it to finish, or press Stop."

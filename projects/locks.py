@@ -64,13 +64,6 @@ def lock_refresh(lock: ProjectLock, *, ttl: float) -> bool:
     return updated == 1
 
 
-def lock_update_details(lock: ProjectLock, details: dict[str, Any]) -> None:
-    lock.details = {**lock.details, **details}
-    ProjectLock.objects.filter(project_id=lock.project_id, holder=lock.holder).update(
-        details=lock.details
-    )
-
-
 def lock_release(lock: ProjectLock) -> None:
     ProjectLock.objects.filter(project_id=lock.project_id, holder=lock.holder).delete()
 

@@ -170,15 +170,11 @@ def _tree_context(project: Project, files: list[FileInfo]) -> dict[str, object]:
     return {"tree": build_tree(files), "deleted": deleted_files(project)}
 
 
-def _tree_oob(request: HttpRequest, project: Project) -> str:
-    return tree_html(project)
-
-
 def _saved(request: HttpRequest, project: Project, result: FileWrite) -> HttpResponse:
     body = render_to_string(
         "projects/partials/saved.html", {"result": result, "project": project}, request=request
     )
-    response = HttpResponse(body + _tree_oob(request, project))
+    response = HttpResponse(body + tree_html(project))
     return trigger_client_event(response, "filesChanged", {"paths": [result.path]})
 
 
@@ -187,7 +183,7 @@ def changed_response(request: HttpRequest, project: Project, open_path: str | No
     opened = file_read(project, open_path) if open_path else None
     context = {"project": project, **_editor_context(opened)}
     body = render_to_string("projects/partials/editor.html", context, request=request)
-    response = HttpResponse(body + _tree_oob(request, project))
+    response = HttpResponse(body + tree_html(project))
     response = retarget(response, "#editor-pane")
     response["HX-Reswap"] = "innerHTML"
     return trigger_client_event(

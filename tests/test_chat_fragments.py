@@ -30,7 +30,7 @@ from chat.events import (
     from_json,
     to_json,
 )
-from chat.fragments import LiveTurn
+from chat.fragments import TurnDrawing
 from chat.frames import Frame, FrameError, frame_limit, parse_frame
 from chat.llm.jsontypes import JSONObject
 from chat.models import Conversation, Message
@@ -79,7 +79,7 @@ BAD_FRAMES = {
 
 @pytest.mark.parametrize(("text", "says"), BAD_FRAMES.values(), ids=BAD_FRAMES.keys())
 def test_parse_frame_explains_what_it_cannot_use(text: str | None, says: str) -> None:
-    parsed = parse_frame(text, None if text is not None else b'{"message": "hi"}')
+    parsed = parse_frame(text)
 
     assert isinstance(parsed, FrameError)
     assert says in parsed.message
@@ -170,9 +170,9 @@ def page_result() -> ToolResultEvent:
     )
 
 
-def drawn(*events: Event) -> tuple[LiveTurn, list[str]]:
+def drawn(*events: Event) -> tuple[TurnDrawing, list[str]]:
     """A live turn fed STARTED and `events`; the fragments each one produced."""
-    turn = LiveTurn(STARTED)
+    turn = TurnDrawing(STARTED)
     return turn, [turn.start()] + [turn.show(event) for event in events]
 
 
@@ -448,7 +448,7 @@ def test_stored_turns_rebuild_the_blocks_and_cards_the_live_turn_showed(
 ) -> None:
     conversation = services.conversation_create(project=project)
     user = store_finished_turn(conversation)
-    live = LiveTurn(TurnStarted(conversation.pk, user.pk, "openai/gpt-5-mini", STARTED.text))
+    live = TurnDrawing(TurnStarted(conversation.pk, user.pk, "openai/gpt-5-mini", STARTED.text))
     events: list[Event] = [
         ContentText("Writing."),
         ToolCallsAnnounced((PAGE_CALL,)),
@@ -517,7 +517,7 @@ def test_a_stored_error_is_shown_as_the_live_one_was(project: Project) -> None:
         role=Message.Role.ASSISTANT,
         metadata={"turn": {"status": "failed", "finish_reason": "error", "error": stored_error}},
     )
-    live = LiveTurn(TurnStarted(conversation.pk, user.pk, "openai/gpt-5-mini", "hello"))
+    live = TurnDrawing(TurnStarted(conversation.pk, user.pk, "openai/gpt-5-mini", "hello"))
     live.show(error)
     live.show(Done("error", "failed", 1, 2))
 
@@ -543,7 +543,9 @@ def test_a_retried_answer_is_drawn_live_as_it_is_stored(project: Project) -> Non
         reasoning="Second thoughts",
         metadata={"turn": {"status": "completed", "finish_reason": "stop"}},
     )
-    live = LiveTurn(TurnStarted(conversation.pk, user.pk, "openai/gpt-5-mini", "Explain the plan"))
+    live = TurnDrawing(
+        TurnStarted(conversation.pk, user.pk, "openai/gpt-5-mini", "Explain the plan")
+    )
     events: list[Event] = [
         ReasoningText("First thoughts"),
         ContentText("Here is a dra"),

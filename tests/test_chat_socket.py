@@ -570,7 +570,7 @@ async def test_a_second_message_while_a_turn_runs_is_refused_as_busy(
         {
             "type": "error",
             "code": "busy",
-            "message": turns.busy_message(turns.RunningTurn("", None, 0, None)),
+            "message": turns.busy_message(),
             "retryable": False,
         }
     ]
