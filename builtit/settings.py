@@ -109,7 +109,7 @@ CHANNEL_LAYERS = {
         }
         if _REDIS_URL
         # Room for a slow tab's backlog: a full channel silently drops messages.
-        else {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 2000}}
+        else {"BACKEND": "builtit.channel_layer.LocalChannelLayer", "CONFIG": {"capacity": 2000}}
     )
 }
 if _REDIS_URL:

@@ -135,7 +135,7 @@ def test_the_embedded_defaults_are_sqlite_and_the_in_memory_layer(tmp_path):
     shown = _settings(_env(tmp_path))
     assert shown["DATABASE"]["ENGINE"] == "django.db.backends.sqlite3"
     assert shown["DATABASE"]["NAME"] == str(tmp_path / "db.sqlite3")
-    assert shown["CHANNEL_BACKEND"] == "channels.layers.InMemoryChannelLayer"
+    assert shown["CHANNEL_BACKEND"] == "builtit.channel_layer.LocalChannelLayer"
     assert shown["CACHE_BACKEND"] == "django.core.cache.backends.locmem.LocMemCache"
 
 
