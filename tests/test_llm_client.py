@@ -43,6 +43,7 @@ from tests.fakes.script import (
     HttpError,
     Json,
     Pause,
+    Raw,
     Reply,
     Stall,
     Stream,
@@ -117,6 +118,60 @@ async def test_lines_split_across_network_reads(harness: Harness, piece_size: in
         "path": "ü.html",
         "content": "<h1>é</h1>",
     }
+
+
+def _word(text: str) -> Chunk:
+    return Chunk({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]})
+
+
+def _together(*events: Chunk | Done) -> Raw:
+    """Several events in one write, as a busy provider (or a proxy) sends them."""
+    return Raw(b"".join(event.encode("\n") for event in events))
+
+
+_FINISH = Chunk({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+
+
+async def test_text_that_arrives_together_is_handed_on_as_one_piece(harness: Harness) -> None:
+    reasoning = Chunk({"choices": [{"index": 0, "delta": {"reasoning": "Think."}}]})
+    first = _together(_word("Fresh "), _word("bread "), reasoning, _word("daily"), _word("."))
+    harness.fake.script(Stream([first, _word(" Open"), _together(_word(" now"), _FINISH), Done()]))
+
+    events, message = await harness.run()
+
+    assert contents(events) == ["Fresh bread ", "daily.", " Open", " now"]
+    assert message.content == "Fresh bread daily. Open now"
+    assert message.reasoning == "Think."
+    assert message.finish_reason == "stop"
+
+
+async def test_an_error_arriving_with_text_comes_after_that_text(harness: Harness) -> None:
+    error = in_stream_error(502, "Provider disconnected").events[-1]
+    assert isinstance(error, Chunk)
+    harness.fake.script(Stream([_word("Half "), _together(_word("an "), _word("answer"), error)]))
+    seen: list[str] = []
+
+    async def read() -> None:
+        async with harness.client.stream(REQUEST) as pieces:
+            async for piece in pieces:
+                if isinstance(piece, ContentDelta):
+                    seen.append(piece.text)
+
+    with pytest.raises(InStreamError) as caught:
+        await read()
+
+    assert seen == ["Half ", "an answer"]
+    assert caught.value.output_started
+
+
+async def test_done_arriving_with_text_ends_the_answer_after_it(harness: Harness) -> None:
+    late = _word("never shown")
+    harness.fake.script(Stream([_together(_word("All "), _word("done"), _FINISH, Done(), late)]))
+
+    events, message = await harness.run()
+
+    assert contents(events) == ["All done"]
+    assert message.finish_reason == "stop"
 
 
 async def test_content_null_on_tool_call_chunks(harness: Harness) -> None:

@@ -32,7 +32,7 @@ from chat.llm.assembler import MessageAssembler
 from chat.llm.catalog import ModelInfo, models_from_wire
 from chat.llm.chunks import ChunkParser, parse_json_chunk
 from chat.llm.config import ClientConfig
-from chat.llm.deltas import OUTPUT_EVENTS, Finish, StreamEvent
+from chat.llm.deltas import OUTPUT_EVENTS, ContentDelta, Finish, ReasoningDelta, StreamEvent
 from chat.llm.errors import (
     AuthenticationError,
     BadRequestError,
@@ -240,12 +240,14 @@ async def _response_events(response: httpx.Response) -> AsyncGenerator[StreamEve
     async with contextlib.aclosing(_event_data(response)) as batches:
         try:
             async for batch in batches:
-                for data in batch:
-                    if data == _DONE:
-                        return
-                    for piece in _chunk_pieces(parser, data):
-                        finished = finished or isinstance(piece, Finish)
-                        yield piece
+                pieces, ended, failure = _batch_pieces(parser, batch)
+                for piece in pieces:
+                    finished = finished or isinstance(piece, Finish)
+                    yield piece
+                if failure is not None:
+                    raise failure
+                if ended:
+                    return
         except UnavailableError as error:
             if not finished:
                 raise
@@ -254,6 +256,42 @@ async def _response_events(response: httpx.Response) -> AsyncGenerator[StreamEve
             return
     if not finished:
         raise StreamCutError("The answer stopped before it was complete")
+
+
+def _batch_pieces(
+    parser: ChunkParser, batch: list[bytes]
+) -> tuple[list[StreamEvent], bool, InStreamError | None]:
+    """The pieces of a network read's events, whether [DONE] was among them, and
+    the error one of them reported (after the pieces before it).
+
+    Text that arrived together is handed on as one piece: a busy server reads
+    many chunks at once, and each piece costs the same again on its way to the
+    browser (the loop, the events, the channel layer)."""
+    pieces: list[StreamEvent] = []
+    for data in batch:
+        if data == _DONE:
+            return _joined(pieces), True, None
+        try:
+            pieces += _chunk_pieces(parser, data)
+        except InStreamError as error:
+            return _joined(pieces), False, error
+    return _joined(pieces), False, None
+
+
+def _joined(pieces: list[StreamEvent]) -> list[StreamEvent]:
+    """Adjacent answer or reasoning text as one piece; everything else as it was."""
+    if len(pieces) < 2:
+        return pieces
+    out: list[StreamEvent] = []
+    for piece in pieces:
+        last = out[-1] if out else None
+        if isinstance(piece, ContentDelta) and isinstance(last, ContentDelta):
+            out[-1] = ContentDelta(last.text + piece.text)
+        elif isinstance(piece, ReasoningDelta) and isinstance(last, ReasoningDelta):
+            out[-1] = ReasoningDelta(last.text + piece.text)
+        else:
+            out.append(piece)
+    return out
 
 
 def _chunk_pieces(parser: ChunkParser, data: bytes) -> list[StreamEvent]:
