@@ -39,7 +39,7 @@ class LocalChannelLayer(InMemoryChannelLayer):  # type: ignore[misc]
     async def receive(self, channel: str) -> dict[str, Any]:
         self.require_valid_channel_name(channel)
         self._sweep()
-        queue = self.channels.setdefault(channel, self._queue(channel))
+        queue = self._queue(channel)
         try:
             _, message = await queue.get()
         finally:
@@ -57,15 +57,19 @@ class LocalChannelLayer(InMemoryChannelLayer):  # type: ignore[misc]
             return
         sent = (time.time() + self.expiry, deepcopy(message))
         for channel in list(members):
-            queue = self.channels.setdefault(channel, self._queue(channel))
             try:
-                queue.put_nowait(sent)
+                self._queue(channel).put_nowait(sent)
             except asyncio.QueueFull:
                 # As Channels' own layer: the message is lost for that member.
                 logger.warning("Channel %s is full: a %s message was lost", channel, group)
 
     def _queue(self, channel: str) -> asyncio.Queue[tuple[float, dict[str, Any]]]:
-        return asyncio.Queue(maxsize=self.get_capacity(channel))
+        """The channel's queue, made when first needed (not made and thrown away
+        on every call, as Channels' `setdefault` does)."""
+        queue: asyncio.Queue[tuple[float, dict[str, Any]]] | None = self.channels.get(channel)
+        if queue is None:
+            queue = self.channels[channel] = asyncio.Queue(maxsize=self.get_capacity(channel))
+        return queue
 
     def _sweep(self) -> None:
         now = time.monotonic()

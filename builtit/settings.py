@@ -108,7 +108,7 @@ CHANNEL_LAYERS = {
             "CONFIG": {"hosts": [_REDIS_URL], "capacity": 2000},
         }
         if _REDIS_URL
-        # Room for a slow tab's backlog: a full channel silently drops messages.
+        # Room for a slow tab's backlog: a full channel drops messages.
         else {"BACKEND": "builtit.channel_layer.LocalChannelLayer", "CONFIG": {"capacity": 2000}}
     )
 }

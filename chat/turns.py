@@ -33,6 +33,7 @@ from django.contrib.auth.models import User
 from chat import services, threads
 from chat.events import ContentText, Done, ErrorEvent, Event, ReasoningText, to_json
 from chat.llm import LLMClient
+from chat.llm.deltas import joined_text
 from chat.loop import TurnRequest, run_turn
 from chat.models import Conversation
 from projects.locks import LockHeld, lock_acquire, lock_current, lock_refresh, lock_release
@@ -277,16 +278,7 @@ class LiveTurn:
 
 def merged(events: list[Event]) -> list[Event]:
     """Adjacent text pieces of one kind as one event; everything else as it was."""
-    out: list[Event] = []
-    for event in events:
-        last = out[-1] if out else None
-        if isinstance(event, ContentText) and isinstance(last, ContentText):
-            out[-1] = ContentText(last.text + event.text)
-        elif isinstance(event, ReasoningText) and isinstance(last, ReasoningText):
-            out[-1] = ReasoningText(last.text + event.text)
-        else:
-            out.append(event)
-    return out
+    return joined_text(events, (ContentText, ReasoningText))
 
 
 def compacted(history: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -32,7 +32,14 @@ from chat.llm.assembler import MessageAssembler
 from chat.llm.catalog import ModelInfo, models_from_wire
 from chat.llm.chunks import ChunkParser, parse_json_chunk
 from chat.llm.config import ClientConfig
-from chat.llm.deltas import OUTPUT_EVENTS, ContentDelta, Finish, ReasoningDelta, StreamEvent
+from chat.llm.deltas import (
+    OUTPUT_EVENTS,
+    ContentDelta,
+    Finish,
+    ReasoningDelta,
+    StreamEvent,
+    joined_text,
+)
 from chat.llm.errors import (
     AuthenticationError,
     BadRequestError,
@@ -56,6 +63,7 @@ T = TypeVar("T")
 Sleep = Callable[[float], Awaitable[None]]
 
 _DONE = b"[DONE]"
+_TEXT = (ContentDelta, ReasoningDelta)
 _MAX_ERROR_BODY = 64 * 1024
 # A whole answer holds whole files in its tool calls; bounded all the same.
 _MAX_ANSWER_BODY = 32 * 1024 * 1024
@@ -264,34 +272,17 @@ def _batch_pieces(
     """The pieces of a network read's events, whether [DONE] was among them, and
     the error one of them reported (after the pieces before it).
 
-    Text that arrived together is handed on as one piece: a busy server reads
-    many chunks at once, and each piece costs the same again on its way to the
-    browser (the loop, the events, the channel layer)."""
+    Text that arrived together is handed on as one piece (a busy server reads
+    many chunks at once)."""
     pieces: list[StreamEvent] = []
     for data in batch:
         if data == _DONE:
-            return _joined(pieces), True, None
+            return joined_text(pieces, _TEXT), True, None
         try:
             pieces += _chunk_pieces(parser, data)
         except InStreamError as error:
-            return _joined(pieces), False, error
-    return _joined(pieces), False, None
-
-
-def _joined(pieces: list[StreamEvent]) -> list[StreamEvent]:
-    """Adjacent answer or reasoning text as one piece; everything else as it was."""
-    if len(pieces) < 2:
-        return pieces
-    out: list[StreamEvent] = []
-    for piece in pieces:
-        last = out[-1] if out else None
-        if isinstance(piece, ContentDelta) and isinstance(last, ContentDelta):
-            out[-1] = ContentDelta(last.text + piece.text)
-        elif isinstance(piece, ReasoningDelta) and isinstance(last, ReasoningDelta):
-            out[-1] = ReasoningDelta(last.text + piece.text)
-        else:
-            out.append(piece)
-    return out
+            return joined_text(pieces, _TEXT), False, error
+    return joined_text(pieces, _TEXT), False, None
 
 
 def _chunk_pieces(parser: ChunkParser, data: bytes) -> list[StreamEvent]:

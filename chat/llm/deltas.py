@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 
 from chat.llm.jsontypes import JSONObject
 from chat.llm.messages import Usage
@@ -66,3 +67,24 @@ StreamEvent = (
 # The pieces a person would see; once one of them is handed on, a failed
 # request is no longer retried silently.
 OUTPUT_EVENTS = (ContentDelta, ReasoningDelta, ReasoningDetailsDelta, ToolCallDelta)
+
+
+T = TypeVar("T")
+
+
+def joined_text(items: list[T], kinds: tuple[type[Any], ...]) -> list[T]:
+    """`items` with each run of adjacent items of one of `kinds` (dataclasses with
+    a `text` field) as one item, their texts joined; everything else as it was.
+
+    Text pieces that travel together cost once instead of once each on their way
+    to the browser: the stream's pieces of one network read, a turn's events
+    waiting to be sent while the server is busy."""
+    out: list[T] = []
+    for item in items:
+        last: Any = out[-1] if out else None
+        piece: Any = item  # kinds are only known to have a `text` when called
+        if type(piece) is type(last) and isinstance(piece, kinds):
+            out[-1] = replace(last, text=last.text + piece.text)
+        else:
+            out.append(item)
+    return out
