@@ -172,6 +172,11 @@ BUILTIT_MODELS = env_list(
     "anthropic/claude-sonnet-4.5,anthropic/claude-haiku-4.5,openai/gpt-5-mini,openai/gpt-5,"
     "x-ai/grok-code-fast-1,qwen/qwen3-coder,deepseek/deepseek-chat-v3.1",
 )
+# Largest websocket frame the chat sends (daphne closes a socket at 1 MiB): a
+# tab catching up gets the recent turns that fit, the rest on "Show earlier".
+BUILTIT_MAX_FRAME_BYTES = env_int("BUILTIT_MAX_FRAME_BYTES", 256 * 1024, minimum=128 * 1024)
+# Turns a chat panel shows at first (and per "Show earlier"), within that size.
+BUILTIT_CHAT_PAGE_TURNS = env_int("BUILTIT_CHAT_PAGE_TURNS", 20, minimum=1)
 # Longest chat message a person may send (DESIGN §3).
 BUILTIT_MAX_MESSAGE_CHARS = env_int("BUILTIT_MAX_MESSAGE_CHARS", 20_000, minimum=1)
 # Model requests with tools per turn; then one last answer without tools.

@@ -20,10 +20,12 @@ from functools import partial
 from typing import Any
 from urllib.parse import parse_qs
 
+from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.utils.html import escape
 
@@ -32,6 +34,7 @@ from chat.dispatching import dispatch_all
 from chat.events import Done, Event, FilesChanged, TurnStarted, from_json
 from chat.fragments import TurnDrawing
 from chat.frames import Frame, FrameError, parse_frame
+from chat.framing import html_frames, json_frames
 from chat.model_choice import ModelError, clean_model_id
 from chat.models import Conversation
 from chat.personal_keys import key_for
@@ -186,11 +189,10 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         self.last_seq = fresh[-1]["seq"]
         if self.as_json:
             for item in fresh:
-                await self.send(text_data=json.dumps(item["event"], ensure_ascii=False))
+                for frame in json_frames(item["event"], settings.BUILTIT_MAX_FRAME_BYTES):
+                    await self.send(text_data=frame)
             return
-        html = await self._html([from_json(item["event"]) for item in fresh])
-        if html:
-            await self.send(text_data=html)
+        await self._send_html(await self._html([from_json(item["event"]) for item in fresh]))
 
     async def _html(self, events: list[Event]) -> str:
         parts: list[str] = []
@@ -221,7 +223,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     async def _catch_up(self) -> None:
         state = await threads.run(panel.snapshot, self.project, self.conversation)
         if not self.as_json:
-            await self.send(text_data=panel.snapshot_html(state) + self._signal())
+            await self._send_html(panel.snapshot_html(state) + self._signal())
         running = state.running
         if running is None or running.key == self.turn_key:
             return
@@ -235,7 +237,23 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         message = {"type": "replay.overdue", "turn": key}
         self.overdue = asyncio.ensure_future(self.channel_layer.send(self.channel_name, message))
 
-    # --- small frames ---------------------------------------------------------------
+    # --- frames ---------------------------------------------------------------------
+
+    async def _send_html(self, html: str) -> None:
+        """HTML swaps in as many frames as keep each under the size daphne allows."""
+        for frame in html_frames(html, settings.BUILTIT_MAX_FRAME_BYTES):
+            await self.send(text_data=frame)
+
+    async def send(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+    ) -> None:
+        try:
+            await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+        except Disconnected:
+            # The tab went away while a frame was on its way (daphne has begun
+            # closing, its disconnect message not yet here): nothing to tell it;
+            # it catches up from what is stored when it comes back.
+            logger.debug("A chat frame for a closing socket was dropped.")
 
     async def _notice(self, message: str, *, code: str) -> None:
         if self.as_json:

@@ -34,7 +34,20 @@ from chat.events import (
     TurnStarted,
     UsageEvent,
 )
-from chat.transcript import Block, ErrorNote, Footer, ToolCard, TurnView, shown_result, turn_dom_id
+from chat.transcript import (
+    SHOWN_TEXT_CHARS,
+    Block,
+    ErrorNote,
+    Footer,
+    ToolCard,
+    TurnView,
+    shown_result,
+    turn_dom_id,
+)
+
+# Streamed text goes out in pieces of at most this many characters, each its own
+# swap, so chat.framing can spread a big burst over several frames.
+_PIECE_CHARS = 8_000
 
 
 def oob(target: str, html: str, *, how: str = "beforeend") -> str:
@@ -131,14 +144,27 @@ class TurnDrawing:
     def _text(self, kind: str, text: str) -> str:
         block = self.current
         if block is not None and block.kind == kind and block.streaming:
-            block.text += text
-            target = f"#{block.dom_id}-text" if kind == "reasoning" else f"#{block.dom_id}"
-            return oob(target, escape(text))
+            return self._stream(block, text)
         html = self._close_text()
         block = self.view.new_block("answer" if kind == "answer" else "reasoning")
-        block.text, block.streaming = text, True
+        block.text, block.streaming = text[:_PIECE_CHARS], True
         self.current = block
-        return html + self._append_block(block)
+        html += self._append_block(block)
+        rest = text[_PIECE_CHARS:]
+        return html + (self._stream(block, rest) if rest else "")
+
+    def _stream(self, block: Block, text: str) -> str:
+        """More text for a streaming block, in pieces of a bounded size; past what
+        a page shows (SHOWN_TEXT_CHARS) only counted, so no frame grows with it."""
+        target = f"#{block.dom_id}-text" if block.kind == "reasoning" else f"#{block.dom_id}"
+        was_trimmed = block.trimmed
+        shown = text[: max(SHOWN_TEXT_CHARS - len(block.text), 0)]
+        block.full_chars = max(block.full_chars, len(block.text)) + len(text)
+        block.text += shown
+        pieces = [shown[i : i + _PIECE_CHARS] for i in range(0, len(shown), _PIECE_CHARS)]
+        if block.trimmed and not was_trimmed:
+            pieces.append("\n…")
+        return "".join(oob(target, escape(piece)) for piece in pieces)
 
     def _reset(self) -> str:
         """The answer being streamed is asked for again: its text and reasoning so

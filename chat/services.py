@@ -70,6 +70,11 @@ def conversation_get(*, project: Project, conversation_id: int) -> Conversation 
     return Conversation.objects.filter(project=project, pk=conversation_id).first()
 
 
+def message_get_for(*, user_id: int, message_id: int) -> Message | None:
+    """One of the user's own messages (in a project they own), or None."""
+    return Message.objects.filter(pk=message_id, conversation__project__owner_id=user_id).first()
+
+
 def next_sequence(conversation: Conversation) -> int:
     last = conversation.messages.aggregate(last=Max("sequence"))["last"]
     return 1 if last is None else last + 1

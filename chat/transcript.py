@@ -14,6 +14,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, Literal
 
 from django.db.models import Sum
+from django.urls import reverse
 from django.utils.safestring import SafeString
 
 from chat.llm import ToolCall
@@ -49,6 +50,10 @@ FINISH_NOTES = {
 # Errors a person can fix in Settings.
 KEY_ERRORS = {"no_api_key", "bad_api_key", "no_credits"}
 _SHOWN_CHARS = 4_000  # of a tool's arguments or result on its card
+# Of one block of answer or reasoning text. With the card cut above, this keeps
+# every piece of a turn well under a websocket frame (chat.framing); the rest is
+# a link away (chat.workspace_views.message_text).
+SHOWN_TEXT_CHARS = 32_000
 
 
 @dataclass
@@ -62,6 +67,9 @@ class ToolCard:
     summary: str = ""
     duration_ms: float | None = None
     result: str = ""
+    # Where the whole text is, when the card shows only its beginning.
+    arguments_url: str = ""
+    result_url: str = ""
 
     @property
     def label(self) -> str:
@@ -99,10 +107,22 @@ class Block:
     cards: list[ToolCard] = field(default_factory=list)
     error: ErrorNote | None = None
     streaming: bool = False
+    full_chars: int = 0  # of the whole text, when only its beginning is kept
+    full_url: str = ""
+
+    @property
+    def trimmed(self) -> bool:
+        return self.full_chars > len(self.text)
 
     @property
     def html(self) -> SafeString:
         return render_markdown(self.text)
+
+    def keep(self, text: str, *, url: str = "") -> None:
+        """The block's text, cut to what a page shows."""
+        self.text = text[:SHOWN_TEXT_CHARS]
+        self.full_chars = len(text)
+        self.full_url = url if self.trimmed else ""
 
 
 @dataclass
@@ -187,15 +207,48 @@ def shown_arguments(text: str) -> str:
     return _cut("\n".join(lines))
 
 
+_MORE = " more characters)"
+
+
 def _cut(text: str) -> str:
     if len(text) > _SHOWN_CHARS:
-        return text[:_SHOWN_CHARS] + f"\n… ({len(text) - _SHOWN_CHARS:,} more characters)"
+        return text[:_SHOWN_CHARS] + f"\n… ({len(text) - _SHOWN_CHARS:,}{_MORE}"
     return text
 
 
-def stored_turns(conversation: Conversation) -> list[TurnView]:
-    """The conversation's turns, from its stored messages."""
+def full_text_url(message_id: int, part: str) -> str:
+    return reverse("message_text", kwargs={"message_id": message_id, "part": part})
+
+
+@dataclass(frozen=True)
+class TurnPage:
+    turns: list[TurnView]
+    earlier: int | None  # turns exist before this sequence number
+
+
+def turn_page(conversation: Conversation, *, before: int | None, limit: int) -> TurnPage:
+    """The last `limit` turns that began before `before` (all, when None)."""
+    users = conversation.messages.filter(role=Message.Role.USER)
+    if before is not None:
+        users = users.filter(sequence__lt=before)
+    starts = list(users.order_by("-sequence").values_list("sequence", flat=True)[: limit + 1])
+    if not starts:
+        return TurnPage([], None)
+    first = starts[min(limit, len(starts)) - 1]
+    turns = stored_turns(conversation, start=first, before=before)
+    return TurnPage(turns, first if len(starts) > limit else None)
+
+
+def stored_turns(
+    conversation: Conversation, *, start: int | None = None, before: int | None = None
+) -> list[TurnView]:
+    """The conversation's turns, from its stored messages (those whose sequence
+    numbers lie in [start, before) when given)."""
     messages = conversation.messages.exclude(role=Message.Role.SYSTEM)
+    if start is not None:
+        messages = messages.filter(sequence__gte=start)
+    if before is not None:
+        messages = messages.filter(sequence__lt=before)
     turns: list[TurnView] = []
     for message in messages.order_by("sequence"):
         if message.role == Message.Role.USER:
@@ -221,14 +274,18 @@ def _add_stored(turn: TurnView, message: Message) -> None:
         _stored_result(turn, message, metadata)
         return
     if message.reasoning.strip():
-        turn.new_block("reasoning").text = message.reasoning
+        url = full_text_url(message.pk, "reasoning")
+        turn.new_block("reasoning").keep(message.reasoning, url=url)
     if message.content.strip():
-        turn.new_block("answer").text = message.content
+        turn.new_block("answer").keep(message.content, url=full_text_url(message.pk, "content"))
     calls = message.tool_calls if isinstance(message.tool_calls, list) else []
     if calls:
         block = turn.new_block("tools")
         for call in calls:
-            block.cards.append(_stored_card(turn, call))
+            card = _stored_card(turn, call)
+            if card.arguments.endswith(_MORE):
+                card.arguments_url = full_text_url(message.pk, f"call-{card.call_id}")
+            block.cards.append(card)
     answered_by = metadata.get("model")
     if isinstance(answered_by, str) and answered_by:
         turn.footer.model = answered_by  # the model that answered, as shown live
@@ -259,6 +316,8 @@ def _stored_result(turn: TurnView, message: Message, metadata: dict[str, Any]) -
                 duration = metadata.get("duration_ms")
                 card.duration_ms = float(duration) if isinstance(duration, int | float) else None
                 card.result = shown(message.content)
+                if card.result.endswith(_MORE):
+                    card.result_url = full_text_url(message.pk, "content")
                 return
 
 

@@ -110,14 +110,39 @@
     box.hidden = !text;
   }
 
+  // htmx's ws extension forgets its retry count whenever a socket opens, so a
+  // socket the server accepts and then closes was retried about once a second,
+  // for ever. The delay is ours instead: it doubles with each failure (with
+  // jitter, up to a minute) and is forgotten only after a connection that held.
+  const HEALTHY_MS = 30000;
+  const MAX_DELAY_MS = 60000;
+  let failures = 0;
+  let openedAt = 0;
+  let retryIn = 0;
+
+  htmx.config.wsReconnectDelay = () => {
+    failures = openedAt && Date.now() - openedAt >= HEALTHY_MS ? 1 : failures + 1;
+    openedAt = 0;
+    const cap = Math.min(MAX_DELAY_MS, 1000 * Math.pow(2, failures - 1));
+    retryIn = cap / 2 + Math.random() * (cap / 2);
+    return retryIn;
+  };
+
   document.addEventListener("htmx:wsOpen", () => {
     lastSignal = 0;  // a new socket numbers from 1 again
+    openedAt = Date.now();
     connection("");
   });
   document.addEventListener("htmx:wsClose", (event) => {
-    const code = event.detail && event.detail.event ? event.detail.event.code : 0;
+    const closed = event.detail && event.detail.event ? event.detail.event : {};
+    const code = closed.code || 0;
     if ([1006, 1011, 1012, 1013].includes(code)) {
-      connection("Connection to the server lost; reconnecting… The assistant keeps working meanwhile.");
+      const seconds = Math.max(1, Math.round(retryIn / 1000));
+      const attempt = failures > 1 ? ` (attempt ${failures})` : "";
+      connection(`Lost the connection to the server; retrying in ${seconds} s${attempt}. ` +
+                 "The assistant keeps working meanwhile, and your message stays in the box.");
+    } else if (code >= 4000 && closed.reason) {
+      connection(closed.reason);  // the server said why, and it will not change by retrying
     } else if (code !== 1000 && code !== 1001) {
       connection("The chat is not connected. Reload the page to try again.");
     }
