@@ -38,6 +38,7 @@ from chat.framing import html_frames, json_frames
 from chat.model_choice import ModelError, clean_model_id
 from chat.models import Conversation
 from chat.personal_keys import key_for
+from projects.lifecycle import project_remember_model
 from projects.models import Project
 from projects.workspace import tree_html
 
@@ -136,16 +137,16 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self._notice(started.message, code="busy")
             return
         await threads.run(services.conversation_name, conversation, text)
+        if model is not None:
+            # Remembered only once a turn really started with it: a message
+            # refused as busy changes nothing.
+            await threads.run(project_remember_model, project=self.project, model=model)
         if not self.as_json:
             await self.send(text_data=panel.notice_html("") + self._signal(sent=True))
 
     def _prepare(self, text: str, model: str | None) -> tuple[Conversation, str | None]:
         if self.conversation is None:
             self.conversation = services.conversation_create(project=self.project)
-        if model is not None and model != self.project.default_model:
-            # The picker's choice is remembered for the project's next turns.
-            self.project.default_model = model
-            self.project.save(update_fields=["default_model"])
         return self.conversation, key_for(self.user)
 
     # --- what the project's turns send ---------------------------------------------

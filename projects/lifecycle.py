@@ -66,6 +66,13 @@ def project_rename(*, project: Project, name: str) -> Project | ProjectError:
     return project
 
 
+def project_remember_model(*, project: Project, model: str) -> None:
+    """The model picked for this project's next turns."""
+    if model != project.default_model:
+        project.default_model = model
+        project.save(update_fields=["default_model"])
+
+
 def project_delete(*, project: Project) -> None:
     project.delete()
 

@@ -580,6 +580,17 @@ async def test_a_second_message_while_a_turn_runs_is_refused_as_busy(
     assert [row.content for row in rows if row.role == "user"] == ["first"]
 
 
+async def test_a_message_refused_as_busy_leaves_the_projects_model_alone(
+    scripted: FakeOpenRouter, project: Project, user: User
+) -> None:
+    await lock_elsewhere(project)
+    async with opened(project, user) as socket:
+        await send(socket, message="hello", model="anthropic/claude-haiku-4.5")
+        error = await next_event(socket)
+    assert error["code"] == "busy"
+    assert (await refreshed(project)).default_model == ""
+
+
 @sync_to_async
 def lock_elsewhere(project: Project) -> ProjectLock:
     lock = lock_acquire(project=project, purpose="assistant", details={}, ttl=60)
