@@ -6,7 +6,8 @@ generated JavaScript runs in an opaque origin and can never act as the user,
 even when the page is opened outside the workspace's sandboxed iframe.
 
 HTML pages get one inline script in the response (never in the stored file)
-that tells the workspace which page the frame shows; see `PAGE_REPORT_SCRIPT`.
+that tells the workspace which page the frame shows and says why a dialog did
+not open (the sandbox blocks them); see `PAGE_REPORT_SCRIPT`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpR
 from projects.models import Project, ProjectFile
 from projects.paths import PathError, content_type_for, normalize_path
 
-SANDBOX = "allow-scripts allow-forms allow-popups allow-modals allow-downloads"
+# No allow-modals: a page's alert/confirm/prompt would open over the workspace,
+# where "Session expired, enter your password" looks like the app asking.
+SANDBOX = "allow-scripts allow-forms allow-popups allow-downloads"
 _CSP = f"sandbox {SANDBOX}; frame-ancestors 'self'"
 
 # Tells the workspace which page the frame shows, so that a reload after a
@@ -29,8 +32,27 @@ _CSP = f"sandbox {SANDBOX}; frame-ancestors 'self'"
 # accepts it only from its preview frame, only in this shape, and only uses
 # it as the text of its address box. Opened on its own, a page has no parent
 # to tell.
+#
+# It also stands in for the dialogs the sandbox blocks (alert, confirm,
+# prompt, print), so the site's author sees why nothing opened: a small
+# notice inside the page (text only, cut short, at most three per load),
+# confirm answering "cancel" and prompt "nothing", as a blocked dialog does.
 PAGE_REPORT_SCRIPT = (
-    "<script>(()=>{if(parent===window)return;"
+    "<script>(()=>{let n=0;const note=(kind,text)=>{if(n>=3)return;n++;"
+    "let said='';try{said=String(text??'').slice(0,200)}catch(e){}"
+    'const box=document.createElement("div");box.setAttribute("role","status");'
+    'box.style.cssText="position:fixed;left:8px;right:8px;bottom:8px;z-index:2147483647;'
+    "padding:8px 12px;background:#fffbeb;color:#92400e;border:1px solid #f59e0b;"
+    'border-radius:6px;font:13px/1.4 system-ui,sans-serif";'
+    'box.textContent="This page tried to open a dialog ("+kind+")"'
+    '+(said?": \u201c"+said+"\u201d":"")'
+    '+". Dialogs are blocked in the preview.";'
+    "const add=()=>(document.body||document.documentElement).appendChild(box);"
+    'document.body?add():addEventListener("DOMContentLoaded",add);'
+    "setTimeout(()=>box.remove(),10000)};"
+    'alert=m=>{note("alert",m)};confirm=m=>{note("confirm",m);return false};'
+    'prompt=m=>{note("prompt",m);return null};print=()=>{note("print","")};'
+    "if(parent===window)return;"
     "const report=()=>parent.postMessage("
     '{builtitPreview:{path:location.pathname+location.search+location.hash}},"*");'
     'report();addEventListener("load",report);'

@@ -308,3 +308,34 @@ def test_the_address_box_takes_only_well_formed_reports_from_its_frame(
     assert set(seen) == {"", "evillmth.html", "done.html"}, seen
     assert page.get_attribute("#preview-open", "href") == base + "done.html"
     assert page.url == f"{live_server.url}/projects/{project.pk}/"
+
+
+PROMPTING = """<!doctype html>
+<html lang="en"><head><title>Login</title></head>
+<body><h1 id="home">Home</h1>
+<script>
+  alert("Session expired");
+  const answer = prompt("Re-enter your password");
+  document.getElementById("home").dataset.answer = String(answer);
+</script>
+</body></html>
+"""
+
+
+def test_a_preview_page_cannot_open_dialogs_over_the_workspace_and_says_so(
+    page, live_server, browser_user: User
+) -> None:
+    project = _site(browser_user, PROMPTING)
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    _open_workspace(page, live_server, project)
+    frame = page.frame_locator("#preview-frame")
+    notices = frame.locator("[role=status]")
+    notices.nth(1).wait_for()
+    assert notices.nth(0).inner_text() == (
+        "This page tried to open a dialog (alert): \u201cSession expired\u201d. "
+        "Dialogs are blocked in the preview."
+    )
+    assert "Re-enter your password" in notices.nth(1).inner_text()
+    assert frame.locator("#home").get_attribute("data-answer") == "null"
+    assert dialogs == []
