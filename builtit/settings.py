@@ -187,6 +187,17 @@ BUILTIT_HISTORY_TOKENS = env_int("BUILTIT_HISTORY_TOKENS", 16_000)
 # A project can set its own in the admin.
 BUILTIT_TURN_COST_LIMIT = env_decimal("BUILTIT_TURN_COST_LIMIT", "1.00")
 BUILTIT_PROJECT_COST_LIMIT = env_decimal("BUILTIT_PROJECT_COST_LIMIT", "25.00")
+# Bounds on one answer of the model and one turn, so that a broken or hostile
+# model server cannot take the memory or the time of the machine. Reaching one
+# ends the turn in words, keeping what was done.
+# Text, reasoning and tool arguments of one answer together, in bytes.
+BUILTIT_MAX_ANSWER_BYTES = env_int("BUILTIT_MAX_ANSWER_BYTES", 8 * 1024 * 1024, minimum=1024)
+# Tool calls run from one answer; the rest are answered as refused.
+BUILTIT_MAX_TOOL_CALLS_PER_ANSWER = env_int("BUILTIT_MAX_TOOL_CALLS_PER_ANSWER", 30, minimum=1)
+# Seconds one model request may take, its retries included.
+BUILTIT_REQUEST_TIME_LIMIT = env_float("BUILTIT_REQUEST_TIME_LIMIT", 600.0, minimum=1.0)
+# Seconds one whole turn may take.
+BUILTIT_TURN_TIME_LIMIT = env_float("BUILTIT_TURN_TIME_LIMIT", 1800.0, minimum=1.0)
 # Seconds one tool call may take before it is reported to the model as timed out.
 BUILTIT_TOOL_TIMEOUT = env_float("BUILTIT_TOOL_TIMEOUT", 30.0, minimum=0.1)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from chat.events import ErrorEvent
 from chat.llm import (
+    AnswerTooLargeError,
+    AnswerTooSlowError,
     AuthenticationError,
     BadRequestError,
     ContextTooLongError,
@@ -53,6 +55,18 @@ def _duration(seconds: float) -> str:
 
 # Most specific first: the first class that matches speaks.
 _MESSAGES: tuple[tuple[type[LLMError], str, str], ...] = (
+    (
+        AnswerTooLargeError,
+        "answer_too_large",
+        "{detail}, so the turn was ended; what was done until then is kept. Ask for less "
+        "at a time, or pick another model.",
+    ),
+    (
+        AnswerTooSlowError,
+        "too_slow",
+        "{detail}, so the turn was ended; what was done until then is kept. Try again, "
+        "or pick another model.",
+    ),
     (
         AuthenticationError,
         "bad_api_key",

@@ -19,6 +19,10 @@ class TurnLimits:
     turn_cost_limit: Decimal | None
     project_cost_limit: Decimal | None
     tool_timeout: float
+    # Bounds against a broken or hostile model server (settings.py says why).
+    max_tool_calls: int = 30
+    request_time_limit: float = 600.0
+    turn_time_limit: float = 1800.0
 
     @classmethod
     def for_project(cls, project: Project) -> TurnLimits:
@@ -30,6 +34,9 @@ class TurnLimits:
                 project.project_cost_limit, settings.BUILTIT_PROJECT_COST_LIMIT
             ),
             tool_timeout=settings.BUILTIT_TOOL_TIMEOUT,
+            max_tool_calls=settings.BUILTIT_MAX_TOOL_CALLS_PER_ANSWER,
+            request_time_limit=settings.BUILTIT_REQUEST_TIME_LIMIT,
+            turn_time_limit=settings.BUILTIT_TURN_TIME_LIMIT,
         )
 
 

@@ -42,12 +42,14 @@ from chat.events import (
 from chat.failures import error_event
 from chat.limits import TurnLimits, cap_reached
 from chat.llm import (
+    AnswerTooSlowError,
     AssistantMessage,
     ChatMessage,
     ChatRequest,
     ContentDelta,
     Finish,
     InStreamError,
+    LimitError,
     LLMClient,
     LLMError,
     MessageAssembler,
@@ -120,6 +122,7 @@ class _Request:
     started: list[ToolCall] = field(default_factory=list)
     stored: bool = False
     seconds: float = 0.0
+    bound: LLMError | None = None  # one of our limits ended it after calls had started
 
     def as_shown(self, text: str) -> AssistantMessage:
         """The reply as far as it got: the text shown and the calls started."""
@@ -170,6 +173,7 @@ class _Turn:
             known_versions={},
             emit=self.queue.put_nowait,
             default_timeout=limits.tool_timeout,
+            max_calls=limits.max_tool_calls,
         )
         self.messages: list[ChatMessage] = []
         self.recorder = TurnRecorder(request.conversation, self.model)
@@ -182,6 +186,7 @@ class _Turn:
         self.partial = ""  # text shown to the person and stored on no message yet
         self.current: _Request | None = None
         self.started = time.perf_counter()
+        self.deadline = time.monotonic() + limits.turn_time_limit
         self.failed_rounds = 0
         self.attempts = 0  # requests made for the current model answer
 
@@ -238,12 +243,8 @@ class _Turn:
             return
         empty_retried = False
         while True:
-            self.iterations += 1
-            notes = []
-            if self.iterations == self.limits.max_iterations:
-                notes.append(prompt.last_round_note(1))
             asked = _Request(tools_allowed=True)
-            async with aclosing(self._ask(asked, notes, "auto")) as events:
+            async with aclosing(self._round(asked)) as events:
                 async for event in events:
                     yield event
             reply = asked.reply
@@ -262,6 +263,21 @@ class _Turn:
                     async for event in events:
                         yield event
                 return
+
+    async def _round(self, asked: _Request) -> AsyncGenerator[Event, None]:
+        """One request with tools, within the turn's time; one of our bounds
+        reached in it ends the turn (after its calls and results were kept)."""
+        if time.monotonic() >= self.deadline:
+            raise AnswerTooSlowError(self._turn_too_long())
+        self.iterations += 1
+        notes = []
+        if self.iterations == self.limits.max_iterations:
+            notes.append(prompt.last_round_note(1))
+        async with aclosing(self._ask(asked, notes, "auto")) as events:
+            async for event in events:
+                yield event
+        if asked.bound is not None:
+            raise asked.bound
 
     def _answered(self, asked: _Request, outcome: _Outcome, *, retried: bool) -> bool:
         """A reply without tool calls ends the turn, unless it is the first empty one."""
@@ -323,9 +339,11 @@ class _Turn:
             except LLMError as error:
                 if asked.started:
                     # Calls already ran: keep them and their results, and let the
-                    # model carry on from there in the next round.
+                    # model carry on from there in the next round -- unless one
+                    # of our bounds ended the answer: then the turn ends too.
                     logger.warning("Answer broke off after tools started: %s", error)
                     asked.reply = asked.as_shown(self.partial)
+                    asked.bound = error if isinstance(error, LimitError) else None
                     break
                 if not _worth_retrying(error, attempt):
                     raise
@@ -379,16 +397,37 @@ class _Turn:
 
     async def _read(self, request: ChatRequest) -> None:
         put = self.queue.put_nowait
+        # One request, its retries included, within its own limit and the turn's.
+        seconds = min(self.limits.request_time_limit, self.deadline - time.monotonic())
         try:
-            async with self.client.stream(request, api_key=self.request.api_key or None) as pieces:
-                async for piece in pieces:
-                    put(_Piece(piece))
+            async with asyncio.timeout(max(seconds, 0)):
+                async with self.client.stream(
+                    request, api_key=self.request.api_key or None
+                ) as pieces:
+                    async for piece in pieces:
+                        put(_Piece(piece))
         except asyncio.CancelledError:
             raise
+        except TimeoutError:
+            put(_End(self._too_slow(seconds)))
+            return
         except Exception as error:  # handed to the loop, which raises it there
             put(_End(error))
             return
         put(_End())
+
+    def _too_slow(self, seconds: float) -> AnswerTooSlowError:
+        if seconds < self.limits.request_time_limit:
+            error = AnswerTooSlowError(self._turn_too_long())
+        else:
+            error = AnswerTooSlowError(
+                f"The model took longer than {_minutes(seconds)} to answer one request"
+            )
+        error.output_started = bool(self.partial) or bool(self.current and self.current.started)
+        return error
+
+    def _turn_too_long(self) -> str:
+        return f"The turn took longer than its limit of {_minutes(self.limits.turn_time_limit)}"
 
     async def _start_calls(
         self, asked: _Request, assembler: MessageAssembler, *, settled: bool
@@ -553,6 +592,12 @@ _STUCK = ErrorEvent(
     "Try rephrasing the request, or pick another model.",
     retryable=False,
 )
+
+
+def _minutes(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:g} seconds"
+    return f"{seconds / 60:g} minutes"
 
 
 def _worth_retrying(error: LLMError, attempt: int) -> bool:

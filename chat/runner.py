@@ -67,6 +67,7 @@ class ToolRunner:
         known_versions: dict[str, int],
         emit: Callable[[Event | RoundDone], None],
         default_timeout: float,
+        max_calls: int = 30,
     ) -> None:
         self._registry = registry
         self._project = project
@@ -74,6 +75,7 @@ class ToolRunner:
         self.known_versions = known_versions
         self._emit = emit
         self._default_timeout = default_timeout
+        self._max_calls = max_calls
         self._repeats = RepeatCounter()
         self._author = Author.assistant()
         self._first_sequence = 0
@@ -93,6 +95,12 @@ class ToolRunner:
         self._closed = False
 
     def submit(self, call: ToolCall) -> None:
+        if len(self._tasks) >= self._max_calls:
+            # Past the bound on one answer: answered, not run, so the model learns.
+            task = asyncio.create_task(self._refuse(len(self._tasks), call))
+            task.add_done_callback(self._maybe_done)
+            self._tasks.append(task)
+            return
         tool = self._registry.get(call.name)
         writes = tool is not None and tool.writes
         waits_for = [self._last_write] if self._last_write else []
@@ -161,6 +169,18 @@ class ToolRunner:
         if outcome.changed:
             self._emit(FilesChanged(outcome.changed))
         return Executed(index, call, outcome, duration_ms, content)
+
+    async def _refuse(self, index: int, call: ToolCall) -> Executed:
+        outcome = ToolOutcome.failure(
+            f"Not run: one answer may make at most {self._max_calls} tool calls. "
+            "Make the remaining changes in your next answer, a few calls at a time.",
+            summary="Not run: too many calls in one answer",
+            context={"code": "too_many_calls", "limit": self._max_calls},
+        )
+        content = json.dumps(outcome.result, ensure_ascii=False)
+        await self._store_safely(index, call, outcome, content, 0.0)
+        self._emit(ToolResultEvent(call.id, call.name, False, outcome.summary, outcome.result, 0.0))
+        return Executed(index, call, outcome, 0.0, content)
 
     async def _outcome(self, call: ToolCall, tool: Tool[Any] | None) -> ToolOutcome:
         if tool is None:

@@ -140,7 +140,7 @@ async def test_spec_legal_sse_oddities_are_understood(harness: Harness) -> None:
 
 
 async def test_a_several_megabyte_single_line_arrives_whole(harness: Harness) -> None:
-    page = "<p>" + "x" * (6 * 1024 * 1024) + "</p>"
+    page = "<p>" + "x" * (3 * 1024 * 1024) + "</p>"
     arguments = json.dumps({"path": "big.html", "content": page})
     harness.fake.script(
         Reply(

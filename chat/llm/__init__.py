@@ -25,11 +25,14 @@ from chat.llm.deltas import (
     UsageReport,
 )
 from chat.llm.errors import (
+    AnswerTooLargeError,
+    AnswerTooSlowError,
     AuthenticationError,
     BadRequestError,
     ContextTooLongError,
     InStreamError,
     InsufficientCreditsError,
+    LimitError,
     LLMError,
     ModelNotFoundError,
     ModerationError,
@@ -43,6 +46,8 @@ from chat.llm.request import ChatRequest, ForcedTool, ModelParameters, Reasoning
 
 __all__ = [
     "OUTPUT_EVENTS",
+    "AnswerTooLargeError",
+    "AnswerTooSlowError",
     "AssistantMessage",
     "AuthenticationError",
     "BadRequestError",
@@ -58,6 +63,7 @@ __all__ = [
     "InsufficientCreditsError",
     "LLMClient",
     "LLMError",
+    "LimitError",
     "MessageAssembler",
     "ModelInfo",
     "ModelNotFoundError",

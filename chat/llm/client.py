@@ -38,9 +38,11 @@ from chat.llm.deltas import (
     Finish,
     ReasoningDelta,
     StreamEvent,
+    ToolCallDelta,
     joined_text,
 )
 from chat.llm.errors import (
+    AnswerTooLargeError,
     AuthenticationError,
     BadRequestError,
     InStreamError,
@@ -65,8 +67,6 @@ Sleep = Callable[[float], Awaitable[None]]
 _DONE = b"[DONE]"
 _TEXT = (ContentDelta, ReasoningDelta)
 _MAX_ERROR_BODY = 64 * 1024
-# A whole answer holds whole files in its tool calls; bounded all the same.
-_MAX_ANSWER_BODY = 32 * 1024 * 1024
 
 
 class ChatStream:
@@ -177,9 +177,10 @@ class LLMClient:
                 raise error_from_web_page(response.status_code, page)
             if kind.startswith("application/json"):
                 # A server that ignores `stream: true` answers in one piece.
-                whole = _message_pieces(await _body(response, _MAX_ANSWER_BODY))
+                limit = _event_limit(self.config.max_answer_bytes)
+                whole = _message_pieces(await _body(response, limit))
                 return _OpenStream(stack, whole, _no_more_pieces())
-            events = _response_events(response)
+            events = _response_events(response, self.config.max_answer_bytes)
             stack.push_async_callback(events.aclose)
             held: list[StreamEvent] = []
             async for event in events:
@@ -242,14 +243,18 @@ class LLMClient:
         return {"Authorization": f"Bearer {key}"}
 
 
-async def _response_events(response: httpx.Response) -> AsyncGenerator[StreamEvent, None]:
+async def _response_events(
+    response: httpx.Response, max_answer_bytes: int
+) -> AsyncGenerator[StreamEvent, None]:
     parser = ChunkParser()
     finished = False
-    async with contextlib.aclosing(_event_data(response)) as batches:
+    size = _AnswerSize(max_answer_bytes)
+    async with contextlib.aclosing(_event_data(response, max_answer_bytes)) as batches:
         try:
             async for batch in batches:
                 pieces, ended, failure = _batch_pieces(parser, batch)
                 for piece in pieces:
+                    size.add(piece)
                     finished = finished or isinstance(piece, Finish)
                     yield piece
                 if failure is not None:
@@ -264,6 +269,38 @@ async def _response_events(response: httpx.Response) -> AsyncGenerator[StreamEve
             return
     if not finished:
         raise StreamCutError("The answer stopped before it was complete")
+
+
+class _AnswerSize:
+    """The answer's text, reasoning and tool arguments so far, against the bound:
+    a server that never stops writing them must not fill the memory."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.size = 0
+
+    def add(self, piece: StreamEvent) -> None:
+        if isinstance(piece, ContentDelta | ReasoningDelta):
+            self.size += _utf8_size(piece.text)
+        elif isinstance(piece, ToolCallDelta):
+            self.size += _utf8_size(piece.arguments)
+        else:
+            return
+        if self.size > self.limit:
+            raise AnswerTooLargeError(
+                f"The answer passed {self.limit / 2**20:g} MB of text and tool arguments"
+            )
+
+
+def _utf8_size(text: str) -> int:
+    # A piece may end inside a character's surrogate pair; its other half follows.
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _event_limit(max_answer_bytes: int) -> int:
+    """Bytes one event (or a whole non-streamed answer) may take: the answer as
+    JSON, whose escapes can double it, and room for the rest of the chunk."""
+    return 2 * max_answer_bytes + 1024 * 1024
 
 
 def _batch_pieces(
@@ -296,9 +333,11 @@ def _chunk_pieces(parser: ChunkParser, data: bytes) -> list[StreamEvent]:
     return pieces
 
 
-async def _event_data(response: httpx.Response) -> AsyncGenerator[list[bytes], None]:
+async def _event_data(
+    response: httpx.Response, max_answer_bytes: int
+) -> AsyncGenerator[list[bytes], None]:
     """The data of each event, a network read's worth at a time."""
-    decoder = SSEDecoder()
+    decoder = SSEDecoder(max_line=_event_limit(max_answer_bytes))
     try:
         async for received in response.aiter_bytes():
             if batch := decoder.feed(received):

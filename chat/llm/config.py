@@ -25,6 +25,8 @@ class ClientConfig:
     retry_max_wait: float = 60.0
     backoff_initial: float = 0.5
     backoff_max: float = 8.0
+    # Of one answer's text, reasoning and tool arguments together (UTF-8).
+    max_answer_bytes: int = 8 * 1024 * 1024
 
     @classmethod
     def from_settings(cls) -> ClientConfig:
@@ -37,4 +39,5 @@ class ClientConfig:
             read_timeout=settings.OPENROUTER_READ_TIMEOUT,
             max_retries=settings.OPENROUTER_MAX_RETRIES,
             retry_max_wait=settings.OPENROUTER_RETRY_MAX_WAIT,
+            max_answer_bytes=settings.BUILTIT_MAX_ANSWER_BYTES,
         )

@@ -11,7 +11,10 @@
      ├── UnavailableError             yes   408, 5xx, connection refused or reset
      │    ├── StalledError            yes   no data within the read timeout
      │    └── StreamCutError          yes   the stream ended without a finish reason
-     └── InStreamError                by code: an error chunk inside an HTTP 200 stream
+     ├── InStreamError                by code: an error chunk inside an HTTP 200 stream
+     └── LimitError                   no    one of our own bounds on an answer was reached
+          ├── AnswerTooLargeError     no    more text, reasoning or arguments than allowed
+          └── AnswerTooSlowError      no    the request (with its retries) took too long
 
 Each carries the provider's own words (`upstream_message`), the HTTP status and
 error code when there was one, and `output_started`: whether part of the answer
@@ -121,6 +124,19 @@ class StreamCutError(UnavailableError):
 
 class InStreamError(LLMError):
     """Retryable or not by its code; `error_from_chunk` decides."""
+
+
+class LimitError(LLMError):
+    """A bound of ours, not the provider's failure: a broken or hostile server
+    must not take the memory or the time of the whole machine."""
+
+
+class AnswerTooLargeError(LimitError):
+    pass
+
+
+class AnswerTooSlowError(LimitError):
+    pass
 
 
 _BY_STATUS: dict[int, tuple[type[LLMError], str]] = {

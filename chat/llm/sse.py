@@ -10,11 +10,12 @@ ignored: no provider we speak to needs it.
 
 from __future__ import annotations
 
-from chat.llm.errors import UnavailableError
+from chat.llm.errors import AnswerTooLargeError
 
 _BOM = b"\xef\xbb\xbf"
 # Far beyond any real chunk (a whole file in one tool-call fragment is a few
 # hundred KB); past it the stream is abandoned rather than held in memory.
+# It bounds one line and one event (an event of endless `data:` lines too).
 MAX_LINE_BYTES = 32 * 1024 * 1024
 
 
@@ -25,6 +26,7 @@ class SSEDecoder:
         self._partial: list[bytes] = []
         self._partial_size = 0
         self._data: list[bytes] = []
+        self._data_size = 0  # of the event being gathered
         self._max_line = max_line
         self._started = False
 
@@ -52,11 +54,15 @@ class SSEDecoder:
                 if data:
                     events.append(data[0] if len(data) == 1 else b"\n".join(data))
                     data = self._data = []
+                    self._data_size = 0
             elif line.startswith(b"data: ") and not line.endswith(b"\r"):
                 data.append(line[6:])
+                self._data_size += len(line)
             else:
                 self._line(line, events)
                 data = self._data
+        if self._data_size > self._max_line:
+            raise self._too_long("an event")
         return events
 
     def _hold(self, piece: bytes) -> None:
@@ -65,10 +71,13 @@ class SSEDecoder:
         self._partial.append(piece)
         self._partial_size += len(piece)
         if self._partial_size > self._max_line:
-            raise UnavailableError(
-                f"The provider sent a line longer than {self._max_line // 2**20} MB; "
-                "the answer was abandoned"
-            )
+            raise self._too_long("a line")
+
+    def _too_long(self, what: str) -> AnswerTooLargeError:
+        return AnswerTooLargeError(
+            f"The provider sent {what} longer than {self._max_line / 2**20:g} MB; "
+            "the answer was abandoned"
+        )
 
     def close(self) -> list[bytes]:
         """At the end of the stream: an unterminated last line and event still count."""
@@ -86,8 +95,10 @@ class SSEDecoder:
             if self._data:
                 events.append(self._data[0] if len(self._data) == 1 else b"\n".join(self._data))
                 self._data = []
+                self._data_size = 0
             return
         if line.startswith(b"data:"):
             value = line[5:]
             self._data.append(value[1:] if value.startswith(b" ") else value)
+            self._data_size += len(line)
         # Comments (":...") and other fields carry nothing we use.

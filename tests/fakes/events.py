@@ -85,9 +85,18 @@ class Stall:
     """Send nothing more; hold the connection until the client leaves."""
 
 
-Event: TypeAlias = Chunk | Comment | Raw | Done | Pause | Drop | Stall
+@dataclass(frozen=True)
+class Endless:
+    """Write `data` again and again, as a broken or hostile server does, until the
+    client leaves or `limit` bytes are out (a bound, so the fake stops by itself)."""
+
+    data: bytes
+    limit: int = 4 * 1024**3
+
+
+Event: TypeAlias = Chunk | Comment | Raw | Done | Pause | Drop | Stall | Endless
 # What the server does, in order: write (and flush) bytes, or act on a marker.
-Action: TypeAlias = bytes | Pause | Drop | Stall
+Action: TypeAlias = bytes | Pause | Drop | Stall | Endless
 
 
 @dataclass(frozen=True)
@@ -103,7 +112,7 @@ class Stream:
         # Gathered in a list and joined once: a long scripted stream stays linear.
         pending: list[bytes] = []
         for event in self.events:
-            if isinstance(event, Pause | Drop | Stall):
+            if isinstance(event, Pause | Drop | Stall | Endless):
                 actions += self._pieces(b"".join(pending))
                 pending = []
                 actions.append(event)

@@ -17,7 +17,18 @@ from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
-from tests.fakes.script import Drop, HttpError, Json, Pause, RecordedRequest, Reply, Stall, Stream
+from tests.fakes.script import (
+    Action,
+    Drop,
+    Endless,
+    HttpError,
+    Json,
+    Pause,
+    RecordedRequest,
+    Reply,
+    Stall,
+    Stream,
+)
 
 if TYPE_CHECKING:
     from tests.fakes.openrouter import FakeOpenRouter
@@ -122,20 +133,33 @@ class Handler(BaseHTTPRequestHandler):
         if not self._write_headers():
             return
         for action in stream.actions():
-            match action:
-                case bytes():
-                    if not self._write(b"%X\r\n%s\r\n" % (len(action), action)):
-                        return
-                case Pause(seconds):
-                    if not self._wait(seconds):
-                        return
-                case Drop():
-                    self._drop()
-                    return
-                case Stall():
-                    self._wait(None)
-                    return
+            if not self._act(action):
+                return
         self._write(b"0\r\n\r\n")
+
+    def _act(self, action: Action) -> bool:
+        """Carry out one action of a stream; False when the stream ends here."""
+        match action:
+            case bytes():
+                return self._write(b"%X\r\n%s\r\n" % (len(action), action))
+            case Pause(seconds):
+                return self._wait(seconds)
+            case Drop():
+                self._drop()
+            case Stall():
+                self._wait(None)
+            case Endless(data, limit):
+                return self._endless(data, limit)
+        return False
+
+    def _endless(self, data: bytes, limit: int) -> bool:
+        frame = b"%X\r\n%s\r\n" % (len(data), data)
+        sent = 0
+        while sent < limit and not self.server.fake.stopping.is_set():
+            if not self._write(frame):
+                return False
+            sent += len(data)
+        return True
 
     def _write_headers(self) -> bool:
         try:
