@@ -14,7 +14,11 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from builtit import bodylimit  # noqa: E402
 from builtit.routing import websocket_urlpatterns  # noqa: E402
+
+# Bodies over their route's limit are refused by daphne before they are read.
+bodylimit.install()
 
 application = ProtocolTypeRouter(
     {

@@ -145,6 +145,9 @@ BUILTIT_MAX_IMPORT_BYTES = env_int("BUILTIT_MAX_IMPORT_BYTES", 20 * 1024 * 1024,
 # characters (%XX): room for a full-size file of any text, plus the other fields.
 DATA_UPLOAD_MAX_MEMORY_SIZE = BUILTIT_MAX_FILE_BYTES * 3 + 64 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
+# Any other request body (sign-in, settings, small forms): refused with 413 by
+# the server before it is read (builtit.bodylimit), like the two limits above.
+BUILTIT_MAX_FORM_BYTES = env_int("BUILTIT_MAX_FORM_BYTES", 64 * 1024, minimum=1024)
 
 # --- The model provider (DESIGN §4) ----------------------------------------
 
