@@ -73,6 +73,7 @@ from tests.fakes.script import (
 MB = 2**20
 WATCHDOG_BYTES = 1500 * MB
 WATCHDOG_SECONDS = 60.0
+WATCHDOG_EXIT = 3
 REQUEST_LIMIT = 20.0  # seconds, for the stall case (BUILTIT_REQUEST_TIME_LIMIT: 600)
 
 
@@ -213,7 +214,7 @@ def _measure(work: Callable[[], str]) -> str:
                 time.monotonic() - started > WATCHDOG_SECONDS
             ):
                 over.set()
-                os._exit(3)  # the old code: nothing stops it but memory
+                os._exit(WATCHDOG_EXIT)  # the old code: nothing stops it but memory
             time.sleep(0.05)
 
     done = threading.Event()
@@ -226,13 +227,28 @@ def _measure(work: Callable[[], str]) -> str:
 
 
 def streams() -> None:
-    call_command("migrate", verbosity=0)
-    user = User.objects.create_user("bench", password="x" * 12)
     print("Model streams (the app's peak RSS growth, wall time, how the turn ended):")
     for index, (name, _script) in enumerate(STREAMS):
-        project = project_create(owner=user, name=f"Bench {index}")
-        assert isinstance(project, Project)
-        print(f"  {name:36} {run_stream_case(index, project, user)}", flush=True)
+        # Each case in a process of its own, so the watchdog ends only that one.
+        child = subprocess.run(  # noqa: S603
+            [sys.executable, __file__, "case", str(index)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        line = child.stdout.strip().splitlines()[-1:] or [""]
+        if child.returncode == WATCHDOG_EXIT:
+            line = [f"> {WATCHDOG_BYTES / MB:.0f} MB or > {WATCHDOG_SECONDS:.0f} s: stopped"]
+        print(f"  {name:36} {line[0]}", flush=True)
+
+
+def stream_case(index: int) -> None:
+    call_command("migrate", verbosity=0)
+    user = User.objects.create_user("bench", password="x" * 12)
+    project = project_create(owner=user, name=f"Bench {index}")
+    assert isinstance(project, Project)
+    print(run_stream_case(index, project, user), flush=True)
 
 
 # --- bodies ---------------------------------------------------------------------------
@@ -333,6 +349,9 @@ def bodies() -> None:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["case"]:
+        stream_case(int(sys.argv[2]))
+        sys.exit(0)
     which = sys.argv[1:] or ["streams", "bodies"]
     if "streams" in which:
         streams()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import django_stubs_ext
@@ -41,6 +42,7 @@ INSTALLED_APPS = [
     "channels",
     "django_htmx",
     "django_ace",
+    "axes",
     "projects",
     "chat",
 ]
@@ -56,6 +58,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it answers a locked-out sign-in.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "builtit.urls"
@@ -126,6 +130,20 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard"
 LOGOUT_REDIRECT_URL = "login"
 BUILTIT_ALLOW_SIGNUP = env_bool("BUILTIT_ALLOW_SIGNUP", True)
+
+# Sign-in throttling (django-axes), for the site's and the admin's sign-in alike:
+# after BUILTIT_LOGIN_FAILURES wrong passwords for one account from one address,
+# that pair waits BUILTIT_LOGIN_COOLOFF_MINUTES; a right password resets the count.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("BUILTIT_LOGIN_FAILURES", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_float("BUILTIT_LOGIN_COOLOFF_MINUTES", 15.0, minimum=0.1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_VERBOSE = False
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

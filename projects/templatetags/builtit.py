@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django import template
 
 from projects.limits import human_size
@@ -11,6 +13,17 @@ register = template.Library()
 @register.filter(name="human_size")
 def human_size_filter(size: int | None) -> str:
     return human_size(int(size or 0))
+
+
+@register.filter
+def wait_text(wait: timedelta) -> str:
+    """A wait as a person says it: "15 minutes", "1 hour", "45 seconds"."""
+    seconds = round(wait.total_seconds())
+    for unit, size in (("hour", 3600), ("minute", 60)):
+        if seconds >= size and seconds % size == 0 or seconds >= 2 * size:
+            count = round(seconds / size)
+            return f"{count} {unit}{'' if count == 1 else 's'}"
+    return f"{seconds} second{'' if seconds == 1 else 's'}"
 
 
 @register.filter
