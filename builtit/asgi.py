@@ -10,12 +10,11 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "builtit.settings")
 # Django must be set up before anything imports models.
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from builtit import bodylimit  # noqa: E402
 from builtit.routing import websocket_urlpatterns  # noqa: E402
+from chat.socket_auth import SocketGate  # noqa: E402
 
 # Bodies over their route's limit are refused by daphne before they are read.
 bodylimit.install()
@@ -23,8 +22,7 @@ bodylimit.install()
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
+        # A personal access token, or a session from this site's own pages.
+        "websocket": SocketGate(URLRouter(websocket_urlpatterns)),
     }
 )

@@ -66,7 +66,7 @@ class LimitedWebRequest(http_protocol.WebRequest):  # type: ignore[misc]
     _received = 0
     _refused = False
 
-    def gotLength(self, length: int | None) -> None:  # noqa: N802 (Twisted's name)
+    def gotLength(self, length: int | None) -> None:
         # The request line is parsed by now; the request learns its path only later.
         self._limit = body_limit(getattr(self.channel, "_path", b"") or b"")
         if length is not None and length > self._limit:
@@ -74,7 +74,7 @@ class LimitedWebRequest(http_protocol.WebRequest):  # type: ignore[misc]
             return
         super().gotLength(length)
 
-    def handleContentChunk(self, data: bytes) -> None:  # noqa: N802
+    def handleContentChunk(self, data: bytes) -> None:
         if self._refused:
             return
         self._received += len(data)

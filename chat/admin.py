@@ -13,7 +13,7 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.text import Truncator
 
-from chat.models import Conversation, Message, PersonalKey, ProjectSpending
+from chat.models import AccessToken, Conversation, Message, PersonalKey, ProjectSpending
 
 _PREVIEW = 160
 
@@ -186,3 +186,17 @@ class PersonalKeyAdmin(admin.ModelAdmin[PersonalKey]):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+@admin.register(AccessToken)
+class AccessTokenAdmin(admin.ModelAdmin[AccessToken]):
+    """Tokens by name and first characters only; deleting one revokes it."""
+
+    list_display = ["name", "user", "prefix", "created_at", "last_used_at"]
+    list_filter = ["created_at"]
+    search_fields = ["name", "user__username"]
+    readonly_fields = ["user", "name", "prefix", "created_at", "last_used_at"]
+    exclude = ["digest"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # a token is made by its owner, who alone sees it

@@ -8,4 +8,5 @@ class ChatConfig(AppConfig):
     verbose_name = "Chat"
 
     def ready(self) -> None:
-        from chat import checks  # noqa: F401, PLC0415  (registers the system checks)
+        # Imported for what importing does: checks register, receivers connect.
+        from chat import checks, session_signals  # noqa: F401, PLC0415

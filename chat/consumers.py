@@ -3,10 +3,12 @@ is asking, parses frames, starts or stops turns (chat.turns) and shows their
 events, as HTML fragments for htmx or, with `?format=json`, as one JSON event
 per frame (the names and fields of `manage.py chat --json`).
 
-Only the project's owner gets in (session auth; the Origin is checked by
-AllowedHostsOriginValidator in builtit.asgi); anyone else is closed before a
-byte of data. A connecting tab first gets what is stored, then the running
-turn's events so far (asked of the turn itself), then follows it live.
+Only the project's owner gets in (a session from this site's pages, or a
+personal access token: chat.socket_auth, in front of this consumer); anyone
+else is closed before a byte of data. Signing out, a password change or a
+revoked token closes the socket, and a turn starts only on a session still
+valid. A connecting tab first gets what is stored, then the running turn's
+events so far (asked of the turn itself), then follows it live.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from chat.framing import html_frames, json_frames
 from chat.model_choice import ModelError, clean_model_id
 from chat.models import Conversation
 from chat.personal_keys import key_for
+from chat.socket_auth import SESSION_ENDED, SESSION_ENDED_REASON, session_valid, user_group
 from projects.lifecycle import project_remember_model
 from projects.models import Project
 from projects.workspace import tree_html
@@ -77,6 +80,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         self.signals = 0
         self.own = False  # whether the followed turn is in this tab's conversation
         await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
         await self.accept()
         await self._catch_up()
 
@@ -107,6 +111,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         # The turn goes on: it belongs to the project, not to this tab.
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
+            await self.channel_layer.group_discard(user_group(self.user.pk), self.channel_name)
 
     # --- what the person sends ----------------------------------------------------
 
@@ -121,6 +126,9 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self._start(frame)
 
     async def _start(self, frame: Frame) -> None:
+        if not await threads.run(session_valid, self.scope):
+            await self._session_ended()
+            return
         text = services.clean_user_message(frame.message)
         if isinstance(text, services.MessageError):
             await self._notice(text.message, code="bad_message")
@@ -148,6 +156,21 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if self.conversation is None:
             self.conversation = services.conversation_create(project=self.project)
         return self.conversation, key_for(self.user)
+
+    # --- the person's session ------------------------------------------------------
+
+    async def session_check(self, message: dict[str, Any]) -> None:
+        """Signed out somewhere, a password changed, a token revoked: still valid?"""
+        session = self.scope.get("session")
+        ended = message.get("ended")
+        if (ended and ended == getattr(session, "session_key", None)) or not await threads.run(
+            session_valid, self.scope
+        ):
+            await self._session_ended()
+
+    async def _session_ended(self) -> None:
+        await self._notice(SESSION_ENDED_REASON, code="session_ended")
+        await self.close(code=SESSION_ENDED, reason=SESSION_ENDED_REASON)
 
     # --- what the project's turns send ---------------------------------------------
 

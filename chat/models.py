@@ -94,3 +94,24 @@ class PersonalKey(models.Model):
 
     def __str__(self) -> str:
         return f"Key ending in …{self.last_four}"
+
+
+class AccessToken(models.Model):
+    """A personal access token: a script's way onto the chat socket without a
+    browser session. Only a hash is stored (chat.access_tokens shows the token
+    once, when it is made); revoking deletes the row."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="access_tokens"
+    )
+    name = models.CharField(max_length=60)
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    prefix = models.CharField(max_length=12, editable=False, help_text="Its first characters.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"

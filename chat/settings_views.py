@@ -1,4 +1,5 @@
-"""The Settings page: a user's own OpenRouter API key (see chat.personal_keys)."""
+"""The Settings page: a user's own OpenRouter API key (see chat.personal_keys) and
+personal access tokens for scripts (chat.access_tokens)."""
 
 from __future__ import annotations
 
@@ -11,18 +12,28 @@ from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods
 
 from builtit.users import current_user
+from chat.access_tokens import TokenProblem, token_create, token_list, token_revoke
 from chat.personal_keys import KeyProblem, key_delete, key_save, key_status
 
 
 def _page(
-    request: HttpRequest, user: User, problem: KeyProblem | None = None, status: int = 200
+    request: HttpRequest,
+    user: User,
+    problem: KeyProblem | None = None,
+    status: int = 200,
+    **tokens: object,
 ) -> HttpResponse:
     context = {
         "key": key_status(user),
         "problem": problem,
         "server_has_key": bool(settings.OPENROUTER_API_KEY),
+        "tokens": token_list(user=user),
+        **tokens,
     }
-    return render(request, "chat/settings.html", context, status=status)
+    response = render(request, "chat/settings.html", context, status=status)
+    if "new_token" in tokens:
+        response["Cache-Control"] = "no-store"  # the token is on this page, once
+    return response
 
 
 # The pasted key must not reach an error report, whatever goes wrong below.
@@ -45,6 +56,16 @@ def settings_page(request: HttpRequest) -> HttpResponse:
             messages.success(request, "Your key is removed.")
         else:
             messages.info(request, "There was no saved key to remove.")
+    elif action == "create_token":
+        made = token_create(user=user, name=request.POST.get("name"))
+        if isinstance(made, TokenProblem):
+            return _page(request, user, status=422, token_problem=made)
+        return _page(request, user, new_token=made)
+    elif action == "revoke_token":
+        if token_revoke(user=user, token_id=request.POST.get("token")):
+            messages.success(request, "Token revoked: scripts using it are shut out.")
+        else:
+            messages.info(request, "That token was already revoked.")
     else:
         return HttpResponseBadRequest("Unknown action.")
     return redirect("settings")

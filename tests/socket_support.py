@@ -21,6 +21,7 @@ from projects.models import Project
 from tests.fakes.script import HttpError, RecordedRequest, Scripted
 
 ORIGIN = "http://localhost"
+HOST = "localhost"
 # Longer than any scripted turn that is meant to finish; shorter than a hang.
 TURN_TIMEOUT = 15.0
 # How long a held reply waits for `release()` before the fake gives up on it.
@@ -58,9 +59,12 @@ def socket_path(project: Project | str, *, as_json: bool = True, query: str = ""
 
 
 async def communicator(
-    path: str, *, user: User | None = None, origin: str = ORIGIN
+    path: str, *, user: User | None = None, origin: str | None = ORIGIN, host: str = HOST
 ) -> WebsocketCommunicator:
-    headers = [(b"origin", origin.encode())]
+    """A tab of the page at `host` (as a browser sends it), from `origin`."""
+    headers = [(b"host", host.encode())]
+    if origin is not None:
+        headers.append((b"origin", origin.encode()))
     if user is not None:
         headers.append((b"cookie", f"sessionid={await session_cookie(user)}".encode()))
     return WebsocketCommunicator(application, path, headers=headers)

@@ -25,7 +25,7 @@ START_LIMIT = 60.0
 @pytest.fixture(scope="module")
 def server() -> Iterator[tuple[str, int]]:
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings"}
-    process = subprocess.Popen(  # noqa: S603 (our own server)
+    process = subprocess.Popen(
         [
             sys.executable,
             "-m",
@@ -50,7 +50,7 @@ def server() -> Iterator[tuple[str, int]]:
 
 def _port(process: subprocess.Popen[str]) -> int:
     assert process.stderr is not None
-    seen = []
+    seen: list[str] = []
     while True:
         ready, _, _ = select.select([process.stderr], [], [], START_LIMIT)
         line = process.stderr.readline() if ready else ""

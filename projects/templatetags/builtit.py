@@ -20,7 +20,7 @@ def wait_text(wait: timedelta) -> str:
     """A wait as a person says it: "15 minutes", "1 hour", "45 seconds"."""
     seconds = round(wait.total_seconds())
     for unit, size in (("hour", 3600), ("minute", 60)):
-        if seconds >= size and seconds % size == 0 or seconds >= 2 * size:
+        if (seconds >= size and seconds % size == 0) or seconds >= 2 * size:
             count = round(seconds / size)
             return f"{count} {unit}{'' if count == 1 else 's'}"
     return f"{seconds} second{'' if seconds == 1 else 's'}"

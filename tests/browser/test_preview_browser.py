@@ -327,7 +327,12 @@ def test_a_preview_page_cannot_open_dialogs_over_the_workspace_and_says_so(
 ) -> None:
     project = _site(browser_user, PROMPTING)
     dialogs: list[str] = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+
+    def seen(dialog) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", seen)
     _open_workspace(page, live_server, project)
     frame = page.frame_locator("#preview-frame")
     notices = frame.locator("[role=status]")

@@ -1,0 +1,81 @@
+"""Personal access tokens: made, listed, revoked, and checked on the socket.
+
+A token is 32 random bytes (`bit_` + URL-safe base64), shown to its owner once;
+the database keeps its SHA-256, so a leaked dump opens nothing. A high-entropy
+secret needs no slow hash: looking the digest up is the comparison.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from chat.models import AccessToken
+
+PREFIX = "bit_"
+MAX_TOKENS = 20
+MAX_NAME = 60
+
+
+@dataclass(frozen=True)
+class TokenProblem:
+    message: str
+
+
+@dataclass(frozen=True)
+class NewToken:
+    row: AccessToken
+    secret: str  # shown once
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+@transaction.atomic
+def token_create(*, user: User, name: object) -> NewToken | TokenProblem:
+    cleaned = name.strip() if isinstance(name, str) else ""
+    if not cleaned:
+        return TokenProblem("Give the token a name, e.g. the script that will use it.")
+    if len(cleaned) > MAX_NAME:
+        return TokenProblem(f"A token's name has at most {MAX_NAME} characters.")
+    # Locks the person's row: two requests at once cannot both pass the count.
+    User.objects.select_for_update().filter(pk=user.pk).first()
+    if AccessToken.objects.filter(user=user).count() >= MAX_TOKENS:
+        return TokenProblem(f"You have {MAX_TOKENS} tokens already. Revoke one first.")
+    secret = PREFIX + secrets.token_urlsafe(32)
+    row = AccessToken.objects.create(
+        user=user, name=cleaned, digest=_digest(secret), prefix=secret[: len(PREFIX) + 4]
+    )
+    return NewToken(row, secret)
+
+
+def token_list(*, user: User) -> list[AccessToken]:
+    return list(AccessToken.objects.filter(user=user))
+
+
+def token_revoke(*, user: User, token_id: object) -> bool:
+    if not isinstance(token_id, str) or not token_id.isdigit() or len(token_id) > 18:
+        return False
+    deleted, _ = AccessToken.objects.filter(user=user, pk=int(token_id)).delete()
+    return deleted > 0
+
+
+def token_authenticate(secret: str) -> tuple[User, int] | None:
+    """The active user a token belongs to, and the token's id; None if it is no token."""
+    if not secret.startswith(PREFIX) or len(secret) > 100:
+        return None
+    row = AccessToken.objects.filter(digest=_digest(secret)).select_related("user").first()
+    if row is None or not row.user.is_active:
+        return None
+    AccessToken.objects.filter(pk=row.pk).update(last_used_at=timezone.now())
+    return row.user, row.pk
+
+
+def token_exists(token_id: int) -> bool:
+    return AccessToken.objects.filter(pk=token_id, user__is_active=True).exists()

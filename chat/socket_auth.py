@@ -1,0 +1,154 @@
+"""Who may open the chat socket, and whether they still may.
+
+Two ways in:
+- A browser tab: its session cookie, from a page of this site. The Origin must
+  be the socket's own (scheme, host and port, from the request itself) or one
+  of CSRF_TRUSTED_ORIGINS; ALLOWED_HOSTS only says which hosts we answer to,
+  and `*` there no longer opens the socket to every site.
+- A script: `Authorization: Bearer <personal access token>`. No Origin is
+  needed: a page of another site cannot set that header on a websocket, so a
+  token cannot be used across sites the way a cookie could.
+
+A socket lives longer than a check at connect: signing out, changing the
+password or revoking the token tells the person's sockets (a channel-layer
+group per person, see `user_group`), and each re-checks before every turn.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+from urllib.parse import urlsplit
+
+from asgiref.sync import async_to_sync
+from channels.auth import AuthMiddlewareStack
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from channels.security.websocket import WebsocketDenier
+from django.conf import settings
+from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
+from django.contrib.auth.models import User
+from django.http.request import split_domain_port, validate_host
+from django.utils.crypto import constant_time_compare
+
+from chat.access_tokens import token_authenticate, token_exists
+
+SESSION_ENDED = 4401
+SESSION_ENDED_REASON = (
+    "Your session ended (signed out, or the password changed). Reload the page to sign in again."
+)
+_DEFAULT_PORTS = {"http": "80", "https": "443"}
+
+
+def user_group(user_id: int) -> str:
+    return f"user.{user_id}"
+
+
+class SocketGate:
+    """ASGI middleware in front of the websocket routes: a token, or a session
+    from an allowed Origin; anything else is refused before the consumer runs."""
+
+    def __init__(self, inner: Any) -> None:
+        self.with_token = inner
+        self.with_session = AuthMiddlewareStack(inner)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+        token = _bearer(scope)
+        if token is not None:
+            found = await database_sync_to_async(token_authenticate)(token)
+            if found is None:
+                return await WebsocketDenier()(scope, receive, send)
+            user, token_id = found
+            return await self.with_token(
+                {**scope, "user": user, "token_id": token_id}, receive, send
+            )
+        if not origin_allowed(scope):
+            return await WebsocketDenier()(scope, receive, send)
+        return await self.with_session(scope, receive, send)
+
+
+def _header(scope: dict[str, Any], name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key.lower() == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def _bearer(scope: dict[str, Any]) -> str | None:
+    value = _header(scope, b"authorization")
+    if value is None:
+        return None
+    kind, _, token = value.partition(" ")
+    return token.strip() if kind.lower() == "bearer" else ""
+
+
+def origin_allowed(scope: dict[str, Any]) -> bool:
+    origin = _header(scope, b"origin")
+    host = _header(scope, b"host")
+    if not origin or not host:
+        return False
+    domain, _port = split_domain_port(host)
+    if not domain or not validate_host(domain, settings.ALLOWED_HOSTS):
+        return False
+    wanted = _normal(origin)
+    own = _normal(f"{_scheme(scope)}://{host}")
+    trusted = {_normal(item) for item in settings.CSRF_TRUSTED_ORIGINS}
+    return wanted is not None and (wanted == own or wanted in trusted)
+
+
+def _scheme(scope: dict[str, Any]) -> str:
+    proxy = getattr(settings, "SECURE_PROXY_SSL_HEADER", None)
+    if proxy:
+        header = proxy[0].removeprefix("HTTP_").replace("_", "-").lower().encode()
+        if _header(scope, header) == proxy[1]:
+            return "https"
+    return "https" if scope.get("scheme") in {"wss", "https"} else "http"
+
+
+def _normal(origin: str) -> tuple[str, str, str] | None:
+    """An origin as (scheme, host, port), the port written out."""
+    try:
+        parts = urlsplit(origin.strip())
+        port = str(parts.port) if parts.port is not None else ""
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if scheme not in _DEFAULT_PORTS or not host:
+        return None
+    return scheme, host, port or _DEFAULT_PORTS[scheme]
+
+
+def session_valid(scope: dict[str, Any]) -> bool:
+    """Whether the socket's person may still act: their token not revoked, or
+    their session not signed out and made under the current password."""
+    user = scope.get("user")
+    if user is None or not user.is_authenticated:
+        return False
+    token_id = scope.get("token_id")
+    if token_id is not None:
+        return token_exists(int(token_id))
+    session = scope.get("session")
+    key = getattr(session, "session_key", None)
+    if not key:
+        return False
+    store = import_module(settings.SESSION_ENGINE).SessionStore()
+    if not store.exists(key):
+        return False
+    data = store.__class__(session_key=key).load()
+    fresh = User.objects.filter(pk=user.pk, is_active=True).first()
+    if fresh is None or str(data.get(SESSION_KEY)) != str(user.pk):
+        return False
+    return constant_time_compare(str(data.get(HASH_SESSION_KEY, "")), fresh.get_session_auth_hash())
+
+
+def sessions_changed(user_id: int, *, ended_session: str | None = None) -> None:
+    """Tell the person's sockets: the one on `ended_session` closes at once, and
+    every other re-checks (a password change, a revoked token)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    message: dict[str, Any] = {"type": "session.check"}
+    if ended_session:
+        message["ended"] = ended_session
+    async_to_sync(layer.group_send)(user_group(user_id), message)
