@@ -22,7 +22,8 @@ $(STAMP):
 
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
-	BUILTIT_HTTPS=$${BUILTIT_HTTPS:-0} $(BIN)/python manage.py runserver $(HOST):$(PORT)
+	BUILTIT_HTTPS=$${BUILTIT_HTTPS:-0} BUILTIT_ALLOW_SIGNUP=$${BUILTIT_ALLOW_SIGNUP:-1} \
+		$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

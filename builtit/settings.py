@@ -129,7 +129,9 @@ if _REDIS_URL:
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard"
 LOGOUT_REDIRECT_URL = "login"
-BUILTIT_ALLOW_SIGNUP = env_bool("BUILTIT_ALLOW_SIGNUP", True)
+# Open sign-up lets strangers spend the server's credits: off in production
+# unless turned on (`make run` turns it on, for trying the product).
+BUILTIT_ALLOW_SIGNUP = env_bool("BUILTIT_ALLOW_SIGNUP", DEBUG)
 
 # Sign-in throttling (django-axes), for the site's and the admin's sign-in alike:
 # after BUILTIT_LOGIN_FAILURES wrong passwords for one account from one address,
@@ -219,6 +221,11 @@ BUILTIT_MAX_TOOL_CALLS_PER_ANSWER = env_int("BUILTIT_MAX_TOOL_CALLS_PER_ANSWER",
 BUILTIT_REQUEST_TIME_LIMIT = env_float("BUILTIT_REQUEST_TIME_LIMIT", 600.0, minimum=1.0)
 # Seconds one whole turn may take.
 BUILTIT_TURN_TIME_LIMIT = env_float("BUILTIT_TURN_TIME_LIMIT", 1800.0, minimum=1.0)
+# Bounds per person, across all their projects (chat.person_limits); staff can
+# set other ones for a person in the admin. 0 turns a bound off.
+BUILTIT_USER_DAILY_COST_LIMIT = env_decimal("BUILTIT_USER_DAILY_COST_LIMIT", "5.00")
+BUILTIT_USER_MONTHLY_COST_LIMIT = env_decimal("BUILTIT_USER_MONTHLY_COST_LIMIT", "50.00")
+BUILTIT_MAX_TURNS_PER_PERSON = env_int("BUILTIT_MAX_TURNS_PER_PERSON", 2, minimum=0)
 # Seconds one tool call may take before it is reported to the model as timed out.
 BUILTIT_TOOL_TIMEOUT = env_float("BUILTIT_TOOL_TIMEOUT", 30.0, minimum=0.1)
 

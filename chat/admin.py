@@ -13,7 +13,14 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.text import Truncator
 
-from chat.models import AccessToken, Conversation, Message, PersonalKey, ProjectSpending
+from chat.models import (
+    AccessToken,
+    Conversation,
+    Message,
+    PersonalKey,
+    PersonLimits,
+    ProjectSpending,
+)
 
 _PREVIEW = 160
 
@@ -200,3 +207,12 @@ class AccessTokenAdmin(admin.ModelAdmin[AccessToken]):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # a token is made by its owner, who alone sees it
+
+
+@admin.register(PersonLimits)
+class PersonLimitsAdmin(admin.ModelAdmin[PersonLimits]):
+    """One person's bounds instead of the server's (blank: the server's; 0: none)."""
+
+    list_display = ["user", "daily_cost_limit", "monthly_cost_limit", "max_running_turns"]
+    search_fields = ["user__username"]
+    autocomplete_fields = ["user"]

@@ -66,3 +66,30 @@ def _http_host(url: str) -> str | None:
     except ValueError:  # e.g. an unclosed IPv6 bracket
         return None
     return host if parts.scheme in ("http", "https") and host else None
+
+
+@register(deploy=True)
+def check_deploy(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    """What a public server should not run with (`manage.py check --deploy`)."""
+    messages: list[CheckMessage] = []
+    no_person_cap = (
+        settings.BUILTIT_USER_DAILY_COST_LIMIT <= 0 and settings.BUILTIT_USER_MONTHLY_COST_LIMIT <= 0
+    )
+    if settings.BUILTIT_ALLOW_SIGNUP and no_person_cap:
+        messages.append(
+            Warning(
+                "Anyone can sign up, and nothing bounds what one person spends.",
+                hint="Set BUILTIT_USER_DAILY_COST_LIMIT or BUILTIT_USER_MONTHLY_COST_LIMIT, "
+                "or turn sign-up off with BUILTIT_ALLOW_SIGNUP=0.",
+                id="chat.W003",
+            )
+        )
+    if "*" in settings.ALLOWED_HOSTS:
+        messages.append(
+            Warning(
+                "ALLOWED_HOSTS contains '*': the app answers to any host name.",
+                hint="List the host names people use, e.g. ALLOWED_HOSTS=builder.example.com.",
+                id="chat.W004",
+            )
+        )
+    return messages

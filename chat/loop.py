@@ -63,6 +63,7 @@ from chat.llm import (
 )
 from chat.model_choice import choose_model
 from chat.models import Conversation, Message
+from chat.person_limits import PersonBudget, person_budget
 from chat.recorder import TurnRecorder
 from chat.runner import Executed, RoundDone, ToolRunner, announced, whole_calls
 from chat.tools import ToolRegistry, file_tools
@@ -181,6 +182,7 @@ class _Turn:
         self.usage = Usage()
         self.unstored_cost = Decimal(0)  # of replies kept on no message (empty ones)
         self.spent_before = Decimal(0)
+        self.person: PersonBudget | None = None  # the project owner's, read at the start
         self.files_changed: dict[str, None] = {}
         self.timings: list[dict[str, Any]] = []
         self.partial = ""  # text shown to the person and stored on no message yet
@@ -531,7 +533,9 @@ class _Turn:
         )
 
     def _cost_cap_reached(self) -> str | None:
-        return cap_reached(self.limits, turn_cost=self.usage.cost, spent_before=self.spent_before)
+        turn_cost = self.usage.cost or Decimal(0)
+        own = cap_reached(self.limits, turn_cost=turn_cost, spent_before=self.spent_before)
+        return own or (self.person.reached(turn_cost) if self.person is not None else None)
 
     # --- storage (these run in a pool thread) ------------------------------------------
 
@@ -546,6 +550,7 @@ class _Turn:
         files = selectors.file_list(project)
         self.runner.known_versions.update({info.path: info.version for info in files})
         self.spent_before = services.project_spent(project)
+        self.person = person_budget(user_id=project.owner_id)
         history = services.past_turns(conversation)  # before this turn's message exists
         system = prompt.system_prompt(
             project_name=project.name,

@@ -49,7 +49,7 @@ class Message(models.Model):
     # The reported cost of the request that produced this assistant message, kept
     # as a column (not only in metadata) so caps and the admin can sum it in SQL.
     cost = models.DecimalField(max_digits=20, decimal_places=10, null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
         ordering = ["conversation", "sequence"]
@@ -115,3 +115,28 @@ class AccessToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+
+class PersonLimits(models.Model):
+    """Staff's overrides of the server's per-person bounds for one person; a blank
+    field uses the server's setting (BUILTIT_USER_*), 0 means no bound."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_limits"
+    )
+    daily_cost_limit = models.DecimalField(
+        max_digits=12, decimal_places=4, null=True, blank=True, help_text="Per day, in credits."
+    )
+    monthly_cost_limit = models.DecimalField(
+        max_digits=12, decimal_places=4, null=True, blank=True, help_text="Per month."
+    )
+    max_running_turns = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Turns running at once, across all projects."
+    )
+
+    class Meta:
+        verbose_name = "person's limits"
+        verbose_name_plural = "people's limits"
+
+    def __str__(self) -> str:
+        return f"Limits of {self.user}"

@@ -29,6 +29,8 @@ from typing import Any
 from channels.layers import BaseChannelLayer, get_channel_layer
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
 
 from chat import services, threads
 from chat.events import ContentText, Done, ErrorEvent, Event, ReasoningText, to_json
@@ -36,6 +38,7 @@ from chat.llm import LLMClient
 from chat.llm.deltas import joined_text
 from chat.loop import TurnRequest, run_turn
 from chat.models import Conversation
+from chat.person_limits import running_turn_limit, too_many_turns_message
 from projects.locks import LockHeld, lock_acquire, lock_current, lock_refresh, lock_release
 from projects.models import Project, ProjectLock
 
@@ -95,6 +98,8 @@ async def start(
     layer = get_channel_layer()
     control = await layer.new_channel() if layer is not None else None
     lock = await threads.run(_acquire, order, control)
+    if isinstance(lock, Busy):
+        return lock
     if isinstance(lock, LockHeld):
         return Busy(busy_message())
     turn = LiveTurn(order, lock, layer, control, client, observer)
@@ -293,7 +298,24 @@ def compacted(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _acquire(order: TurnOrder, control: str | None) -> ProjectLock | LockHeld:
+@transaction.atomic
+def _acquire(order: TurnOrder, control: str | None) -> ProjectLock | LockHeld | Busy:
+    owner_id = order.project.owner_id
+    # One start at a time per person (the row lock on PostgreSQL; SQLite's
+    # IMMEDIATE transactions already run one at a time), so that two turns
+    # starting together cannot both pass the count of running ones.
+    User.objects.select_for_update().filter(pk=owner_id).first()
+    limit = running_turn_limit(user_id=owner_id)
+    if limit is not None:
+        running = (
+            ProjectLock.objects.filter(
+                project__owner_id=owner_id, purpose=LOCK_PURPOSE, expires_at__gt=timezone.now()
+            )
+            .exclude(project=order.project)
+            .count()
+        )
+        if running >= limit:
+            return Busy(too_many_turns_message(running))
     details = {
         "conversation": order.conversation.pk,
         "first_sequence": services.next_sequence(order.conversation),

@@ -4,6 +4,8 @@ import os
 import tempfile
 
 os.environ.setdefault("BUILTIT_HTTPS", "0")
+# As `make run`: people may sign up (the production default is closed).
+os.environ.setdefault("BUILTIT_ALLOW_SIGNUP", "1")
 os.environ.setdefault("BUILTIT_DATA_DIR", tempfile.mkdtemp(prefix="builtit-test-"))
 # Nothing in the tests may reach the real OpenRouter, whatever the shell exports:
 # tests that talk to a model point at the fake server in tests/fakes/.

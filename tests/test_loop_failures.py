@@ -601,6 +601,8 @@ async def test_a_projects_own_project_cap_overrides_the_servers(
     blocked: bool,
 ) -> None:
     settings.BUILTIT_PROJECT_COST_LIMIT = Decimal("1")
+    settings.BUILTIT_USER_DAILY_COST_LIMIT = Decimal(0)  # the project's caps alone, here
+    settings.BUILTIT_USER_MONTHLY_COST_LIMIT = Decimal(0)
     starter_project.project_cost_limit = own  # None: the server's; 0: no cap
     await sync_to_async(starter_project.save)()
     await seed_spending(starter_project, Decimal("5"))

@@ -33,6 +33,7 @@ print(json.dumps({
     "MAX_FILES": settings.BUILTIT_MAX_FILES,
     "SECURE_SSL_REDIRECT": settings.SECURE_SSL_REDIRECT,
     "SESSION_COOKIE_SECURE": settings.SESSION_COOKIE_SECURE,
+    "ALLOW_SIGNUP": settings.BUILTIT_ALLOW_SIGNUP,
 }))
 """
 
@@ -215,3 +216,10 @@ def test_models_and_migrations_agree(tmp_path):
     result = _run(["manage.py", "makemigrations", "--check", "--dry-run"], _env(tmp_path))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "No changes detected" in result.stdout
+
+
+def test_sign_up_is_closed_in_production_unless_turned_on(tmp_path):
+    assert _settings(_production_env(tmp_path))["ALLOW_SIGNUP"] is False
+    opened = _production_env(tmp_path, BUILTIT_ALLOW_SIGNUP="1")
+    assert _settings(opened)["ALLOW_SIGNUP"] is True
+    assert _settings(_env(tmp_path, DEBUG="1"))["ALLOW_SIGNUP"] is True
