@@ -73,7 +73,8 @@ def check_deploy(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
     """What a public server should not run with (`manage.py check --deploy`)."""
     messages: list[CheckMessage] = []
     no_person_cap = (
-        settings.BUILTIT_USER_DAILY_COST_LIMIT <= 0 and settings.BUILTIT_USER_MONTHLY_COST_LIMIT <= 0
+        settings.BUILTIT_USER_DAILY_COST_LIMIT <= 0
+        and settings.BUILTIT_USER_MONTHLY_COST_LIMIT <= 0
     )
     if settings.BUILTIT_ALLOW_SIGNUP and no_person_cap:
         messages.append(
