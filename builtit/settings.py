@@ -159,6 +159,9 @@ AUTH_PASSWORD_VALIDATORS = [
 BUILTIT_MAX_FILE_BYTES = env_int("BUILTIT_MAX_FILE_BYTES", 512 * 1024, minimum=1)
 BUILTIT_MAX_FILES = env_int("BUILTIT_MAX_FILES", 300, minimum=1)
 BUILTIT_MAX_PROJECT_BYTES = env_int("BUILTIT_MAX_PROJECT_BYTES", 10 * 1024 * 1024, minimum=1)
+# Days a deleted project stays in the trash, restorable, before it is purged
+# (`manage.py purge_trash`, e.g. daily from cron).
+BUILTIT_TRASH_DAYS = env_int("BUILTIT_TRASH_DAYS", 30, minimum=1)
 # A ZIP upload is refused past this size before it is even opened.
 BUILTIT_MAX_IMPORT_BYTES = env_int("BUILTIT_MAX_IMPORT_BYTES", 20 * 1024 * 1024, minimum=1)
 # The editor posts url-encoded forms, where one non-ASCII byte takes three

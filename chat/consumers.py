@@ -47,6 +47,8 @@ from projects.workspace import tree_html
 
 logger = logging.getLogger(__name__)
 
+PROJECT_GONE = "This project was moved to the trash. Restore it from the Trash to go on."
+PROJECT_GONE_CODE = 4404
 # How long a connecting tab waits for a running turn's replay before giving up on it.
 REPLAY_WAIT = 3.0
 
@@ -129,6 +131,9 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if not await threads.run(session_valid, self.scope):
             await self._session_ended()
             return
+        if not await threads.run(_still_there, self.project):
+            await self.project_gone({})
+            return
         text = services.clean_user_message(frame.message)
         if isinstance(text, services.MessageError):
             await self._notice(text.message, code="bad_message")
@@ -167,6 +172,10 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             session_valid, self.scope
         ):
             await self._session_ended()
+
+    async def project_gone(self, message: dict[str, Any]) -> None:
+        await self._notice(PROJECT_GONE, code="project_gone")
+        await self.close(code=PROJECT_GONE_CODE, reason=PROJECT_GONE)
 
     async def _session_ended(self) -> None:
         await self._notice(SESSION_ENDED_REASON, code="session_ended")
@@ -292,6 +301,10 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         data = {"n": self.signals, "sent": sent, "files": files or []}
         payload = escape(json.dumps(data))
         return f'<div id="chat-signal" hx-swap-oob="true" hidden data-signal="{payload}"></div>'
+
+
+def _still_there(project: Project) -> bool:
+    return Project.objects.filter(pk=project.pk).exists()
 
 
 def _open(

@@ -1,11 +1,14 @@
-"""Sockets follow the session: signing out, changing a password and revoking a
-token (in Settings or the admin) reach the person's open chat sockets
-(chat.socket_auth), wherever they were made."""
+"""Sockets follow the session and the project: signing out, changing a password
+and revoking a token (in Settings or the admin) reach the person's open chat
+sockets (chat.socket_auth), wherever they were made; a project moved to the
+trash closes the sockets open on it."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
 from django.contrib.auth.models import User
 from django.contrib.auth.signals import user_logged_out
 from django.db import transaction
@@ -15,6 +18,9 @@ from django.http import HttpRequest
 
 from chat.models import AccessToken
 from chat.socket_auth import sessions_changed
+from chat.turns import group_name
+from projects.models import Project
+from projects.signals import project_trashed
 
 
 @receiver(user_logged_out)
@@ -38,3 +44,10 @@ def _saved(sender: object, instance: User, **_: Any) -> None:
 def _token_revoked(sender: object, instance: AccessToken, **_: Any) -> None:
     user_id = instance.user_id
     transaction.on_commit(lambda: sessions_changed(user_id))
+
+
+@receiver(project_trashed)
+def _trashed(sender: object, project: Project, **_: Any) -> None:
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(group_name(project.pk), {"type": "project.gone"})

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db import transaction
 from django.db.models import Count, QuerySet, Sum
 from django.db.models.functions import Coalesce
@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from builtit.users import current_user
-from projects.lifecycle import project_rotate_preview_token
+from projects.lifecycle import project_purge, project_restore, project_rotate_preview_token
 from projects.limits import human_size
 from projects.models import FileRevision, Project, ProjectFile
 from projects.paths import PathError, normalize_path
@@ -23,14 +23,29 @@ from projects.results import FileError, FileWrite
 from projects.services import Author, file_create, file_delete, file_rename, file_update
 
 
+class InTrash(admin.SimpleListFilter):
+    title = "trash"
+    parameter_name = "trash"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("no", "Live projects"), ("yes", "In the trash")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Project]) -> QuerySet[Project]:
+        if self.value() == "yes":
+            return queryset.filter(deleted_at__isnull=False)
+        if self.value() == "no":
+            return queryset.filter(deleted_at__isnull=True)
+        return queryset
+
+
 @admin.register(Project)
 class ProjectAdmin(admin.ModelAdmin[Project]):
     list_display = ["name", "owner", "file_count", "total_size_display", "updated_at", "created_at"]
-    list_filter = ["created_at", "updated_at"]
+    list_filter = [InTrash, "created_at", "updated_at"]
     search_fields = ["name", "description", "owner__username", "owner__email"]
     list_select_related = ["owner"]
     raw_id_fields = ["owner"]
-    readonly_fields = ["id", "preview_link", "created_at", "updated_at"]
+    readonly_fields = ["id", "preview_link", "created_at", "updated_at", "deleted_at"]
     fields = [
         "id",
         "owner",
@@ -42,16 +57,43 @@ class ProjectAdmin(admin.ModelAdmin[Project]):
         "preview_link",
         "created_at",
         "updated_at",
+        "deleted_at",
     ]
     date_hierarchy = "updated_at"
-    actions = ["rotate_preview_tokens"]
+    actions = ["rotate_preview_tokens", "restore_from_trash", "purge"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Project]:
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(_file_count=Count("files"), _total_size=Coalesce(Sum("files__size"), 0))
+        # Staff see the trash too (the default manager hides it everywhere else).
+        return Project.all_objects.annotate(
+            _file_count=Count("files"), _total_size=Coalesce(Sum("files__size"), 0)
         )
+
+    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)  # "Purge" says what it does, and checks
+        return actions
+
+    def delete_model(self, request: HttpRequest, obj: Project) -> None:
+        problem = project_purge(project=obj)
+        if problem is not None:
+            self.message_user(request, problem.message, level=messages.ERROR)
+
+    @admin.action(description="Restore from the trash")
+    def restore_from_trash(self, request: HttpRequest, queryset: QuerySet[Project]) -> None:
+        trashed = [project for project in queryset if project.deleted_at is not None]
+        for project in trashed:
+            project_restore(project=project)
+        self.message_user(request, f"Restored {len(trashed)} project(s).")
+
+    @admin.action(description="Purge: delete for good, with files, history and chats")
+    def purge(self, request: HttpRequest, queryset: QuerySet[Project]) -> None:
+        refused = [p.name for p in queryset if project_purge(project=p) is not None]
+        if refused:
+            self.message_user(
+                request,
+                f"Not purged while the assistant works on them: {', '.join(refused)}.",
+                level=messages.WARNING,
+            )
 
     @admin.display(description="files", ordering="_file_count")
     def file_count(self, project: Project) -> int:

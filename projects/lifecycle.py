@@ -1,15 +1,21 @@
-"""Project-level services: create (blank or starter), rename, delete, preview token."""
+"""Project-level services: create (blank or starter), rename, the trash (move
+there, restore, purge), preview token."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.utils import timezone
 
+from projects.locks import lock_current
 from projects.models import Project, new_preview_token
 from projects.results import FileError
 from projects.services import Author, file_create
+from projects.signals import project_trashed
 from projects.starter import STARTER_FILES
 
 MAX_NAME = 100
@@ -73,8 +79,49 @@ def project_remember_model(*, project: Project, model: str) -> None:
         project.save(update_fields=["default_model"])
 
 
-def project_delete(*, project: Project) -> None:
+_WORKING = (
+    "The assistant is working on this project right now. Stop the turn first "
+    "(Stop in the chat panel), then try again."
+)
+
+
+@transaction.atomic
+def project_trash(*, project: Project) -> ProjectError | None:
+    """Into the trash: gone from everywhere, kept whole until purged. Refused while
+    a turn runs, so no tool call finds its project gone halfway."""
+    if lock_current(project) is not None:
+        return ProjectError(_WORKING)
+    project.deleted_at = timezone.now()
+    project.save(update_fields=["deleted_at"])
+    transaction.on_commit(lambda: project_trashed.send(Project, project=project))
+    return None
+
+
+def project_restore(*, project: Project) -> None:
+    project.deleted_at = None
+    project.save(update_fields=["deleted_at", "updated_at"])
+
+
+@transaction.atomic
+def project_purge(*, project: Project) -> ProjectError | None:
+    """Deleted for good, files, history and conversations with it."""
+    if lock_current(project) is not None:
+        return ProjectError(_WORKING)
     project.delete()
+    return None
+
+
+def trash_purge_expired(*, now: datetime | None = None) -> int:
+    """Purge what has been in the trash longer than BUILTIT_TRASH_DAYS; the count."""
+    cutoff = (now or timezone.now()) - timedelta(days=settings.BUILTIT_TRASH_DAYS)
+    expired = Project.all_objects.filter(deleted_at__lte=cutoff)
+    return sum(1 for project in expired if project_purge(project=project) is None)
+
+
+def trash_purge_date(project: Project) -> datetime | None:
+    if project.deleted_at is None:
+        return None
+    return project.deleted_at + timedelta(days=settings.BUILTIT_TRASH_DAYS)
 
 
 def project_rotate_preview_token(*, project: Project) -> str:

@@ -14,6 +14,15 @@ def new_preview_token() -> str:
     return secrets.token_urlsafe(24)
 
 
+class LiveProjectManager(models.Manager["Project"]):
+    """Projects not in the trash: the one place that rule lives. Every view, the
+    socket, the preview, the file service and the chat command go through
+    `Project.objects`; only the trash and staff's admin use `all_objects`."""
+
+    def get_queryset(self) -> models.QuerySet[Project]:
+        return super().get_queryset().filter(deleted_at__isnull=True)
+
+
 class Project(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(
@@ -36,10 +45,17 @@ class Project(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Set when the owner deletes it: in the trash, restorable until purged.
+    deleted_at = models.DateTimeField(null=True, blank=True, db_index=True)
+
+    all_objects = models.Manager()
+    objects = LiveProjectManager()
 
     class Meta:
         ordering = ["-updated_at"]
         indexes = [models.Index(fields=["owner", "-updated_at"])]
+        default_manager_name = "objects"
+        base_manager_name = "all_objects"
 
     def __str__(self) -> str:
         return self.name

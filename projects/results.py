@@ -26,6 +26,7 @@ class ErrorCode(StrEnum):
     AMBIGUOUS_MATCH = "ambiguous_match"
     NO_CHANGE = "no_change"
     BUSY = "busy"  # the assistant is working on the project
+    GONE = "gone"  # the project is in the trash or deleted
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,16 @@ def project_list_for(user: User | AnonymousUser) -> QuerySet[Project]:
     )
 
 
+def trash_list_for(user: User | AnonymousUser) -> QuerySet[Project]:
+    return Project.all_objects.filter(owner_id=user.pk, deleted_at__isnull=False).order_by(
+        "-deleted_at"
+    )
+
+
+def trashed_get_for(user: User | AnonymousUser, project_id: uuid.UUID) -> Project | None:
+    return trash_list_for(user).filter(pk=project_id).first()
+
+
 def project_get_for(user: User | AnonymousUser, project_id: uuid.UUID) -> Project | None:
     """The user's project, or None: someone else's project looks exactly like a missing one."""
     return Project.objects.filter(pk=project_id, owner_id=user.pk).first()

@@ -69,9 +69,9 @@ def file_create(
     size = encoded_size(content, canonical)
     if isinstance(size, FileError):
         return size
-    _lock(project)
     problem = (
-        _busy_problem(project, author)
+        _lock(project)
+        or _busy_problem(project, author)
         or _placement_problem(project, canonical)
         or _create_limits_problem(project, canonical, size)
     )
@@ -176,9 +176,17 @@ def file_delete(
 # --- helpers ---------------------------------------------------------------
 
 
-def _lock(project: Project) -> None:
-    """Serialise writers of one project (PostgreSQL row lock; SQLite uses IMMEDIATE)."""
-    Project.objects.select_for_update().filter(pk=project.pk).values_list("pk").first()
+def _lock(project: Project) -> FileError | None:
+    """Serialise writers of one project (PostgreSQL row lock; SQLite uses IMMEDIATE);
+    a project in the trash, or deleted meanwhile, takes no writes."""
+    found = Project.objects.select_for_update().filter(pk=project.pk).values_list("pk").first()
+    if found is None:
+        return FileError(
+            ErrorCode.GONE,
+            "This project is in the trash (or was deleted), so its files cannot change. "
+            "Restore it from the Trash first.",
+        )
+    return None
 
 
 def _busy_problem(project: Project, author: Author) -> FileError | None:
@@ -199,8 +207,7 @@ def _locked_file(
     canonical = normalize_path(path)
     if isinstance(canonical, PathError):
         return path_error(canonical)
-    _lock(project)
-    busy = _busy_problem(project, author)
+    busy = _lock(project) or _busy_problem(project, author)
     if busy:
         return busy
     record = ProjectFile.objects.filter(project=project, path=canonical).first()

@@ -10,6 +10,8 @@ urlpatterns = [
     path("projects/import/", views.project_import, name="project_import"),
     path("projects/<uuid:project_id>/rename/", views.project_rename_view, name="project_rename"),
     path("projects/<uuid:project_id>/delete/", views.project_delete_view, name="project_delete"),
+    path("projects/<uuid:project_id>/restore/", views.project_restore_view, name="project_restore"),
+    path("trash/", views.trash, name="trash"),
     path("projects/<uuid:project_id>/export.zip", views.project_export, name="project_export"),
     path(
         "projects/<uuid:project_id>/preview-token/",

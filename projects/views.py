@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from pathlib import PurePosixPath
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -16,11 +17,13 @@ from projects.archive import ImportRefused, project_export_zip, project_import_z
 from projects.lifecycle import (
     ProjectError,
     project_create,
-    project_delete,
     project_rename,
+    project_restore,
+    project_trash,
+    trash_purge_date,
 )
 from projects.models import Project
-from projects.selectors import project_get_for, project_list_for
+from projects.selectors import project_get_for, project_list_for, trash_list_for, trashed_get_for
 
 
 def owned_project(request: HttpRequest, project_id: uuid.UUID) -> Project:
@@ -89,14 +92,34 @@ def project_rename_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResp
 def project_delete_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     project = owned_project(request, project_id)
     if request.method == "POST":
-        name = project.name
-        project_delete(project=project)
-        messages.success(request, f"Deleted {name}.")
+        problem = project_trash(project=project)
+        if problem is not None:
+            messages.error(request, problem.message)
+            return redirect("dashboard")
+        days = settings.BUILTIT_TRASH_DAYS
+        messages.success(
+            request, f"Moved {project.name} to the trash. You can restore it there for {days} days."
+        )
         return redirect("dashboard")
     file_count = project.files.count()
-    return render(
-        request, "projects/delete_confirm.html", {"project": project, "file_count": file_count}
-    )
+    context = {"project": project, "file_count": file_count, "days": settings.BUILTIT_TRASH_DAYS}
+    return render(request, "projects/delete_confirm.html", context)
+
+
+@require_GET
+def trash(request: HttpRequest) -> HttpResponse:
+    rows = [(project, trash_purge_date(project)) for project in trash_list_for(request.user)]
+    return render(request, "projects/trash.html", {"rows": rows})
+
+
+@require_POST
+def project_restore_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    project = trashed_get_for(request.user, project_id)
+    if project is None:
+        raise Http404("No such project in your trash.")
+    project_restore(project=project)
+    messages.success(request, f"Restored {project.name}, with its files, history and chats.")
+    return redirect("dashboard")
 
 
 @require_GET

@@ -170,13 +170,15 @@ def test_delete_by_get_shows_a_confirmation_and_deletes_nothing(user_client, sta
     assert ProjectFile.objects.filter(project=starter_project).count() == 3
 
 
-def test_delete_by_post_removes_the_project_its_files_and_history(user_client, starter_project):
+def test_delete_by_post_moves_the_project_to_the_trash_keeping_everything(
+    user_client, starter_project
+):
     response = user_client.post(f"/projects/{starter_project.pk}/delete/", follow=True)
     assert response.redirect_chain == [("/", 302)]
-    assert "Deleted Starter site." in _page(response)
+    assert "Moved Starter site to the trash." in _page(response)
     assert not Project.objects.filter(pk=starter_project.pk).exists()
-    assert not ProjectFile.objects.filter(project_id=starter_project.pk).exists()
-    assert not FileRevision.objects.filter(project_id=starter_project.pk).exists()
+    assert ProjectFile.objects.filter(project_id=starter_project.pk).count() == 3
+    assert FileRevision.objects.filter(project_id=starter_project.pk).count() == 3
 
 
 def test_dashboard_links_to_the_confirmation_page_not_a_direct_delete(user_client, starter_project):

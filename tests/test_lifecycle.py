@@ -13,7 +13,7 @@ from projects.lifecycle import (
     ProjectError,
     clean_name,
     project_create,
-    project_delete,
+    project_purge,
     project_rename,
     project_rotate_preview_token,
 )
@@ -182,10 +182,10 @@ def test_rename_refuses_a_bad_name_and_keeps_the_old_one(project, name):
 # --- delete ------------------------------------------------------------------
 
 
-def test_delete_removes_the_project_its_files_and_its_history(starter_project, other_user):
+def test_purge_removes_the_project_its_files_and_its_history(starter_project, other_user):
     theirs = created(owner=other_user, name="Theirs", starter=True)
-    project_delete(project=starter_project)
-    assert not Project.objects.filter(pk=starter_project.pk).exists()
+    assert project_purge(project=starter_project) is None
+    assert not Project.all_objects.filter(pk=starter_project.pk).exists()
     assert not ProjectFile.objects.filter(project_id=starter_project.pk).exists()
     assert not FileRevision.objects.filter(project_id=starter_project.pk).exists()
     assert ProjectFile.objects.filter(project=theirs).count() == 3
