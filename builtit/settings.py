@@ -162,6 +162,11 @@ BUILTIT_MAX_PROJECT_BYTES = env_int("BUILTIT_MAX_PROJECT_BYTES", 10 * 1024 * 102
 # Days a deleted project stays in the trash, restorable, before it is purged
 # (`manage.py purge_trash`, e.g. daily from cron).
 BUILTIT_TRASH_DAYS = env_int("BUILTIT_TRASH_DAYS", 30, minimum=1)
+# Storage per person, across their projects: files and their history (stored
+# compressed), the trash included. 0: no bound.
+BUILTIT_MAX_USER_STORAGE_BYTES = env_int(
+    "BUILTIT_MAX_USER_STORAGE_BYTES", 200 * 1024 * 1024, minimum=0
+)
 # A ZIP upload is refused past this size before it is even opened.
 BUILTIT_MAX_IMPORT_BYTES = env_int("BUILTIT_MAX_IMPORT_BYTES", 20 * 1024 * 1024, minimum=1)
 # The editor posts url-encoded forms, where one non-ASCII byte takes three

@@ -257,6 +257,21 @@ class ProjectFileAdmin(admin.ModelAdmin[ProjectFile]):
             self.delete_model(request, record)
 
 
+_REVISION_FIELDS = (
+    "created_at",
+    "project",
+    "action",
+    "path",
+    "old_path",
+    "actor",
+    "user",
+    "message",
+    "version_after",
+    "text_before",
+    "text_after",
+)
+
+
 @admin.register(FileRevision)
 class FileRevisionAdmin(admin.ModelAdmin[FileRevision]):
     """The revision log is history: staff may read it, never rewrite it."""
@@ -275,6 +290,16 @@ class FileRevisionAdmin(admin.ModelAdmin[FileRevision]):
     search_fields = ["path", "old_path", "project__name", "project__owner__username"]
     list_select_related = ["project", "user"]
     date_hierarchy = "created_at"
+    readonly_fields = _REVISION_FIELDS
+    fields = _REVISION_FIELDS
+
+    @admin.display(description="content before")
+    def text_before(self, revision: FileRevision) -> str:
+        return _pre(revision.content_before)
+
+    @admin.display(description="content after")
+    def text_after(self, revision: FileRevision) -> str:
+        return _pre(revision.content_after)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -284,3 +309,9 @@ class FileRevisionAdmin(admin.ModelAdmin[FileRevision]):
 
     def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
+
+
+def _pre(text: str | None) -> str:
+    if text is None:
+        return "(no file)"
+    return format_html('<pre style="white-space: pre-wrap">{}</pre>', text)

@@ -11,7 +11,7 @@ from datetime import datetime
 
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
-from django.db.models.functions import Coalesce, Length
+from django.db.models.functions import Coalesce
 
 from projects.models import FileRevision, Project, ProjectFile
 from projects.paths import PathError, normalize_path
@@ -69,7 +69,11 @@ def deleted_files(project: Project) -> list[RevisionInfo]:
 
 
 def revision_state(project: Project, revision_id: int) -> RevisionState | FileError:
-    row = FileRevision.objects.filter(project=project, pk=revision_id).first()
+    row = (
+        FileRevision.objects.filter(project=project, pk=revision_id)
+        .select_related("before", "after")
+        .first()
+    )
     if row is None:
         return FileError(ErrorCode.NOT_FOUND, "That version does not exist in this project.")
     content = row.content_before if row.action == FileRevision.Action.DELETE else row.content_after
@@ -91,8 +95,7 @@ def _listing(rows: QuerySet[FileRevision]) -> QuerySet[FileRevision]:
     """Newest first, without loading the (possibly large) contents themselves."""
     return (
         rows.select_related("user")
-        .defer("content_before", "content_after")
-        .annotate(chars=Length(Coalesce("content_after", "content_before")))
+        .annotate(chars=Coalesce("after__chars", "before__chars"))
         .order_by("-created_at", "-id")
     )
 

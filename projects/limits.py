@@ -14,6 +14,7 @@ class Limits:
     max_file_bytes: int
     max_files: int
     max_project_bytes: int
+    max_user_storage_bytes: int  # 0: no bound
 
 
 def current_limits() -> Limits:
@@ -21,6 +22,7 @@ def current_limits() -> Limits:
         max_file_bytes=settings.BUILTIT_MAX_FILE_BYTES,
         max_files=settings.BUILTIT_MAX_FILES,
         max_project_bytes=settings.BUILTIT_MAX_PROJECT_BYTES,
+        max_user_storage_bytes=settings.BUILTIT_MAX_USER_STORAGE_BYTES,
     )
 
 
@@ -88,4 +90,22 @@ def file_count_problem(path: str, count_after: int, limits: Limits) -> FileError
         path=path,
         size=count_after - 1,
         limit=limits.max_files,
+    )
+
+
+def storage_problem(path: str, used: int, adding: int, limits: Limits) -> FileError | None:
+    """`adding` bytes more would pass the owner's storage quota. Counted high (the
+    new text in full, though history keeps it compressed) so the bound holds."""
+    quota = limits.max_user_storage_bytes
+    if not quota or used + adding <= quota:
+        return None
+    return FileError(
+        ErrorCode.STORAGE_FULL,
+        f"Writing {path} would pass the project owner's storage: their projects take "
+        f"{human_size(used)} of {human_size(quota)} (files and their history, the trash "
+        "included). Make room by deleting projects that are no longer needed and then "
+        "deleting them for good from the Trash.",
+        path=path,
+        size=used + adding,
+        limit=quota,
     )

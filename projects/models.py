@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 import uuid
+import zlib
 
 from django.conf import settings
 from django.db import models
@@ -83,6 +84,32 @@ class ProjectFile(models.Model):
         return self.path
 
 
+class RevisionBlob(models.Model):
+    """A text as history keeps it: compressed, and stored once per project. The
+    text after one change is the text before the next, and undo and restore
+    repeat earlier texts, so a change costs at most one new blob, not two texts.
+    (Bytes of other kinds can be kept the same way.)"""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="revision_blobs")
+    digest = models.CharField(max_length=64, help_text="SHA-256 of the UTF-8 text.")
+    data = models.BinaryField(help_text="The text, UTF-8, zlib-compressed.")
+    size = models.PositiveIntegerField(help_text="Bytes of the text.")
+    chars = models.PositiveIntegerField(help_text="Characters of the text.")
+    stored_size = models.PositiveIntegerField(help_text="Bytes as stored.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "digest"], name="revisionblob_unique_text")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.digest[:12]} ({self.size} bytes)"
+
+    @property
+    def text(self) -> str:
+        return zlib.decompress(bytes(self.data)).decode("utf-8", "surrogatepass")
+
+
 class FileRevision(models.Model):
     """One row per change ever applied; any file state can be rebuilt from these."""
 
@@ -101,9 +128,14 @@ class FileRevision(models.Model):
     action = models.CharField(max_length=10, choices=Action.choices)
     path = models.CharField(max_length=200, help_text="The path after the change.")
     old_path = models.CharField(max_length=200, blank=True, help_text="Before a rename.")
-    # None (not "") means "no file": before a create, after a delete.
-    content_before = models.TextField(null=True, blank=True)  # noqa: DJ001
-    content_after = models.TextField(null=True, blank=True)  # noqa: DJ001
+    # None means "no file": before a create, after a delete. Read the texts as
+    # content_before / content_after.
+    before = models.ForeignKey(
+        RevisionBlob, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    after = models.ForeignKey(
+        RevisionBlob, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
     version_after = models.PositiveIntegerField(null=True, blank=True)
     actor = models.CharField(max_length=10, choices=Actor.choices)
     user = models.ForeignKey(
@@ -130,6 +162,14 @@ class FileRevision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} {self.path}"
+
+    @property
+    def content_before(self) -> str | None:
+        return None if self.before is None else self.before.text
+
+    @property
+    def content_after(self) -> str | None:
+        return None if self.after is None else self.after.text
 
 
 class ProjectLock(models.Model):

@@ -27,6 +27,7 @@ class ErrorCode(StrEnum):
     NO_CHANGE = "no_change"
     BUSY = "busy"  # the assistant is working on the project
     GONE = "gone"  # the project is in the trash or deleted
+    STORAGE_FULL = "storage_full"  # the owner's storage quota (files and history)
 
 
 @dataclass(frozen=True)

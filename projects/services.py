@@ -16,13 +16,16 @@ from django.db import transaction
 from django.db.models import Q, Sum
 from django.utils import timezone
 
+from projects.blobs import blob_for, storage_used
 from projects.editing import Edit, apply_edits
 from projects.limits import (
+    Limits,
     current_limits,
     encoded_size,
     file_count_problem,
     file_size_problem,
     project_size_problem,
+    storage_problem,
 )
 from projects.locks import lock_current
 from projects.models import FileRevision, Project, ProjectFile
@@ -161,8 +164,8 @@ def file_delete(
         project=project,
         action=FileRevision.Action.DELETE,
         path=record.path,
-        content_before=record.content,
-        content_after=None,
+        before=blob_for(project, record.content),
+        after=None,
         version_after=None,
         actor=author.actor,
         user=author.user,
@@ -242,8 +245,10 @@ def _write_content(
             current_version=record.version,
         )
     limits = current_limits()
-    problem = file_size_problem(record.path, size, limits) or project_size_problem(
-        record.path, _project_size(project) - record.size + size, limits
+    problem = (
+        file_size_problem(record.path, size, limits)
+        or project_size_problem(record.path, _project_size(project) - record.size + size, limits)
+        or _storage_problem(project, record.path, size, limits)
     )
     if problem:
         return problem
@@ -269,8 +274,8 @@ def _record(
         action=action,
         path=record.path,
         old_path=old_path,
-        content_before=before,
-        content_after=record.content,
+        before=blob_for(project, before),
+        after=blob_for(project, record.content),
         version_after=record.version,
         actor=author.actor,
         user=author.user,
@@ -300,7 +305,15 @@ def _create_limits_problem(project: Project, path: str, size: int) -> FileError 
         file_size_problem(path, size, limits)
         or file_count_problem(path, count + 1, limits)
         or project_size_problem(path, _project_size(project) + size, limits)
+        or _storage_problem(project, path, size, limits)
     )
+
+
+def _storage_problem(project: Project, path: str, size: int, limits: Limits) -> FileError | None:
+    """The owner's quota, counted across all their projects; skipped without one."""
+    if not limits.max_user_storage_bytes:
+        return None
+    return storage_problem(path, storage_used(project.owner_id), size, limits)
 
 
 def _placement_problem(

@@ -11,6 +11,7 @@ urlpatterns = [
     path("projects/<uuid:project_id>/rename/", views.project_rename_view, name="project_rename"),
     path("projects/<uuid:project_id>/delete/", views.project_delete_view, name="project_delete"),
     path("projects/<uuid:project_id>/restore/", views.project_restore_view, name="project_restore"),
+    path("projects/<uuid:project_id>/purge/", views.project_purge_view, name="project_purge"),
     path("trash/", views.trash, name="trash"),
     path("projects/<uuid:project_id>/export.zip", views.project_export, name="project_export"),
     path(

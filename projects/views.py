@@ -14,15 +14,17 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from builtit.users import current_user
 from projects.archive import ImportRefused, project_export_zip, project_import_zip
+from projects.blobs import storage_used
 from projects.lifecycle import (
     ProjectError,
     project_create,
+    project_purge,
     project_rename,
     project_restore,
     project_trash,
     trash_purge_date,
 )
-from projects.models import Project
+from projects.models import Project, ProjectFile
 from projects.selectors import project_get_for, project_list_for, trash_list_for, trashed_get_for
 
 
@@ -37,7 +39,8 @@ def owned_project(request: HttpRequest, project_id: uuid.UUID) -> Project:
 @require_GET
 def dashboard(request: HttpRequest) -> HttpResponse:
     projects = project_list_for(request.user)
-    return render(request, "projects/dashboard.html", {"projects": projects})
+    context = {"projects": projects, "storage": _storage(request)}
+    return render(request, "projects/dashboard.html", context)
 
 
 @require_POST
@@ -109,7 +112,33 @@ def project_delete_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResp
 @require_GET
 def trash(request: HttpRequest) -> HttpResponse:
     rows = [(project, trash_purge_date(project)) for project in trash_list_for(request.user)]
-    return render(request, "projects/trash.html", {"rows": rows})
+    return render(request, "projects/trash.html", {"rows": rows, "storage": _storage(request)})
+
+
+@require_http_methods(["GET", "POST"])
+def project_purge_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    """Deleting for good what is already in the trash: the owner's way to make room."""
+    project = trashed_get_for(request.user, project_id)
+    if project is None:
+        raise Http404("No such project in your trash.")
+    if request.method == "POST":
+        problem = project_purge(project=project)
+        if problem is not None:
+            messages.error(request, problem.message)
+        else:
+            messages.success(request, f"Deleted {project.name} for good.")
+        return redirect("trash")
+    file_count = ProjectFile.objects.filter(project=project).count()
+    return render(
+        request, "projects/purge_confirm.html", {"project": project, "file_count": file_count}
+    )
+
+
+def _storage(request: HttpRequest) -> dict[str, int]:
+    return {
+        "used": storage_used(current_user(request).pk),
+        "quota": settings.BUILTIT_MAX_USER_STORAGE_BYTES,
+    }
 
 
 @require_POST

@@ -140,7 +140,8 @@ def file_content(project: Project, path: str) -> str | None:
 
 @sync_to_async
 def revisions(project: Project, path: str) -> list[FileRevision]:
-    return list(FileRevision.objects.filter(project=project, path=path).order_by("id"))
+    rows = FileRevision.objects.filter(project=project, path=path).order_by("id")
+    return list(rows.select_related("before", "after"))
 
 
 @sync_to_async

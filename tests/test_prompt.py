@@ -32,7 +32,12 @@ from projects.results import FileInfo
 from projects.selectors import file_list
 from projects.starter import STARTER_FILES
 
-LIMITS = Limits(max_file_bytes=200 * 1024, max_files=50, max_project_bytes=5 * 1024 * 1024)
+LIMITS = Limits(
+    max_file_bytes=200 * 1024,
+    max_files=50,
+    max_project_bytes=5 * 1024 * 1024,
+    max_user_storage_bytes=0,
+)
 NOW = datetime(2025, 1, 1, tzinfo=UTC)
 
 

@@ -83,6 +83,29 @@ def test_someone_elses_trash_cannot_be_restored(
     assert Project.all_objects.get(pk=starter_project.pk).deleted_at is not None
 
 
+def test_the_owner_deletes_for_good_from_the_trash_and_no_one_else_can(
+    user_client: Client, other_client: Client, starter_project: Project
+) -> None:
+    trash(user_client, starter_project)
+    purge = f"/projects/{starter_project.pk}/purge/"
+    assert other_client.get(purge).status_code == 404
+    assert other_client.post(purge).status_code == 404
+    assert "This cannot be undone" in user_client.get(purge).content.decode()
+
+    response = user_client.post(purge, follow=True)
+
+    assert "Deleted Starter site for good." in response.content.decode()
+    assert not Project.all_objects.filter(pk=starter_project.pk).exists()
+    assert not FileRevision.objects.filter(project_id=starter_project.pk).exists()
+
+
+def test_a_live_project_cannot_be_deleted_for_good_without_the_trash(
+    user_client: Client, starter_project: Project
+) -> None:
+    assert user_client.post(f"/projects/{starter_project.pk}/purge/").status_code == 404
+    assert Project.objects.filter(pk=starter_project.pk).exists()
+
+
 def test_deleting_while_the_assistant_works_is_refused_in_words(
     user_client: Client, starter_project: Project, caplog: pytest.LogCaptureFixture
 ) -> None:
