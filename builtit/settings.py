@@ -6,6 +6,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import django_stubs_ext
+from csp.constants import NONE, SELF, UNSAFE_INLINE
 
 from builtit.env import (
     env_bool,
@@ -43,6 +44,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "django_ace",
     "axes",
+    "csp",
     "projects",
     "chat",
 ]
@@ -57,10 +59,34 @@ MIDDLEWARE = [
     "builtit.middleware.SignInRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     # Last, as django-axes asks: it answers a locked-out sign-in.
     "axes.middleware.AxesMiddleware",
 ]
+
+# The app's own pages run only our scripts, from our origin: no inline script,
+# no eval (htmx's is off in base.html), no plugins, forms and frames to us only.
+# Inline styles stay allowed: Ace and the admin set them, and a style cannot run
+# code. The preview is excluded: it answers with its own sandboxing policy
+# (projects.preview), which the middleware leaves alone.
+CONTENT_SECURITY_POLICY = {
+    "EXCLUDE_URL_PREFIXES": ["/preview/"],
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, UNSAFE_INLINE],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "worker-src": [SELF, "blob:"],
+        "frame-src": [SELF],
+        "frame-ancestors": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+    },
+}
 
 ROOT_URLCONF = "builtit.urls"
 ASGI_APPLICATION = "builtit.asgi.application"

@@ -371,3 +371,16 @@ def test_the_not_found_page_reports_too(anonymous, starter_project):
     assert response.content.count(PAGE_REPORT_SCRIPT.encode()) == 1
     assert response.content.startswith(b"<!doctype html>" + PAGE_REPORT_SCRIPT.encode())
     _assert_sandboxed(response)
+
+
+def test_the_preview_keeps_its_own_policy_and_the_app_pages_get_theirs(
+    client, starter_project
+) -> None:
+    """The app's Content-Security-Policy (django-csp) never replaces the preview's
+    sandboxing one: the preview runs the site's inline scripts, the app runs none."""
+    preview = client.get(f"/preview/{starter_project.preview_token}/")
+    app = client.get("/accounts/login/")
+    assert preview["Content-Security-Policy"].startswith("sandbox ")
+    assert "script-src 'self'" not in preview["Content-Security-Policy"]
+    assert "script-src 'self'" in app["Content-Security-Policy"]
+    assert "object-src 'none'" in app["Content-Security-Policy"]
