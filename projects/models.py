@@ -85,14 +85,24 @@ class ProjectFile(models.Model):
 
 
 class RevisionBlob(models.Model):
-    """A text as history keeps it: compressed, and stored once per project. The
-    text after one change is the text before the next, and undo and restore
-    repeat earlier texts, so a change costs at most one new blob, not two texts.
-    (Bytes of other kinds can be kept the same way.)"""
+    """A text as history keeps it: stored once per project, compressed. The text
+    after one change is the text before the next, and undo and restore repeat
+    earlier texts, so a change costs at most one new blob, not two texts. A blob
+    made from the text before it keeps only what changed: the start and end it
+    shares with its base are counted, not stored (projects.blobs)."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="revision_blobs")
     digest = models.CharField(max_length=64, help_text="SHA-256 of the UTF-8 text.")
-    data = models.BinaryField(help_text="The text, UTF-8, zlib-compressed.")
+    data = models.BinaryField(
+        help_text="UTF-8, zlib-compressed: the text, or with a base the part between prefix "
+        "and suffix."
+    )
+    base = models.ForeignKey(
+        "self", on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    prefix = models.PositiveIntegerField(default=0, help_text="Characters kept from base's start.")
+    suffix = models.PositiveIntegerField(default=0, help_text="Characters kept from base's end.")
+    depth = models.PositiveSmallIntegerField(default=0, help_text="Bases below this one.")
     size = models.PositiveIntegerField(help_text="Bytes of the text.")
     chars = models.PositiveIntegerField(help_text="Characters of the text.")
     stored_size = models.PositiveIntegerField(help_text="Bytes as stored.")
@@ -107,7 +117,11 @@ class RevisionBlob(models.Model):
 
     @property
     def text(self) -> str:
-        return zlib.decompress(bytes(self.data)).decode("utf-8", "surrogatepass")
+        stored = zlib.decompress(bytes(self.data)).decode("utf-8", "surrogatepass")
+        if self.base is None:
+            return stored
+        base = self.base.text  # at most MAX_DEPTH bases deep (projects.blobs)
+        return base[: self.prefix] + stored + base[len(base) - self.suffix :]
 
 
 class FileRevision(models.Model):

@@ -269,13 +269,14 @@ def _record(
     before: str | None,
     old_path: str = "",
 ) -> FileWrite:
+    before_blob = blob_for(project, before)
     revision = FileRevision.objects.create(
         project=project,
         action=action,
         path=record.path,
         old_path=old_path,
-        before=blob_for(project, before),
-        after=blob_for(project, record.content),
+        before=before_blob,
+        after=blob_for(project, record.content, base=before_blob, base_text=before),
         version_after=record.version,
         actor=author.actor,
         user=author.user,

@@ -10,6 +10,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
+from projects.blobs import MAX_DEPTH, blob_for, shared_ends
 from projects.history import file_history, revision_state
 from projects.models import FileRevision, Project, RevisionBlob
 from projects.results import FileError, FileWrite
@@ -45,8 +46,9 @@ def test_a_hundred_saves_of_a_big_file_store_far_less_than_two_texts_each(projec
     # The old layout kept both texts of every change: 101 revisions, ~100 MiB.
     old_layout = 2 * 100 * size
     assert RevisionBlob.objects.filter(project=project).count() == 101
-    # At most one new text per change, compressed: under a third of the old cost.
-    assert stored < old_layout / 3
+    # Each change keeps only what changed, and the chain of changes starts a
+    # whole text again every MAX_DEPTH + 1: a few whole texts, not 200.
+    assert stored < old_layout / 20
     last = FileRevision.objects.filter(project=project).order_by("-id").first()
     assert last is not None
     assert last.content_after is not None
@@ -129,3 +131,46 @@ def test_the_migration_keeps_every_existing_revision_readable() -> None:
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
     executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("abcdef", "abXYef"),
+        ("aaaa", "aaaaaa"),  # grows inside a run: the ends must not overlap
+        ("aaaaaa", "aaaa"),
+        ("", "new"),
+        ("old", ""),
+        ("same start", "same start, longer"),
+        ("x" * 10_000 + "middle" + "y" * 10_000, "x" * 10_000 + "MIDDLE!" + "y" * 10_000),
+        ("é☕" * 5000, "é☕" * 2500 + "∑" + "é☕" * 2500),
+    ],
+)
+def test_a_change_kept_as_its_shared_ends_rebuilds_exactly(project, author, old, new) -> None:
+    """Whatever two texts share, the blob made from the first rebuilds the second."""
+    prefix, suffix = shared_ends(old, new)
+    assert prefix + suffix <= min(len(old), len(new))
+    assert new[:prefix] == old[:prefix]
+    assert new[len(new) - suffix :] == old[len(old) - suffix :]
+    base = blob_for(project, old)
+    made = blob_for(project, new, base=base, base_text=old)
+    assert made is not None
+    assert RevisionBlob.objects.get(pk=made.pk).text == new
+
+
+def test_a_long_line_of_changes_rebuilds_every_version_and_stays_shallow(project, author) -> None:
+    versions = [_page(1, 20_000)]
+    for n in range(1, 60):
+        at = (n * 997) % len(versions[-1])
+        versions.append(versions[-1][:at] + f"<b>{n}</b>" + versions[-1][at + 3 :])
+    file_create(project=project, path="/a.html", content=versions[0], author=author)
+    for text in versions[1:]:
+        assert isinstance(
+            file_update(project=project, path="/a.html", content=text, author=author), FileWrite
+        )
+
+    rows = FileRevision.objects.filter(project=project).order_by("id")
+    assert [row.content_after for row in rows] == versions
+    assert max(RevisionBlob.objects.filter(project=project).values_list("depth", flat=True)) <= (
+        MAX_DEPTH
+    )

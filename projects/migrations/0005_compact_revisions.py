@@ -44,9 +44,13 @@ def to_texts(apps, schema_editor):
     FileRevision = apps.get_model("projects", "FileRevision")
 
     def text(blob):
-        return None if blob is None else zlib.decompress(bytes(blob.data)).decode(
-            "utf-8", "surrogatepass"
-        )
+        if blob is None:
+            return None
+        stored = zlib.decompress(bytes(blob.data)).decode("utf-8", "surrogatepass")
+        if blob.base_id is None:
+            return stored
+        base = text(blob.base)  # a blob made after this migration keeps only a change
+        return base[: blob.prefix] + stored + base[len(base) - blob.suffix :]
 
     for row in FileRevision.objects.select_related("before", "after").iterator(chunk_size=200):
         row.content_before = text(row.before)
@@ -65,10 +69,26 @@ class Migration(migrations.Migration):
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
                 ("digest", models.CharField(help_text="SHA-256 of the UTF-8 text.", max_length=64)),
-                ("data", models.BinaryField(help_text="The text, UTF-8, zlib-compressed.")),
+                (
+                    "data",
+                    models.BinaryField(
+                        help_text="UTF-8, zlib-compressed: the text, or with a base the part "
+                        "between prefix and suffix."
+                    ),
+                ),
+                ("prefix", models.PositiveIntegerField(default=0, help_text="Characters kept from base's start.")),
+                ("suffix", models.PositiveIntegerField(default=0, help_text="Characters kept from base's end.")),
+                ("depth", models.PositiveSmallIntegerField(default=0, help_text="Bases below this one.")),
                 ("size", models.PositiveIntegerField(help_text="Bytes of the text.")),
                 ("chars", models.PositiveIntegerField(help_text="Characters of the text.")),
                 ("stored_size", models.PositiveIntegerField(help_text="Bytes as stored.")),
+                (
+                    "base",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+", to="projects.revisionblob",
+                    ),
+                ),
                 (
                     "project",
                     models.ForeignKey(
