@@ -49,6 +49,9 @@ logger = logging.getLogger(__name__)
 
 PROJECT_GONE = "This project was moved to the trash. Restore it from the Trash to go on."
 PROJECT_GONE_CODE = 4404
+# Why the server closed a socket, by close code, for the page to say: daphne
+# drops a close frame's reason, so the page is given these with the code.
+CLOSE_REASONS = {SESSION_ENDED: SESSION_ENDED_REASON, PROJECT_GONE_CODE: PROJECT_GONE}
 # How long a connecting tab waits for a running turn's replay before giving up on it.
 REPLAY_WAIT = 3.0
 

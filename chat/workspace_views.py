@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from chat import panel, services
+from chat.consumers import CLOSE_REASONS
 from chat.models import Message
 from projects.views import owned_project
 from projects.workspace import workspace_context
@@ -33,6 +34,7 @@ def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
         **panel.panel_context(project, conversation),
         # The websocket routes are Channels', outside Django's URLconf (builtit.routing).
         "chat_socket_url": f"/ws/projects/{project.pk}/chat/?conversation={conversation.pk}",
+        "chat_close_reasons": {str(code): text for code, text in CLOSE_REASONS.items()},
     }
     return render(request, "projects/workspace.html", context)
 

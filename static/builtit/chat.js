@@ -133,6 +133,12 @@
     openedAt = Date.now();
     connection("");
   });
+  // Daphne sends no close reason, so the page carries the server's words per code.
+  function closeReasons() {
+    const data = $("chat-close-reasons");
+    return data ? JSON.parse(data.textContent) : {};
+  }
+
   document.addEventListener("htmx:wsClose", (event) => {
     const closed = event.detail && event.detail.event ? event.detail.event : {};
     const code = closed.code || 0;
@@ -141,8 +147,9 @@
       const attempt = failures > 1 ? ` (attempt ${failures})` : "";
       connection(`Lost the connection to the server; retrying in ${seconds} s${attempt}. ` +
                  "The assistant keeps working meanwhile, and your message stays in the box.");
-    } else if (code >= 4000 && closed.reason) {
-      connection(closed.reason);  // the server said why, and it will not change by retrying
+    } else if (code >= 4000 && (closed.reason || closeReasons()[code])) {
+      // The server said why, and it will not change by retrying.
+      connection(closed.reason || closeReasons()[code]);
     } else if (code !== 1000 && code !== 1001) {
       connection("The chat is not connected. Reload the page to try again.");
     }

@@ -1,0 +1,61 @@
+"""A socket the server closes for good says why in the page, in real Chromium
+(issue 13, findings 7 and 8): daphne drops a close frame's reason, so the page
+must carry the words itself. Signing out in one tab, or moving the project to
+the trash, leaves the other tab saying so, not a generic "not connected"."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from playwright.sync_api import Page, expect
+
+from projects.lifecycle import project_create
+from projects.models import Project
+from tests.browser.conftest import ChatServer, sign_in
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+expect.set_options(timeout=10_000)
+
+
+def _workspace(page: Page, server: ChatServer, project: Project) -> None:
+    page.goto(f"{server.url}/projects/{project.pk}/")
+    page.wait_for_selector("#chat-signal[data-signal]", state="attached")
+
+
+def _project(owner: User) -> Project:
+    project = project_create(owner=owner, name="Closing site", starter=True)
+    assert isinstance(project, Project)
+    return project
+
+
+def test_signing_out_in_one_tab_tells_the_other(
+    context, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = _project(browser_user)
+    first, second = context.new_page(), context.new_page()
+    sign_in(first, chat_server.url)
+    _workspace(second, chat_server, project)
+
+    first.click("button:has-text('Sign out')")
+
+    expect(second.locator("#chat-connection")).to_have_text(
+        "Your session ended (signed out, or the password changed). "
+        "Reload the page to sign in again."
+    )
+
+
+def test_moving_the_project_to_the_trash_tells_its_open_tab(
+    context, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = _project(browser_user)
+    first, second = context.new_page(), context.new_page()
+    sign_in(first, chat_server.url)
+    _workspace(second, chat_server, project)
+
+    first.goto(f"{chat_server.url}/projects/{project.pk}/delete/")
+    first.click("button:has-text('Move to the trash')")
+
+    expect(second.locator("#chat-connection")).to_have_text(
+        "This project was moved to the trash. Restore it from the Trash to go on."
+    )
