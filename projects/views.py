@@ -134,11 +134,11 @@ def project_purge_view(request: HttpRequest, project_id: uuid.UUID) -> HttpRespo
     )
 
 
-def _storage(request: HttpRequest) -> dict[str, int]:
-    return {
-        "used": storage_used(current_user(request).pk),
-        "quota": settings.BUILTIT_MAX_USER_STORAGE_BYTES,
-    }
+def _storage(request: HttpRequest) -> dict[str, int | bool]:
+    used = storage_used(current_user(request).pk)
+    quota = settings.BUILTIT_MAX_USER_STORAGE_BYTES
+    # Said before a write is refused, while there is still room to act.
+    return {"used": used, "quota": quota, "nearly_full": bool(quota) and used >= 0.9 * quota}
 
 
 @require_POST

@@ -122,3 +122,13 @@ def test_people_see_what_they_use(
     _write(file_create(project=project, path="/a.txt", content=_text(0, 40 * KIB), author=author))
     page = user_client.get(path).content.decode()
     assert "of 200 KiB used" in page
+
+
+def test_a_nearly_full_storage_is_said_before_writes_are_refused(
+    settings, user_client: Client, project: Project, author: Author
+) -> None:
+    settings.BUILTIT_MAX_USER_STORAGE_BYTES = 150 * KIB
+    _write(file_create(project=project, path="/a.txt", content=_text(0, 40 * KIB), author=author))
+    assert "Nearly full" not in user_client.get("/").content.decode()
+    _write(file_create(project=project, path="/b.txt", content=_text(1, 60 * KIB), author=author))
+    assert "Nearly full" in user_client.get("/").content.decode()
