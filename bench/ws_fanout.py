@@ -59,6 +59,11 @@ sys.path.insert(0, str(ROOT))
 os.environ["BUILTIT_DATA_DIR"] = tempfile.mkdtemp(prefix="builtit-bench-")
 os.environ["BUILTIT_HTTPS"] = "0"
 os.environ.pop("REDIS_URL", None)  # the in-memory channel layer, in daphne too
+# One person owns every project here: their per-person bounds (turns at once,
+# spending) would refuse all but the first turns. This measures the fan-out.
+os.environ["BUILTIT_MAX_TURNS_PER_PERSON"] = "0"
+os.environ["BUILTIT_USER_DAILY_COST_LIMIT"] = "0"
+os.environ["BUILTIT_USER_MONTHLY_COST_LIMIT"] = "0"
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "builtit.settings")
 
 import django
