@@ -51,9 +51,9 @@ import json
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
-from chat.limits import TurnLimits
+from chat.agent.limits import TurnLimits
+from chat.agent.loop import TurnRequest, run_turn
 from chat.llm import ClientConfig, LLMClient
-from chat.loop import TurnRequest, run_turn
 from chat.services import conversation_create
 from projects.lifecycle import project_create
 from projects.models import Project

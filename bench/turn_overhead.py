@@ -50,11 +50,11 @@ import httpx
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
-from chat import threads
-from chat.events import Done, ToolResultEvent
-from chat.limits import TurnLimits
+from chat.agent import threads
+from chat.agent.events import Done, ToolResultEvent
+from chat.agent.limits import TurnLimits
+from chat.agent.loop import TurnRequest, run_turn
 from chat.llm import ChatRequest, ChatStream, ClientConfig, LLMClient, StreamEvent, ToolCallDelta
-from chat.loop import TurnRequest, run_turn
 from chat.models import Conversation
 from chat.services import conversation_create
 from projects.lifecycle import project_create

@@ -14,7 +14,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from builtit import bodylimit  # noqa: E402
 from builtit.routing import websocket_urlpatterns  # noqa: E402
-from chat.socket_auth import SocketGate  # noqa: E402
+from chat.live.socket_auth import SocketGate  # noqa: E402
 
 # Bodies over their route's limit are refused by daphne before they are read.
 bodylimit.install()

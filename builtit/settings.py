@@ -255,7 +255,7 @@ BUILTIT_MAX_TOOL_CALLS_PER_ANSWER = env_int("BUILTIT_MAX_TOOL_CALLS_PER_ANSWER",
 BUILTIT_REQUEST_TIME_LIMIT = env_float("BUILTIT_REQUEST_TIME_LIMIT", 600.0, minimum=1.0)
 # Seconds one whole turn may take.
 BUILTIT_TURN_TIME_LIMIT = env_float("BUILTIT_TURN_TIME_LIMIT", 1800.0, minimum=1.0)
-# Bounds per person, across all their projects (chat.person_limits); staff can
+# Bounds per person, across all their projects (chat.agent.person_limits); staff can
 # set other ones for a person in the admin. 0 turns a bound off.
 BUILTIT_USER_DAILY_COST_LIMIT = env_decimal("BUILTIT_USER_DAILY_COST_LIMIT", "5.00")
 BUILTIT_USER_MONTHLY_COST_LIMIT = env_decimal("BUILTIT_USER_MONTHLY_COST_LIMIT", "50.00")

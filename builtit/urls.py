@@ -8,7 +8,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from builtit import accounts
-from chat import settings_views
+from chat.views.settings import settings_page
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -25,7 +25,7 @@ urlpatterns = [
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
     ),
-    path("settings/", settings_views.settings_page, name="settings"),
+    path("settings/", settings_page, name="settings"),
     path(
         "favicon.ico",
         login_not_required(RedirectView.as_view(url=static("builtit/favicon.svg"))),

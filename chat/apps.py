@@ -9,4 +9,5 @@ class ChatConfig(AppConfig):
 
     def ready(self) -> None:
         # Imported for what importing does: checks register, receivers connect.
-        from chat import checks, session_signals  # noqa: F401, PLC0415
+        from chat import checks  # noqa: F401, PLC0415
+        from chat.live import session_signals  # noqa: F401, PLC0415

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, Warning, register
 
-from chat.model_choice import ModelError, clean_model_id
+from chat.agent.model_choice import ModelError, clean_model_id
 
 
 @register()

@@ -1,6 +1,6 @@
 """Conversations and messages: the writes and reads the loop, the command and
 the admin share. Synchronous, like the file service; the loop calls them in a
-pool thread (chat.threads).
+pool thread (chat.agent.threads).
 
 Message metadata keys:
 - user: `model`.
@@ -24,10 +24,11 @@ from django.utils import timezone
 
 from chat.llm.jsontypes import JSONObject
 from chat.llm.unicode import well_formed
-from chat.markdown import plain_excerpt
 from chat.models import Conversation, Message
+from chat.plaintext import plain_excerpt
 from projects.models import Project
 
+# A conversation is named after its first message: one line, Markdown out, cut at a word.
 _TITLE_LENGTH = 80
 
 
@@ -93,7 +94,7 @@ def message_user_create(
     )
     fields = ["updated_at"]
     if not conversation.title:
-        conversation.title = _title(text)
+        conversation.title = conversation_title_for(text)
         fields.append("title")
     conversation.save(update_fields=fields)
     return message
@@ -174,17 +175,9 @@ def past_turns(conversation: Conversation, *, before_sequence: int | None = None
     return turns
 
 
-def _title(text: str) -> str:
-    words = " ".join(text.split())
-    return words if len(words) <= _TITLE_LENGTH else words[: _TITLE_LENGTH - 1] + "…"
-
-
-def conversation_name(conversation: Conversation, first_message: str) -> None:
-    """A conversation without a title is named after its first request."""
-    if conversation.title:
-        return
-    conversation.title = plain_excerpt(first_message, 60)
-    conversation.save(update_fields=["title", "updated_at"])
+def conversation_title_for(first_message: str) -> str:
+    """The name of a conversation that begins with this message (the one rule for it)."""
+    return plain_excerpt(first_message, _TITLE_LENGTH)
 
 
 def conversation_start(*, project: Project) -> Conversation:

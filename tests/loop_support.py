@@ -11,10 +11,10 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 
-from chat.events import Event
-from chat.limits import TurnLimits
+from chat.agent.events import Event
+from chat.agent.limits import TurnLimits
+from chat.agent.loop import TurnRequest, run_turn
 from chat.llm import ClientConfig, LLMClient
-from chat.loop import TurnRequest, run_turn
 from chat.models import Conversation
 from chat.services import conversation_create
 from chat.tools import ToolRegistry

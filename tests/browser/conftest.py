@@ -122,7 +122,7 @@ def sign_in(page, base_url: str, username: str = "grace") -> None:
 # OpenRouter that runs here, in a thread, reached over TCP.
 #
 # The child is a fresh interpreter, not a fork: by the time the browser tests run,
-# this process holds thread pools (chat.threads, asgiref), channel layers and event
+# this process holds thread pools (chat.agent.threads, asgiref), channel layers and event
 # loops that a forked child would inherit without their threads, and hang on.
 
 SERVER_SETTINGS = "BUILTIT_TEST_SERVER_SETTINGS"

@@ -19,12 +19,13 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from chat import services, turns
-from chat.console import ConsoleRenderer
-from chat.events import Done, Event, to_json
+from chat import services
+from chat.agent.events import Done, Event, to_json
+from chat.agent.model_choice import ModelError, clean_model_id
+from chat.live import turns
 from chat.llm import ClientConfig, LLMClient
-from chat.model_choice import ModelError, clean_model_id
 from chat.models import Conversation
+from chat.render.console import ConsoleRenderer
 from projects.lifecycle import ProjectError, project_create
 from projects.models import Project
 
@@ -64,7 +65,7 @@ class Command(BaseCommand):
             sys.exit(_FAILED)
 
     async def _run(self, order: turns.TurnOrder, as_json: bool) -> Done | None:
-        """The turn runs as the web's do (chat.turns): it holds the project's lock,
+        """The turn runs as the web's do (chat.live.turns): it holds the project's lock,
         so it never overlaps a turn from the browser, and open tabs can follow it."""
         renderer = ConsoleRenderer(self.stdout, self.stderr, color=self.stdout.isatty())
 

@@ -1,0 +1,325 @@
+"""The chat socket, `ws/projects/<uuid>/chat/` (DESIGN §7). Thin: it checks who
+is asking, parses frames, starts or stops turns (chat.live.turns) and shows their
+events, as HTML fragments for htmx or, with `?format=json`, as one JSON event
+per frame (the names and fields of `manage.py chat --json`).
+
+Only the project's owner gets in (a session from this site's pages, or a
+personal access token: chat.live.socket_auth, in front of this consumer); anyone
+else is closed before a byte of data. Signing out, a password change or a
+revoked token closes the socket, and a turn starts only on a session still
+valid. A connecting tab first gets what is stored, then the running turn's
+events so far (asked of the turn itself), then follows it live.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import uuid
+from functools import partial
+from typing import Any
+from urllib.parse import parse_qs
+
+from autobahn.exception import Disconnected
+from channels.consumer import get_handler_name
+from channels.exceptions import StopConsumer
+from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.utils.html import escape
+
+from chat import services
+from chat.agent import threads
+from chat.agent.events import Done, Event, FilesChanged, TurnStarted, from_json
+from chat.agent.model_choice import ModelError, clean_model_id
+from chat.live import snapshot, turns
+from chat.live.dispatching import dispatch_all
+from chat.live.frames import Frame, FrameError, parse_frame
+from chat.live.framing import html_frames, json_frames
+from chat.live.socket_auth import SESSION_ENDED, SESSION_ENDED_REASON, session_valid, user_group
+from chat.models import Conversation
+from chat.personal_keys import key_for
+from chat.render import panel
+from chat.render.fragments import TurnDrawing
+from projects.lifecycle import project_remember_model
+from projects.models import Project
+from projects.workspace import tree_html
+
+logger = logging.getLogger(__name__)
+
+PROJECT_GONE = "This project was moved to the trash. Restore it from the Trash to go on."
+PROJECT_GONE_CODE = 4404
+# Why the server closed a socket, by close code, for the page to say: daphne
+# drops a close frame's reason, so the page is given these with the code.
+CLOSE_REASONS = {SESSION_ENDED: SESSION_ENDED_REASON, PROJECT_GONE_CODE: PROJECT_GONE}
+# How long a connecting tab waits for a running turn's replay before giving up on it.
+REPLAY_WAIT = 3.0
+
+
+class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
+    project: Project
+    conversation: Conversation | None
+    user: User
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close()
+            return
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        self.as_json = query.get("format", [""])[0] == "json"
+        project_id = self.scope["url_route"]["kwargs"]["project_id"]
+        opened = await threads.run(_open, user, project_id, query.get("conversation", [""])[0])
+        if opened is None:
+            await self.close()
+            return
+        self.user = user
+        self.project, self.conversation = opened
+        self.group = turns.group_name(self.project.pk)
+        # The turn this tab follows, how far, and how it is drawn.
+        self.turn_key: str | None = None
+        self.last_seq = 0
+        self.drawing: TurnDrawing | None = None
+        self.catching_up: str | None = None  # a turn whose replay is awaited
+        self.held: list[dict[str, Any]] = []  # its live messages meanwhile
+        self.signals = 0
+        self.own = False  # whether the followed turn is in this tab's conversation
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
+        await self.accept()
+        await self._catch_up()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """As Channels' own, but messages reach their handlers through
+        chat.live.dispatching: one event-loop iteration after they arrive, not three."""
+        self.scope = scope
+        self.channel_layer = get_channel_layer(self.channel_layer_alias)
+        self.base_send = send
+        sources = [receive]
+        if self.channel_layer is not None:
+            self.channel_name = await self.channel_layer.new_channel()
+            sources.append(partial(self.channel_layer.receive, self.channel_name))
+        with contextlib.suppress(StopConsumer):
+            await dispatch_all(sources, self.dispatch)
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """As Channels' own, without closing old database connections first: that
+        hops through asgiref's one shared thread for every message of every tab,
+        which serialised the whole fan-out (bench/ws_fanout.py). This consumer's
+        database work runs in chat.agent.threads, which closes stale connections itself."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
+    async def disconnect(self, code: int) -> None:
+        # The turn goes on: it belongs to the project, not to this tab.
+        if hasattr(self, "group"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+            await self.channel_layer.group_discard(user_group(self.user.pk), self.channel_name)
+
+    # --- what the person sends ----------------------------------------------------
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        frame = parse_frame(text_data)
+        if isinstance(frame, FrameError):
+            await self._notice(frame.message, code="bad_frame")
+        elif frame.action == "stop":
+            if not await turns.stop(self.project.pk):
+                await self._notice("Nothing is running right now.", code="not_running")
+        else:
+            await self._start(frame)
+
+    async def _start(self, frame: Frame) -> None:
+        if not await threads.run(session_valid, self.scope):
+            await self._session_ended()
+            return
+        if not await threads.run(_still_there, self.project):
+            await self.project_gone({})
+            return
+        text = services.clean_user_message(frame.message)
+        if isinstance(text, services.MessageError):
+            await self._notice(text.message, code="bad_message")
+            return
+        model = clean_model_id(frame.model) if frame.model else None
+        if isinstance(model, ModelError):
+            await self._notice(model.message, code="bad_model")
+            return
+        conversation, api_key = await threads.run(self._prepare, text, model)
+        started = await turns.start(
+            turns.TurnOrder(self.project, conversation, text, model, self.user, api_key)
+        )
+        if isinstance(started, turns.Busy):
+            await self._notice(started.message, code="busy")
+            return
+        if model is not None:
+            # Remembered only once a turn really started with it: a message
+            # refused as busy changes nothing.
+            await threads.run(project_remember_model, project=self.project, model=model)
+        if not self.as_json:
+            await self.send(text_data=panel.notice_html("") + self._signal(sent=True))
+
+    def _prepare(self, text: str, model: str | None) -> tuple[Conversation, str | None]:
+        if self.conversation is None:
+            self.conversation = services.conversation_create(project=self.project)
+        return self.conversation, key_for(self.user)
+
+    # --- the person's session ------------------------------------------------------
+
+    async def session_check(self, message: dict[str, Any]) -> None:
+        """Signed out somewhere, a password changed, a token revoked: still valid?"""
+        session = self.scope.get("session")
+        ended = message.get("ended")
+        if (ended and ended == getattr(session, "session_key", None)) or not await threads.run(
+            session_valid, self.scope
+        ):
+            await self._session_ended()
+
+    async def project_gone(self, message: dict[str, Any]) -> None:
+        await self._notice(PROJECT_GONE, code="project_gone")
+        await self.close(code=PROJECT_GONE_CODE, reason=PROJECT_GONE)
+
+    async def _session_ended(self) -> None:
+        await self._notice(SESSION_ENDED_REASON, code="session_ended")
+        await self.close(code=SESSION_ENDED, reason=SESSION_ENDED_REASON)
+
+    # --- what the project's turns send ---------------------------------------------
+
+    async def turn_events(self, message: dict[str, Any]) -> None:
+        if message["turn"] == self.catching_up:
+            self.held.append(message)
+            return
+        await self._follow(message)
+
+    async def turn_replayed(self, message: dict[str, Any]) -> None:
+        if message["turn"] != self.catching_up:
+            return
+        await self._caught_up(message)
+
+    async def replay_overdue(self, message: dict[str, Any]) -> None:
+        if self.catching_up is not None and message["turn"] == self.catching_up:
+            # The turn did not answer (it ended, or its server is gone): show what is stored.
+            await self._caught_up(None)
+            await self._catch_up()
+
+    async def _caught_up(self, replay: dict[str, Any] | None) -> None:
+        self.catching_up = None
+        held, self.held = self.held, []
+        for message in ([replay] if replay else []) + held:
+            await self._follow(message)
+
+    async def _follow(self, message: dict[str, Any]) -> None:
+        key, items = message["turn"], message["events"]
+        if key != self.turn_key:
+            if not items or items[0]["seq"] != 1:
+                # The middle of a turn this tab never saw begin: once it ends, redraw.
+                if not self.as_json and any(i["event"]["type"] == "done" for i in items):
+                    await self._catch_up()
+                return
+            self.turn_key, self.last_seq, self.drawing = key, 0, None
+            self.own = message["conversation"] == (self.conversation and self.conversation.pk)
+        fresh = [item for item in items if item["seq"] > self.last_seq]
+        if not fresh:
+            return
+        self.last_seq = fresh[-1]["seq"]
+        if self.as_json:
+            for item in fresh:
+                for frame in json_frames(item["event"], settings.BUILTIT_MAX_FRAME_BYTES):
+                    await self.send(text_data=frame)
+            return
+        await self._send_html(await self._html([from_json(item["event"]) for item in fresh]))
+
+    async def _html(self, events: list[Event]) -> str:
+        parts: list[str] = []
+        changed: list[str] = []
+        for event in events:
+            if isinstance(event, TurnStarted):
+                elsewhere = "" if self.own else await threads.run(panel.title_of, event)
+                parts.append(panel.status_html(True, elsewhere))
+                if self.own:
+                    self.drawing = TurnDrawing(event)
+                    parts.append(self.drawing.start())
+            elif self.drawing is not None:
+                parts.append(self.drawing.show(event))
+            if isinstance(event, FilesChanged):
+                changed.extend(event.paths)
+            if isinstance(event, Done):
+                # Idle again: a "busy" notice from a refused send no longer holds.
+                parts.append(panel.status_html(False) + panel.notice_html(""))
+                if self.own and self.conversation is not None:
+                    parts.append(await threads.run(panel.conversation_html, self.conversation))
+        if changed:
+            parts.append(await threads.run(tree_html, self.project))
+            parts.append(self._signal(files=changed))
+        return "".join(parts)
+
+    # --- catching up ------------------------------------------------------------------
+
+    async def _catch_up(self) -> None:
+        state = await threads.run(snapshot.snapshot, self.project, self.conversation)
+        if not self.as_json:
+            await self._send_html(snapshot.snapshot_html(state) + self._signal())
+        running = state.running
+        if running is None or running.key == self.turn_key:
+            return
+        self.catching_up = running.key
+        if await turns.ask_replay(running, self.channel_name):
+            asyncio.get_running_loop().call_later(REPLAY_WAIT, self._overdue, running.key)
+        else:
+            await self._caught_up(None)
+
+    def _overdue(self, key: str) -> None:
+        message = {"type": "replay.overdue", "turn": key}
+        self.overdue = asyncio.ensure_future(self.channel_layer.send(self.channel_name, message))
+
+    # --- frames ---------------------------------------------------------------------
+
+    async def _send_html(self, html: str) -> None:
+        """HTML swaps in as many frames as keep each under the size daphne allows."""
+        for frame in html_frames(html, settings.BUILTIT_MAX_FRAME_BYTES):
+            await self.send(text_data=frame)
+
+    async def send(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+    ) -> None:
+        try:
+            await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+        except Disconnected:
+            # The tab went away while a frame was on its way (daphne has begun
+            # closing, its disconnect message not yet here): nothing to tell it;
+            # it catches up from what is stored when it comes back.
+            logger.debug("A chat frame for a closing socket was dropped.")
+
+    async def _notice(self, message: str, *, code: str) -> None:
+        if self.as_json:
+            error = {"type": "error", "code": code, "message": message, "retryable": False}
+            await self.send(text_data=json.dumps(error, ensure_ascii=False))
+        else:
+            await self.send(text_data=panel.notice_html(message))
+
+    def _signal(self, *, sent: bool = False, files: list[str] | None = None) -> str:
+        """A hidden element the page's script reads after each frame (chat.js)."""
+        self.signals += 1
+        data = {"n": self.signals, "sent": sent, "files": files or []}
+        payload = escape(json.dumps(data))
+        return f'<div id="chat-signal" hx-swap-oob="true" hidden data-signal="{payload}"></div>'
+
+
+def _still_there(project: Project) -> bool:
+    return Project.objects.filter(pk=project.pk).exists()
+
+
+def _open(
+    user: User, project_id: uuid.UUID, raw_conversation: str
+) -> tuple[Project, Conversation | None] | None:
+    """The user's project and the conversation asked for; None refuses the socket."""
+    project = Project.objects.filter(pk=project_id, owner=user).select_related("owner").first()
+    if project is None:
+        return None
+    conversation = panel.conversation_for(project, raw_conversation)
+    if raw_conversation and conversation is None:
+        return None  # not one of this project's conversations
+    return project, conversation

@@ -1,0 +1,53 @@
+"""Sockets follow the session and the project: signing out, changing a password
+and revoking a token (in Settings or the admin) reach the person's open chat
+sockets (chat.live.socket_auth), wherever they were made; a project moved to the
+trash closes the sockets open on it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.contrib.auth.models import User
+from django.contrib.auth.signals import user_logged_out
+from django.db import transaction
+from django.db.models.signals import post_delete, post_save
+from django.dispatch import receiver
+from django.http import HttpRequest
+
+from chat.live.socket_auth import sessions_changed
+from chat.live.turns import group_name
+from chat.models import AccessToken
+from projects.models import Project
+from projects.signals import project_trashed
+
+
+@receiver(user_logged_out)
+def _signed_out(sender: object, request: HttpRequest | None, user: User | None, **_: Any) -> None:
+    if user is None:
+        return
+    key = request.session.session_key if request is not None else None
+    sessions_changed(user.pk, ended_session=key)
+
+
+@receiver(post_save, sender=User)
+def _saved(sender: object, instance: User, **_: Any) -> None:
+    # set_password() leaves the new password here until save() has run; every way
+    # of changing one (the site, the admin, manage.py changepassword) goes there.
+    if getattr(instance, "_password", None) is not None or not instance.is_active:
+        user_id = instance.pk
+        transaction.on_commit(lambda: sessions_changed(user_id))
+
+
+@receiver(post_delete, sender=AccessToken)
+def _token_revoked(sender: object, instance: AccessToken, **_: Any) -> None:
+    user_id = instance.user_id
+    transaction.on_commit(lambda: sessions_changed(user_id))
+
+
+@receiver(project_trashed)
+def _trashed(sender: object, project: Project, **_: Any) -> None:
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(group_name(project.pk), {"type": "project.gone"})

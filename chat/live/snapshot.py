@@ -1,0 +1,78 @@
+"""What a tab gets when it connects or reloads: the stored conversation, whether
+a turn is running (here or in another conversation), and the usage.
+
+A running turn's own messages are left out: the tab follows that turn live from
+its events instead (after a replay of those it missed), so nothing shows twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.utils.safestring import SafeString
+
+from chat.agent.model_choice import offered_models
+from chat.live.turns import RunningTurn, running_turn
+from chat.models import Conversation
+from chat.render.fragments import oob
+from chat.render.panel import conversation_title, log_html, status_html, usage_html
+from chat.render.transcript import ConversationUsage, conversation_usage
+from projects.models import Project
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    log: SafeString  # the recent turns, bounded in size, with "Show earlier"
+    running: RunningTurn | None
+    elsewhere: str  # the other conversation's title, when the running turn is there
+    usage: ConversationUsage
+
+    @property
+    def busy(self) -> bool:
+        return self.running is not None
+
+
+def snapshot(project: Project, conversation: Conversation | None) -> Snapshot:
+    # Messages first, then the lock: a turn that starts in between is then either
+    # wholly in the lock (left out here, replayed) or wholly after (followed live).
+    running = running_turn(project)
+    before = None
+    elsewhere = ""
+    if running is not None and conversation is not None:
+        if running.conversation_id == conversation.pk:
+            before = running.first_sequence
+        else:
+            elsewhere = conversation_title(running.conversation_id)
+    log = log_html(conversation, before=before) if conversation is not None else log_html(None)
+    usage = (
+        conversation_usage(conversation)
+        if conversation is not None
+        else ConversationUsage(0, 0, None)
+    )
+    return Snapshot(log, running, elsewhere, usage)
+
+
+def panel_context(project: Project, conversation: Conversation | None) -> dict[str, object]:
+    state = snapshot(project, conversation)
+    return {
+        "chat_log": state.log,
+        "busy": state.busy,
+        "elsewhere": state.elsewhere,
+        "usage": state.usage,
+        "conversation": conversation,
+        "conversations": list(project.conversations.all()[:50]),
+        "models": offered_models(project),
+        "model": project.default_model,
+        "default_model": settings.BUILTIT_DEFAULT_MODEL,
+        "max_message_chars": settings.BUILTIT_MAX_MESSAGE_CHARS,
+    }
+
+
+def snapshot_html(state: Snapshot) -> str:
+    """The log (its recent part), status and usage, replacing what a (re)connected tab shows."""
+    return (
+        oob("#chat-log", state.log, how="innerHTML")
+        + status_html(state.busy, state.elsewhere)
+        + (usage_html(state.usage))
+    )

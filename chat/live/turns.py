@@ -1,0 +1,339 @@
+"""Turns that belong to a project, not to a socket (DESIGN §7).
+
+    started = await turns.start(TurnOrder(project, conversation, "Add a contact page", user=u))
+    if isinstance(started, turns.Busy): ...   # another turn is running on this project
+
+`start` takes the project's lock (a database row, so it holds across server
+processes) and runs the loop in a task of its own: closing the tab that asked
+does not stop it. Its events are numbered and sent, in order, to the project's
+channel-layer group, so every open tab of the project sees the same turn.
+
+The lock names the turn's control channel. Through it any process can stop the
+turn (`stop`) or ask for what it has sent so far (`ask_replay`), which is how a
+tab opened mid-turn catches up before following it live.
+
+While the event loop is busy, events waiting to be sent go out together, with
+adjacent text pieces merged: many turns at once cost fewer, larger messages,
+and an idle server sends each piece at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from channels.layers import BaseChannelLayer, get_channel_layer
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from chat import services
+from chat.agent import threads
+from chat.agent.events import ContentText, Done, ErrorEvent, Event, ReasoningText, to_json
+from chat.agent.loop import TurnRequest, run_turn
+from chat.agent.person_limits import running_turn_limit, too_many_turns_message
+from chat.llm import LLMClient
+from chat.llm.deltas import joined_text
+from chat.models import Conversation
+from projects.locks import LockHeld, lock_acquire, lock_current, lock_refresh, lock_release
+from projects.models import Project, ProjectLock
+
+logger = logging.getLogger(__name__)
+
+LOCK_PURPOSE = "assistant"
+
+# Group message types (Channels maps "turn.events" to a consumer's turn_events).
+EVENTS = "turn.events"
+REPLAYED = "turn.replayed"
+_STOP = "turn.stop"
+_REPLAY = "turn.replay"
+
+
+def group_name(project_id: uuid.UUID) -> str:
+    return f"project.{project_id.hex}"
+
+
+@dataclass(frozen=True)
+class TurnOrder:
+    project: Project
+    conversation: Conversation
+    text: str
+    model: str | None = None
+    user: User | None = None
+    api_key: str | None = None
+
+
+@dataclass(frozen=True)
+class Busy:
+    message: str
+
+
+@dataclass(frozen=True)
+class RunningTurn:
+    """What a lock says about the turn holding it."""
+
+    key: str
+    conversation_id: int | None
+    first_sequence: int  # the turn's messages have this sequence or later
+    channel: str | None
+
+
+def running_turn(project: Project | uuid.UUID) -> RunningTurn | None:
+    """The turn running on a project now, if any (synchronous: call it in a thread)."""
+    lock = lock_current(project)
+    return None if lock is None else _described(lock)
+
+
+async def start(
+    order: TurnOrder,
+    *,
+    client: LLMClient | None = None,
+    observer: Callable[[Event], None] | None = None,
+) -> LiveTurn | Busy:
+    """Start a turn unless one is running on the project; `observer` sees each event."""
+    layer = get_channel_layer()
+    control = await layer.new_channel() if layer is not None else None
+    lock = await threads.run(_acquire, order, control)
+    if isinstance(lock, Busy):
+        return lock
+    if isinstance(lock, LockHeld):
+        return Busy(busy_message())
+    turn = LiveTurn(order, lock, layer, control, client, observer)
+    turn.begin()
+    return turn
+
+
+async def stop(project_id: uuid.UUID) -> bool:
+    """Ask the project's running turn to stop, wherever it runs; False if none runs."""
+    turn = await threads.run(running_turn, project_id)
+    layer = get_channel_layer()
+    if turn is None or turn.channel is None or layer is None:
+        return False
+    await layer.send(turn.channel, {"type": _STOP})
+    return True
+
+
+async def ask_replay(turn: RunningTurn, reply_to: str) -> bool:
+    """Ask a running turn to send `reply_to` every event so far (as REPLAYED)."""
+    layer = get_channel_layer()
+    if turn.channel is None or layer is None:
+        return False
+    await layer.send(turn.channel, {"type": _REPLAY, "reply_to": reply_to})
+    return True
+
+
+async def wait_all() -> None:
+    """Wait for every turn this process runs (tests, and a clean shutdown)."""
+    while _LIVE:
+        await asyncio.wait([turn.task for turn in list(_LIVE) if turn.task is not None])
+
+
+def busy_message() -> str:
+    return (
+        "The assistant is already working on this project (perhaps from another tab). "
+        "Wait for it to finish, or press Stop."
+    )
+
+
+_LIVE: set[LiveTurn] = set()  # strong references: a task nobody holds may vanish
+
+
+@dataclass(eq=False)  # kept in a set, by identity
+class LiveTurn:
+    order: TurnOrder
+    lock: ProjectLock
+    layer: BaseChannelLayer | None
+    control: str | None
+    client: LLMClient | None
+    observer: Callable[[Event], None] | None
+    task: asyncio.Task[None] | None = None
+    done: Done | None = None
+    # Numbered events already sent to the group, for tabs that catch up.
+    history: list[dict[str, Any]] = field(default_factory=list)
+    _pending: list[Event] = field(default_factory=list)
+    _wake: asyncio.Event = field(default_factory=asyncio.Event)
+    _ended: bool = False
+    _drive: asyncio.Task[None] | None = None
+
+    @property
+    def key(self) -> str:
+        return self.lock.holder
+
+    @property
+    def group(self) -> str:
+        return group_name(self.order.project.pk)
+
+    def begin(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self._run(), name=f"turn {self.key}")
+        _LIVE.add(self)
+        self.task.add_done_callback(lambda _: _LIVE.discard(self))
+
+    def stop(self) -> None:
+        if self._drive is not None:
+            self._drive.cancel()
+
+    async def _run(self) -> None:
+        helpers = [asyncio.create_task(self._heartbeat())]
+        if self.control is not None:
+            helpers.append(asyncio.create_task(self._listen()))
+        publisher = asyncio.create_task(self._publish())
+        self._drive = asyncio.create_task(self._follow())
+        try:
+            await asyncio.wait({self._drive})
+        except asyncio.CancelledError:  # the server is shutting down: stop the turn too
+            self._drive.cancel()
+            await asyncio.wait({self._drive})
+        finally:
+            if self.done is None:  # stopped before the loop could record anything
+                self._emit(Done("stopped", "stopped", 0, None))
+            self._ended = True
+            self._wake.set()
+            await asyncio.wait({publisher}, timeout=5)
+            for helper in helpers:
+                helper.cancel()
+            await threads.run(lock_release, self.lock)
+
+    async def _follow(self) -> None:
+        order = self.order
+        request = TurnRequest(
+            order.project, order.conversation, order.text, order.model, order.user, order.api_key
+        )
+        try:
+            async for event in run_turn(request, client=self.client, on_stopped=self._emit):
+                self._emit(event)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the loop reports its own failures; this is a bug
+            logger.exception("Turn %s failed outside the loop", self.key)
+            self._emit(
+                ErrorEvent(
+                    "internal_error",
+                    "Something went wrong on the server while running this turn; it has been "
+                    "logged. Your files are as the last finished step left them. Try again.",
+                    retryable=True,
+                )
+            )
+            self._emit(Done("error", "failed", 0, None))
+
+    def _emit(self, event: Event) -> None:
+        if self.done is not None:
+            return
+        if isinstance(event, Done):
+            self.done = event
+        if self.observer is not None:
+            self.observer(event)
+        self._pending.append(event)
+        self._wake.set()
+
+    async def _publish(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            batch, self._pending = self._pending, []
+            if batch:
+                await self._send(merged(batch))
+            if self._ended and not self._pending:
+                return
+
+    async def _send(self, events: list[Event]) -> None:
+        numbered = []
+        for event in events:
+            numbered.append({"seq": len(self.history) + 1, "event": to_json(event)})
+            self.history.append(numbered[-1])
+        if self.layer is None:
+            return
+        try:
+            await self.layer.group_send(self.group, self._message(EVENTS, numbered))
+        except Exception:  # a full or unreachable layer must not end the turn
+            logger.exception("Could not send turn %s events to %s", self.key, self.group)
+
+    def _message(self, kind: str, events: list[dict[str, Any]]) -> dict[str, Any]:
+        return {
+            "type": kind,
+            "turn": self.key,
+            "conversation": self.order.conversation.pk,
+            "events": events,
+        }
+
+    async def _listen(self) -> None:
+        assert self.layer is not None
+        assert self.control is not None
+        while True:
+            message = await self.layer.receive(self.control)
+            if message.get("type") == _STOP:
+                self.stop()
+            elif message.get("type") == _REPLAY and isinstance(message.get("reply_to"), str):
+                replay = self._message(REPLAYED, compacted(self.history))
+                try:
+                    await self.layer.send(message["reply_to"], replay)
+                except Exception:
+                    logger.exception("Could not send turn %s replay", self.key)
+
+    async def _heartbeat(self) -> None:
+        ttl = settings.BUILTIT_TURN_LOCK_TTL
+        while True:
+            await asyncio.sleep(ttl / 3)
+            if not await threads.run(lock_refresh, self.lock, ttl=ttl):
+                logger.warning("Turn %s lost its project lock", self.key)
+
+
+def merged(events: list[Event]) -> list[Event]:
+    """Adjacent text pieces of one kind as one event; everything else as it was."""
+    return joined_text(events, (ContentText, ReasoningText))
+
+
+def compacted(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Numbered events with adjacent text pieces merged (each keeps the last number)."""
+    out: list[dict[str, Any]] = []
+    for item in history:
+        event, last = item["event"], out[-1]["event"] if out else None
+        if last is not None and event["type"] == last["type"] in {"content", "reasoning"}:
+            out[-1] = {"seq": item["seq"], "event": {**last, "text": last["text"] + event["text"]}}
+        else:
+            out.append(item)
+    return out
+
+
+@transaction.atomic
+def _acquire(order: TurnOrder, control: str | None) -> ProjectLock | LockHeld | Busy:
+    owner_id = order.project.owner_id
+    # One start at a time per person (the row lock on PostgreSQL; SQLite's
+    # IMMEDIATE transactions already run one at a time), so that two turns
+    # starting together cannot both pass the count of running ones.
+    User.objects.select_for_update().filter(pk=owner_id).first()
+    limit = running_turn_limit(user_id=owner_id)
+    if limit is not None:
+        running = (
+            ProjectLock.objects.filter(
+                project__owner_id=owner_id, purpose=LOCK_PURPOSE, expires_at__gt=timezone.now()
+            )
+            .exclude(project=order.project)
+            .count()
+        )
+        if running >= limit:
+            return Busy(too_many_turns_message(running))
+    details = {
+        "conversation": order.conversation.pk,
+        "first_sequence": services.next_sequence(order.conversation),
+        "channel": control,
+    }
+    ttl = settings.BUILTIT_TURN_LOCK_TTL
+    return lock_acquire(project=order.project, purpose=LOCK_PURPOSE, details=details, ttl=ttl)
+
+
+def _described(lock: ProjectLock) -> RunningTurn:
+    details = lock.details if isinstance(lock.details, dict) else {}
+    conversation = details.get("conversation")
+    first = details.get("first_sequence")
+    channel = details.get("channel")
+    return RunningTurn(
+        key=lock.holder,
+        conversation_id=conversation if isinstance(conversation, int) else None,
+        first_sequence=first if isinstance(first, int) else 0,
+        channel=channel if isinstance(channel, str) else None,
+    )

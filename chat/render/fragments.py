@@ -1,0 +1,244 @@
+"""Live turn events as HTML fragments for htmx's ws extension (DESIGN §7).
+
+Each fragment is an out-of-band swap aimed at a stable id: the turn's article
+is added to `#chat-log`, text is appended to its block as it streams, a tool
+card is replaced as it goes queued → running → done/failed, and the footer
+shows usage and the outcome. A `TurnDrawing` keeps the turn's shape (its
+blocks and cards), so every tab that saw the same events, live or replayed,
+has the same page.
+
+Streamed text is sent as escaped text; when a block of answer text is
+complete (the model moved on to tools, or the turn ended) it is replaced by
+its sanitised Markdown rendering.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.template.loader import render_to_string
+from django.utils.html import escape
+
+from chat.agent.events import (
+    AnnouncedCall,
+    ContentText,
+    Done,
+    ErrorEvent,
+    Event,
+    ReasoningText,
+    StreamReset,
+    ToolCallsAnnounced,
+    ToolExecuting,
+    ToolResultEvent,
+    TurnStarted,
+    UsageEvent,
+)
+from chat.render.transcript import (
+    SHOWN_TEXT_CHARS,
+    Block,
+    ErrorNote,
+    Footer,
+    ToolCard,
+    TurnView,
+    shown_result,
+    turn_dom_id,
+)
+
+# Streamed text goes out in pieces of at most this many characters, each its own
+# swap, so chat.live.framing can spread a big burst over several frames.
+_PIECE_CHARS = 8_000
+
+
+def oob(target: str, html: str, *, how: str = "beforeend") -> str:
+    """`html` put into `target` (`#id`) by htmx, `how` being a swap style.
+
+    "outerHTML" replaces the element with the same id as `html`'s own element,
+    so the attribute goes on that element (a wrapper would stay in the page).
+    """
+    if how == "outerHTML":
+        html = html.strip()
+        end = html.index(">") if html.startswith("<") else -1
+        if end < 0:
+            raise ValueError("an outerHTML swap needs an element")
+        tag_end = end - 1 if html[end - 1] == "/" else end
+        return f'{html[:tag_end]} hx-swap-oob="true"{html[tag_end:]}'
+    # Not stripped: a streamed piece's spaces are part of the text.
+    return f'<div hx-swap-oob="{how}:{target}">{html}</div>'
+
+
+def render(template: str, context: dict[str, object]) -> str:
+    return render_to_string(f"chat/partials/{template}", context)
+
+
+class TurnDrawing:
+    """One turn as one tab shows it, updated event by event."""
+
+    def __init__(self, started: TurnStarted) -> None:
+        dom_id = turn_dom_id(started.message_id)
+        self.view = TurnView(dom_id, started.text, Footer(f"{dom_id}-foot", model=started.model))
+        self.current: Block | None = None
+        self.finished = False
+
+    def start(self) -> str:
+        return oob("#chat-log", render("turn.html", {"turn": self.view}))
+
+    def show(self, event: Event) -> str:
+        handler = _HANDLERS.get(type(event))
+        return "" if handler is None else handler(self, event)
+
+    def _content(self, event: ContentText) -> str:
+        return self._text("answer", event.text)
+
+    def _reasoning(self, event: ReasoningText) -> str:
+        return self._text("reasoning", event.text)
+
+    def _announced(self, event: ToolCallsAnnounced) -> str:
+        return self._cards(event.calls)
+
+    def _executing(self, event: ToolExecuting) -> str:
+        card = self._card(event.id, {"queued"})
+        if card is None:
+            return ""
+        card.state = "running"
+        return self._card_html(card)
+
+    def _result(self, event: ToolResultEvent) -> str:
+        card = self._card(event.id, {"queued", "running"})
+        if card is None:
+            return ""
+        card.state = "done" if event.ok else "failed"
+        card.summary = event.summary
+        card.duration_ms = event.duration_ms
+        card.result = shown_result(event.result)
+        return self._card_html(card)
+
+    def _usage(self, event: UsageEvent) -> str:
+        footer = self.view.footer
+        footer.tokens = event.turn_tokens
+        footer.cost = event.turn_cost
+        footer.model = event.model or footer.model
+        return self._footer_html()
+
+    def _error(self, event: ErrorEvent) -> str:
+        html = self._close_text()
+        block = self.view.new_block("error")
+        block.error = ErrorNote(event.code, event.message, event.retryable)
+        if event.retryable:
+            self.view.retry_text = self.view.text
+        self.current = block
+        return html + self._append_block(block)
+
+    def _done(self, event: Done) -> str:
+        html = self._close_text()
+        footer = self.view.footer
+        footer.status = event.status
+        footer.finish_reason = event.finish_reason
+        footer.tokens = event.total_tokens or footer.tokens
+        footer.cost = event.cost if event.cost is not None else footer.cost
+        self.finished = True
+        return html + self._footer_html()
+
+    # --- text blocks -------------------------------------------------------------
+
+    def _text(self, kind: str, text: str) -> str:
+        block = self.current
+        if block is not None and block.kind == kind and block.streaming:
+            return self._stream(block, text)
+        html = self._close_text()
+        block = self.view.new_block("answer" if kind == "answer" else "reasoning")
+        block.text, block.streaming = text[:_PIECE_CHARS], True
+        self.current = block
+        html += self._append_block(block)
+        rest = text[_PIECE_CHARS:]
+        return html + (self._stream(block, rest) if rest else "")
+
+    def _stream(self, block: Block, text: str) -> str:
+        """More text for a streaming block, in pieces of a bounded size; past what
+        a page shows (SHOWN_TEXT_CHARS) only counted, so no frame grows with it."""
+        target = f"#{block.dom_id}-text" if block.kind == "reasoning" else f"#{block.dom_id}"
+        was_trimmed = block.trimmed
+        shown = text[: max(SHOWN_TEXT_CHARS - len(block.text), 0)]
+        block.full_chars = max(block.full_chars, len(block.text)) + len(text)
+        block.text += shown
+        pieces = [shown[i : i + _PIECE_CHARS] for i in range(0, len(shown), _PIECE_CHARS)]
+        if block.trimmed and not was_trimmed:
+            pieces.append("\n…")
+        return "".join(oob(target, escape(piece)) for piece in pieces)
+
+    def _reset(self) -> str:
+        """The answer being streamed is asked for again: its text and reasoning so
+        far go, as they are not stored either."""
+        html = []
+        blocks = self.view.blocks
+        # The text blocks since the last cards are the failed request's.
+        while blocks and blocks[-1].kind in {"answer", "reasoning"}:
+            gone = blocks.pop()
+            html.append(f'<div id="{gone.dom_id}" hx-swap-oob="delete"></div>')
+        self.current = blocks[-1] if blocks else None
+        return "".join(html)
+
+    def _close_text(self) -> str:
+        """The streaming block (if any) is complete: show it rendered."""
+        block = self.current
+        if block is None or not block.streaming:
+            return ""
+        block.streaming = False
+        if block.kind != "answer":
+            return ""  # reasoning stays plain text
+        return self._block_html(block, how="outerHTML")
+
+    def _cards(self, calls: tuple[AnnouncedCall, ...]) -> str:
+        """Queued cards: into the current list of cards, or a new one."""
+        html = self._close_text()
+        block = self.current
+        fresh = block is None or block.kind != "tools"
+        if fresh:
+            block = self.current = self.view.new_block("tools")
+        assert block is not None
+        cards = []
+        for call in calls:  # one at a time: a card's number counts those already placed
+            cards.append(self.view.new_card(call.id, call.name, call.path, call.arguments))
+            block.cards.append(cards[-1])
+        if fresh:
+            return html + self._append_block(block)
+        shown_cards = "".join(render("tool_card.html", {"card": card}) for card in cards)
+        return html + oob(f"#{block.dom_id}", shown_cards)
+
+    # --- pieces as html ----------------------------------------------------------
+
+    def _append_block(self, block: Block) -> str:
+        return oob(
+            f"#{self.view.dom_id}-steps", render("block.html", {"block": block, "turn": self.view})
+        )
+
+    def _block_html(self, block: Block, *, how: str) -> str:
+        html = render("block.html", {"block": block, "turn": self.view})
+        return oob(f"#{block.dom_id}", html, how=how)
+
+    def _card(self, call_id: str, states: set[str]) -> ToolCard | None:
+        for block in self.view.blocks:
+            for card in block.cards:
+                if card.call_id == call_id and card.state in states:
+                    return card
+        return None
+
+    def _card_html(self, card: ToolCard) -> str:
+        return oob(f"#{card.dom_id}", render("tool_card.html", {"card": card}), how="outerHTML")
+
+    def _footer_html(self) -> str:
+        html = render("turn_footer.html", {"turn": self.view})
+        return oob(f"#{self.view.footer.dom_id}", html, how="outerHTML")
+
+
+_HANDLERS: dict[type, Callable[[TurnDrawing, Any], str]] = {
+    ContentText: TurnDrawing._content,
+    ReasoningText: TurnDrawing._reasoning,
+    StreamReset: lambda turn, _event: turn._reset(),
+    ToolCallsAnnounced: TurnDrawing._announced,
+    ToolExecuting: TurnDrawing._executing,
+    ToolResultEvent: TurnDrawing._result,
+    UsageEvent: TurnDrawing._usage,
+    ErrorEvent: TurnDrawing._error,
+    Done: TurnDrawing._done,
+}

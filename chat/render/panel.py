@@ -1,0 +1,138 @@
+"""The chat panel drawn from what is stored (synchronous reads): the log's recent
+turns within one frame's budget, "Show earlier", the status, the usage and the
+conversation's name. What a connecting tab gets is put together from these in
+chat.live.snapshot."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+from chat import services
+from chat.agent.events import TurnStarted
+from chat.models import Conversation
+from chat.render.fragments import oob
+from chat.render.transcript import (
+    ConversationUsage,
+    TurnView,
+    conversation_usage,
+    turn_page,
+)
+from projects.models import Project
+
+# Room in a catch-up frame for what goes with the log (status, usage, signal).
+_FRAME_ROOM = 16 * 1024
+_COMPACT_TEXT_CHARS = 2_000
+
+
+def frame_budget() -> int:
+    """Bytes of turns one catch-up frame (or one page of earlier turns) may carry."""
+    return max(settings.BUILTIT_MAX_FRAME_BYTES - _FRAME_ROOM, _FRAME_ROOM)
+
+
+def log_html(conversation: Conversation | None, *, before: int | None = None) -> SafeString:
+    """The chat log: its empty-state line, then the latest turns begun before
+    `before` that fit one frame, preceded by "Show earlier" when there are more."""
+    empty = render_to_string("chat/partials/chat_log.html")
+    if conversation is None:
+        return mark_safe(empty)  # noqa: S308 (our own template)
+    return mark_safe(empty + page_html(conversation, before=before))  # noqa: S308
+
+
+def page_html(conversation: Conversation, *, before: int | None) -> str:
+    """The turns begun before `before` that fit the frame budget, newest kept,
+    after a "Show earlier" button when earlier turns exist."""
+    page = turn_page(conversation, before=before, limit=settings.BUILTIT_CHAT_PAGE_TURNS)
+    budget = frame_budget()
+    shown: list[str] = []
+    size = 0
+    earlier = page.earlier
+    for index in range(len(page.turns) - 1, -1, -1):
+        html = _turn_html(page.turns[index], budget)
+        if shown and size + len(html.encode()) > budget:
+            earlier = page.turns[index + 1].sequence  # the oldest turn kept
+            break
+        shown.append(html)
+        size += len(html.encode())
+    button = _earlier_html(conversation, earlier) if earlier is not None else ""
+    return button + "".join(reversed(shown))
+
+
+def _turn_html(turn: TurnView, budget: int) -> str:
+    html = render_to_string("chat/partials/turn.html", {"turn": turn})
+    if len(html.encode()) <= budget:
+        return html
+    _compact(turn)
+    html = render_to_string("chat/partials/turn.html", {"turn": turn})
+    if len(html.encode()) <= budget:
+        return html
+    return render_to_string("chat/partials/turn_too_big.html", {"turn": turn})
+
+
+def _compact(turn: TurnView) -> None:
+    """A turn too big for a frame: its steps without their details, its text cut."""
+    for block in turn.blocks:
+        if block.kind in {"answer", "reasoning"} and len(block.text) > _COMPACT_TEXT_CHARS:
+            full = max(block.full_chars, len(block.text))
+            block.text = block.text[:_COMPACT_TEXT_CHARS]
+            block.full_chars = full
+        for card in block.cards:
+            card.arguments = card.result = "(Too long to show with the rest of this turn.)"
+
+
+def _earlier_html(conversation: Conversation, before: int) -> str:
+    url = reverse(
+        "conversation_earlier",
+        kwargs={"project_id": conversation.project_id, "conversation_id": conversation.pk},
+    )
+    return render_to_string("chat/partials/earlier.html", {"url": f"{url}?before={before}"})
+
+
+def status_html(busy: bool, elsewhere: str = "") -> str:
+    html = render_to_string(
+        "chat/partials/chat_status.html", {"busy": busy, "elsewhere": elsewhere}
+    )
+    return oob("#chat-status", html, how="outerHTML")
+
+
+def usage_html(usage: ConversationUsage) -> str:
+    html = render_to_string("chat/partials/conversation_usage.html", {"usage": usage})
+    return oob("#conversation-usage", html, how="outerHTML")
+
+
+def title_of(started: TurnStarted) -> str:
+    """The name of the conversation a turn runs in, for tabs showing another one."""
+    return conversation_title(started.conversation_id)
+
+
+def conversation_title(conversation_id: int | None) -> str:
+    other = Conversation.objects.filter(pk=conversation_id or 0).first()
+    return str(other) if other is not None else "another conversation"
+
+
+def conversation_html(conversation: Conversation) -> str:
+    """After a turn: the conversation's totals, and its name in the picker."""
+    conversation.refresh_from_db(fields=["title"])
+    option = (
+        f'<option id="conversation-option-{conversation.pk}" value="{conversation.pk}" selected>'
+        f"{escape(conversation.title or 'New conversation')}</option>"
+    )
+    return usage_html(conversation_usage(conversation)) + oob("", option, how="outerHTML")
+
+
+def notice_html(message: str) -> str:
+    html = render_to_string("chat/partials/notice.html", {"message": message})
+    return oob("#chat-notice", html, how="outerHTML")
+
+
+def conversation_for(project: Project, raw: str | None) -> Conversation | None:
+    """The conversation a page or socket asked for (None if it is not one of the
+    project's), or the project's latest when none was asked for."""
+    if not raw:
+        return project.conversations.first()
+    if not raw.isdigit() or len(raw) > 18:
+        return None
+    return services.conversation_get(project=project, conversation_id=int(raw))

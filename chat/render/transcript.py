@@ -1,0 +1,371 @@
+"""A conversation as the chat panel shows it: turns made of blocks (reasoning,
+answer text, tool cards, errors) and a footer with the outcome and usage.
+
+The same shapes come from two places: stored messages (`stored_turns`, for a
+page load or a tab catching up) and live events (chat.render.fragments). Both render
+through the same templates, so a turn looks the same whichever way it arrived.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any, Literal
+
+from django.db.models import Sum
+from django.urls import reverse
+from django.utils.safestring import SafeString
+
+from chat.agent.records import dollars
+from chat.agent.runner import announced
+from chat.llm import ToolCall
+from chat.models import Conversation, Message
+from chat.render.markdown import render_markdown
+
+CardState = Literal["queued", "running", "done", "failed"]
+BlockKind = Literal["answer", "reasoning", "tools", "error"]
+
+# What a tool does, in the words a person reads on its card.
+TOOL_LABELS = {
+    "list_project_files": "List files",
+    "read_file": "Read",
+    "create_file": "Create",
+    "update_file": "Rewrite",
+    "edit_file": "Edit",
+    "rename_file": "Rename",
+    "delete_file": "Delete",
+    "search_files": "Search",
+}
+# Why a turn ended, when it is worth saying.
+FINISH_NOTES = {
+    "length": "The answer was cut off at the model's output limit.",
+    "max_iterations": "Stopped after the maximum number of tool rounds.",
+    "cost_limit": "Stopped at the spending limit.",
+    "failures": "Stopped after repeated failing tool calls.",
+    "stuck": "Stopped: the model kept repeating the same step.",
+    "empty": "The model gave no answer.",
+    "stopped": "Stopped.",
+}
+# Errors a person can fix in Settings.
+KEY_ERRORS = {"no_api_key", "bad_api_key", "no_credits"}
+_SHOWN_CHARS = 4_000  # of a tool's arguments or result on its card
+# Of one block of answer or reasoning text. With the card cut above, this keeps
+# every piece of a turn well under a websocket frame (chat.live.framing); the rest is
+# a link away (chat.views.workspace.message_text).
+SHOWN_TEXT_CHARS = 32_000
+
+
+@dataclass
+class ToolCard:
+    dom_id: str
+    call_id: str
+    name: str
+    path: str | None
+    arguments: str
+    state: CardState = "queued"
+    summary: str = ""
+    duration_ms: float | None = None
+    result: str = ""
+    # Where the whole text is, when the card shows only its beginning.
+    arguments_url: str = ""
+    result_url: str = ""
+
+    @property
+    def label(self) -> str:
+        return TOOL_LABELS.get(self.name, self.name)
+
+    @property
+    def finished(self) -> bool:
+        return self.state in {"done", "failed"}
+
+    @property
+    def duration_text(self) -> str:
+        if self.duration_ms is None or not self.finished:
+            return ""
+        if self.duration_ms < 1000:
+            return f"{self.duration_ms:.0f} ms"
+        return f"{self.duration_ms / 1000:.1f} s"
+
+
+@dataclass
+class ErrorNote:
+    code: str
+    message: str
+    retryable: bool
+
+    @property
+    def needs_key(self) -> bool:
+        return self.code in KEY_ERRORS
+
+
+@dataclass
+class Block:
+    dom_id: str
+    kind: BlockKind
+    text: str = ""
+    cards: list[ToolCard] = field(default_factory=list)
+    error: ErrorNote | None = None
+    streaming: bool = False
+    full_chars: int = 0  # of the whole text, when only its beginning is kept
+    full_url: str = ""
+
+    @property
+    def trimmed(self) -> bool:
+        return self.full_chars > len(self.text)
+
+    @property
+    def html(self) -> SafeString:
+        return render_markdown(self.text)
+
+    def keep(self, text: str, *, url: str = "") -> None:
+        """The block's text, cut to what a page shows."""
+        self.text = text[:SHOWN_TEXT_CHARS]
+        self.full_chars = len(text)
+        self.full_url = url if self.trimmed else ""
+
+
+@dataclass
+class Footer:
+    dom_id: str
+    status: str = "running"  # running, completed, failed, stopped
+    finish_reason: str = ""
+    tokens: int = 0
+    cost: str | None = None
+    model: str = ""
+
+    @property
+    def note(self) -> str:
+        return FINISH_NOTES.get(self.finish_reason, "")
+
+    @property
+    def cost_text(self) -> str:
+        return dollars_text(self.cost)
+
+
+@dataclass
+class TurnView:
+    dom_id: str
+    text: str
+    footer: Footer
+    blocks: list[Block] = field(default_factory=list)
+    retry_text: str | None = None  # the request again, when retrying makes sense
+    sequence: int = 0  # of the user message that began it
+
+    def new_block(self, kind: BlockKind) -> Block:
+        block = Block(f"{self.dom_id}-b{len(self.blocks) + 1}", kind)
+        self.blocks.append(block)
+        return block
+
+    def new_card(self, call_id: str, name: str, path: str | None, arguments: str) -> ToolCard:
+        count = sum(len(block.cards) for block in self.blocks)
+        card_id = f"{self.dom_id}-c{count + 1}"
+        return ToolCard(card_id, call_id, name, path, shown_arguments(arguments))
+
+
+def turn_dom_id(user_message_id: int) -> str:
+    return f"t{user_message_id}"
+
+
+def dollars_text(cost: str | None) -> str:
+    """A stored or sent cost (a decimal string) as records.dollars writes it."""
+    if cost is None:
+        return ""
+    try:
+        return dollars(Decimal(cost))
+    except InvalidOperation:
+        return ""
+
+
+def shown(text: str) -> str:
+    """A stored result as a card shows it: pretty JSON, cut when long."""
+    try:
+        return shown_result(json.loads(text))
+    except (ValueError, RecursionError):
+        return _cut(text)
+
+
+def shown_result(result: object) -> str:
+    """A result (as the loop gives it) as a card shows it: pretty JSON, cut when long."""
+    return _cut(json.dumps(result, indent=2, ensure_ascii=False))
+
+
+def shown_arguments(text: str) -> str:
+    """A call's arguments, one per line; file contents as they read, not as JSON strings."""
+    try:
+        arguments = json.loads(text)
+    except (ValueError, RecursionError):
+        return _cut(text)
+    if not isinstance(arguments, dict):
+        return shown(text)
+    lines = []
+    for key, value in arguments.items():
+        if isinstance(value, str) and "\n" in value:
+            lines.append(f"{key}:\n{value}")
+        else:
+            lines.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
+    return _cut("\n".join(lines))
+
+
+_MORE = " more characters)"
+
+
+def _cut(text: str) -> str:
+    if len(text) > _SHOWN_CHARS:
+        return text[:_SHOWN_CHARS] + f"\n… ({len(text) - _SHOWN_CHARS:,}{_MORE}"
+    return text
+
+
+def full_text_url(message_id: int, part: str) -> str:
+    return reverse("message_text", kwargs={"message_id": message_id, "part": part})
+
+
+@dataclass(frozen=True)
+class TurnPage:
+    turns: list[TurnView]
+    earlier: int | None  # turns exist before this sequence number
+
+
+def turn_page(conversation: Conversation, *, before: int | None, limit: int) -> TurnPage:
+    """The last `limit` turns that began before `before` (all, when None)."""
+    users = conversation.messages.filter(role=Message.Role.USER)
+    if before is not None:
+        users = users.filter(sequence__lt=before)
+    starts = list(users.order_by("-sequence").values_list("sequence", flat=True)[: limit + 1])
+    if not starts:
+        return TurnPage([], None)
+    first = starts[min(limit, len(starts)) - 1]
+    turns = stored_turns(conversation, start=first, before=before)
+    return TurnPage(turns, first if len(starts) > limit else None)
+
+
+def stored_turns(
+    conversation: Conversation, *, start: int | None = None, before: int | None = None
+) -> list[TurnView]:
+    """The conversation's turns, from its stored messages (those whose sequence
+    numbers lie in [start, before) when given)."""
+    messages = conversation.messages.exclude(role=Message.Role.SYSTEM)
+    if start is not None:
+        messages = messages.filter(sequence__gte=start)
+    if before is not None:
+        messages = messages.filter(sequence__lt=before)
+    turns: list[TurnView] = []
+    for message in messages.order_by("sequence"):
+        if message.role == Message.Role.USER:
+            turns.append(_user_turn(message))
+        elif turns:
+            _add_stored(turns[-1], message)
+    for turn in turns:
+        _unanswered_calls(turn)
+    return turns
+
+
+def _user_turn(message: Message) -> TurnView:
+    dom_id = turn_dom_id(message.pk)
+    model = message.metadata.get("model", "") if isinstance(message.metadata, dict) else ""
+    # A turn without its closing message was cut short (e.g. the server stopped).
+    footer = Footer(f"{dom_id}-foot", status="interrupted", model=str(model or ""))
+    return TurnView(dom_id, message.content, footer, sequence=message.sequence)
+
+
+def _add_stored(turn: TurnView, message: Message) -> None:
+    metadata: dict[str, Any] = message.metadata if isinstance(message.metadata, dict) else {}
+    if message.role == Message.Role.TOOL:
+        _stored_result(turn, message, metadata)
+        return
+    if message.reasoning.strip():
+        url = full_text_url(message.pk, "reasoning")
+        turn.new_block("reasoning").keep(message.reasoning, url=url)
+    if message.content.strip():
+        turn.new_block("answer").keep(message.content, url=full_text_url(message.pk, "content"))
+    calls = message.tool_calls if isinstance(message.tool_calls, list) else []
+    if calls:
+        block = turn.new_block("tools")
+        for call in calls:
+            card = _stored_card(turn, call)
+            if card.arguments.endswith(_MORE):
+                card.arguments_url = full_text_url(message.pk, f"call-{card.call_id}")
+            block.cards.append(card)
+    answered_by = metadata.get("model")
+    if isinstance(answered_by, str) and answered_by:
+        turn.footer.model = answered_by  # the model that answered, as shown live
+    outcome = metadata.get("turn")
+    if isinstance(outcome, dict):
+        _stored_outcome(turn, outcome)
+
+
+def _stored_card(turn: TurnView, call: Any) -> ToolCard:
+    """A stored call's card, queued until its result message is found."""
+    function = call.get("function", {}) if isinstance(call, dict) else {}
+    shown_call = announced(
+        ToolCall(
+            str(call.get("id", "")) if isinstance(call, dict) else "",
+            str(function.get("name", "")),
+            str(function.get("arguments", "") or ""),
+        )
+    )
+    return turn.new_card(shown_call.id, shown_call.name, shown_call.path, shown_call.arguments)
+
+
+def _stored_result(turn: TurnView, message: Message, metadata: dict[str, Any]) -> None:
+    for block in reversed(turn.blocks):
+        for card in block.cards:
+            if card.call_id == message.tool_call_id and card.state == "queued":
+                card.state = "done" if metadata.get("ok") else "failed"
+                card.summary = str(metadata.get("summary", ""))
+                duration = metadata.get("duration_ms")
+                card.duration_ms = float(duration) if isinstance(duration, int | float) else None
+                card.result = shown(message.content)
+                if card.result.endswith(_MORE):
+                    card.result_url = full_text_url(message.pk, "content")
+                return
+
+
+def _unanswered_calls(turn: TurnView) -> None:
+    """A stored call without a result never ran: its turn was cut short."""
+    for block in turn.blocks:
+        for card in block.cards:
+            if card.state == "queued":
+                card.state = "failed"
+                card.summary = "Not run: the turn ended before this step."
+
+
+def _stored_outcome(turn: TurnView, outcome: dict[str, Any]) -> None:
+    footer = turn.footer
+    footer.status = str(outcome.get("status", "completed"))
+    footer.finish_reason = str(outcome.get("finish_reason", ""))
+    usage = outcome.get("usage")
+    footer.tokens = int(usage.get("total_tokens", 0) or 0) if isinstance(usage, dict) else 0
+    cost = outcome.get("cost")
+    footer.cost = cost if isinstance(cost, str) else None
+    error = outcome.get("error")
+    if isinstance(error, dict):
+        note = ErrorNote(
+            str(error.get("code", "")), str(error.get("message", "")), bool(error.get("retryable"))
+        )
+        turn.new_block("error").error = note
+        if note.retryable:
+            turn.retry_text = turn.text
+
+
+@dataclass(frozen=True)
+class ConversationUsage:
+    turns: int
+    tokens: int
+    cost: str | None
+
+    @property
+    def cost_text(self) -> str:
+        return dollars_text(self.cost)
+
+
+def conversation_usage(conversation: Conversation) -> ConversationUsage:
+    turns = tokens = 0
+    # Tokens from each turn's totals; cost from every request's own column.
+    closing = conversation.messages.filter(role=Message.Role.ASSISTANT, metadata__has_key="turn")
+    for metadata in closing.values_list("metadata", flat=True):
+        turns += 1
+        usage = metadata.get("turn", {}).get("usage") or {}
+        tokens += int(usage.get("total_tokens", 0) or 0)
+    total = conversation.messages.aggregate(total=Sum("cost"))["total"]
+    return ConversationUsage(turns, tokens, None if total is None else str(total))

@@ -1,0 +1,1 @@
+"""The chat app's pages: the workspace with its chat panel, and Settings."""

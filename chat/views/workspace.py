@@ -1,0 +1,90 @@
+"""The workspace page with its chat panel, and starting a new conversation.
+
+The page is the projects app's workspace (files, editor, preview) plus the
+chat panel; it lives here because chat depends on projects, never the reverse.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from chat import services
+from chat.live import snapshot
+from chat.live.consumers import CLOSE_REASONS
+from chat.models import Message
+from chat.render import panel
+from projects.views import owned_project
+from projects.workspace import workspace_context
+
+
+@require_GET
+def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    project = owned_project(request, project_id)
+    raw = request.GET.get("conversation", "")
+    conversation = panel.conversation_for(project, raw)
+    if raw and conversation is None:
+        return redirect("workspace", project_id=project.pk)
+    if conversation is None:
+        conversation = services.conversation_start(project=project)
+    context = {
+        **workspace_context(project),
+        **snapshot.panel_context(project, conversation),
+        # The websocket routes are Channels', outside Django's URLconf (builtit.routing).
+        "chat_socket_url": f"/ws/projects/{project.pk}/chat/?conversation={conversation.pk}",
+        "chat_close_reasons": {str(code): text for code, text in CLOSE_REASONS.items()},
+    }
+    return render(request, "projects/workspace.html", context)
+
+
+@require_POST
+def conversation_new(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    project = owned_project(request, project_id)
+    conversation = services.conversation_start(project=project)
+    url = reverse("workspace", kwargs={"project_id": project.pk})
+    return redirect(f"{url}?conversation={conversation.pk}")
+
+
+@require_GET
+def conversation_earlier(
+    request: HttpRequest, project_id: uuid.UUID, conversation_id: int
+) -> HttpResponse:
+    """The turns before `?before=` (a sequence number), for "Show earlier"."""
+    project = owned_project(request, project_id)
+    conversation = services.conversation_get(project=project, conversation_id=conversation_id)
+    before = request.GET.get("before", "")
+    if conversation is None or not before.isdigit() or len(before) > 18:
+        raise Http404("No such conversation.")
+    return HttpResponse(panel.page_html(conversation, before=int(before)))
+
+
+@require_GET
+def message_text(request: HttpRequest, message_id: int, part: str) -> HttpResponse:
+    """The whole text of a message the chat panel shows cut: its answer (or a
+    tool's result), its reasoning, or one call's arguments (`call-<id>`)."""
+    message = services.message_get_for(user_id=request.user.pk or 0, message_id=message_id)
+    text = None if message is None else _part(message, part)
+    if text is None:
+        raise Http404("No such text.")
+    response = HttpResponse(text, content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = "inline"
+    return response
+
+
+def _part(message: Message, part: str) -> str | None:
+    if part == "content":
+        return message.content
+    if part == "reasoning":
+        return message.reasoning
+    call_id = part.removeprefix("call-")
+    calls = message.tool_calls if isinstance(message.tool_calls, list) else []
+    for call in calls:
+        if isinstance(call, dict) and call.get("id") == call_id and call_id != part:
+            function = call.get("function")
+            arguments = function.get("arguments") if isinstance(function, dict) else None
+            return arguments if isinstance(arguments, str) else None
+    return None

@@ -1,0 +1,182 @@
+"""The channel layer used without REDIS_URL (builtit.channel_layer), and how a
+chat socket's messages reach its handlers (chat.live.dispatching)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+import pytest
+from channels.exceptions import StopConsumer
+
+from builtit.channel_layer import LocalChannelLayer
+from chat.live.dispatching import dispatch_all
+
+
+async def _members(layer: LocalChannelLayer, count: int, group: str = "project.a") -> list[str]:
+    names = [await layer.new_channel() for _ in range(count)]
+    for name in names:
+        await layer.group_add(group, name)
+    return names
+
+
+async def test_a_group_message_reaches_every_member_and_no_one_else() -> None:
+    layer = LocalChannelLayer()
+    members = await _members(layer, 3)
+    outsider = await layer.new_channel()
+    await layer.group_add("project.b", outsider)
+
+    await layer.group_send("project.a", {"type": "turn.events", "events": [1]})
+
+    for name in members:
+        assert await layer.receive(name) == {"type": "turn.events", "events": [1]}
+    assert outsider not in layer.channels  # nothing waits for it
+
+
+async def test_the_sender_changing_a_message_afterwards_changes_nothing_received() -> None:
+    layer = LocalChannelLayer()
+    [member] = await _members(layer, 1)
+    message: dict[str, Any] = {"type": "turn.events", "events": [{"seq": 1}]}
+
+    await layer.group_send("project.a", message)
+    message["events"][0]["seq"] = 99
+    message["events"].append({"seq": 2})
+
+    assert await layer.receive(member) == {"type": "turn.events", "events": [{"seq": 1}]}
+
+
+async def test_a_full_channel_loses_the_message_with_a_warning_and_others_still_get_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    layer = LocalChannelLayer(capacity=2)
+    slow, quick = await _members(layer, 2)
+    for number in range(2):
+        await layer.send(slow, {"type": "turn.events", "n": number})
+
+    with caplog.at_level(logging.WARNING, logger="builtit.channel_layer"):
+        await layer.group_send("project.a", {"type": "turn.events", "n": 2})
+
+    assert await layer.receive(quick) == {"type": "turn.events", "n": 2}
+    assert [(await layer.receive(slow))["n"] for _ in range(2)] == [0, 1]
+    assert f"Channel {slow} is full" in caplog.text
+
+
+async def test_expired_messages_and_memberships_are_swept() -> None:
+    layer = LocalChannelLayer(expiry=60)
+    gone, kept = await _members(layer, 2)
+    await layer.send(gone, {"type": "turn.events"})
+    expired = layer.channels[gone]._queue[0]
+    layer.channels[gone]._queue[0] = (time.time() - 1, expired[1])  # sent over a minute ago
+
+    await layer.group_send("project.a", {"type": "turn.events", "fresh": True})
+
+    # The stale message went, and with it the tab's membership (as in Channels).
+    assert gone not in layer.groups["project.a"]
+    assert gone not in layer.channels
+    assert await layer.receive(kept) == {"type": "turn.events", "fresh": True}
+
+
+async def test_the_sweep_runs_at_most_once_a_second(monkeypatch: pytest.MonkeyPatch) -> None:
+    layer = LocalChannelLayer()
+    await _members(layer, 1)
+    sweeps: list[int] = []
+    monkeypatch.setattr(layer, "_clean_expired", lambda: sweeps.append(1))
+
+    for _ in range(50):
+        await layer.group_send("project.a", {"type": "turn.events"})
+
+    assert len(sweeps) == 1
+
+
+# --- chat.live.dispatching ----------------------------------------------------------------
+
+
+class _Source:
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+    async def receive(self) -> dict[str, Any]:
+        return await self.queue.get()
+
+
+async def test_a_message_reaches_its_handler_one_loop_iteration_after_it_is_put() -> None:
+    socket, layer = _Source(), _Source()
+    handled: list[str] = []
+
+    async def dispatch(message: dict[str, Any]) -> None:
+        handled.append(message["type"])
+
+    running = asyncio.ensure_future(dispatch_all([socket.receive, layer.receive], dispatch))
+    for _ in range(3):
+        await asyncio.sleep(0)  # the pumps are waiting
+    layer.queue.put_nowait({"type": "turn.events"})
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+
+    # channels.utils.await_many_dispatch needs three more iterations.
+    assert handled == ["turn.events"]
+    running.cancel()
+    await asyncio.gather(running, return_exceptions=True)
+
+
+async def test_handlers_run_one_at_a_time_in_the_order_messages_arrive() -> None:
+    socket, layer = _Source(), _Source()
+    log: list[str] = []
+    release = asyncio.Event()
+
+    async def dispatch(message: dict[str, Any]) -> None:
+        log.append(f"start {message['type']}")
+        if message["type"] == "websocket.receive":
+            await release.wait()
+        log.append(f"end {message['type']}")
+
+    running = asyncio.ensure_future(dispatch_all([socket.receive, layer.receive], dispatch))
+    socket.queue.put_nowait({"type": "websocket.receive"})
+    await asyncio.sleep(0.01)
+    layer.queue.put_nowait({"type": "turn.events"})
+    await asyncio.sleep(0.01)
+    assert log == ["start websocket.receive"]  # the layer's message waits its turn
+
+    release.set()
+    await asyncio.sleep(0.01)
+
+    assert log == [
+        "start websocket.receive",
+        "end websocket.receive",
+        "start turn.events",
+        "end turn.events",
+    ]
+    running.cancel()
+    await asyncio.gather(running, return_exceptions=True)
+
+
+async def test_stop_consumer_ends_the_loop_and_stops_every_source() -> None:
+    socket, layer = _Source(), _Source()
+
+    async def dispatch(message: dict[str, Any]) -> None:
+        if message["type"] == "websocket.disconnect":
+            raise StopConsumer
+
+    running = asyncio.ensure_future(dispatch_all([socket.receive, layer.receive], dispatch))
+    socket.queue.put_nowait({"type": "websocket.disconnect"})
+
+    with pytest.raises(StopConsumer):
+        await asyncio.wait_for(running, 2)
+    layer.queue.put_nowait({"type": "turn.events"})
+    await asyncio.sleep(0.01)
+    assert layer.queue.qsize() == 1  # nobody reads it any more
+
+
+async def test_a_failing_handler_fails_the_consumer() -> None:
+    socket = _Source()
+
+    async def dispatch(message: dict[str, Any]) -> None:
+        raise ValueError("No handler for message type nonsense")
+
+    running = asyncio.ensure_future(dispatch_all([socket.receive], dispatch))
+    socket.queue.put_nowait({"type": "nonsense"})
+
+    with pytest.raises(ValueError, match="nonsense"):
+        await asyncio.wait_for(running, 2)
