@@ -10,7 +10,6 @@ Nothing outside this package builds a request body or reads an SSE line.
 """
 
 from chat.llm.assembler import MessageAssembler
-from chat.llm.catalog import ModelInfo
 from chat.llm.client import ChatStream, LLMClient, get_client
 from chat.llm.config import ClientConfig
 from chat.llm.deltas import (
@@ -65,7 +64,6 @@ __all__ = [
     "LLMError",
     "LimitError",
     "MessageAssembler",
-    "ModelInfo",
     "ModelNotFoundError",
     "ModelParameters",
     "ModerationError",

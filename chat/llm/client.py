@@ -2,11 +2,11 @@
 
 One `httpx.AsyncClient` per event loop (`get_client()`; daphne runs one loop,
 so one per process), with explicit timeouts and the attribution headers.
-`stream()` hands on typed pieces as they arrive; `complete()` is the
-non-streaming call. Failures are typed (errors.py) and the retryable ones are
-retried with backoff and jitter, honouring Retry-After, but only while nothing
-of that request has been handed on: once a person may have seen part of an
-answer, the caller decides.
+`stream()` hands on typed pieces as they arrive (a server that ignores
+`stream: true` and answers in one piece is read the same way). Failures are
+typed (errors.py) and the retryable ones are retried with backoff and jitter,
+honouring Retry-After, but only while nothing of that request has been handed
+on: once a person may have seen part of an answer, the caller decides.
 """
 
 from __future__ import annotations
@@ -28,8 +28,6 @@ from django.dispatch import receiver
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 from tenacity.wait import wait_exponential_jitter
 
-from chat.llm.assembler import MessageAssembler
-from chat.llm.catalog import ModelInfo, models_from_wire
 from chat.llm.chunks import ChunkParser, parse_json_chunk
 from chat.llm.config import ClientConfig
 from chat.llm.deltas import (
@@ -54,7 +52,6 @@ from chat.llm.errors import (
     error_from_web_page,
 )
 from chat.llm.jsontypes import JSONObject
-from chat.llm.messages import AssistantMessage
 from chat.llm.request import ChatRequest, build_body
 from chat.llm.sse import SSEDecoder
 from chat.llm.unicode import well_formed
@@ -133,17 +130,6 @@ class LLMClient:
         body = _encode(build_body(request, stream=True))
         return ChatStream(self._stream_events(body, self._auth(api_key)))
 
-    async def complete(
-        self, request: ChatRequest, *, api_key: str | None = None
-    ) -> AssistantMessage:
-        body = _encode(build_body(request, stream=False))
-        return await self._with_retries(partial(self._complete_once, body, self._auth(api_key)))
-
-    async def list_models(self, *, api_key: str | None = None) -> list[ModelInfo]:
-        headers = self._auth(api_key)
-        response = await self._with_retries(partial(self._request, "GET", "models", headers))
-        return models_from_wire(parse_json_chunk(response.content) or {})
-
     async def _stream_events(
         self, body: bytes, headers: dict[str, str]
     ) -> AsyncGenerator[StreamEvent, None]:
@@ -191,24 +177,6 @@ class LLMClient:
         except BaseException:
             await stack.aclose()
             raise
-
-    async def _complete_once(self, body: bytes, headers: dict[str, str]) -> AssistantMessage:
-        response = await self._request("POST", "chat/completions", headers, body)
-        assembler = MessageAssembler()
-        for piece in _message_pieces(response.content):
-            assembler.add(piece)
-        return assembler.message()
-
-    async def _request(
-        self, method: str, url: str, headers: dict[str, str], body: bytes | None = None
-    ) -> httpx.Response:
-        try:
-            response = await self._http.request(method, url, content=body, headers=headers)
-        except httpx.RequestError as error:
-            raise error_from_transport(error, mid_stream=False) from error
-        if not response.is_success:
-            raise error_from_response(response, response.content[:_MAX_ERROR_BODY])
-        return response
 
     async def _with_retries(self, attempt: Callable[[], Awaitable[T]]) -> T:
         retrying = AsyncRetrying(

@@ -162,5 +162,12 @@ class HttpError:
 
 @dataclass(frozen=True)
 class Json:
-    body: Mapping[str, Any]
+    """A whole answer as application/json: an object, or raw text sent verbatim
+    (a hostile server's malformed JSON)."""
+
+    body: Mapping[str, Any] | str
     status: int = 200
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    def encode(self) -> bytes:
+        return self.body.encode() if isinstance(self.body, str) else _json_bytes(self.body)

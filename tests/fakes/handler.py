@@ -86,7 +86,7 @@ class Handler(BaseHTTPRequestHandler):
             case HttpError():
                 self._send_error(scripted)
             case Json():
-                self._send_json(scripted.status, scripted.body)
+                self._send(scripted.status, scripted.encode(), "application/json", scripted.headers)
             case Reply() if _wants_stream(request):
                 self._stream(scripted.to_stream())
             case Reply():

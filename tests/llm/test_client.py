@@ -729,48 +729,14 @@ async def test_guardrails_adjust_what_xai_receives(harness: Harness) -> None:
 # --- Non-streaming and the model list ------------------------------------------------------
 
 
-async def test_complete_returns_the_whole_message(harness: Harness) -> None:
-    harness.fake.script(
-        HttpError(503),
-        Reply(
-            content="Here you go",
-            reasoning="Short plan",
-            tool_calls=[
-                ToolCallScript("create_file", {"path": "a.html"}),
-                ToolCallScript("create_file", {"path": "b.html"}),
-            ],
-        ),
-    )
-
-    message = await harness.client.complete(REQUEST)
-
-    assert harness.bodies()[1].get("stream") is None
-    assert message.content == "Here you go"
-    assert message.reasoning == "Short plan"
-    assert [json.loads(call.arguments)["path"] for call in message.tool_calls] == [
-        "a.html",
-        "b.html",
-    ]
-    assert message.usage is not None
-    assert message.usage.cost == Decimal("0.00042")
-
-
-async def test_complete_with_an_error_object_in_a_200_answer(harness: Harness) -> None:
+async def test_an_error_object_in_a_one_piece_200_answer(harness: Harness) -> None:
     harness.fake.script(Json({"error": {"code": 400, "message": "Tool schema rejected"}}))
 
     with pytest.raises(InStreamError) as caught:
-        await harness.client.complete(REQUEST)
+        await harness.run()
 
     assert caught.value.upstream_message == "Tool schema rejected"
     assert len(harness.fake.requests) == 1
-
-
-async def test_the_model_list(harness: Harness) -> None:
-    models = await harness.client.list_models()
-
-    assert [model.id for model in models] == [entry["id"] for entry in harness.fake.models]
-    assert all(model.context_length for model in models)
-    assert harness.fake.requests[0].path == "/api/v1/models"
 
 
 async def test_a_server_that_ignores_stream_true_still_gives_the_answer(harness: Harness) -> None:

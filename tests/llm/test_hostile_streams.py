@@ -255,11 +255,13 @@ async def test_a_deeply_nested_error_body_is_still_a_typed_error(harness: Harnes
         await harness.run()
 
 
-async def test_complete_with_a_deeply_nested_body_is_a_typed_error(harness: Harness) -> None:
-    harness.fake.script(*[HttpError(200, body="[" * 100_000)] * 3)
+async def test_a_deeply_nested_one_piece_answer_is_a_typed_error(
+    harness: Harness,
+) -> None:
+    harness.fake.script(*[Json("[" * 100_000)] * 3)
 
     with pytest.raises(UnavailableError):
-        await asyncio.wait_for(harness.client.complete(REQUEST), HANG)
+        await asyncio.wait_for(harness.run(), HANG)
 
 
 async def test_a_stream_with_a_corrupt_content_encoding_is_a_typed_error(
@@ -272,14 +274,14 @@ async def test_a_stream_with_a_corrupt_content_encoding_is_a_typed_error(
         await harness.run()
 
 
-async def test_complete_with_a_corrupt_content_encoding_is_a_typed_error(
+async def test_a_one_piece_answer_with_a_corrupt_content_encoding_is_a_typed_error(
     harness: Harness,
 ) -> None:
-    corrupt = HttpError(200, body="not gzip at all", headers={"Content-Encoding": "gzip"})
+    corrupt = Json("not gzip at all", headers={"Content-Encoding": "gzip"})
     harness.fake.script(corrupt, corrupt, corrupt)
 
     with pytest.raises(UnavailableError):
-        await asyncio.wait_for(harness.client.complete(REQUEST), HANG)
+        await asyncio.wait_for(harness.run(), HANG)
 
 
 async def test_an_error_page_with_a_corrupt_content_encoding_is_still_the_error(
@@ -434,23 +436,20 @@ async def test_an_empty_200_stream_is_a_cut_stream(harness: Harness) -> None:
     assert len(harness.fake.requests) == 3
 
 
-@pytest.mark.parametrize("streaming", [True, False], ids=["stream", "complete"])
-async def test_204_no_content_is_a_typed_error(harness: Harness, streaming: bool) -> None:
+async def test_204_no_content_is_a_typed_error(harness: Harness) -> None:
     harness.fake.script(*[HttpError(204, body="")] * 3)
 
-    attempt = harness.run() if streaming else harness.client.complete(REQUEST)
-
     with pytest.raises(LLMError):
-        await asyncio.wait_for(attempt, HANG)
+        await asyncio.wait_for(harness.run(), HANG)
 
 
-async def test_complete_with_json_that_is_not_an_object_is_a_typed_error(
+async def test_a_one_piece_answer_that_is_not_an_object_is_a_typed_error(
     harness: Harness,
 ) -> None:
-    harness.fake.script(*[Json([1, 2, 3])] * 3)  # type: ignore[arg-type]
+    harness.fake.script(*[Json("[1, 2, 3]")] * 3)
 
     with pytest.raises(UnavailableError):
-        await asyncio.wait_for(harness.client.complete(REQUEST), HANG)
+        await asyncio.wait_for(harness.run(), HANG)
 
 
 async def test_headers_then_silence_is_a_stall(fake_openrouter: FakeOpenRouter) -> None:
@@ -769,30 +768,6 @@ async def test_an_error_chunk_right_after_an_unfinished_call_reports_output_star
     assert caught.value.retryable
     assert "Upstream went away" in str(caught.value)
     assert harness.fake.pending == 1
-
-
-async def test_hostile_model_list_entries_are_dropped_or_tamed(harness: Harness) -> None:
-    harness.fake.models = [
-        "not an object",  # type: ignore[list-item]
-        {"id": 5},
-        {"name": "no id"},
-        {
-            "id": "odd/model",
-            "name": 7,
-            "context_length": "huge",
-            "pricing": {"prompt": "abc", "completion": "-1"},
-        },
-        {"id": "fine/model", "context_length": 8192.0, "pricing": {"prompt": "0.000001"}},
-    ]
-
-    models = await asyncio.wait_for(harness.client.list_models(), HANG)
-
-    assert [(m.id, m.name, m.context_length) for m in models] == [
-        ("odd/model", "odd/model", None),
-        ("fine/model", "fine/model", 8192),
-    ]
-    assert (models[0].prompt_price, models[0].completion_price) == (None, None)
-    assert models[1].prompt_price == Decimal("0.000001")
 
 
 async def test_every_failure_here_is_an_llm_error_or_a_result(harness: Harness) -> None:
