@@ -168,17 +168,17 @@ class _Turn:
         self.limits = limits
         self.model = choose_model(request.model, request.project)
         self.queue: asyncio.Queue[_Piece | Event | RoundDone | _End] = asyncio.Queue()
+        self.recorder = TurnRecorder(request.conversation, self.model)
         self.runner = ToolRunner(
             registry=tools,
             project=request.project,
-            conversation=request.conversation,
+            recorder=self.recorder,
             known_versions={},
             emit=self.queue.put_nowait,
-            default_timeout=limits.tool_timeout,
+            timeout=limits.tool_timeout,
             max_calls=limits.max_tool_calls,
         )
         self.messages: list[ChatMessage] = []
-        self.recorder = TurnRecorder(request.conversation, self.model)
         self.iterations = 0
         self.usage = Usage()
         self.unstored_cost = Decimal(0)  # of replies kept on no message (empty ones)
@@ -223,7 +223,7 @@ class _Turn:
             )
         if outcome.error is not None:
             yield outcome.error
-        closing = await threads.run(self._store_closing, outcome)
+        closing = await threads.run(self._store_closing, outcome, await self._settle_current())
         yield self._done(outcome, closing)
 
     def _done(self, outcome: _Outcome, closing: Message) -> Done:
@@ -448,18 +448,17 @@ class _Turn:
             # Stored before the first call runs, so its file changes can point to it.
             asked.row = await (asked.row_task or self._draft_row(asked, assembler))
             self.runner.begin_round(
-                author=Author.assistant(self.request.user, message_id=asked.row.pk),
-                first_sequence=asked.row.sequence + 1,
+                author=Author.assistant(self.request.user, message_id=asked.row.pk)
             )
         asked.started += fresh
-        self.recorder.sequence = asked.row.sequence + 1 + len(asked.started)
         for call in fresh:
-            self.runner.submit(call)
+            self.runner.submit(call, sequence=self.recorder.reserve())
         return ToolCallsAnnounced(tuple(announced(call) for call in fresh))
 
     def _draft_row(self, asked: _Request, assembler: MessageAssembler) -> asyncio.Task[Message]:
         draft = AssistantMessage(content=assembler.content)
-        asked.row_task = asyncio.create_task(threads.run(self._store_reply, draft, None, None))
+        at = self.recorder.reserve()
+        asked.row_task = asyncio.create_task(threads.run(self._store_reply, draft, at, None))
         return asked.row_task
 
     async def _finish(self, asked: _Request) -> AsyncGenerator[Event, None]:
@@ -482,6 +481,7 @@ class _Turn:
         while not isinstance(item := await self.queue.get(), RoundDone):
             if not isinstance(item, _Piece | _End):
                 yield item
+        assert asked.row is not None  # stored before its first call started
         await threads.run(self._store_reply, reply, asked.row, asked.seconds)
         asked.stored = True
         self.partial = ""
@@ -505,18 +505,30 @@ class _Turn:
 
     async def _stop(self) -> Done:
         await self.runner.abandon()
+        stopped = _Outcome("stopped", "stopped")
+        closing = await threads.run(self._store_closing, stopped, await self._settle_current())
+        return self._done(stopped, closing)
+
+    async def _settle_current(self) -> Message | int:
+        """Where the closing message goes. A reply whose storing began (its
+        first call fragment arrived) is completed with the calls it started,
+        or, if it started none, becomes the closing message itself; otherwise
+        the closing message takes the next number."""
         asked = self.current
         if asked is not None and asked.row_task is not None and asked.row is None:
             await asyncio.wait({asked.row_task})
             if not asked.row_task.cancelled() and asked.row_task.exception() is None:
                 asked.row = asked.row_task.result()
-        if asked is not None and asked.row is not None and not asked.stored:
-            self._record(self.runner.results())
-            reply = asked.reply or asked.as_shown(self.partial)
-            await threads.run(self._store_reply, reply, asked.row, None)
-            self.partial = ""
-        closing = await threads.run(self._store_closing, _Outcome("stopped", "stopped"))
-        return self._done(_Outcome("stopped", "stopped"), closing)
+        if asked is None or asked.row is None or asked.stored:
+            return self.recorder.reserve()
+        if not asked.started:
+            return asked.row
+        self._record(self.runner.results())
+        reply = asked.reply or asked.as_shown(self.partial)
+        await threads.run(self._store_reply, reply, asked.row, None)
+        asked.stored = True
+        self.partial = ""
+        return self.recorder.reserve()
 
     def _describe(self, error: LLMError) -> ErrorEvent:
         config = self.client.config
@@ -541,9 +553,9 @@ class _Turn:
     # --- storage (these run in a pool thread) ------------------------------------------
 
     def _store_reply(
-        self, reply: AssistantMessage, row: Message | None, seconds: float | None
+        self, reply: AssistantMessage, at: Message | int, seconds: float | None
     ) -> Message:
-        return self.recorder.store_reply(reply, row, iteration=self.iterations, seconds=seconds)
+        return self.recorder.store_reply(reply, at, iteration=self.iterations, seconds=seconds)
 
     def _begin(self) -> Message:
         project = self.request.project
@@ -566,9 +578,10 @@ class _Turn:
         ]
         return self.recorder.begin(self.request.text)
 
-    def _store_closing(self, outcome: _Outcome) -> Message:
+    def _store_closing(self, outcome: _Outcome, at: Message | int) -> Message:
         final = outcome.final
         return self.recorder.store_closing(
+            at,
             final=final.reply if final else None,
             final_seconds=final.seconds if final else None,
             text=self.partial,

@@ -1,8 +1,8 @@
 """Storing one turn's messages in order, as the loop goes (DESIGN §2, §6 step 8).
 
-Runs in a pool thread. Sequence numbers are handed out here; the tool runner
-stores each tool result at the number reserved for it, right after the
-assistant message that asked for it.
+Writes run in a pool thread; sequence numbers are reserved on the event loop.
+Each tool result is stored at the number reserved when its call started,
+after the assistant message that asked for it.
 """
 
 from __future__ import annotations
@@ -12,59 +12,80 @@ from typing import Any
 
 from chat import services
 from chat.agent import records
-from chat.llm import AssistantMessage
+from chat.llm import AssistantMessage, ToolCall
+from chat.llm.jsontypes import JSONObject
 from chat.models import Conversation, Message
+from chat.tools import ToolOutcome
 
 
 class TurnRecorder:
+    """The one owner of a turn's sequence numbers and the one writer of its messages.
+
+    Numbers are reserved on the event loop (`reserve`), before the row is written
+    in a pool thread: rows written at once (a draft reply, tool results, the
+    closing message after an error) can never be given the same number.
+    """
+
     def __init__(self, conversation: Conversation, model: str) -> None:
         self.conversation = conversation
         self.model = model
-        self.sequence = 0  # the next free sequence number
+        self._next = 0
 
     def begin(self, text: str) -> Message:
-        self.sequence = services.next_sequence(self.conversation)
-        message = services.message_user_create(
-            conversation=self.conversation, sequence=self.sequence, text=text, model=self.model
+        """The person's message; runs before anything else of the turn."""
+        self._next = services.next_sequence(self.conversation)
+        return services.message_user_create(
+            conversation=self.conversation, sequence=self.reserve(), text=text, model=self.model
         )
-        self.sequence += 1
-        return message
+
+    def reserve(self) -> int:
+        number = self._next
+        self._next += 1
+        return number
 
     def store_reply(
         self,
         reply: AssistantMessage,
-        row: Message | None,
+        at: Message | int,
         *,
         iteration: int,
         seconds: float | None,
     ) -> Message:
-        """An assistant message with tool calls: created when its first call
-        starts (so file changes can point to it), completed when it ends."""
+        """An assistant message with tool calls: created at a reserved number when
+        its first call starts (so file changes can point to it), completed in its
+        row when it ends."""
         metadata = records.reply_metadata(
             reply, model=self.model, iteration=iteration, seconds=seconds
         )
-        calls = [call.to_wire() for call in reply.tool_calls]
-        cost = reply.usage.cost if reply.usage else None
-        if row is not None:
-            services.message_update(
-                message_id=row.pk,
-                content=reply.content,
-                reasoning=reply.reasoning,
-                tool_calls=calls,
-                metadata=metadata,
-                cost=cost,
-            )
-            return row
-        return self._add(
+        return self._write(
+            at,
             content=reply.content,
             reasoning=reply.reasoning,
-            tool_calls=calls,
+            tool_calls=[call.to_wire() for call in reply.tool_calls],
             metadata=metadata,
-            cost=cost,
+            cost=reply.usage.cost if reply.usage else None,
+        )
+
+    def store_tool_result(
+        self, sequence: int, *, call: ToolCall, outcome: ToolOutcome, content: str, ms: float
+    ) -> Message:
+        return services.message_create(
+            conversation=self.conversation,
+            sequence=sequence,
+            role=Message.Role.TOOL,
+            content=content,
+            tool_call_id=call.id,
+            metadata={
+                "name": call.name,
+                "ok": outcome.ok,
+                "summary": outcome.summary,
+                "duration_ms": round(ms, 2),
+            },
         )
 
     def store_closing(
         self,
+        at: Message | int,
         *,
         final: AssistantMessage | None,
         final_seconds: float | None,
@@ -75,7 +96,8 @@ class TurnRecorder:
     ) -> Message:
         """The message that ends every turn: the answer (or what was shown of
         one), with the turn's outcome in `metadata["turn"]`. `extra_cost` is
-        what replies stored nowhere else cost (empty ones)."""
+        what replies stored nowhere else cost (empty ones). `at` is a reserved
+        number, or the row of a reply that began storing but started no call."""
         metadata: dict[str, Any] = {}
         cost = extra_cost or None
         if final is not None:
@@ -85,19 +107,44 @@ class TurnRecorder:
             if final.usage and final.usage.cost is not None:
                 cost = (cost or Decimal(0)) + final.usage.cost
         metadata["turn"] = turn
-        return self._add(
+        return self._write(
+            at,
             content=final.content if final is not None else text,
             reasoning=final.reasoning if final is not None else "",
+            tool_calls=[],
             metadata=metadata,
             cost=cost,
         )
 
-    def _add(self, **fields: Any) -> Message:
-        message = services.message_create(
-            conversation=self.conversation,
-            sequence=self.sequence,
-            role=Message.Role.ASSISTANT,
-            **fields,
+    def _write(
+        self,
+        at: Message | int,
+        *,
+        content: str,
+        reasoning: str,
+        tool_calls: list[JSONObject],
+        metadata: JSONObject,
+        cost: Decimal | None,
+    ) -> Message:
+        if isinstance(at, int):
+            return services.message_create(
+                conversation=self.conversation,
+                sequence=at,
+                role=Message.Role.ASSISTANT,
+                content=content,
+                reasoning=reasoning,
+                tool_calls=tool_calls,
+                metadata=metadata,
+                cost=cost,
+            )
+        services.message_update(
+            message_id=at.pk,
+            content=content,
+            reasoning=reasoning,
+            tool_calls=tool_calls,
+            metadata=metadata,
+            cost=cost,
         )
-        self.sequence += 1
-        return message
+        at.content, at.reasoning, at.tool_calls = content, reasoning, tool_calls
+        at.metadata, at.cost = metadata, cost
+        return at

@@ -20,11 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from chat import services
 from chat.agent import threads
 from chat.agent.events import AnnouncedCall, Event, FilesChanged, ToolExecuting, ToolResultEvent
+from chat.agent.recorder import TurnRecorder
 from chat.llm import ToolCall
-from chat.models import Conversation, Message
 from chat.tools import Tool, ToolContext, ToolOutcome, ToolRegistry
 from projects.models import Project
 from projects.services import Author
@@ -64,41 +63,40 @@ class ToolRunner:
         *,
         registry: ToolRegistry,
         project: Project,
-        conversation: Conversation,
+        recorder: TurnRecorder,
         known_versions: dict[str, int],
         emit: Callable[[Event | RoundDone], None],
-        default_timeout: float,
+        timeout: float,
         max_calls: int = 30,
     ) -> None:
         self._registry = registry
         self._project = project
-        self._conversation = conversation
+        self._recorder = recorder
         self.known_versions = known_versions
         self._emit = emit
-        self._default_timeout = default_timeout
+        self._timeout = timeout
         self._max_calls = max_calls
         self._repeats = RepeatCounter()
         self._author = Author.assistant()
-        self._first_sequence = 0
         self._tasks: list[asyncio.Task[Executed]] = []
         self._last_write: asyncio.Task[Executed] | None = None
         self._since_write: list[asyncio.Task[Executed]] = []
         self._closed = False
         self.stuck = False
 
-    def begin_round(self, *, author: Author, first_sequence: int) -> None:
-        """A new assistant message: its calls are stored from `first_sequence` on."""
+    def begin_round(self, *, author: Author) -> None:
+        """A new assistant message, whose calls `author` makes."""
         self._author = author
-        self._first_sequence = first_sequence
         self._tasks = []
         self._last_write = None
         self._since_write = []
         self._closed = False
 
-    def submit(self, call: ToolCall) -> None:
+    def submit(self, call: ToolCall, *, sequence: int) -> None:
+        """Run `call`; its result is stored at `sequence` (reserved by the recorder)."""
         if len(self._tasks) >= self._max_calls:
             # Past the bound on one answer: answered, not run, so the model learns.
-            task = asyncio.create_task(self._refuse(len(self._tasks), call))
+            task = asyncio.create_task(self._refuse(len(self._tasks), sequence, call))
             task.add_done_callback(self._maybe_done)
             self._tasks.append(task)
             return
@@ -107,7 +105,7 @@ class ToolRunner:
         waits_for = [self._last_write] if self._last_write else []
         if writes:
             waits_for += self._since_write
-        task = asyncio.create_task(self._run(len(self._tasks), call, tool, waits_for))
+        task = asyncio.create_task(self._run(len(self._tasks), sequence, call, tool, waits_for))
         task.add_done_callback(self._maybe_done)
         self._tasks.append(task)
         if writes:
@@ -138,6 +136,7 @@ class ToolRunner:
     async def _run(
         self,
         index: int,
+        sequence: int,
         call: ToolCall,
         tool: Tool[Any] | None,
         waits_for: list[asyncio.Task[Executed]],
@@ -155,7 +154,7 @@ class ToolRunner:
             else:
                 self.known_versions[path] = version
         content = json.dumps(outcome.result, ensure_ascii=False)
-        await self._store_safely(index, call, outcome, content, duration_ms)
+        await self._store_safely(sequence, call, outcome, content, duration_ms)
         self._emit(
             ToolResultEvent(
                 call.id,
@@ -171,7 +170,7 @@ class ToolRunner:
             self._emit(FilesChanged(outcome.changed))
         return Executed(index, call, outcome, duration_ms, content)
 
-    async def _refuse(self, index: int, call: ToolCall) -> Executed:
+    async def _refuse(self, index: int, sequence: int, call: ToolCall) -> Executed:
         outcome = ToolOutcome.failure(
             f"Not run: one answer may make at most {self._max_calls} tool calls. "
             "Make the remaining changes in your next answer, a few calls at a time.",
@@ -179,7 +178,7 @@ class ToolRunner:
             context={"code": "too_many_calls", "limit": self._max_calls},
         )
         content = json.dumps(outcome.result, ensure_ascii=False)
-        await self._store_safely(index, call, outcome, content, 0.0)
+        await self._store_safely(sequence, call, outcome, content, 0.0)
         self._emit(ToolResultEvent(call.id, call.name, False, outcome.summary, outcome.result, 0.0))
         return Executed(index, call, outcome, 0.0, content)
 
@@ -191,7 +190,7 @@ class ToolRunner:
             return arguments
         context = ToolContext(self._project, self._author, dict(self.known_versions))
         work = threads.start(_guarded_handler, tool, arguments, context)
-        timeout = tool.timeout or self._default_timeout
+        timeout = self._timeout
         try:
             done, _ = await asyncio.wait({work}, timeout=timeout)
         except asyncio.CancelledError:
@@ -236,37 +235,27 @@ class ToolRunner:
         )
 
     async def _store_safely(
-        self, index: int, call: ToolCall, outcome: ToolOutcome, content: str, duration_ms: float
+        self, sequence: int, call: ToolCall, outcome: ToolOutcome, content: str, duration_ms: float
     ) -> None:
         """The result goes to the model and the person even if storing it fails
         (a locked or lost database): a call without an answer would make the
         provider refuse the next request."""
         for attempt in (1, 2):
             try:
-                await threads.run(self._store, index, call, outcome, content, duration_ms)
+                await threads.run(
+                    self._recorder.store_tool_result,
+                    sequence,
+                    call=call,
+                    outcome=outcome,
+                    content=content,
+                    ms=duration_ms,
+                )
             except Exception:
                 logger.exception("Could not store the result of %s (attempt %d)", call.id, attempt)
                 if attempt == 1:
                     await asyncio.sleep(0.05)
             else:
                 return
-
-    def _store(
-        self, index: int, call: ToolCall, outcome: ToolOutcome, content: str, duration_ms: float
-    ) -> None:
-        services.message_create(
-            conversation=self._conversation,
-            sequence=self._first_sequence + index,
-            role=Message.Role.TOOL,
-            content=content,
-            tool_call_id=call.id,
-            metadata={
-                "name": call.name,
-                "ok": outcome.ok,
-                "summary": outcome.summary,
-                "duration_ms": round(duration_ms, 2),
-            },
-        )
 
     def _maybe_done(self, _task: object = None) -> None:
         if self._closed and all(task.done() for task in self._tasks):

@@ -30,7 +30,6 @@ class ConsoleRenderer:
         self.color = color
         self.mid_line = False
         self.thinking = False
-        self.requests = 0
 
     def show(self, event: Event) -> None:
         match event:
@@ -47,7 +46,6 @@ class ConsoleRenderer:
             case ToolResultEvent():
                 self._tool(event)
             case UsageEvent():
-                self.requests += 1
                 self.thinking = False
             case ErrorEvent(message=message):
                 self._end_text()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -22,7 +22,6 @@ from chat.llm.jsontypes import JSONObject, JSONValue
 from projects.models import Project
 from projects.services import Author
 
-Category = Literal["files", "other"]
 A = TypeVar("A", bound=BaseModel)
 
 # Enough of a bad argument to recognise it, not enough to echo a whole file back.
@@ -79,10 +78,6 @@ class Tool(Generic[A]):
     arguments: type[A]
     handler: Callable[[A, ToolContext], ToolOutcome]
     writes: bool
-    category: Category = "files"
-    # Hidden tools run when called but are not offered to the model.
-    visible: bool = True
-    timeout: float | None = None  # seconds; None uses BUILTIT_TOOL_TIMEOUT
 
     def spec(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, tool_schema(self.arguments))
@@ -129,14 +124,11 @@ class ToolRegistry:
     def specs(self) -> list[ToolSpec]:
         # Built once: generating the schemas costs milliseconds, on every request.
         if self._specs is None:
-            self._specs = [tool.spec() for tool in self._tools.values() if tool.visible]
+            self._specs = [tool.spec() for tool in self._tools.values()]
         return self._specs
 
     def names(self) -> list[str]:
-        return [tool.name for tool in self._tools.values() if tool.visible]
-
-    def with_tools(self, *tools: Tool[Any]) -> ToolRegistry:
-        return ToolRegistry([*self._tools.values(), *tools])
+        return list(self._tools)
 
     def unknown(self, name: str) -> ToolOutcome:
         return ToolOutcome.failure(

@@ -79,6 +79,15 @@ async def test_tool_arguments_that_never_end_stop_at_the_bound(
     assert "what was done until then is kept" in error.message
     assert the_end(events).status == "failed"
     assert len(fake_openrouter.requests) == 1, "a bound is not retried"
+    # The reply began storing at the call's first fragment, while the closing
+    # message was being written: one row ends the turn, none is left half-made.
+    rows = await sync_to_async(list)(
+        Message.objects.filter(conversation__project=project)
+        .order_by("sequence")
+        .values_list("role", "tool_calls")
+    )
+    assert rows == [("user", []), ("assistant", [])]
+    assert (await closing_text(the_end(events))) == ""
 
 
 async def test_one_event_of_endless_data_lines_stops_at_the_bound(

@@ -14,7 +14,7 @@ import asyncio
 import json
 import threading
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -38,6 +38,7 @@ from chat.llm import LLMClient
 from chat.models import Conversation, Message
 from chat.services import project_spent
 from chat.tools import Arguments, Tool, ToolContext, ToolOutcome, ToolRegistry, file_tools
+from chat.tools.definitions import FILE_TOOLS
 from chat.tools.files import WriteArgs, create_file
 from projects.models import FileRevision, Project, ProjectFile
 from projects.results import FileWrite
@@ -231,7 +232,7 @@ def hanging_tool(release: threading.Event) -> Tool[NoArgs]:
         release.wait(2)
         return ToolOutcome(True, {"success": True}, "Finished, too late")
 
-    return Tool("hang", "Takes too long.", NoArgs, hang, writes=False, timeout=0.2)
+    return Tool("hang", "Takes too long.", NoArgs, hang, writes=False)
 
 
 def slow_writer(started: threading.Event, release: threading.Event) -> Tool[WriteArgs]:
@@ -327,7 +328,7 @@ async def test_tool_that_raises_is_an_error_result_without_its_traceback(
     fake_openrouter: FakeOpenRouter, starter_project: Project, caplog: pytest.LogCaptureFixture
 ) -> None:
     fake_openrouter.script(call("explode", {}), text("That tool is broken; nothing changed."))
-    tools = file_tools().with_tools(exploding_tool())
+    tools = ToolRegistry([*FILE_TOOLS, exploding_tool()])
 
     async with fake_client(fake_openrouter) as client:
         events = await turn_events(client, starter_project, "Try the tool", tools=tools)
@@ -356,12 +357,18 @@ async def test_tool_that_outlives_its_timeout_is_an_error_result(
     fake_openrouter: FakeOpenRouter, starter_project: Project
 ) -> None:
     release = threading.Event()
-    tools = file_tools().with_tools(hanging_tool(release))
+    tools = ToolRegistry([*FILE_TOOLS, hanging_tool(release)])
     fake_openrouter.script(call("hang", {}), text("The tool took too long."))
 
     try:
         async with fake_client(fake_openrouter) as client:
-            events = await turn_events(client, starter_project, "Try the slow tool", tools=tools)
+            events = await turn_events(
+                client,
+                starter_project,
+                "Try the slow tool",
+                tools=tools,
+                turn_limits=replace(LIMITS, tool_timeout=0.2),
+            )
     finally:
         release.set()
 
@@ -874,7 +881,7 @@ async def stop_during_write(
 ) -> None:
     """Stop the turn while a slow write runs; the stop waits for the write to end."""
     started, release = threading.Event(), threading.Event()
-    tools = file_tools().with_tools(slow_writer(started, release))
+    tools = ToolRegistry([*FILE_TOOLS, slow_writer(started, release)])
     fake.script(call("slow_create", {"path": "/index.html", "content": page}), text("never"))
     async with fake_client(fake) as client:
         task, queue = start_turn(client, project, conversation, "Make a page", tools=tools)

@@ -19,7 +19,6 @@ from chat.tools import (
     FILE_TOOLS,
     PATH_RULES,
     Arguments,
-    Tool,
     ToolContext,
     ToolOutcome,
     ToolRegistry,
@@ -159,7 +158,6 @@ def test_file_tools_offers_the_eight_tools_in_order():
 def test_only_the_changing_tools_are_marked_as_writes():
     writers = {tool.name for tool in FILE_TOOLS if tool.writes}
     assert writers == {"create_file", "update_file", "edit_file", "rename_file", "delete_file"}
-    assert all(tool.category == "files" and tool.visible for tool in FILE_TOOLS)
 
 
 def test_every_spec_has_a_description_and_an_object_schema():
@@ -200,35 +198,10 @@ def test_unknown_tool_cuts_an_absurdly_long_name():
 def test_registry_refuses_two_tools_with_one_name():
     with pytest.raises(ValueError, match="read_file"):
         ToolRegistry([*FILE_TOOLS, FILE_TOOLS[1]])
-    with pytest.raises(ValueError, match="read_file"):
-        file_tools().with_tools(FILE_TOOLS[1])
 
 
 def test_registry_get_returns_none_for_an_unknown_name():
     assert file_tools().get("format_disk") is None
-
-
-def _secret_handler(args: Arguments, context: ToolContext) -> ToolOutcome:
-    return ToolOutcome(True, {"success": True}, "Did the secret thing")
-
-
-SECRET = Tool("secret", "A tool the model is not told about.", Arguments, _secret_handler, False)
-
-
-def test_hidden_tool_runs_but_is_not_offered_to_the_model():
-    hidden = Tool("secret", "Not offered.", Arguments, _secret_handler, False, visible=False)
-    registry = file_tools().with_tools(hidden)
-    assert registry.get("secret") is hidden
-    assert "secret" not in registry.names()
-    assert "secret" not in [spec.name for spec in registry.specs()]
-    assert "secret" not in failed(registry.unknown("nope"))
-
-
-def test_with_tools_adds_to_a_new_registry_and_leaves_the_old_one_alone():
-    registry = file_tools()
-    bigger = registry.with_tools(SECRET)
-    assert bigger.names() == [*TOOL_NAMES, "secret"]
-    assert registry.get("secret") is None
 
 
 # --- parsing arguments -------------------------------------------------------
