@@ -21,12 +21,13 @@ from chat.models import (
     PersonLimits,
     ProjectSpending,
 )
+from chat.money import dollars
 
 _PREVIEW = 160
 
 
 def _cost(value: Decimal | None) -> str:
-    return "—" if value is None else f"${value.normalize():f}"
+    return dollars(value) or "—"
 
 
 class MessageInline(admin.TabularInline[Message, Conversation]):

@@ -24,6 +24,14 @@ NO_KEY = (
     "or add your own key in Settings."
 )
 
+# A bug of ours, not the provider's: what the person is told (the details are logged).
+INTERNAL_ERROR = ErrorEvent(
+    "internal_error",
+    "Something went wrong on the server while running this turn; it has been "
+    "logged. Your files are as the last finished step left them. Try again.",
+    retryable=True,
+)
+
 
 def error_event(error: LLMError, *, model: str, has_key: bool, attempts: int) -> ErrorEvent:
     code, message = _describe(error, model=model, has_key=has_key, attempts=attempts)

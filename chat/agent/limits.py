@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from django.conf import settings
 
-from chat.agent.records import dollars
+from chat.money import dollars
 from projects.models import Project
 
 

@@ -40,7 +40,7 @@ from chat.agent.events import (
     TurnStatus,
     UsageEvent,
 )
-from chat.agent.failures import error_event
+from chat.agent.failures import INTERNAL_ERROR, error_event
 from chat.agent.limits import TurnLimits, cap_reached
 from chat.agent.model_choice import choose_model
 from chat.agent.person_limits import PersonBudget, person_budget
@@ -67,6 +67,7 @@ from chat.llm import (
     get_client,
 )
 from chat.models import Conversation, Message
+from chat.money import money
 from chat.tools import ToolRegistry, file_tools
 from projects import selectors
 from projects.limits import current_limits
@@ -212,15 +213,7 @@ class _Turn:
             outcome.fail("error", self._describe(error))
         except Exception:
             logger.exception("Turn failed in conversation %s", self.request.conversation.pk)
-            outcome.fail(
-                "error",
-                ErrorEvent(
-                    "internal_error",
-                    "Something went wrong on the server while running this turn; it has been "
-                    "logged. Your files are as the last finished step left them. Try again.",
-                    retryable=True,
-                ),
-            )
+            outcome.fail("error", INTERNAL_ERROR)
         if outcome.error is not None:
             yield outcome.error
         closing = await threads.run(self._store_closing, outcome, await self._settle_current())
@@ -234,7 +227,7 @@ class _Turn:
             closing.pk,
             tuple(self.files_changed),
             self.usage.total_tokens,
-            records.money(self.usage.cost),
+            money(self.usage.cost),
         )
 
     # --- the turn --------------------------------------------------------------
@@ -471,9 +464,9 @@ class _Turn:
             usage.prompt_tokens,
             usage.completion_tokens,
             usage.total_tokens,
-            records.money(usage.cost),
+            money(usage.cost),
             self.usage.total_tokens,
-            records.money(self.usage.cost),
+            money(self.usage.cost),
         )
         if not asked.started:
             return  # an answer: the closing message stores it

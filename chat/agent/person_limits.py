@@ -20,8 +20,8 @@ from django.conf import settings
 from django.db.models import Sum
 from django.utils import timezone
 
-from chat.agent.records import dollars
 from chat.models import Message, PersonLimits
+from chat.money import dollars
 
 
 @dataclass(frozen=True)

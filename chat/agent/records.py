@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 from chat.agent.events import ErrorEvent, FinishReason, TurnStatus
 from chat.llm import AssistantMessage, Usage
+from chat.money import money
 
 
 def reply_metadata(
@@ -48,11 +48,3 @@ def turn_metadata(
         if error is None
         else {"code": error.code, "message": error.message, "retryable": error.retryable},
     }
-
-
-def money(cost: Decimal | None) -> str | None:
-    return None if cost is None else str(cost)
-
-
-def dollars(amount: Decimal) -> str:
-    return f"${amount:.2f}" if amount >= 1 else f"${amount:.4f}"

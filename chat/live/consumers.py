@@ -29,13 +29,13 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.utils.html import escape
 
 from chat import services
 from chat.agent import threads
 from chat.agent.events import Done, Event, FilesChanged, TurnStarted, from_json
+from chat.agent.loop import TurnRequest
 from chat.agent.model_choice import ModelError, clean_model_id
-from chat.live import snapshot, turns
+from chat.live import messages, snapshot, turns
 from chat.live.dispatching import dispatch_all
 from chat.live.frames import Frame, FrameError, parse_frame
 from chat.live.framing import html_frames, json_frames
@@ -84,7 +84,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         self.last_seq = 0
         self.drawing: TurnDrawing | None = None
         self.catching_up: str | None = None  # a turn whose replay is awaited
-        self.held: list[dict[str, Any]] = []  # its live messages meanwhile
+        self.held: list[messages.TurnEvents] = []  # its live messages meanwhile
         self.signals = 0
         self.own = False  # whether the followed turn is in this tab's conversation
         await self.channel_layer.group_add(self.group, self.channel_name)
@@ -138,7 +138,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self._session_ended()
             return
         if not await threads.run(_still_there, self.project):
-            await self.project_gone({})
+            await self.project_gone({"type": "project.gone"})
             return
         text = services.clean_user_message(frame.message)
         if isinstance(text, services.MessageError):
@@ -150,7 +150,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             return
         conversation, api_key = await threads.run(self._prepare, text, model)
         started = await turns.start(
-            turns.TurnOrder(self.project, conversation, text, model, self.user, api_key)
+            TurnRequest(self.project, conversation, text, model, self.user, api_key)
         )
         if isinstance(started, turns.Busy):
             await self._notice(started.message, code="busy")
@@ -169,7 +169,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
 
     # --- the person's session ------------------------------------------------------
 
-    async def session_check(self, message: dict[str, Any]) -> None:
+    async def session_check(self, message: messages.SessionCheck) -> None:
         """Signed out somewhere, a password changed, a token revoked: still valid?"""
         session = self.scope.get("session")
         ended = message.get("ended")
@@ -178,7 +178,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         ):
             await self._session_ended()
 
-    async def project_gone(self, message: dict[str, Any]) -> None:
+    async def project_gone(self, message: messages.ProjectGone) -> None:
         await self._notice(PROJECT_GONE, code="project_gone")
         await self.close(code=PROJECT_GONE_CODE, reason=PROJECT_GONE)
 
@@ -188,30 +188,30 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
 
     # --- what the project's turns send ---------------------------------------------
 
-    async def turn_events(self, message: dict[str, Any]) -> None:
+    async def turn_events(self, message: messages.TurnEvents) -> None:
         if message["turn"] == self.catching_up:
             self.held.append(message)
             return
         await self._follow(message)
 
-    async def turn_replayed(self, message: dict[str, Any]) -> None:
+    async def turn_replayed(self, message: messages.TurnEvents) -> None:
         if message["turn"] != self.catching_up:
             return
         await self._caught_up(message)
 
-    async def replay_overdue(self, message: dict[str, Any]) -> None:
+    async def replay_overdue(self, message: messages.ReplayOverdue) -> None:
         if self.catching_up is not None and message["turn"] == self.catching_up:
             # The turn did not answer (it ended, or its server is gone): show what is stored.
             await self._caught_up(None)
             await self._catch_up()
 
-    async def _caught_up(self, replay: dict[str, Any] | None) -> None:
+    async def _caught_up(self, replay: messages.TurnEvents | None) -> None:
         self.catching_up = None
         held, self.held = self.held, []
         for message in ([replay] if replay else []) + held:
             await self._follow(message)
 
-    async def _follow(self, message: dict[str, Any]) -> None:
+    async def _follow(self, message: messages.TurnEvents) -> None:
         key, items = message["turn"], message["events"]
         if key != self.turn_key:
             if not items or items[0]["seq"] != 1:
@@ -272,7 +272,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self._caught_up(None)
 
     def _overdue(self, key: str) -> None:
-        message = {"type": "replay.overdue", "turn": key}
+        message = messages.ReplayOverdue(type="replay.overdue", turn=key)
         self.overdue = asyncio.ensure_future(self.channel_layer.send(self.channel_name, message))
 
     # --- frames ---------------------------------------------------------------------
@@ -301,11 +301,8 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self.send(text_data=panel.notice_html(message))
 
     def _signal(self, *, sent: bool = False, files: list[str] | None = None) -> str:
-        """A hidden element the page's script reads after each frame (chat.js)."""
         self.signals += 1
-        data = {"n": self.signals, "sent": sent, "files": files or []}
-        payload = escape(json.dumps(data))
-        return f'<div id="chat-signal" hx-swap-oob="true" hidden data-signal="{payload}"></div>'
+        return panel.signal_html(self.signals, sent=sent, files=files or [])
 
 
 def _still_there(project: Project) -> bool:

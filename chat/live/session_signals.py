@@ -16,6 +16,7 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 from django.http import HttpRequest
 
+from chat.live.messages import ProjectGone
 from chat.live.socket_auth import sessions_changed
 from chat.live.turns import group_name
 from chat.models import AccessToken
@@ -50,4 +51,5 @@ def _token_revoked(sender: object, instance: AccessToken, **_: Any) -> None:
 def _trashed(sender: object, project: Project, **_: Any) -> None:
     layer = get_channel_layer()
     if layer is not None:
-        async_to_sync(layer.group_send)(group_name(project.pk), {"type": "project.gone"})
+        gone = ProjectGone(type="project.gone")
+        async_to_sync(layer.group_send)(group_name(project.pk), gone)

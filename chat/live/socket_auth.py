@@ -32,6 +32,7 @@ from django.http.request import split_domain_port, validate_host
 from django.utils.crypto import constant_time_compare
 
 from chat.access_tokens import token_authenticate, token_exists
+from chat.live.messages import SessionCheck
 
 SESSION_ENDED = 4401
 SESSION_ENDED_REASON = (
@@ -148,7 +149,7 @@ def sessions_changed(user_id: int, *, ended_session: str | None = None) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    message: dict[str, Any] = {"type": "session.check"}
+    message = SessionCheck(type="session.check")
     if ended_session:
         message["ended"] = ended_session
     async_to_sync(layer.group_send)(user_group(user_id), message)

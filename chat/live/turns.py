@@ -1,6 +1,6 @@
 """Turns that belong to a project, not to a socket (DESIGN §7).
 
-    started = await turns.start(TurnOrder(project, conversation, "Add a contact page", user=u))
+    started = await turns.start(TurnRequest(project, conversation, "Add a contact page", user=u))
     if isinstance(started, turns.Busy): ...   # another turn is running on this project
 
 `start` takes the project's lock (a database row, so it holds across server
@@ -24,7 +24,7 @@ import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Literal
 
 from channels.layers import BaseChannelLayer, get_channel_layer
 from django.conf import settings
@@ -34,12 +34,13 @@ from django.utils import timezone
 
 from chat import services
 from chat.agent import threads
-from chat.agent.events import ContentText, Done, ErrorEvent, Event, ReasoningText, to_json
+from chat.agent.events import ContentText, Done, Event, ReasoningText, to_json
+from chat.agent.failures import INTERNAL_ERROR
 from chat.agent.loop import TurnRequest, run_turn
 from chat.agent.person_limits import running_turn_limit, too_many_turns_message
+from chat.live import messages
 from chat.llm import LLMClient
-from chat.llm.deltas import joined_text
-from chat.models import Conversation
+from chat.llm.deltas import joined_runs, joined_text
 from projects.locks import LockHeld, lock_acquire, lock_current, lock_refresh, lock_release
 from projects.models import Project, ProjectLock
 
@@ -47,25 +48,9 @@ logger = logging.getLogger(__name__)
 
 LOCK_PURPOSE = "assistant"
 
-# Group message types (Channels maps "turn.events" to a consumer's turn_events).
-EVENTS = "turn.events"
-REPLAYED = "turn.replayed"
-_STOP = "turn.stop"
-_REPLAY = "turn.replay"
-
 
 def group_name(project_id: uuid.UUID) -> str:
     return f"project.{project_id.hex}"
-
-
-@dataclass(frozen=True)
-class TurnOrder:
-    project: Project
-    conversation: Conversation
-    text: str
-    model: str | None = None
-    user: User | None = None
-    api_key: str | None = None
 
 
 @dataclass(frozen=True)
@@ -90,7 +75,7 @@ def running_turn(project: Project | uuid.UUID) -> RunningTurn | None:
 
 
 async def start(
-    order: TurnOrder,
+    order: TurnRequest,
     *,
     client: LLMClient | None = None,
     observer: Callable[[Event], None] | None = None,
@@ -114,7 +99,7 @@ async def stop(project_id: uuid.UUID) -> bool:
     layer = get_channel_layer()
     if turn is None or turn.channel is None or layer is None:
         return False
-    await layer.send(turn.channel, {"type": _STOP})
+    await layer.send(turn.channel, messages.TurnStop(type="turn.stop"))
     return True
 
 
@@ -123,7 +108,7 @@ async def ask_replay(turn: RunningTurn, reply_to: str) -> bool:
     layer = get_channel_layer()
     if turn.channel is None or layer is None:
         return False
-    await layer.send(turn.channel, {"type": _REPLAY, "reply_to": reply_to})
+    await layer.send(turn.channel, messages.TurnReplay(type="turn.replay", reply_to=reply_to))
     return True
 
 
@@ -143,9 +128,18 @@ def busy_message() -> str:
 _LIVE: set[LiveTurn] = set()  # strong references: a task nobody holds may vanish
 
 
+@dataclass(frozen=True, slots=True)
+class Numbered:
+    seq: int
+    event: Event
+
+    def to_json(self) -> messages.NumberedEvent:
+        return {"seq": self.seq, "event": to_json(self.event)}
+
+
 @dataclass(eq=False)  # kept in a set, by identity
 class LiveTurn:
-    order: TurnOrder
+    order: TurnRequest
     lock: ProjectLock
     layer: BaseChannelLayer | None
     control: str | None
@@ -153,8 +147,8 @@ class LiveTurn:
     observer: Callable[[Event], None] | None
     task: asyncio.Task[None] | None = None
     done: Done | None = None
-    # Numbered events already sent to the group, for tabs that catch up.
-    history: list[dict[str, Any]] = field(default_factory=list)
+    # Events already sent to the group, for tabs that catch up.
+    history: list[Numbered] = field(default_factory=list)
     _pending: list[Event] = field(default_factory=list)
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
     _ended: bool = False
@@ -199,25 +193,14 @@ class LiveTurn:
             await threads.run(lock_release, self.lock)
 
     async def _follow(self) -> None:
-        order = self.order
-        request = TurnRequest(
-            order.project, order.conversation, order.text, order.model, order.user, order.api_key
-        )
         try:
-            async for event in run_turn(request, client=self.client, on_stopped=self._emit):
+            async for event in run_turn(self.order, client=self.client, on_stopped=self._emit):
                 self._emit(event)
         except asyncio.CancelledError:
             raise
         except Exception:  # the loop reports its own failures; this is a bug
             logger.exception("Turn %s failed outside the loop", self.key)
-            self._emit(
-                ErrorEvent(
-                    "internal_error",
-                    "Something went wrong on the server while running this turn; it has been "
-                    "logged. Your files are as the last finished step left them. Try again.",
-                    retryable=True,
-                )
-            )
+            self._emit(INTERNAL_ERROR)
             self._emit(Done("error", "failed", 0, None))
 
     def _emit(self, event: Event) -> None:
@@ -241,34 +224,36 @@ class LiveTurn:
                 return
 
     async def _send(self, events: list[Event]) -> None:
-        numbered = []
-        for event in events:
-            numbered.append({"seq": len(self.history) + 1, "event": to_json(event)})
-            self.history.append(numbered[-1])
+        first = len(self.history) + 1
+        numbered = [Numbered(first + index, event) for index, event in enumerate(events)]
+        self.history += numbered
         if self.layer is None:
             return
         try:
-            await self.layer.group_send(self.group, self._message(EVENTS, numbered))
+            await self.layer.group_send(self.group, self._message("turn.events", numbered))
         except Exception:  # a full or unreachable layer must not end the turn
             logger.exception("Could not send turn %s events to %s", self.key, self.group)
 
-    def _message(self, kind: str, events: list[dict[str, Any]]) -> dict[str, Any]:
-        return {
-            "type": kind,
-            "turn": self.key,
-            "conversation": self.order.conversation.pk,
-            "events": events,
-        }
+    def _message(
+        self, kind: Literal["turn.events", "turn.replayed"], events: list[Numbered]
+    ) -> messages.TurnEvents:
+        return messages.turn_events(
+            kind,
+            turn=self.key,
+            conversation=self.order.conversation.pk,
+            events=[item.to_json() for item in events],
+        )
 
     async def _listen(self) -> None:
         assert self.layer is not None
         assert self.control is not None
         while True:
+            # Only this process sends here (stop, ask_replay), in these two shapes.
             message = await self.layer.receive(self.control)
-            if message.get("type") == _STOP:
+            if message.get("type") == "turn.stop":
                 self.stop()
-            elif message.get("type") == _REPLAY and isinstance(message.get("reply_to"), str):
-                replay = self._message(REPLAYED, compacted(self.history))
+            elif message.get("type") == "turn.replay" and isinstance(message.get("reply_to"), str):
+                replay = self._message("turn.replayed", compacted(self.history))
                 try:
                     await self.layer.send(message["reply_to"], replay)
                 except Exception:
@@ -287,20 +272,18 @@ def merged(events: list[Event]) -> list[Event]:
     return joined_text(events, (ContentText, ReasoningText))
 
 
-def compacted(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Numbered events with adjacent text pieces merged (each keeps the last number)."""
-    out: list[dict[str, Any]] = []
-    for item in history:
-        event, last = item["event"], out[-1]["event"] if out else None
-        if last is not None and event["type"] == last["type"] in {"content", "reasoning"}:
-            out[-1] = {"seq": item["seq"], "event": {**last, "text": last["text"] + event["text"]}}
-        else:
-            out.append(item)
-    return out
+def compacted(history: list[Numbered]) -> list[Numbered]:
+    """`merged`, for numbered events: a merged one keeps the last number."""
+    return joined_runs(history, _numbered_joined)
+
+
+def _numbered_joined(last: Numbered, item: Numbered) -> Numbered | None:
+    joined = merged([last.event, item.event])
+    return Numbered(item.seq, joined[0]) if len(joined) == 1 else None
 
 
 @transaction.atomic
-def _acquire(order: TurnOrder, control: str | None) -> ProjectLock | LockHeld | Busy:
+def _acquire(order: TurnRequest, control: str | None) -> ProjectLock | LockHeld | Busy:
     owner_id = order.project.owner_id
     # One start at a time per person (the row lock on PostgreSQL; SQLite's
     # IMMEDIATE transactions already run one at a time), so that two turns

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, TypeVar
 
 from chat.llm.jsontypes import JSONObject
@@ -72,19 +74,31 @@ OUTPUT_EVENTS = (ContentDelta, ReasoningDelta, ReasoningDetailsDelta, ToolCallDe
 T = TypeVar("T")
 
 
-def joined_text(items: list[T], kinds: tuple[type[Any], ...]) -> list[T]:
+def joined_runs(items: Iterable[T], join: Callable[[T, T], T | None]) -> list[T]:
+    """`items`, each one that `join` can add to the one before it added to it."""
+    out: list[T] = []
+    for item in items:
+        joined = join(out[-1], item) if out else None
+        if joined is None:
+            out.append(item)
+        else:
+            out[-1] = joined
+    return out
+
+
+def joined_text(items: Iterable[T], kinds: tuple[type[Any], ...]) -> list[T]:
     """`items` with each run of adjacent items of one of `kinds` (dataclasses with
     a `text` field) as one item, their texts joined; everything else as it was.
 
     Text pieces that travel together cost once instead of once each on their way
     to the browser: the stream's pieces of one network read, a turn's events
-    waiting to be sent while the server is busy."""
-    out: list[T] = []
-    for item in items:
-        last: Any = out[-1] if out else None
-        piece: Any = item  # kinds are only known to have a `text` when called
-        if type(piece) is type(last) and isinstance(piece, kinds):
-            out[-1] = replace(last, text=last.text + piece.text)
-        else:
-            out.append(item)
-    return out
+    waiting to be sent while the server is busy, a turn's events replayed."""
+    return joined_runs(items, partial(_text_joined, kinds=kinds))
+
+
+def _text_joined(last: T, piece: T, *, kinds: tuple[type[Any], ...]) -> T | None:
+    if type(piece) is type(last) and isinstance(piece, kinds):
+        earlier: Any = last  # kinds are only known to have a `text` when called
+        joined: T = replace(earlier, text=earlier.text + piece.text)
+        return joined
+    return None

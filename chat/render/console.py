@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from django.core.management.base import OutputWrapper
 
 from chat.agent.events import (
@@ -17,6 +15,7 @@ from chat.agent.events import (
     TurnStarted,
     UsageEvent,
 )
+from chat.money import dollars
 
 _GREEN, _RED, _DIM, _RESET = "\033[32m", "\033[31m", "\033[2m", "\033[0m"
 
@@ -62,7 +61,7 @@ class ConsoleRenderer:
 
     def _summary(self, done: Done) -> None:
         self._end_text()
-        cost = "cost not reported" if done.cost is None else f"${Decimal(done.cost):.4f}"
+        cost = dollars(done.cost) or "cost not reported"
         files = ", ".join(done.files_changed) if done.files_changed else "none"
         self.out.write(
             self._dim(

@@ -5,6 +5,8 @@ chat.live.snapshot."""
 
 from __future__ import annotations
 
+import json
+
 from django.conf import settings
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -126,6 +128,12 @@ def conversation_html(conversation: Conversation) -> str:
 def notice_html(message: str) -> str:
     html = render_to_string("chat/partials/notice.html", {"message": message})
     return oob("#chat-notice", html, how="outerHTML")
+
+
+def signal_html(number: int, *, sent: bool, files: list[str]) -> str:
+    """A hidden element the page's script reads after each frame (chat.js)."""
+    data = json.dumps({"n": number, "sent": sent, "files": files})
+    return render_to_string("chat/partials/signal.html", {"signal_json": data})
 
 
 def conversation_for(project: Project, raw: str | None) -> Conversation | None:

@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 from typing import Any, Literal
 
 from django.db.models import Sum
 from django.urls import reverse
 from django.utils.safestring import SafeString
 
-from chat.agent.records import dollars
 from chat.agent.runner import announced
 from chat.llm import ToolCall
 from chat.models import Conversation, Message
+from chat.money import dollars
 from chat.render.markdown import render_markdown
 
 CardState = Literal["queued", "running", "done", "failed"]
@@ -140,7 +139,7 @@ class Footer:
 
     @property
     def cost_text(self) -> str:
-        return dollars_text(self.cost)
+        return dollars(self.cost)
 
 
 @dataclass
@@ -165,16 +164,6 @@ class TurnView:
 
 def turn_dom_id(user_message_id: int) -> str:
     return f"t{user_message_id}"
-
-
-def dollars_text(cost: str | None) -> str:
-    """A stored or sent cost (a decimal string) as records.dollars writes it."""
-    if cost is None:
-        return ""
-    try:
-        return dollars(Decimal(cost))
-    except InvalidOperation:
-        return ""
 
 
 def shown(text: str) -> str:
@@ -356,7 +345,7 @@ class ConversationUsage:
 
     @property
     def cost_text(self) -> str:
-        return dollars_text(self.cost)
+        return dollars(self.cost)
 
 
 def conversation_usage(conversation: Conversation) -> ConversationUsage:

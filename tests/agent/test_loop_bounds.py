@@ -60,6 +60,12 @@ def the_end(events: list[Event]) -> Done:
     return done
 
 
+@sync_to_async
+def stored_rows(project: Project) -> list[tuple[str, list[object]]]:
+    rows = Message.objects.filter(conversation__project=project).order_by("sequence")
+    return list(rows.values_list("role", "tool_calls"))
+
+
 async def closing_text(done: Done) -> str:
     message = await sync_to_async(Message.objects.get)(pk=done.message_id)
     return message.content
@@ -81,12 +87,7 @@ async def test_tool_arguments_that_never_end_stop_at_the_bound(
     assert len(fake_openrouter.requests) == 1, "a bound is not retried"
     # The reply began storing at the call's first fragment, while the closing
     # message was being written: one row ends the turn, none is left half-made.
-    rows = await sync_to_async(list)(
-        Message.objects.filter(conversation__project=project)
-        .order_by("sequence")
-        .values_list("role", "tool_calls")
-    )
-    assert rows == [("user", []), ("assistant", [])]
+    assert await stored_rows(project) == [("user", []), ("assistant", [])]
     assert (await closing_text(the_end(events))) == ""
 
 

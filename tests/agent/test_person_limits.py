@@ -15,6 +15,7 @@ from django.contrib.auth.models import User
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat.agent.events import Done, ErrorEvent
+from chat.agent.loop import TurnRequest
 from chat.checks import check_deploy
 from chat.live import turns
 from chat.models import PersonLimits
@@ -97,7 +98,7 @@ async def test_only_so_many_turns_of_one_person_run_at_once(
 
     async def order(project: Project) -> turns.LiveTurn | turns.Busy:
         conversation = await sync_to_async(conversation_create)(project=project)
-        return await turns.start(turns.TurnOrder(project, conversation, "Go", user=user))
+        return await turns.start(TurnRequest(project, conversation, "Go", user=user))
 
     started = await asyncio.gather(*(order(project) for project in projects))
     held.release()

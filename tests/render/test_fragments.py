@@ -31,7 +31,7 @@ from chat.agent.events import (
     to_json,
 )
 from chat.live.frames import Frame, FrameError, frame_limit, parse_frame
-from chat.live.turns import compacted, merged
+from chat.live.turns import Numbered, compacted, merged
 from chat.llm.jsontypes import JSONObject
 from chat.models import Conversation, Message
 from chat.render.fragments import TurnDrawing
@@ -124,8 +124,8 @@ def test_merged_joins_adjacent_text_of_one_kind_and_keeps_the_rest() -> None:
     assert merged([]) == []
 
 
-def numbered(*events: Event) -> list[dict[str, Any]]:
-    return [{"seq": n, "event": to_json(event)} for n, event in enumerate(events, start=1)]
+def numbered(*events: Event) -> list[Numbered]:
+    return [Numbered(n, event) for n, event in enumerate(events, start=1)]
 
 
 def test_compacted_joins_adjacent_text_and_keeps_the_last_number() -> None:
@@ -140,14 +140,14 @@ def test_compacted_joins_adjacent_text_and_keeps_the_last_number() -> None:
         ContentText("!"),
         executing,
     )
-    before = json.loads(json.dumps(history))
+    before = list(history)
 
     assert compacted(history) == [
-        {"seq": 1, "event": to_json(started)},
-        {"seq": 3, "event": to_json(ContentText("Hello"))},
-        {"seq": 5, "event": to_json(ReasoningText("ab"))},
-        {"seq": 6, "event": to_json(ContentText("!"))},
-        {"seq": 7, "event": to_json(executing)},
+        Numbered(1, started),
+        Numbered(3, ContentText("Hello")),
+        Numbered(5, ReasoningText("ab")),
+        Numbered(6, ContentText("!")),
+        Numbered(7, executing),
     ]
     assert history == before  # the turn's own history is left as it was
 

@@ -21,6 +21,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from chat import services
 from chat.agent.events import Done, Event, to_json
+from chat.agent.loop import TurnRequest
 from chat.agent.model_choice import ModelError, clean_model_id
 from chat.live import turns
 from chat.llm import ClientConfig, LLMClient
@@ -55,7 +56,7 @@ class Command(BaseCommand):
         model = None if options["model"] is None else clean_model_id(options["model"])
         if isinstance(model, ModelError):
             raise CommandError(model.message)
-        order = turns.TurnOrder(project, conversation, cleaned, model, project.owner)
+        order = TurnRequest(project, conversation, cleaned, model, project.owner)
         try:
             done = asyncio.run(self._run(order, as_json))
         except KeyboardInterrupt:
@@ -64,7 +65,7 @@ class Command(BaseCommand):
         if done is None or done.status != "completed":
             sys.exit(_FAILED)
 
-    async def _run(self, order: turns.TurnOrder, as_json: bool) -> Done | None:
+    async def _run(self, order: TurnRequest, as_json: bool) -> Done | None:
         """The turn runs as the web's do (chat.live.turns): it holds the project's lock,
         so it never overlaps a turn from the browser, and open tabs can follow it."""
         renderer = ConsoleRenderer(self.stdout, self.stderr, color=self.stdout.isatty())

@@ -1,0 +1,62 @@
+"""The messages that travel on the channel layer, one TypedDict each.
+
+Channels routes a message by its "type" to the consumer method of that name
+("turn.events" to `turn_events`). Everything that sends or handles one of
+these uses the types below, so a field is named and typed in one place.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired, TypedDict
+
+from chat.llm.jsontypes import JSONObject
+
+
+class NumberedEvent(TypedDict):
+    seq: int  # 1, 2, 3 … within one turn; a tab skips what it has seen
+    event: JSONObject  # chat.agent.events.to_json
+
+
+class TurnEvents(TypedDict):
+    """A running turn's events, to every tab of the project (a group message),
+    or all of them so far, to one tab catching up ("turn.replayed")."""
+
+    type: Literal["turn.events", "turn.replayed"]
+    turn: str  # the lock holder's key
+    conversation: int
+    events: list[NumberedEvent]
+
+
+class TurnStop(TypedDict):
+    type: Literal["turn.stop"]
+
+
+class TurnReplay(TypedDict):
+    type: Literal["turn.replay"]
+    reply_to: str  # the asking tab's channel
+
+
+class ReplayOverdue(TypedDict):
+    """A tab's note to itself: the turn it asked did not answer in time."""
+
+    type: Literal["replay.overdue"]
+    turn: str
+
+
+class SessionCheck(TypedDict):
+    type: Literal["session.check"]
+    ended: NotRequired[str]  # the session key signed out, if one was
+
+
+class ProjectGone(TypedDict):
+    type: Literal["project.gone"]
+
+
+def turn_events(
+    kind: Literal["turn.events", "turn.replayed"],
+    *,
+    turn: str,
+    conversation: int,
+    events: list[NumberedEvent],
+) -> TurnEvents:
+    return {"type": kind, "turn": turn, "conversation": conversation, "events": events}
