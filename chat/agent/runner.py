@@ -24,6 +24,7 @@ from chat.agent import threads
 from chat.agent.events import AnnouncedCall, Event, FilesChanged, ToolExecuting, ToolResultEvent
 from chat.agent.recorder import TurnRecorder
 from chat.llm import ToolCall
+from chat.llm.jsontypes import NOT_JSON, as_object, decoded, decoded_object
 from chat.tools import Tool, ToolContext, ToolOutcome, ToolRegistry
 from projects.models import Project
 from projects.services import Author
@@ -292,9 +293,7 @@ def whole_calls(calls: list[ToolCall]) -> list[ToolCall]:
     that interleaves fragments of several calls may still be writing it."""
     ready = []
     for call in calls:
-        try:
-            json.loads(call.arguments)
-        except (ValueError, RecursionError):
+        if decoded(call.arguments) is NOT_JSON:
             break
         ready.append(call)
     return ready
@@ -302,18 +301,12 @@ def whole_calls(calls: list[ToolCall]) -> list[ToolCall]:
 
 def announced(call: ToolCall) -> AnnouncedCall:
     """A call as the person first sees it: its name and, when there is one, its path."""
-    try:
-        arguments = json.loads(call.arguments)
-    except (ValueError, RecursionError):
-        arguments = None
-    path = arguments.get("path") if isinstance(arguments, dict) else None
+    path = as_object(decoded_object(call.arguments) or {}).get("path")
     return AnnouncedCall(
         call.id, call.name, call.arguments, path if isinstance(path, str) else None
     )
 
 
 def _canonical(arguments: str) -> str:
-    try:
-        return json.dumps(json.loads(arguments), sort_keys=True)
-    except (ValueError, RecursionError):
-        return arguments
+    value = decoded(arguments)
+    return arguments if value is NOT_JSON else json.dumps(value, sort_keys=True)

@@ -10,11 +10,12 @@ the socket stays open.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Literal
 
 from django.conf import settings
+
+from chat.llm.jsontypes import NOT_JSON, JSONObject, decoded
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ def parse_frame(text: str | None) -> Frame | FrameError:
     return Frame("message", message, model.strip())
 
 
-def _decoded(text: str | None) -> dict[str, object] | FrameError:
+def _decoded(text: str | None) -> JSONObject | FrameError:
     if text is None:
         return FrameError('Send messages as JSON text, e.g. {"message": "…"}.')
     if len(text) > frame_limit():
@@ -60,9 +61,8 @@ def _decoded(text: str | None) -> dict[str, object] | FrameError:
             f"That message is too long to send (at most {settings.BUILTIT_MAX_MESSAGE_CHARS:,} "
             "characters). Nothing was sent; shorten it and try again."
         )
-    try:
-        body = json.loads(text)
-    except (ValueError, RecursionError):
+    body = decoded(text)
+    if body is NOT_JSON:
         return FrameError("The server could not read that message (it was not JSON).")
     if not isinstance(body, dict):
         return FrameError("The server could not read that message (expected a JSON object).")

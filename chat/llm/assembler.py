@@ -11,7 +11,6 @@ matched to its call.
 from __future__ import annotations
 
 import io
-import json
 import secrets
 from dataclasses import dataclass, field
 
@@ -25,7 +24,7 @@ from chat.llm.deltas import (
     ToolCallDelta,
     UsageReport,
 )
-from chat.llm.jsontypes import JSONObject
+from chat.llm.jsontypes import NOT_JSON, JSONObject, decoded
 from chat.llm.messages import AssistantMessage, ToolCall, Usage
 from chat.llm.unicode import well_formed
 
@@ -124,11 +123,7 @@ def _starts_new_call(parts: _CallParts, delta: ToolCallDelta) -> bool:
 
 
 def _is_complete_json(text: str) -> bool:
-    try:
-        json.loads(text)
-    except (ValueError, RecursionError):
-        return False
-    return True
+    return decoded(text) is not NOT_JSON
 
 
 def _finished_calls(calls: list[_CallParts]) -> tuple[ToolCall, ...]:

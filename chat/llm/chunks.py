@@ -21,7 +21,7 @@ from chat.llm.deltas import (
     UsageReport,
 )
 from chat.llm.errors import InStreamError, error_from_chunk
-from chat.llm.jsontypes import JSONObject, JSONValue, as_int, as_object, as_str
+from chat.llm.jsontypes import JSONObject, JSONValue, as_int, as_object, as_str, decoded_object
 from chat.llm.messages import Usage
 
 _ENDED_WITH_ERROR = "the provider ended the answer with an error"
@@ -107,14 +107,6 @@ def _arguments(raw: JSONValue) -> str:
     return json.dumps(raw, ensure_ascii=False)
 
 
-_decode = json.JSONDecoder().decode
-
-
 def parse_json_chunk(data: bytes) -> JSONObject | None:
     """A `data:` payload as a JSON object, or None when it is not one."""
-    try:
-        # Decoding first skips json.loads' encoding sniffing, a third of its time.
-        value = _decode(data.decode())
-    except (ValueError, RecursionError):  # also UnicodeDecodeError; hostile nesting
-        return None
-    return value if isinstance(value, dict) else None
+    return decoded_object(data)

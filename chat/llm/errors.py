@@ -33,7 +33,7 @@ import time
 
 import httpx
 
-from chat.llm.jsontypes import JSONObject, JSONValue, as_list, as_object, as_str
+from chat.llm.jsontypes import NOT_JSON, JSONObject, JSONValue, as_list, as_object, as_str, decoded
 
 _CONTEXT_TOO_LONG = re.compile(
     r"context.{0,12}(length|window|limit)|maximum context|too many tokens|"
@@ -242,9 +242,8 @@ def retry_after_seconds(headers: httpx.Headers) -> float | None:
 
 def _error_fields(body: bytes) -> tuple[str, int | str | None, str | None]:
     """(message, code, provider) from an OpenRouter or OpenAI error body, or its text."""
-    try:
-        parsed: JSONValue = json.loads(body)
-    except (ValueError, RecursionError):  # RecursionError: hostile nesting
+    parsed = decoded(body)
+    if parsed is NOT_JSON:
         return _page_text(body), None, None
     raw_error = as_object(parsed).get("error")
     error = as_object(raw_error)

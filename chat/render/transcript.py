@@ -18,24 +18,15 @@ from django.utils.safestring import SafeString
 
 from chat.agent.runner import announced
 from chat.llm import ToolCall
+from chat.llm.jsontypes import NOT_JSON, decoded
 from chat.models import Conversation, Message
 from chat.money import dollars
 from chat.render.markdown import render_markdown
+from chat.tools import tool_label
 
 CardState = Literal["queued", "running", "done", "failed"]
 BlockKind = Literal["answer", "reasoning", "tools", "error"]
 
-# What a tool does, in the words a person reads on its card.
-TOOL_LABELS = {
-    "list_project_files": "List files",
-    "read_file": "Read",
-    "create_file": "Create",
-    "update_file": "Rewrite",
-    "edit_file": "Edit",
-    "rename_file": "Rename",
-    "delete_file": "Delete",
-    "search_files": "Search",
-}
 # Why a turn ended, when it is worth saying.
 FINISH_NOTES = {
     "length": "The answer was cut off at the model's output limit.",
@@ -72,7 +63,7 @@ class ToolCard:
 
     @property
     def label(self) -> str:
-        return TOOL_LABELS.get(self.name, self.name)
+        return tool_label(self.name)
 
     @property
     def finished(self) -> bool:
@@ -168,10 +159,8 @@ def turn_dom_id(user_message_id: int) -> str:
 
 def shown(text: str) -> str:
     """A stored result as a card shows it: pretty JSON, cut when long."""
-    try:
-        return shown_result(json.loads(text))
-    except (ValueError, RecursionError):
-        return _cut(text)
+    value = decoded(text)
+    return _cut(text) if value is NOT_JSON else shown_result(value)
 
 
 def shown_result(result: object) -> str:
@@ -181,9 +170,8 @@ def shown_result(result: object) -> str:
 
 def shown_arguments(text: str) -> str:
     """A call's arguments, one per line; file contents as they read, not as JSON strings."""
-    try:
-        arguments = json.loads(text)
-    except (ValueError, RecursionError):
+    arguments = decoded(text)
+    if arguments is NOT_JSON:
         return _cut(text)
     if not isinstance(arguments, dict):
         return shown(text)

@@ -57,14 +57,23 @@ _SEARCH = (
 )
 
 FILE_TOOLS: tuple[Tool[Any], ...] = (
-    Tool("list_project_files", _LIST, files.ListArgs, files.list_project_files, writes=False),
-    Tool("read_file", _READ, files.ReadArgs, files.read_file, writes=False),
-    Tool("create_file", _CREATE, files.WriteArgs, files.create_file, writes=True),
-    Tool("update_file", _UPDATE, files.WriteArgs, files.update_file, writes=True),
-    Tool("edit_file", _EDIT, files.EditArgs, files.edit_file, writes=True),
-    Tool("rename_file", _RENAME, files.RenameArgs, files.rename_file, writes=True),
-    Tool("delete_file", _DELETE, files.DeleteArgs, files.delete_file, writes=True),
-    Tool("search_files", _SEARCH, files.SearchArgs, files.search_files, writes=False),
+    Tool(
+        "list_project_files",
+        _LIST,
+        files.ListArgs,
+        files.list_project_files,
+        writes=False,
+        label="List files",
+    ),
+    Tool("read_file", _READ, files.ReadArgs, files.read_file, writes=False, label="Read"),
+    Tool("create_file", _CREATE, files.WriteArgs, files.create_file, writes=True, label="Create"),
+    Tool("update_file", _UPDATE, files.WriteArgs, files.update_file, writes=True, label="Rewrite"),
+    Tool("edit_file", _EDIT, files.EditArgs, files.edit_file, writes=True, label="Edit"),
+    Tool("rename_file", _RENAME, files.RenameArgs, files.rename_file, writes=True, label="Rename"),
+    Tool("delete_file", _DELETE, files.DeleteArgs, files.delete_file, writes=True, label="Delete"),
+    Tool(
+        "search_files", _SEARCH, files.SearchArgs, files.search_files, writes=False, label="Search"
+    ),
 )
 
 
@@ -73,3 +82,9 @@ _FILE_TOOLS = ToolRegistry(FILE_TOOLS)
 
 def file_tools() -> ToolRegistry:
     return _FILE_TOOLS
+
+
+def tool_label(name: str) -> str:
+    """A tool's name as a person reads it (a name no tool has, as it is)."""
+    tool = _FILE_TOOLS.get(name)
+    return tool.shown_name if tool is not None else name

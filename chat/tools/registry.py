@@ -10,7 +10,6 @@ JSON object the model reads: `{"success": true, ...}` or
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -18,7 +17,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from chat.llm import ToolSpec
-from chat.llm.jsontypes import JSONObject, JSONValue
+from chat.llm.jsontypes import NOT_JSON, JSONObject, JSONValue, decoded, json_problem
 from projects.models import Project
 from projects.services import Author
 
@@ -78,17 +77,21 @@ class Tool(Generic[A]):
     arguments: type[A]
     handler: Callable[[A, ToolContext], ToolOutcome]
     writes: bool
+    label: str = ""  # what it does, in the words a person reads on its card
+
+    @property
+    def shown_name(self) -> str:
+        return self.label or self.name
 
     def spec(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, tool_schema(self.arguments))
 
     def parse(self, raw: str) -> A | ToolOutcome:
         """The model's argument text as a validated model, or the error result to send back."""
-        try:
-            value = json.loads(raw) if raw.strip() else {}
-        except (ValueError, RecursionError) as error:
+        value = decoded(raw) if raw.strip() else {}
+        if value is NOT_JSON:
             return ToolOutcome.failure(
-                f"The arguments for {self.name} are not valid JSON ({_short(str(error))}). "
+                f"The arguments for {self.name} are not valid JSON ({_short(json_problem(raw))}). "
                 "Send one JSON object with the fields the tool's schema lists.",
                 summary="Arguments were not valid JSON",
                 context={"code": "invalid_json", "received": _short(raw)},
