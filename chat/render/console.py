@@ -9,13 +9,17 @@ from chat.agent.events import (
     Done,
     ErrorEvent,
     Event,
+    FilesChanged,
     ReasoningText,
     StreamReset,
+    ToolCallsAnnounced,
+    ToolExecuting,
     ToolResultEvent,
     TurnStarted,
     UsageEvent,
 )
 from chat.money import dollars
+from chat.render.events import draw
 
 _GREEN, _RED, _DIM, _RESET = "\033[32m", "\033[31m", "\033[2m", "\033[0m"
 
@@ -31,28 +35,46 @@ class ConsoleRenderer:
         self.thinking = False
 
     def show(self, event: Event) -> None:
-        match event:
-            case TurnStarted(conversation_id=conversation, model=model):
-                self._line(self._dim(f"Conversation {conversation} · {model}"))
-            case ContentText(text):
-                self._text(text)
-            case ReasoningText():
-                if not self.thinking:
-                    self.thinking = True
-                    self._line(self._dim("(thinking…)"))
-            case StreamReset():
-                self._line(self._dim("(the answer was interrupted; asking again)"))
-            case ToolResultEvent():
-                self._tool(event)
-            case UsageEvent():
-                self.thinking = False
-            case ErrorEvent(message=message):
-                self._end_text()
-                self.err.write(self._paint(f"Error: {message}", _RED))
-            case Done():
-                self._summary(event)
-            case _:
-                pass  # announcements and progress: the result line says it all
+        draw(self, event)
+
+    # --- one method per event (chat.render.events.EventRenderer) ------------------
+
+    def turn_started(self, event: TurnStarted) -> None:
+        self._line(self._dim(f"Conversation {event.conversation_id} · {event.model}"))
+
+    def content(self, event: ContentText) -> None:
+        self._text(event.text)
+
+    def reasoning(self, event: ReasoningText) -> None:
+        if not self.thinking:
+            self.thinking = True
+            self._line(self._dim("(thinking…)"))
+
+    def stream_reset(self, event: StreamReset) -> None:
+        self._line(self._dim("(the answer was interrupted; asking again)"))
+
+    # Announced, running, files changed: the result line says it all.
+    def tool_calls(self, event: ToolCallsAnnounced) -> None:
+        pass
+
+    def tool_executing(self, event: ToolExecuting) -> None:
+        pass
+
+    def files_changed(self, event: FilesChanged) -> None:
+        pass
+
+    def tool_result(self, event: ToolResultEvent) -> None:
+        self._tool(event)
+
+    def usage(self, event: UsageEvent) -> None:
+        self.thinking = False
+
+    def error(self, event: ErrorEvent) -> None:
+        self._end_text()
+        self.err.write(self._paint(f"Error: {event.message}", _RED))
+
+    def done(self, event: Done) -> None:
+        self._summary(event)
 
     def _tool(self, event: ToolResultEvent) -> None:
         mark = self._paint("✓", _GREEN) if event.ok else self._paint("✗", _RED)

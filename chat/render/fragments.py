@@ -14,9 +14,6 @@ its sanitised Markdown rendering.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from django.template.loader import render_to_string
 from django.utils.html import escape
 
@@ -26,6 +23,7 @@ from chat.agent.events import (
     Done,
     ErrorEvent,
     Event,
+    FilesChanged,
     ReasoningText,
     StreamReset,
     ToolCallsAnnounced,
@@ -34,6 +32,7 @@ from chat.agent.events import (
     TurnStarted,
     UsageEvent,
 )
+from chat.render.events import draw
 from chat.render.transcript import (
     SHOWN_TEXT_CHARS,
     Block,
@@ -84,26 +83,36 @@ class TurnDrawing:
         return oob("#chat-log", render("turn.html", {"turn": self.view}))
 
     def show(self, event: Event) -> str:
-        handler = _HANDLERS.get(type(event))
-        return "" if handler is None else handler(self, event)
+        return draw(self, event)
 
-    def _content(self, event: ContentText) -> str:
+    # --- one method per event (chat.render.events.EventRenderer) ------------------
+
+    def turn_started(self, event: TurnStarted) -> str:
+        return ""  # drawn by start(), which the tab calls when it begins to follow
+
+    def content(self, event: ContentText) -> str:
         return self._text("answer", event.text)
 
-    def _reasoning(self, event: ReasoningText) -> str:
+    def reasoning(self, event: ReasoningText) -> str:
         return self._text("reasoning", event.text)
 
-    def _announced(self, event: ToolCallsAnnounced) -> str:
+    def stream_reset(self, event: StreamReset) -> str:
+        return self._reset()
+
+    def tool_calls(self, event: ToolCallsAnnounced) -> str:
         return self._cards(event.calls)
 
-    def _executing(self, event: ToolExecuting) -> str:
+    def files_changed(self, event: FilesChanged) -> str:
+        return ""  # the tab redraws the file tree (chat.live.consumers)
+
+    def tool_executing(self, event: ToolExecuting) -> str:
         card = self._card(event.id, {"queued"})
         if card is None:
             return ""
         card.state = "running"
         return self._card_html(card)
 
-    def _result(self, event: ToolResultEvent) -> str:
+    def tool_result(self, event: ToolResultEvent) -> str:
         card = self._card(event.id, {"queued", "running"})
         if card is None:
             return ""
@@ -113,14 +122,14 @@ class TurnDrawing:
         card.result = shown_result(event.result)
         return self._card_html(card)
 
-    def _usage(self, event: UsageEvent) -> str:
+    def usage(self, event: UsageEvent) -> str:
         footer = self.view.footer
         footer.tokens = event.turn_tokens
         footer.cost = event.turn_cost
         footer.model = event.model or footer.model
         return self._footer_html()
 
-    def _error(self, event: ErrorEvent) -> str:
+    def error(self, event: ErrorEvent) -> str:
         html = self._close_text()
         block = self.view.new_block("error")
         block.error = ErrorNote(event.code, event.message, event.retryable)
@@ -129,7 +138,7 @@ class TurnDrawing:
         self.current = block
         return html + self._append_block(block)
 
-    def _done(self, event: Done) -> str:
+    def done(self, event: Done) -> str:
         html = self._close_text()
         footer = self.view.footer
         footer.status = event.status
@@ -229,16 +238,3 @@ class TurnDrawing:
     def _footer_html(self) -> str:
         html = render("turn_footer.html", {"turn": self.view})
         return oob(f"#{self.view.footer.dom_id}", html, how="outerHTML")
-
-
-_HANDLERS: dict[type, Callable[[TurnDrawing, Any], str]] = {
-    ContentText: TurnDrawing._content,
-    ReasoningText: TurnDrawing._reasoning,
-    StreamReset: lambda turn, _event: turn._reset(),
-    ToolCallsAnnounced: TurnDrawing._announced,
-    ToolExecuting: TurnDrawing._executing,
-    ToolResultEvent: TurnDrawing._result,
-    UsageEvent: TurnDrawing._usage,
-    ErrorEvent: TurnDrawing._error,
-    Done: TurnDrawing._done,
-}
