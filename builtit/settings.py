@@ -69,7 +69,7 @@ MIDDLEWARE = [
 # no eval (htmx's is off in base.html), no plugins, forms and frames to us only.
 # Inline styles stay allowed: Ace and the admin set them, and a style cannot run
 # code. The preview is excluded: it answers with its own sandboxing policy
-# (projects.preview), which the middleware leaves alone.
+# (projects.views.preview), which the middleware leaves alone.
 CONTENT_SECURITY_POLICY = {
     "EXCLUDE_URL_PREFIXES": ["/preview/"],
     "DIRECTIVES": {

@@ -8,6 +8,7 @@ import uuid
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Count, Max, QuerySet, Sum
 from django.db.models.functions import Coalesce
+from django.http import Http404, HttpRequest
 
 from projects.models import Project, ProjectFile
 from projects.paths import ALLOWED_EXTENSIONS, PathError, normalize_path
@@ -52,6 +53,14 @@ def trashed_get_for(user: User | AnonymousUser, project_id: uuid.UUID) -> Projec
 def project_get_for(user: User | AnonymousUser, project_id: uuid.UUID) -> Project | None:
     """The user's project, or None: someone else's project looks exactly like a missing one."""
     return Project.objects.filter(pk=project_id, owner_id=user.pk).first()
+
+
+def owned_project(request: HttpRequest, project_id: uuid.UUID) -> Project:
+    """The signed-in user's project, for a view; anyone else's is a 404, never a 403."""
+    project = project_get_for(request.user, project_id)
+    if project is None:
+        raise Http404("No such project.")
+    return project
 
 
 def file_list(project: Project) -> list[FileInfo]:

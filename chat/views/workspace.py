@@ -18,7 +18,7 @@ from chat.live import snapshot
 from chat.live.consumers import CLOSE_REASONS
 from chat.models import Message
 from chat.render import panel
-from projects.views import owned_project
+from projects.selectors import owned_project
 from projects.workspace import workspace_context
 
 

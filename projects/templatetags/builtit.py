@@ -5,7 +5,7 @@ from datetime import timedelta
 from django import template
 
 from projects.limits import human_size
-from projects.preview import SANDBOX
+from projects.views.preview import SANDBOX
 
 register = template.Library()
 

@@ -9,9 +9,9 @@ from django.test import Client
 
 from projects.lifecycle import project_create
 from projects.models import FileRevision, Project, ProjectFile
-from projects.preview import PAGE_REPORT_SCRIPT, SANDBOX
 from projects.results import FileWrite
 from projects.services import Author, file_create, file_update
+from projects.views.preview import PAGE_REPORT_SCRIPT, SANDBOX
 
 SECRET = "MALLORY-ONLY-SECRET-4242"
 

@@ -24,16 +24,13 @@ from projects.lifecycle import (
     project_trash,
     trash_purge_date,
 )
-from projects.models import Project, ProjectFile
-from projects.selectors import project_get_for, project_list_for, trash_list_for, trashed_get_for
-
-
-def owned_project(request: HttpRequest, project_id: uuid.UUID) -> Project:
-    """The signed-in user's project; anyone else's is a 404, never a 403."""
-    project = project_get_for(request.user, project_id)
-    if project is None:
-        raise Http404("No such project.")
-    return project
+from projects.models import ProjectFile
+from projects.selectors import (
+    owned_project,
+    project_list_for,
+    trash_list_for,
+    trashed_get_for,
+)
 
 
 @require_GET

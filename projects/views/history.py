@@ -11,9 +11,9 @@ from django.views.decorators.http import require_GET, require_POST
 from builtit.users import current_user
 from projects.history import file_history, file_restore, revision_state
 from projects.results import ErrorCode, FileError
+from projects.selectors import owned_project
 from projects.services import Author
-from projects.views import owned_project
-from projects.workspace import changed_response, error_response
+from projects.views.files import changed_response, error_response
 
 
 @require_GET

@@ -1,0 +1,164 @@
+"""The workspace's file endpoints (htmx): open, save, new, rename, delete, and a
+new preview link.
+
+Each calls the file service and renders a partial; the file tree is
+re-rendered out of band after every change, and an HX-Trigger tells the page
+to reload the preview.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import retarget, trigger_client_event
+
+from builtit.users import current_user
+from projects.lifecycle import project_rotate_preview_token
+from projects.models import Project
+from projects.paths import extension_of
+from projects.results import ErrorCode, FileContent, FileError, FileWrite
+from projects.selectors import file_read, owned_project
+from projects.services import Author, file_create, file_delete, file_rename, file_update
+from projects.workspace import editor_context, tree_html
+
+_STATUS_FOR = {
+    ErrorCode.CONFLICT: 409,
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.BUSY: 423,
+}
+_NEW_FILE_CONTENT = {
+    "html": (
+        '<!doctype html>\n<html lang="en">\n<head>\n  <meta charset="utf-8">\n'
+        '  <meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        "  <title></title>\n</head>\n<body>\n\n</body>\n</html>\n"
+    ),
+}
+
+
+@require_GET
+def file_open(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    project = owned_project(request, project_id)
+    opened = file_read(project, request.GET.get("path", ""))
+    if isinstance(opened, FileError):
+        return error_response(request, opened, target="#editor-status")
+    return _editor(request, project, opened)
+
+
+@require_POST
+def file_save(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    project = owned_project(request, project_id)
+    version = _int_or_none(request.POST.get("version"))
+    result = file_update(
+        project=project,
+        path=request.POST.get("path", ""),
+        content=request.POST.get("content", ""),
+        author=Author.person(current_user(request)),
+        expected_version=version,
+    )
+    if isinstance(result, FileError):
+        if result.code == ErrorCode.NO_CHANGE:
+            return HttpResponse('<span class="status ok">No changes to save.</span>')
+        return error_response(request, result, target="#editor-status")
+    return _saved(request, project, result)
+
+
+@require_POST
+def file_new(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    project = owned_project(request, project_id)
+    path = request.POST.get("path", "").strip()
+    content = request.POST.get("content")
+    if content is None:
+        content = _NEW_FILE_CONTENT.get(extension_of(path), "") if "." in path else ""
+    result = file_create(
+        project=project,
+        path=path,
+        content=content,
+        author=Author.person(current_user(request)),
+    )
+    if isinstance(result, FileError):
+        return error_response(request, result, target="#new-file-error")
+    return changed_response(request, project, result.path)
+
+
+@require_POST
+def file_rename_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    project = owned_project(request, project_id)
+    result = file_rename(
+        project=project,
+        path=request.POST.get("path", ""),
+        new_path=request.POST.get("new_path", "").strip(),
+        author=Author.person(current_user(request)),
+        expected_version=_int_or_none(request.POST.get("version")),
+    )
+    if isinstance(result, FileError):
+        return error_response(request, result, target="#editor-status")
+    return changed_response(request, project, result.path)
+
+
+@require_POST
+def file_delete_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    project = owned_project(request, project_id)
+    result = file_delete(
+        project=project,
+        path=request.POST.get("path", ""),
+        author=Author.person(current_user(request)),
+        expected_version=_int_or_none(request.POST.get("version")),
+    )
+    if isinstance(result, FileError):
+        return error_response(request, result, target="#editor-status")
+    return changed_response(request, project, None)
+
+
+@require_POST
+def preview_token_rotate(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    project = owned_project(request, project_id)
+    project_rotate_preview_token(project=project)
+    return render(request, "projects/partials/preview.html", {"project": project})
+
+
+# --- responses -----------------------------------------------------------------
+
+
+def _editor(request: HttpRequest, project: Project, opened: FileContent) -> HttpResponse:
+    context = {"project": project, **editor_context(opened)}
+    return render(request, "projects/partials/editor.html", context)
+
+
+def _saved(request: HttpRequest, project: Project, result: FileWrite) -> HttpResponse:
+    body = render_to_string(
+        "projects/partials/saved.html", {"result": result, "project": project}, request=request
+    )
+    response = HttpResponse(body + tree_html(project))
+    return trigger_client_event(response, "filesChanged", {"paths": [result.path]})
+
+
+def changed_response(request: HttpRequest, project: Project, open_path: str | None) -> HttpResponse:
+    """After a create, rename or delete: the editor shows `open_path` (or nothing)."""
+    opened = file_read(project, open_path) if open_path else None
+    context = {"project": project, **editor_context(opened)}
+    body = render_to_string("projects/partials/editor.html", context, request=request)
+    response = HttpResponse(body + tree_html(project))
+    response = retarget(response, "#editor-pane")
+    response["HX-Reswap"] = "innerHTML"
+    return trigger_client_event(
+        response, "filesChanged", {"paths": [open_path] if open_path else []}
+    )
+
+
+def error_response(request: HttpRequest, error: FileError, *, target: str) -> HttpResponse:
+    body = render_to_string("projects/partials/file_error.html", {"error": error}, request=request)
+    response = HttpResponse(body, status=_STATUS_FOR.get(error.code, 422))
+    response = retarget(response, target)
+    response["HX-Reswap"] = "innerHTML"
+    return response
+
+
+def _int_or_none(raw: str | None) -> int | None:
+    try:
+        return int(raw) if raw not in (None, "") else None
+    except ValueError:
+        return None
