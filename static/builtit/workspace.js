@@ -163,8 +163,11 @@
     const path = openPath();
     if (!path) return;
     const dialog = document.getElementById("history-dialog");
+    // settle:0ms: htmx wires up swapped-in buttons (View, Restore) only when the
+    // swap settles, 20 ms later by default, and the promise resolves before that;
+    // a click in between did nothing (a Restore with no confirm, no request).
     htmx.ajax("GET", grid().dataset.historyUrl + "?path=" + encodeURIComponent(path),
-      { target: "#history-body", swap: "innerHTML" }).then(() => dialog.showModal());
+      { target: "#history-body", swap: "innerHTML settle:0ms" }).then(() => dialog.showModal());
   }
 
   function overwrite(version) {

@@ -187,8 +187,19 @@ def test_history_restores_an_earlier_version_and_a_deleted_file(
     page.keyboard.press("Control+s")
     page.wait_for_selector("#editor-status .status.ok")
 
+    # Whether the dialog opened before htmx had wired up its buttons (it does so
+    # when a swap settles): a click then did nothing, a Restore without a confirm.
+    page.evaluate(
+        """() => {
+            const dialog = document.getElementById("history-dialog");
+            new MutationObserver(() => {
+                if (dialog.open) window.openedUnwired = !!dialog.querySelector(".htmx-added");
+            }).observe(dialog, { attributes: true, attributeFilter: ["open"] });
+        }"""
+    )
     page.click("[data-action=show-history]")
     dialog = page.wait_for_selector("#history-dialog[open]")
+    assert page.evaluate("window.openedUnwired") is False
     assert "History of /index.html" in dialog.inner_text()
     page.click(".revision-list li:last-child >> text=View")
     assert page.inner_text(".revision-content") == original
