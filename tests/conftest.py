@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from asgiref.sync import SyncToAsync
 from django.contrib.auth.models import User
+from django.db import connections
 from django.test import Client
 
 from projects.lifecycle import project_create
@@ -19,6 +21,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     the main thread for the rest of the session, and async tests (the client,
     the loop, the consumer) need the thread to themselves."""
     items.sort(key=lambda item: "browser" in item.path.parts)
+
+
+@pytest.fixture(autouse=True)
+def _close_async_tests_connections() -> Iterator[None]:
+    """An async test's `sync_to_async` reads run in asgiref's one shared thread,
+    whose database connection Django never closes (no request ends there). On
+    PostgreSQL it outlived the tests and the test database could not be dropped
+    ("being accessed by other users"); close it after each test."""
+    yield
+    SyncToAsync.single_thread_executor.submit(connections.close_all).result()
 
 
 @pytest.fixture
