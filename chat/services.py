@@ -127,17 +127,18 @@ def message_create(
 
 def message_update(
     *,
-    message_id: int,
+    message: Message,
     content: str,
     reasoning: str,
     tool_calls: list[JSONObject],
     metadata: JSONObject,
     cost: Decimal | None,
-) -> None:
-    Message.objects.filter(pk=message_id).update(
-        content=content, reasoning=reasoning, tool_calls=tool_calls, metadata=metadata, cost=cost
-    )
-    Conversation.objects.filter(messages__pk=message_id).update(updated_at=timezone.now())
+) -> Message:
+    message.content, message.reasoning, message.tool_calls = content, reasoning, tool_calls
+    message.metadata, message.cost = metadata, cost
+    message.save(update_fields=["content", "reasoning", "tool_calls", "metadata", "cost"])
+    Conversation.objects.filter(pk=message.conversation_id).update(updated_at=timezone.now())
+    return message
 
 
 def project_spent(project: Project) -> Decimal:

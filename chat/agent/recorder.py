@@ -137,14 +137,11 @@ class TurnRecorder:
                 metadata=metadata,
                 cost=cost,
             )
-        services.message_update(
-            message_id=at.pk,
+        return services.message_update(
+            message=at,
             content=content,
             reasoning=reasoning,
             tool_calls=tool_calls,
             metadata=metadata,
             cost=cost,
         )
-        at.content, at.reasoning, at.tool_calls = content, reasoning, tool_calls
-        at.metadata, at.cost = metadata, cost
-        return at

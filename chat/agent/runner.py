@@ -24,7 +24,7 @@ from chat.agent import threads
 from chat.agent.events import AnnouncedCall, Event, FilesChanged, ToolExecuting, ToolResultEvent
 from chat.agent.recorder import TurnRecorder
 from chat.llm import ToolCall
-from chat.llm.jsontypes import NOT_JSON, as_object, decoded, decoded_object
+from chat.llm.jsontypes import NOT_JSON, decoded, decoded_object
 from chat.tools import Tool, ToolContext, ToolOutcome, ToolRegistry
 from projects.models import Project
 from projects.services import Author
@@ -301,7 +301,7 @@ def whole_calls(calls: list[ToolCall]) -> list[ToolCall]:
 
 def announced(call: ToolCall) -> AnnouncedCall:
     """A call as the person first sees it: its name and, when there is one, its path."""
-    path = as_object(decoded_object(call.arguments) or {}).get("path")
+    path = (decoded_object(call.arguments) or {}).get("path")
     return AnnouncedCall(
         call.id, call.name, call.arguments, path if isinstance(path, str) else None
     )

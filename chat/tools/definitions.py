@@ -87,4 +87,4 @@ def file_tools() -> ToolRegistry:
 def tool_label(name: str) -> str:
     """A tool's name as a person reads it (a name no tool has, as it is)."""
     tool = _FILE_TOOLS.get(name)
-    return tool.shown_name if tool is not None else name
+    return tool.label if tool is not None and tool.label else name

@@ -79,10 +79,6 @@ class Tool(Generic[A]):
     writes: bool
     label: str = ""  # what it does, in the words a person reads on its card
 
-    @property
-    def shown_name(self) -> str:
-        return self.label or self.name
-
     def spec(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, tool_schema(self.arguments))
 
