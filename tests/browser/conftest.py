@@ -114,6 +114,17 @@ def sign_in(page, base_url: str, username: str = "grace") -> None:
     page.wait_for_url(base_url + "/")
 
 
+def open_file(page, path: str) -> None:
+    """Open `path` in the editor and wait until its new editor is mounted (and has
+    the focus). When `path` is already open, the old editor matches the same
+    selector until the swap lands, and typing meanwhile went to whichever won."""
+    old = page.query_selector("#editor-form")
+    page.click(f"#file-tree .file-link[data-path='{path}']")
+    if old is not None:
+        page.wait_for_function("(form) => !form.isConnected", arg=old)
+    page.wait_for_selector(f"#editor-form[data-path='{path}'] .ace_content")
+
+
 # --- The app over ASGI, websockets included -----------------------------------------
 #
 # pytest-django's live_server is WSGI: no websockets, so no chat. These fixtures

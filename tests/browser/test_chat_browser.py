@@ -13,7 +13,7 @@ from playwright.sync_api import Locator, Page, expect
 from chat.models import Conversation
 from projects.lifecycle import project_create
 from projects.models import Project, ProjectFile
-from tests.browser.conftest import ChatServer, Held, sign_in
+from tests.browser.conftest import ChatServer, Held, open_file, sign_in
 from tests.fakes.script import HttpError, Pause, Reply, Stream, ToolCallScript, text, tool_calls
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -124,8 +124,7 @@ def test_ask_for_a_site_and_watch_it_being_built(page, chat_server, browser_user
     expect(page.frame_locator("#preview-frame").locator("h1")).to_have_text("A bakery in Lisbon")
     for name in ("index.html", "styles.css", "script.js"):
         expect(page.locator("#file-tree .file-link", has_text=name)).to_have_count(1)
-    page.click("#file-tree .file-link[data-path='/index.html']")
-    page.wait_for_selector("#editor-form[data-path='/index.html'] .ace_content")
+    open_file(page, "/index.html")
     assert "<h1>A bakery in Lisbon</h1>" in page.evaluate("builtitWorkspace.text()")
 
 

@@ -14,7 +14,7 @@ from playwright.sync_api import Page, expect
 
 from projects.lifecycle import project_create
 from projects.models import Project
-from tests.browser.conftest import ChatServer, sign_in
+from tests.browser.conftest import ChatServer, open_file, sign_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -65,8 +65,7 @@ def test_every_page_works_under_the_policy(
 
     page.goto(f"{chat_server.url}/projects/{project.pk}/")
     page.wait_for_selector("#chat-signal[data-signal]", state="attached")
-    page.click("#file-tree .file-link[data-path='/index.html']")
-    page.wait_for_selector("#editor-form[data-path='/index.html'] .ace_content")
+    open_file(page, "/index.html")
     page.click("#composer-input")
     page.keyboard.type("A bakery in Lisbon")
     page.keyboard.press("Enter")
