@@ -15,6 +15,8 @@ from asgiref.sync import sync_to_async
 from chat.agent.events import Done, ErrorEvent, Event, ToolCallsAnnounced, ToolResultEvent
 from chat.models import Message
 from projects.models import Project, ProjectFile
+from tests.agent.conftest import Clients
+from tests.agent.turns import limits, new_conversation, turn_events
 from tests.fakes.openrouter import FakeOpenRouter
 from tests.fakes.script import (
     Comment,
@@ -26,7 +28,6 @@ from tests.fakes.script import (
     text,
     tool_calls,
 )
-from tests.loop_support import fake_client, limits, new_conversation, turn_events
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -72,13 +73,13 @@ async def closing_text(done: Done) -> str:
 
 
 async def test_tool_arguments_that_never_end_stop_at_the_bound(
-    fake_openrouter: FakeOpenRouter, project: Project
+    fake_openrouter: FakeOpenRouter, project: Project, llm_client: Clients
 ) -> None:
     fake_openrouter.script(
         Stream([Comment(), Raw(call_head("create_file")), Endless(arguments("x" * 4096))])
     )
-    async with fake_client(fake_openrouter, max_answer_bytes=SMALL) as client:
-        events = await turn_events(client, project, "Build a page")
+    client = llm_client(max_answer_bytes=SMALL)
+    events = await turn_events(client, project, "Build a page")
     error = the_error(events)
     assert error.code == "answer_too_large"
     assert "passed 0.0625 MB" in error.message
@@ -92,19 +93,19 @@ async def test_tool_arguments_that_never_end_stop_at_the_bound(
 
 
 async def test_one_event_of_endless_data_lines_stops_at_the_bound(
-    fake_openrouter: FakeOpenRouter, project: Project
+    fake_openrouter: FakeOpenRouter, project: Project, llm_client: Clients
 ) -> None:
     fake_openrouter.script(
         Stream([Raw(b'data: {"choices":\n'), Endless(b"data: " + b" " * 4096 + b"\n")])
     )
-    async with fake_client(fake_openrouter, max_answer_bytes=SMALL) as client:
-        events = await turn_events(client, project, "Hello")
+    client = llm_client(max_answer_bytes=SMALL)
+    events = await turn_events(client, project, "Hello")
     assert the_error(events).code == "answer_too_large"
     assert "longer than" in the_error(events).message
 
 
 async def test_endless_text_stops_at_the_bound_and_what_was_shown_is_kept(
-    fake_openrouter: FakeOpenRouter, project: Project
+    fake_openrouter: FakeOpenRouter, project: Project, llm_client: Clients
 ) -> None:
     fake_openrouter.script(
         Stream(
@@ -114,8 +115,8 @@ async def test_endless_text_stops_at_the_bound_and_what_was_shown_is_kept(
             ]
         )
     )
-    async with fake_client(fake_openrouter, max_answer_bytes=SMALL) as client:
-        events = await turn_events(client, project, "Write forever")
+    client = llm_client(max_answer_bytes=SMALL)
+    events = await turn_events(client, project, "Write forever")
     assert the_error(events).code == "answer_too_large"
     shown = await closing_text(the_end(events))
     assert shown.startswith("Here it comes. words")
@@ -123,13 +124,11 @@ async def test_endless_text_stops_at_the_bound_and_what_was_shown_is_kept(
 
 
 async def test_a_stall_before_any_output_is_bounded_by_the_request_time_limit(
-    fake_openrouter: FakeOpenRouter, project: Project
+    fake_openrouter: FakeOpenRouter, project: Project, llm_client: Clients
 ) -> None:
     fake_openrouter.script(Stream([Comment(), Stall()]), text("Too late"))
-    async with fake_client(fake_openrouter, read_timeout=30.0, max_retries=3) as client:
-        events = await turn_events(
-            client, project, "Hello", turn_limits=limits(request_time_limit=0.5)
-        )
+    client = llm_client(read_timeout=30.0, max_retries=3)
+    events = await turn_events(client, project, "Hello", turn_limits=limits(request_time_limit=0.5))
     error = the_error(events)
     assert error.code == "too_slow"
     assert error.message.startswith("The model took longer than 0.5 seconds to answer one request")
@@ -137,16 +136,16 @@ async def test_a_stall_before_any_output_is_bounded_by_the_request_time_limit(
 
 
 async def test_a_turn_past_its_time_limit_ends_in_words_keeping_its_work(
-    fake_openrouter: FakeOpenRouter, starter_project: Project
+    fake_openrouter: FakeOpenRouter, starter_project: Project, llm_client: Clients
 ) -> None:
     fake_openrouter.script(
         tool_calls(ToolCallScript("create_file", {"path": "/new.html", "content": "<p>New</p>"})),
         Stream([Comment(), Stall()]),
     )
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(
-            client, starter_project, "Add a page", turn_limits=limits(turn_time_limit=1.0)
-        )
+    client = llm_client()
+    events = await turn_events(
+        client, starter_project, "Add a page", turn_limits=limits(turn_time_limit=1.0)
+    )
     error = the_error(events)
     assert error.code == "too_slow"
     assert "The turn took longer than its limit of 1 seconds" in error.message
@@ -157,15 +156,15 @@ async def test_a_turn_past_its_time_limit_ends_in_words_keeping_its_work(
 
 
 async def test_calls_past_the_limit_of_one_answer_are_refused_so_the_model_learns(
-    fake_openrouter: FakeOpenRouter, starter_project: Project
+    fake_openrouter: FakeOpenRouter, starter_project: Project, llm_client: Clients
 ) -> None:
     paths = ["/index.html", "/styles.css", "/a.html", "/b.html", "/c.html"]
     reads = [ToolCallScript("read_file", {"path": path}) for path in paths]
     fake_openrouter.script(tool_calls(*reads), text("Read it."))
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(
-            client, starter_project, "Read", turn_limits=limits(max_tool_calls=2)
-        )
+    client = llm_client()
+    events = await turn_events(
+        client, starter_project, "Read", turn_limits=limits(max_tool_calls=2)
+    )
     results = {event.id: event for event in events if isinstance(event, ToolResultEvent)}
     announced = [e for e in events if isinstance(e, ToolCallsAnnounced)]
     in_order = [results[call.id] for event in announced for call in event.calls]
@@ -178,7 +177,7 @@ async def test_calls_past_the_limit_of_one_answer_are_refused_so_the_model_learn
 
 
 async def test_a_bound_reached_after_a_call_ran_keeps_the_call_and_ends_the_turn(
-    fake_openrouter: FakeOpenRouter, starter_project: Project
+    fake_openrouter: FakeOpenRouter, starter_project: Project, llm_client: Clients
 ) -> None:
     page = json.dumps({"path": "/kept.html", "content": "<p>Kept</p>"})
     fake_openrouter.script(
@@ -191,8 +190,8 @@ async def test_a_bound_reached_after_a_call_ran_keeps_the_call_and_ends_the_turn
             ]
         )
     )
-    async with fake_client(fake_openrouter, max_answer_bytes=SMALL) as client:
-        events = await turn_events(client, starter_project, "Two pages")
+    client = llm_client(max_answer_bytes=SMALL)
+    events = await turn_events(client, starter_project, "Two pages")
     assert the_error(events).code == "answer_too_large"
     assert len(fake_openrouter.requests) == 1, "the turn ends: no next round"
     kept = sync_to_async(

@@ -43,6 +43,15 @@ from chat.tools.files import WriteArgs, create_file
 from projects.models import FileRevision, Project, ProjectFile
 from projects.results import FileWrite
 from projects.services import Author, file_update
+from tests.agent.conftest import Clients
+from tests.agent.turns import (
+    HANG,
+    LIMITS,
+    kinds,
+    limits,
+    new_conversation,
+    turn_events,
+)
 from tests.fakes.openrouter import FakeOpenRouter
 from tests.fakes.script import (
     DEFAULT_USAGE,
@@ -56,15 +65,6 @@ from tests.fakes.script import (
     in_stream_error,
     text,
     tool_calls,
-)
-from tests.loop_support import (
-    HANG,
-    LIMITS,
-    fake_client,
-    kinds,
-    limits,
-    new_conversation,
-    turn_events,
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -248,12 +248,12 @@ def slow_writer(started: threading.Event, release: threading.Event) -> Tool[Writ
 
 
 async def test_unknown_tool_is_an_error_result_listing_the_tools(
-    fake_openrouter: FakeOpenRouter, starter_project: Project
+    fake_openrouter: FakeOpenRouter, starter_project: Project, llm_client: Clients
 ) -> None:
     fake_openrouter.script(call("make_coffee", {"strength": 11}), text("I cannot make coffee."))
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(client, starter_project, "Make me a coffee")
+    client = llm_client()
+    events = await turn_events(client, starter_project, "Make me a coffee")
 
     (result,) = results(events)
     assert not result.ok
@@ -272,14 +272,14 @@ async def test_unknown_tool_is_an_error_result_listing_the_tools(
 
 
 async def test_error_results_carry_their_code_and_path_beside_the_error(
-    fake_openrouter: FakeOpenRouter, starter_project: Project
+    fake_openrouter: FakeOpenRouter, starter_project: Project, llm_client: Clients
 ) -> None:
     fake_openrouter.script(
         call("make_coffee", {}), call("read_file", {"path": "/indx.html"}), text("Sorry.")
     )
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(client, starter_project, "Read the index")
+    client = llm_client()
+    events = await turn_events(client, starter_project, "Read the index")
 
     unknown, not_found = results(events)
     assert unknown.result["code"] == "unknown_tool"
@@ -304,11 +304,12 @@ async def test_bad_arguments_are_an_error_result_and_the_turn_goes_on(
     arguments: str | dict[str, Any],
     code: str,
     says: str,
+    llm_client: Clients,
 ) -> None:
     fake_openrouter.script(call("read_file", arguments), tool_calls(READ_INDEX), text("Read it."))
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(client, starter_project, "What is on the page?")
+    client = llm_client()
+    events = await turn_events(client, starter_project, "What is on the page?")
 
     first, second = results(events)
     assert not first.ok
@@ -325,13 +326,16 @@ async def test_bad_arguments_are_an_error_result_and_the_turn_goes_on(
 
 
 async def test_tool_that_raises_is_an_error_result_without_its_traceback(
-    fake_openrouter: FakeOpenRouter, starter_project: Project, caplog: pytest.LogCaptureFixture
+    fake_openrouter: FakeOpenRouter,
+    starter_project: Project,
+    caplog: pytest.LogCaptureFixture,
+    llm_client: Clients,
 ) -> None:
     fake_openrouter.script(call("explode", {}), text("That tool is broken; nothing changed."))
     tools = ToolRegistry([*FILE_TOOLS, exploding_tool()])
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(client, starter_project, "Try the tool", tools=tools)
+    client = llm_client()
+    events = await turn_events(client, starter_project, "Try the tool", tools=tools)
 
     (result,) = results(events)
     assert not result.ok
@@ -354,21 +358,21 @@ async def test_tool_that_raises_is_an_error_result_without_its_traceback(
 
 
 async def test_tool_that_outlives_its_timeout_is_an_error_result(
-    fake_openrouter: FakeOpenRouter, starter_project: Project
+    fake_openrouter: FakeOpenRouter, starter_project: Project, llm_client: Clients
 ) -> None:
     release = threading.Event()
     tools = ToolRegistry([*FILE_TOOLS, hanging_tool(release)])
     fake_openrouter.script(call("hang", {}), text("The tool took too long."))
 
     try:
-        async with fake_client(fake_openrouter) as client:
-            events = await turn_events(
-                client,
-                starter_project,
-                "Try the slow tool",
-                tools=tools,
-                turn_limits=replace(LIMITS, tool_timeout=0.2),
-            )
+        client = llm_client()
+        events = await turn_events(
+            client,
+            starter_project,
+            "Try the slow tool",
+            tools=tools,
+            turn_limits=replace(LIMITS, tool_timeout=0.2),
+        )
     finally:
         release.set()
 
@@ -388,13 +392,13 @@ def missing(number: int) -> Reply:
 
 
 async def test_rounds_of_failing_calls_end_with_an_answer_without_tools(
-    fake_openrouter: FakeOpenRouter, starter_project: Project
+    fake_openrouter: FakeOpenRouter, starter_project: Project, llm_client: Clients
 ) -> None:
     failing = [missing(number) for number in range(MAX_FAILED_ROUNDS)]
     fake_openrouter.script(*failing, text("I could not find those files."), text("never"))
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(client, starter_project, "Fix the missing pages")
+    client = llm_client()
+    events = await turn_events(client, starter_project, "Fix the missing pages")
 
     assert [result.ok for result in results(events)] == [False] * MAX_FAILED_ROUNDS
     sent = bodies(fake_openrouter)
@@ -410,7 +414,7 @@ async def test_rounds_of_failing_calls_end_with_an_answer_without_tools(
 
 
 async def test_a_round_that_works_resets_the_count_of_failed_rounds(
-    fake_openrouter: FakeOpenRouter, starter_project: Project
+    fake_openrouter: FakeOpenRouter, starter_project: Project, llm_client: Clients
 ) -> None:
     short_of_it = MAX_FAILED_ROUNDS - 1
     fake_openrouter.script(
@@ -420,15 +424,15 @@ async def test_a_round_that_works_resets_the_count_of_failed_rounds(
         text("Done."),
     )
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(client, starter_project, "Fix the missing pages")
+    client = llm_client()
+    events = await turn_events(client, starter_project, "Fix the missing pages")
 
     assert {body["tool_choice"] for body in bodies(fake_openrouter)} == {"auto"}
     assert done(events).finish_reason == "stop"
 
 
 async def test_the_same_call_with_the_same_result_is_warned_then_stopped(
-    fake_openrouter: FakeOpenRouter, starter_project: Project
+    fake_openrouter: FakeOpenRouter, starter_project: Project, llm_client: Clients
 ) -> None:
     fake_openrouter.script(
         call("read_file", '{ "path" : "/index.html" }'),  # spelt differently, the same call
@@ -436,8 +440,8 @@ async def test_the_same_call_with_the_same_result_is_warned_then_stopped(
         text("never"),
     )
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(client, starter_project, "Look at the page")
+    client = llm_client()
+    events = await turn_events(client, starter_project, "Look at the page")
 
     found = results(events)
     assert [result.ok for result in found] == [True, True, False, False]
@@ -463,7 +467,7 @@ async def test_the_same_call_with_the_same_result_is_warned_then_stopped(
 
 
 async def test_running_out_of_rounds_ends_with_an_answer_without_tools(
-    fake_openrouter: FakeOpenRouter, starter_project: Project
+    fake_openrouter: FakeOpenRouter, starter_project: Project, llm_client: Clients
 ) -> None:
     fake_openrouter.script(
         tool_calls(READ_INDEX),
@@ -472,10 +476,10 @@ async def test_running_out_of_rounds_ends_with_an_answer_without_tools(
         text("never"),
     )
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(
-            client, starter_project, "Redo everything", turn_limits=limits(max_iterations=2)
-        )
+    client = llm_client()
+    events = await turn_events(
+        client, starter_project, "Redo everything", turn_limits=limits(max_iterations=2)
+    )
 
     sent = bodies(fake_openrouter)
     assert [body["tool_choice"] for body in sent] == ["auto", "auto", "none"]
@@ -487,12 +491,12 @@ async def test_running_out_of_rounds_ends_with_an_answer_without_tools(
 
 
 async def test_an_empty_answer_is_asked_for_again_once(
-    fake_openrouter: FakeOpenRouter, project: Project
+    fake_openrouter: FakeOpenRouter, project: Project, llm_client: Clients
 ) -> None:
     fake_openrouter.script(Reply(content=""), text("Here it is."))
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(client, project, "Say something")
+    client = llm_client()
+    events = await turn_events(client, project, "Say something")
 
     assert len(fake_openrouter.requests) == 2
     assert errors(events) == []
@@ -501,12 +505,12 @@ async def test_an_empty_answer_is_asked_for_again_once(
 
 
 async def test_two_empty_answers_end_the_turn_with_an_error(
-    fake_openrouter: FakeOpenRouter, project: Project
+    fake_openrouter: FakeOpenRouter, project: Project, llm_client: Clients
 ) -> None:
     fake_openrouter.script(Reply(content=""), Reply(content=""), text("never"))
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(client, project, "Say something")
+    client = llm_client()
+    events = await turn_events(client, project, "Say something")
 
     assert len(fake_openrouter.requests) == 2
     (error,) = errors(events)
@@ -520,7 +524,7 @@ async def test_two_empty_answers_end_the_turn_with_an_error(
 
 
 async def test_a_turn_over_its_spending_cap_ends_with_an_answer_without_tools(
-    fake_openrouter: FakeOpenRouter, starter_project: Project
+    fake_openrouter: FakeOpenRouter, starter_project: Project, llm_client: Clients
 ) -> None:
     fake_openrouter.script(
         costing(0.6),
@@ -529,13 +533,13 @@ async def test_a_turn_over_its_spending_cap_ends_with_an_answer_without_tools(
         text("never"),
     )
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(
-            client,
-            starter_project,
-            "Build a big site",
-            turn_limits=limits(turn_cost_limit=Decimal("1")),
-        )
+    client = llm_client()
+    events = await turn_events(
+        client,
+        starter_project,
+        "Build a big site",
+        turn_limits=limits(turn_cost_limit=Decimal("1")),
+    )
 
     assert [body["tool_choice"] for body in bodies(fake_openrouter)] == ["auto", "auto", "none"]
     assert "spending limit" in bodies(fake_openrouter)[-1]["messages"][-1]["content"]
@@ -558,18 +562,18 @@ async def test_a_turn_over_its_spending_cap_ends_with_an_answer_without_tools(
 
 
 async def test_a_project_over_its_spending_cap_sends_nothing(
-    fake_openrouter: FakeOpenRouter, starter_project: Project
+    fake_openrouter: FakeOpenRouter, starter_project: Project, llm_client: Clients
 ) -> None:
     await seed_spending(starter_project, Decimal("5"))
     fake_openrouter.script(text("never"))
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(
-            client,
-            starter_project,
-            "One more change",
-            turn_limits=limits(project_cost_limit=Decimal("5")),
-        )
+    client = llm_client()
+    events = await turn_events(
+        client,
+        starter_project,
+        "One more change",
+        turn_limits=limits(project_cost_limit=Decimal("5")),
+    )
 
     assert fake_openrouter.requests == []
     assert kinds(events) == ["turn_started", "error", "done"]
@@ -584,7 +588,10 @@ async def test_a_project_over_its_spending_cap_sends_nothing(
 
 
 async def test_a_projects_own_turn_cap_overrides_the_servers(
-    fake_openrouter: FakeOpenRouter, starter_project: Project, settings: Settings
+    fake_openrouter: FakeOpenRouter,
+    starter_project: Project,
+    settings: Settings,
+    llm_client: Clients,
 ) -> None:
     settings.BUILTIT_TURN_COST_LIMIT = Decimal("100")
     starter_project.turn_cost_limit = Decimal("0.5")
@@ -596,8 +603,8 @@ async def test_a_projects_own_turn_cap_overrides_the_servers(
         request = TurnRequest(starter_project, conversation, "Build it")
         return [event async for event in run_turn(request, client=client)]  # limits: the project's
 
-    async with fake_client(fake_openrouter) as client:
-        events = await asyncio.wait_for(collect(), HANG)
+    client = llm_client()
+    events = await asyncio.wait_for(collect(), HANG)
 
     assert [body["tool_choice"] for body in bodies(fake_openrouter)] == ["auto", "none"]
     assert done(events).finish_reason == "cost_limit"
@@ -612,6 +619,7 @@ async def test_a_projects_own_project_cap_overrides_the_servers(
     settings: Settings,
     own: Decimal | None,
     blocked: bool,
+    llm_client: Clients,
 ) -> None:
     settings.BUILTIT_PROJECT_COST_LIMIT = Decimal("1")
     settings.BUILTIT_USER_DAILY_COST_LIMIT = Decimal(0)  # the project's caps alone, here
@@ -621,13 +629,13 @@ async def test_a_projects_own_project_cap_overrides_the_servers(
     await seed_spending(starter_project, Decimal("5"))
     fake_openrouter.script(text("Done."))
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(
-            client,
-            starter_project,
-            "Change the title",
-            turn_limits=TurnLimits.for_project(starter_project),
-        )
+    client = llm_client()
+    events = await turn_events(
+        client,
+        starter_project,
+        "Change the title",
+        turn_limits=TurnLimits.for_project(starter_project),
+    )
 
     assert len(fake_openrouter.requests) == (0 if blocked else 1)
     assert done(events).finish_reason == ("cost_limit" if blocked else "stop")
@@ -659,14 +667,12 @@ REFUSALS = {
 
 @pytest.mark.parametrize("refusal", REFUSALS.values(), ids=REFUSALS.keys())
 async def test_provider_failure_ends_the_turn_with_one_readable_error(
-    fake_openrouter: FakeOpenRouter, project: Project, refusal: Refusal
+    fake_openrouter: FakeOpenRouter, project: Project, refusal: Refusal, llm_client: Clients
 ) -> None:
     fake_openrouter.script(*[HttpError(refusal.status)] * (MAX_RETRIES + 1), text("never"))
 
-    async with fake_client(
-        fake_openrouter, api_key=refusal.api_key, max_retries=MAX_RETRIES
-    ) as client:
-        events = await turn_events(client, project, "Make me a site")
+    client = llm_client(api_key=refusal.api_key, max_retries=MAX_RETRIES)
+    events = await turn_events(client, project, "Make me a site")
 
     assert len(fake_openrouter.requests) == refusal.attempts
     assert kinds(events) == ["turn_started", "error", "done"]
@@ -688,23 +694,23 @@ async def test_provider_failure_ends_the_turn_with_one_readable_error(
 
 
 async def test_no_key_sends_no_authorization_header(
-    fake_openrouter: FakeOpenRouter, project: Project
+    fake_openrouter: FakeOpenRouter, project: Project, llm_client: Clients
 ) -> None:
     fake_openrouter.script(HttpError(401))
 
-    async with fake_client(fake_openrouter, api_key="") as client:
-        await turn_events(client, project, "Make me a site")
+    client = llm_client(api_key="")
+    await turn_events(client, project, "Make me a site")
 
     assert "authorization" not in fake_openrouter.requests[0].headers
 
 
 async def test_a_persons_own_refused_key_is_a_bad_key_not_a_missing_one(
-    fake_openrouter: FakeOpenRouter, project: Project
+    fake_openrouter: FakeOpenRouter, project: Project, llm_client: Clients
 ) -> None:
     fake_openrouter.script(HttpError(401))
 
-    async with fake_client(fake_openrouter, api_key="") as client:
-        events = await turn_events(client, project, "Make me a site", api_key="sk-or-mine")
+    client = llm_client(api_key="")
+    events = await turn_events(client, project, "Make me a site", api_key="sk-or-mine")
 
     assert fake_openrouter.requests[0].headers["authorization"] == "Bearer sk-or-mine"
     (error,) = errors(events)
@@ -725,12 +731,15 @@ def cut(shown: str) -> Stream:
 
 @pytest.mark.parametrize("failing", [broken, cut], ids=["in-stream-error", "dropped"])
 async def test_a_stream_that_breaks_after_text_is_reset_and_asked_again(
-    fake_openrouter: FakeOpenRouter, project: Project, failing: Callable[[str], Stream]
+    fake_openrouter: FakeOpenRouter,
+    project: Project,
+    failing: Callable[[str], Stream],
+    llm_client: Clients,
 ) -> None:
     fake_openrouter.script(failing("Here is a dra"), text("Here is the whole answer."))
 
-    async with fake_client(fake_openrouter, max_retries=MAX_RETRIES) as client:
-        events = await turn_events(client, project, "Explain the plan")
+    client = llm_client(max_retries=MAX_RETRIES)
+    events = await turn_events(client, project, "Explain the plan")
 
     assert kinds(events) == [
         "turn_started",
@@ -763,11 +772,12 @@ async def test_a_stream_that_breaks_twice_ends_the_turn_with_an_error(
     failing: Callable[[str], Stream],
     code: str,
     says: str,
+    llm_client: Clients,
 ) -> None:
     fake_openrouter.script(failing("Here is"), failing("Here it is again"), text("never"))
 
-    async with fake_client(fake_openrouter, max_retries=MAX_RETRIES) as client:
-        events = await turn_events(client, project, "Explain the plan")
+    client = llm_client(max_retries=MAX_RETRIES)
+    events = await turn_events(client, project, "Explain the plan")
 
     assert kinds(events) == [
         "turn_started",
@@ -797,12 +807,16 @@ async def test_a_stream_that_breaks_twice_ends_the_turn_with_an_error(
     ids=["cut-twice", "long-retry-after"],
 )
 async def test_an_error_claims_no_attempts_that_were_not_made(
-    fake_openrouter: FakeOpenRouter, project: Project, script: tuple[Scripted, ...], made: int
+    fake_openrouter: FakeOpenRouter,
+    project: Project,
+    script: tuple[Scripted, ...],
+    made: int,
+    llm_client: Clients,
 ) -> None:
     fake_openrouter.script(*script, text("never"))
 
-    async with fake_client(fake_openrouter, max_retries=MAX_RETRIES) as client:
-        events = await turn_events(client, project, "Explain the plan")
+    client = llm_client(max_retries=MAX_RETRIES)
+    events = await turn_events(client, project, "Explain the plan")
 
     assert len(fake_openrouter.requests) == made
     (error,) = errors(events)
@@ -810,7 +824,7 @@ async def test_an_error_claims_no_attempts_that_were_not_made(
 
 
 async def test_a_stream_that_breaks_after_a_call_started_keeps_the_call(
-    fake_openrouter: FakeOpenRouter, starter_project: Project
+    fake_openrouter: FakeOpenRouter, starter_project: Project, llm_client: Clients
 ) -> None:
     two_reads = tool_calls(READ_INDEX, ToolCallScript("read_file", {"path": "/styles.css"}))
     # The keep-alive, the four fragments of the first call, and the start of the
@@ -820,8 +834,8 @@ async def test_a_stream_that_breaks_after_a_call_started_keeps_the_call(
         in_stream_error(502, "Provider disconnected", after=started), text("Read the page.")
     )
 
-    async with fake_client(fake_openrouter, max_retries=MAX_RETRIES) as client:
-        events = await turn_events(client, starter_project, "Read the page and styles")
+    client = llm_client(max_retries=MAX_RETRIES)
+    events = await turn_events(client, starter_project, "Read the page and styles")
 
     (result,) = results(events)
     assert result.ok
@@ -838,16 +852,16 @@ async def test_a_stream_that_breaks_after_a_call_started_keeps_the_call(
 
 
 async def test_stop_while_streaming_closes_the_stream_and_keeps_what_was_shown(
-    fake_openrouter: FakeOpenRouter, project: Project
+    fake_openrouter: FakeOpenRouter, project: Project, llm_client: Clients
 ) -> None:
     fake_openrouter.script(Stream([*partial_answer("Working on your pa").events, Stall()]))
     conversation = await new_conversation(project)
 
-    async with fake_client(fake_openrouter) as client:
-        task, queue = start_turn(client, project, conversation, "Build a page")
-        seen = await events_until(queue, "content")
-        await cancelled(task)
-        assert await asyncio.to_thread(fake_openrouter.wait_for_disconnect)
+    client = llm_client()
+    task, queue = start_turn(client, project, conversation, "Build a page")
+    seen = await events_until(queue, "content")
+    await cancelled(task)
+    assert await asyncio.to_thread(fake_openrouter.wait_for_disconnect)
 
     assert shown_text(seen) == "Working on your pa"
     assert queue.empty()  # no error and no done after a stop
@@ -860,7 +874,7 @@ async def test_stop_while_streaming_closes_the_stream_and_keeps_what_was_shown(
 
 
 async def test_closing_the_turn_stops_it_like_cancelling(
-    fake_openrouter: FakeOpenRouter, project: Project
+    fake_openrouter: FakeOpenRouter, project: Project, llm_client: Clients
 ) -> None:
     fake_openrouter.script(Stream([*partial_answer("Working on").events, Stall()]))
     conversation = await new_conversation(project)
@@ -872,9 +886,9 @@ async def test_closing_the_turn_stops_it_like_cancelling(
                 break
         await turn.aclose()
 
-    async with fake_client(fake_openrouter) as client:
-        await asyncio.wait_for(first_words(), HANG)
-        assert await asyncio.to_thread(fake_openrouter.wait_for_disconnect)
+    client = llm_client()
+    await asyncio.wait_for(first_words(), HANG)
+    assert await asyncio.to_thread(fake_openrouter.wait_for_disconnect)
 
     closing = await last_message(conversation)
     assert closing.content == "Working on"
@@ -882,35 +896,38 @@ async def test_closing_the_turn_stops_it_like_cancelling(
 
 
 async def stop_during_write(
-    fake: FakeOpenRouter, project: Project, conversation: Conversation, page: str
+    fake: FakeOpenRouter,
+    project: Project,
+    conversation: Conversation,
+    page: str,
+    client: LLMClient,
 ) -> None:
     """Stop the turn while a slow write runs; the stop waits for the write to end."""
     started, release = threading.Event(), threading.Event()
     tools = ToolRegistry([*FILE_TOOLS, slow_writer(started, release)])
     fake.script(call("slow_create", {"path": "/index.html", "content": page}), text("never"))
-    async with fake_client(fake) as client:
-        task, queue = start_turn(client, project, conversation, "Make a page", tools=tools)
-        try:
-            await events_until(queue, "tool_executing")
-            assert await asyncio.to_thread(started.wait, HANG)
-            task.cancel()
-            for _ in range(10):
-                await asyncio.sleep(0)  # the stop reaches the write under way...
-            assert not task.done()  # ...and waits for it
-        finally:
-            release.set()
-        with pytest.raises(asyncio.CancelledError):
-            await asyncio.wait_for(task, HANG)
+    task, queue = start_turn(client, project, conversation, "Make a page", tools=tools)
+    try:
+        await events_until(queue, "tool_executing")
+        assert await asyncio.to_thread(started.wait, HANG)
+        task.cancel()
+        for _ in range(10):
+            await asyncio.sleep(0)  # the stop reaches the write under way...
+        assert not task.done()  # ...and waits for it
+    finally:
+        release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, HANG)
     assert len(fake.requests) == 1
 
 
 async def test_stop_during_a_write_lets_the_write_finish_whole(
-    fake_openrouter: FakeOpenRouter, project: Project
+    fake_openrouter: FakeOpenRouter, project: Project, llm_client: Clients
 ) -> None:
     page = "<!doctype html>\n<h1>Hello</h1>\n" * 40
     conversation = await new_conversation(project)
 
-    await stop_during_write(fake_openrouter, project, conversation, page)
+    await stop_during_write(fake_openrouter, project, conversation, page, llm_client())
 
     assert await file_content(project, "/index.html") == page
     (revision,) = await revisions(project, "/index.html")
@@ -925,11 +942,13 @@ async def test_stop_during_a_write_lets_the_write_finish_whole(
 
 
 async def test_stop_during_a_write_records_the_write_that_finished(
-    fake_openrouter: FakeOpenRouter, project: Project
+    fake_openrouter: FakeOpenRouter, project: Project, llm_client: Clients
 ) -> None:
     conversation = await new_conversation(project)
 
-    await stop_during_write(fake_openrouter, project, conversation, "<h1>Hello</h1>\n")
+    await stop_during_write(
+        fake_openrouter, project, conversation, "<h1>Hello</h1>\n", llm_client()
+    )
 
     rows = await stored(conversation.pk)
     assert rows[-1].metadata["turn"]["files_changed"] == ["/index.html"]
@@ -947,7 +966,7 @@ TITLE_EDIT = {
 
 
 async def test_a_file_changed_since_the_model_read_it_is_not_overwritten(
-    fake_openrouter: FakeOpenRouter, starter_project: Project, user: User
+    fake_openrouter: FakeOpenRouter, starter_project: Project, user: User, llm_client: Clients
 ) -> None:
     fake_openrouter.script(
         tool_calls(READ_INDEX),
@@ -967,10 +986,10 @@ async def test_a_file_changed_since_the_model_read_it_is_not_overwritten(
                     starter_project, user, "/index.html", "Hello, world", "Hello from Ada"
                 )
 
-    async with fake_client(fake_openrouter) as client:
-        events = await events_reacting(
-            client, starter_project, "Change the title", person_edits_after_first_read
-        )
+    client = llm_client()
+    events = await events_reacting(
+        client, starter_project, "Change the title", person_edits_after_first_read
+    )
 
     refused, read_again, edited = results(events)[1:]
     assert not refused.ok
@@ -990,7 +1009,7 @@ async def test_a_file_changed_since_the_model_read_it_is_not_overwritten(
 
 
 async def test_a_file_changed_since_the_turn_began_is_not_overwritten(
-    fake_openrouter: FakeOpenRouter, starter_project: Project, user: User
+    fake_openrouter: FakeOpenRouter, starter_project: Project, user: User, llm_client: Clients
 ) -> None:
     fake_openrouter.script(
         call("list_project_files", {}),
@@ -1002,10 +1021,8 @@ async def test_a_file_changed_since_the_turn_began_is_not_overwritten(
         if isinstance(event, ToolResultEvent) and event.name == "list_project_files":
             await person_edits(starter_project, user, "/styles.css", "body {", "body { margin: 0;")
 
-    async with fake_client(fake_openrouter) as client:
-        events = await events_reacting(
-            client, starter_project, "Make it red", person_edits_meanwhile
-        )
+    client = llm_client()
+    events = await events_reacting(client, starter_project, "Make it red", person_edits_meanwhile)
 
     refused = results(events)[1]
     assert not refused.ok

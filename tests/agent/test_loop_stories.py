@@ -30,9 +30,10 @@ from chat.agent.events import (
 from chat.models import Conversation, Message
 from projects.models import FileRevision, Project, ProjectFile
 from projects.starter import STARTER_FILES
+from tests.agent.conftest import Clients
+from tests.agent.turns import kinds, limits, new_conversation, turn_events
 from tests.fakes.openrouter import FakeOpenRouter
 from tests.fakes.script import Chunk, Pause, Reply, Stream, ToolCallScript, text, tool_calls
-from tests.loop_support import fake_client, kinds, limits, new_conversation, turn_events
 
 E = TypeVar("E")
 
@@ -112,7 +113,7 @@ def assert_answers_its_calls(assistant: dict[str, Any], tools: list[dict[str, An
 
 @pytest.mark.django_db(transaction=True)
 async def test_building_a_new_site_creates_the_files_and_records_every_step(
-    project: Project, fake_openrouter: FakeOpenRouter
+    project: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients
 ) -> None:
     fake_openrouter.script(
         calls(call("list_project_files")),
@@ -125,8 +126,8 @@ async def test_building_a_new_site_creates_the_files_and_records_every_step(
     )
     conversation = await new_conversation(project)
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(client, project, "Make a bakery site", conversation=conversation)
+    client = llm_client()
+    events = await turn_events(client, project, "Make a bakery site", conversation=conversation)
 
     # The three calls are announced as each is complete, then run one by one.
     created = ["tool_executing", "tool_result", "files_changed"] * 3
@@ -203,7 +204,7 @@ async def test_building_a_new_site_creates_the_files_and_records_every_step(
 
 @pytest.mark.django_db(transaction=True)
 async def test_changing_a_site_reads_the_file_then_edits_it(
-    starter_project: Project, fake_openrouter: FakeOpenRouter
+    starter_project: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients
 ) -> None:
     fake_openrouter.script(
         calls(call("list_project_files")),
@@ -218,8 +219,8 @@ async def test_changing_a_site_reads_the_file_then_edits_it(
         whole("The heading now says Ada's bakery."),
     )
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(client, starter_project, "Call the site Ada's bakery")
+    client = llm_client()
+    events = await turn_events(client, starter_project, "Call the site Ada's bakery")
 
     assert kinds(events) == ["turn_started", *READ_ROUND, *READ_ROUND, *WRITE_ROUND, *ANSWER]
     files = await files_of(starter_project)
@@ -249,7 +250,7 @@ async def test_changing_a_site_reads_the_file_then_edits_it(
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("refused", ["/logo.png", "/../logo.svg"])
 async def test_a_refused_write_is_an_error_the_model_corrects(
-    project: Project, fake_openrouter: FakeOpenRouter, refused: str
+    project: Project, fake_openrouter: FakeOpenRouter, refused: str, llm_client: Clients
 ) -> None:
     logo = '<svg xmlns="http://www.w3.org/2000/svg"/>'
     fake_openrouter.script(
@@ -259,8 +260,8 @@ async def test_a_refused_write_is_an_error_the_model_corrects(
     )
     conversation = await new_conversation(project)
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(client, project, "Add a logo", conversation=conversation)
+    client = llm_client()
+    events = await turn_events(client, project, "Add a logo", conversation=conversation)
 
     assert kinds(events) == ["turn_started", *READ_ROUND, *WRITE_ROUND, *ANSWER]
     failed, created = of_type(events, ToolResultEvent)
@@ -305,14 +306,14 @@ def paused_after_second_call_starts(reply: Reply, seconds: float) -> Stream:
 
 @pytest.mark.django_db(transaction=True)
 async def test_a_call_runs_while_the_model_is_still_writing_the_next(
-    starter_project: Project, fake_openrouter: FakeOpenRouter
+    starter_project: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients
 ) -> None:
     reply = tool_calls(call("list_project_files"), call("read_file", path="/index.html"))
     # The pause only has to outlast one small tool call; nothing is timed.
     fake_openrouter.script(paused_after_second_call_starts(reply, 1.0), whole("Looked around."))
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(client, starter_project, "Have a look")
+    client = llm_client()
+    events = await turn_events(client, starter_project, "Have a look")
 
     first_id, second_id = announced_ids(events)
     first_result = next(
@@ -331,7 +332,7 @@ async def test_a_call_runs_while_the_model_is_still_writing_the_next(
 
 @pytest.mark.django_db(transaction=True)
 async def test_read_only_calls_in_one_reply_answer_in_call_order(
-    starter_project: Project, fake_openrouter: FakeOpenRouter
+    starter_project: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients
 ) -> None:
     paths = ["/styles.css", "/index.html", "/script.js"]
     fake_openrouter.script(
@@ -340,10 +341,10 @@ async def test_read_only_calls_in_one_reply_answer_in_call_order(
     )
     conversation = await new_conversation(starter_project)
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(
-            client, starter_project, "Read everything", conversation=conversation
-        )
+    client = llm_client()
+    events = await turn_events(
+        client, starter_project, "Read everything", conversation=conversation
+    )
 
     # They may finish in any order; the model gets their results in its own.
     assert sorted(r.path or "" for r in of_type(events, ToolResultEvent)) == sorted(paths)
@@ -360,7 +361,10 @@ async def test_read_only_calls_in_one_reply_answer_in_call_order(
 
 @pytest.mark.django_db(transaction=True)
 async def test_a_call_whose_result_cannot_be_stored_is_still_answered(
-    starter_project: Project, fake_openrouter: FakeOpenRouter, monkeypatch: pytest.MonkeyPatch
+    starter_project: Project,
+    fake_openrouter: FakeOpenRouter,
+    monkeypatch: pytest.MonkeyPatch,
+    llm_client: Clients,
 ) -> None:
     message_create = services.message_create
     refused: list[str] = []
@@ -378,8 +382,8 @@ async def test_a_call_whose_result_cannot_be_stored_is_still_answered(
         whole("Looked around."),
     )
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(client, starter_project, "Have a look")
+    client = llm_client()
+    events = await turn_events(client, starter_project, "Have a look")
 
     assert refused
     ids = announced_ids(events)
@@ -393,14 +397,14 @@ async def test_a_call_whose_result_cannot_be_stored_is_still_answered(
 
 @pytest.mark.django_db(transaction=True)
 async def test_two_identical_calls_are_both_run_and_both_answered(
-    project: Project, fake_openrouter: FakeOpenRouter
+    project: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients
 ) -> None:
     same = call("create_file", path="/index.html", content=INDEX)
     fake_openrouter.script(calls(same, same), whole("Created the page."))
     conversation = await new_conversation(project)
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(client, project, "Make a page", conversation=conversation)
+    client = llm_client()
+    events = await turn_events(client, project, "Make a page", conversation=conversation)
 
     ids = announced_ids(events)
     assert len(set(ids)) == 2
@@ -418,7 +422,7 @@ async def test_two_identical_calls_are_both_run_and_both_answered(
 
 @pytest.mark.django_db(transaction=True)
 async def test_calls_without_ids_get_ids_that_match_their_results(
-    project: Project, fake_openrouter: FakeOpenRouter
+    project: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients
 ) -> None:
     fake_openrouter.script(
         calls(
@@ -429,8 +433,8 @@ async def test_calls_without_ids_get_ids_that_match_their_results(
     )
     conversation = await new_conversation(project)
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(client, project, "Make a page", conversation=conversation)
+    client = llm_client()
+    events = await turn_events(client, project, "Make a page", conversation=conversation)
 
     ids = announced_ids(events)
     assert len(ids) == 2
@@ -451,7 +455,7 @@ async def test_calls_without_ids_get_ids_that_match_their_results(
 
 @pytest.mark.django_db(transaction=True)
 async def test_at_the_iteration_limit_the_model_is_asked_to_answer_without_tools(
-    starter_project: Project, fake_openrouter: FakeOpenRouter
+    starter_project: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients
 ) -> None:
     fake_openrouter.script(
         calls(call("list_project_files")),
@@ -459,10 +463,10 @@ async def test_at_the_iteration_limit_the_model_is_asked_to_answer_without_tools
         whole("I looked at the files; ask me to go on."),
     )
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(
-            client, starter_project, "Keep going", turn_limits=limits(max_iterations=2)
-        )
+    client = llm_client()
+    events = await turn_events(
+        client, starter_project, "Keep going", turn_limits=limits(max_iterations=2)
+    )
 
     assert kinds(events) == ["turn_started", *READ_ROUND, *READ_ROUND, *ANSWER]
     bodies = [request.json for request in fake_openrouter.requests]
@@ -486,13 +490,13 @@ async def test_at_the_iteration_limit_the_model_is_asked_to_answer_without_tools
 
 @pytest.mark.django_db(transaction=True)
 async def test_an_empty_reply_is_asked_for_again_once(
-    project: Project, fake_openrouter: FakeOpenRouter
+    project: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients
 ) -> None:
     fake_openrouter.script(Reply(piece_size=_WHOLE), whole("Hello! What shall we build?"))
     conversation = await new_conversation(project)
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(client, project, "Hi", conversation=conversation)
+    client = llm_client()
+    events = await turn_events(client, project, "Hi", conversation=conversation)
 
     assert kinds(events) == ["turn_started", "usage", *ANSWER]
     assert len(fake_openrouter.requests) == 2
@@ -510,13 +514,13 @@ async def test_an_empty_reply_is_asked_for_again_once(
 
 @pytest.mark.django_db(transaction=True)
 async def test_two_empty_replies_end_the_turn_with_an_error(
-    project: Project, fake_openrouter: FakeOpenRouter
+    project: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients
 ) -> None:
     fake_openrouter.script(Reply(piece_size=_WHOLE), Reply(piece_size=_WHOLE))
     conversation = await new_conversation(project)
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(client, project, "Hi", conversation=conversation)
+    client = llm_client()
+    events = await turn_events(client, project, "Hi", conversation=conversation)
 
     assert kinds(events) == ["turn_started", "usage", "usage", "error", "done"]
     assert len(fake_openrouter.requests) == 2
@@ -536,7 +540,7 @@ SECRET = "<p>Opening hours: 7 to 19, every day but Monday.</p>"
 
 @pytest.mark.django_db(transaction=True)
 async def test_a_later_turn_is_sent_what_was_said_and_changed_but_not_file_contents(
-    project: Project, fake_openrouter: FakeOpenRouter
+    project: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients
 ) -> None:
     conversation = await new_conversation(project)
     fake_openrouter.script(
@@ -547,10 +551,10 @@ async def test_a_later_turn_is_sent_what_was_said_and_changed_but_not_file_conte
         whole("Closed on Mondays."),
     )
 
-    async with fake_client(fake_openrouter) as client:
-        for request in ("Add opening hours", "What is on it?", "When are we closed?"):
-            events = await turn_events(client, project, request, conversation=conversation)
-            assert done_of(events).status == "completed"
+    client = llm_client()
+    for request in ("Add opening hours", "What is on it?", "When are we closed?"):
+        events = await turn_events(client, project, request, conversation=conversation)
+        assert done_of(events).status == "completed"
 
     second_turn = sent(fake_openrouter, 2)
     assert [(m["role"], m["content"]) for m in second_turn[1:]] == [
@@ -579,22 +583,22 @@ async def test_a_later_turn_is_sent_what_was_said_and_changed_but_not_file_conte
 
 @pytest.mark.django_db(transaction=True)
 async def test_history_keeps_only_the_newest_turns_that_fit_its_budget(
-    project: Project, fake_openrouter: FakeOpenRouter
+    project: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients
 ) -> None:
     conversation = await new_conversation(project)
     long_request = "Make a page about our bread. " + "Sourdough, rye and spelt. " * 20
     fake_openrouter.script(whole("Done one."), whole("Done two."), whole("Done three."))
 
-    async with fake_client(fake_openrouter) as client:
-        for request in (long_request, "Add a footer"):
-            await turn_events(client, project, request, conversation=conversation)
-        await turn_events(
-            client,
-            project,
-            "Make it blue",
-            conversation=conversation,
-            turn_limits=limits(history_tokens=40),
-        )
+    client = llm_client()
+    for request in (long_request, "Add a footer"):
+        await turn_events(client, project, request, conversation=conversation)
+    await turn_events(
+        client,
+        project,
+        "Make it blue",
+        conversation=conversation,
+        turn_limits=limits(history_tokens=40),
+    )
 
     assert [m["content"] for m in sent(fake_openrouter, 1)[1:]] == [
         long_request,
@@ -613,7 +617,7 @@ async def test_history_keeps_only_the_newest_turns_that_fit_its_budget(
 
 @pytest.mark.django_db(transaction=True)
 async def test_every_event_of_a_turn_has_a_json_form_that_starts_with_its_type(
-    project: Project, fake_openrouter: FakeOpenRouter
+    project: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients
 ) -> None:
     fake_openrouter.script(
         calls(
@@ -626,8 +630,8 @@ async def test_every_event_of_a_turn_has_a_json_form_that_starts_with_its_type(
         Reply(piece_size=_WHOLE),
     )
 
-    async with fake_client(fake_openrouter) as client:
-        events = await turn_events(client, project, "Make a site ☕")
+    client = llm_client()
+    events = await turn_events(client, project, "Make a site ☕")
 
     assert set(kinds(events)) == {
         "turn_started",

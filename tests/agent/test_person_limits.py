@@ -22,10 +22,11 @@ from chat.models import PersonLimits
 from chat.services import conversation_create
 from projects.lifecycle import project_create
 from projects.models import Project
+from tests.agent.conftest import Clients
+from tests.agent.turns import limits, turn_events
+from tests.fakes.held import Held
 from tests.fakes.openrouter import FakeOpenRouter
 from tests.fakes.script import DEFAULT_USAGE, Reply, ToolCallScript, text, tool_calls
-from tests.loop_support import fake_client, limits, turn_events
-from tests.socket_support import Held
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -51,36 +52,44 @@ def costing(amount: float) -> Reply:
 
 
 async def test_a_daily_cap_counts_every_project_of_the_person(
-    fake_openrouter: FakeOpenRouter, starter_project: Project, user: User, settings: SettingsWrapper
+    fake_openrouter: FakeOpenRouter,
+    starter_project: Project,
+    user: User,
+    settings: SettingsWrapper,
+    llm_client: Clients,
 ) -> None:
     settings.BUILTIT_USER_DAILY_COST_LIMIT = Decimal("1.00")
     fake_openrouter.script(text("First.", usage={**DEFAULT_USAGE, "cost": 0.7}))
-    async with fake_client(fake_openrouter) as client:
-        first = await turn_events(client, starter_project, "One")
-        assert isinstance(first[-1], Done)
-        assert first[-1].status == "completed"
-        second_project = await another_project(user, "Second")
-        fake_openrouter.script(costing(0.4), text("Never sent"))
-        second = await turn_events(client, second_project, "Two", turn_limits=limits())
-        (error,) = [e for e in second if isinstance(e, ErrorEvent)]
-        assert error.code == "cost_limit"
-        assert "daily spending limit ($1.10 of $1.00)" in error.message
-        assert "resets at midnight" in error.message
-        refused = await turn_events(client, second_project, "Three")
+    client = llm_client()
+    first = await turn_events(client, starter_project, "One")
+    assert isinstance(first[-1], Done)
+    assert first[-1].status == "completed"
+    second_project = await another_project(user, "Second")
+    fake_openrouter.script(costing(0.4), text("Never sent"))
+    second = await turn_events(client, second_project, "Two", turn_limits=limits())
+    (error,) = [e for e in second if isinstance(e, ErrorEvent)]
+    assert error.code == "cost_limit"
+    assert "daily spending limit ($1.10 of $1.00)" in error.message
+    assert "resets at midnight" in error.message
+    refused = await turn_events(client, second_project, "Three")
     (again,) = [e for e in refused if isinstance(e, ErrorEvent)]
     assert again.code == "cost_limit"
     assert len(fake_openrouter.requests) == 3, "a capped turn asks the model nothing"
 
 
 async def test_staffs_override_for_one_person_wins(
-    fake_openrouter: FakeOpenRouter, starter_project: Project, user: User, settings: SettingsWrapper
+    fake_openrouter: FakeOpenRouter,
+    starter_project: Project,
+    user: User,
+    settings: SettingsWrapper,
+    llm_client: Clients,
 ) -> None:
     settings.BUILTIT_USER_DAILY_COST_LIMIT = Decimal("100")
     await sync_to_async(PersonLimits.objects.create)(user=user, monthly_cost_limit=Decimal("0.5"))
     fake_openrouter.script(text("Spent.", usage={**DEFAULT_USAGE, "cost": 0.6}))
-    async with fake_client(fake_openrouter) as client:
-        await turn_events(client, starter_project, "One")
-        refused = await turn_events(client, starter_project, "Two")
+    client = llm_client()
+    await turn_events(client, starter_project, "One")
+    refused = await turn_events(client, starter_project, "Two")
     (error,) = [e for e in refused if isinstance(e, ErrorEvent)]
     assert "monthly spending limit" in error.message
     assert isinstance(refused[-1], Done)

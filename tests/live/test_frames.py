@@ -28,7 +28,7 @@ from chat.models import Conversation, Message
 from projects.models import Project
 from tests.fakes.openrouter import FakeOpenRouter
 from tests.fakes.script import Reply
-from tests.socket_support import frames_until, opened, send
+from tests.live.tabs import frames_until, opened, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -33,10 +33,10 @@ from chat.personal_keys import key_save
 from projects.lifecycle import project_create
 from projects.locks import lock_acquire
 from projects.models import Project, ProjectFile, ProjectLock
+from tests.fakes.held import Held
 from tests.fakes.openrouter import FakeOpenRouter
 from tests.fakes.script import Chunk, Drop, HttpError, Reply, Stream, ToolCallScript
-from tests.socket_support import (
-    Held,
+from tests.live.tabs import (
     communicator,
     events_until,
     frames_until,

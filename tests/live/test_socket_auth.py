@@ -28,7 +28,7 @@ from chat.models import AccessToken
 from projects.models import Project
 from tests.fakes.openrouter import FakeOpenRouter
 from tests.fakes.script import Reply
-from tests.socket_support import communicator, events_until, next_event, send, socket_path
+from tests.live.tabs import communicator, events_until, next_event, send, socket_path
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -26,7 +26,7 @@ from projects.locks import lock_acquire
 from projects.models import FileRevision, Project, ProjectFile
 from projects.results import ErrorCode, FileError
 from projects.services import Author, file_create
-from tests.socket_support import communicator, next_event, opened, send, socket_path
+from tests.live.tabs import communicator, next_event, opened, send, socket_path
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

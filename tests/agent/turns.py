@@ -1,10 +1,8 @@
-"""Running loop turns against the fake OpenRouter, for the loop and command tests."""
+"""Running one turn of the loop and reading its events, for the agent tests."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import replace
 from decimal import Decimal
 from typing import Any
@@ -14,12 +12,11 @@ from asgiref.sync import sync_to_async
 from chat.agent.events import Event
 from chat.agent.limits import TurnLimits
 from chat.agent.loop import TurnRequest, run_turn
-from chat.llm import ClientConfig, LLMClient
+from chat.llm import LLMClient
 from chat.models import Conversation
 from chat.services import conversation_create
 from chat.tools import ToolRegistry
 from projects.models import Project
-from tests.fakes.openrouter import FakeOpenRouter
 
 HANG = 15.0
 LIMITS = TurnLimits(
@@ -33,24 +30,6 @@ LIMITS = TurnLimits(
 
 def limits(**changes: Any) -> TurnLimits:
     return replace(LIMITS, **changes)
-
-
-@asynccontextmanager
-async def fake_client(fake: FakeOpenRouter, **config: Any) -> AsyncIterator[LLMClient]:
-    client = LLMClient(
-        ClientConfig(
-            base_url=fake.base_url,
-            api_key=config.pop("api_key", "sk-test"),
-            read_timeout=config.pop("read_timeout", 5.0),
-            backoff_initial=0.001,
-            backoff_max=0.01,
-            **config,
-        )
-    )
-    try:
-        yield client
-    finally:
-        await client.aclose()
 
 
 async def new_conversation(project: Project) -> Conversation:

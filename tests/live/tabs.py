@@ -1,12 +1,10 @@
-"""Talking to the chat socket as a browser tab does: a session cookie, an Origin,
+"""Tabs on the chat socket, as a browser opens them: a session cookie, an Origin,
 channels' WebsocketCommunicator on the real ASGI application."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import threading
-from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -18,31 +16,11 @@ from django.test import Client
 
 from builtit.asgi import application
 from projects.models import Project
-from tests.fakes.script import HttpError, RecordedRequest, Scripted
 
 ORIGIN = "http://localhost"
 HOST = "localhost"
 # Longer than any scripted turn that is meant to finish; shorter than a hang.
 TURN_TIMEOUT = 15.0
-# How long a held reply waits for `release()` before the fake gives up on it.
-HOLD_TIMEOUT = 20.0
-
-
-class Held:
-    """A responder for the fake that answers only once released: a turn waits on
-    its model request for as long as the test needs, with no clock involved."""
-
-    def __init__(self, *replies: Scripted) -> None:
-        self.replies = deque(replies)
-        self.released = threading.Event()
-
-    def __call__(self, request: RecordedRequest) -> Scripted:
-        if not self.released.wait(HOLD_TIMEOUT) or not self.replies:
-            return HttpError(500, "held reply never released")
-        return self.replies.popleft()
-
-    def release(self) -> None:
-        self.released.set()
 
 
 @sync_to_async
