@@ -135,7 +135,18 @@ CHANNEL_LAYERS = {
     "default": (
         {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [_REDIS_URL], "capacity": 2000},
+            "CONFIG": {
+                # No client-side read timeout for the channel layer: redis-py 8's
+                # default (5 s) equals the 5 s channels_redis asks Redis to block a
+                # receive for (BZPOPMIN), so on a quiet socket the client's timer
+                # sometimes fired first and the tab's socket closed; with any timer
+                # (10 s was tried) a receive cancelled as the timer ran could go on
+                # waiting. Redis itself ends each blocking read after 5 s, and
+                # redis-py's TCP keepalive (on by default: 30 s idle, 3 probes 5 s
+                # apart) finds a server that vanished, so no read waits forever.
+                "hosts": [{"address": _REDIS_URL, "socket_timeout": None}],
+                "capacity": 2000,
+            },
         }
         if _REDIS_URL
         # Room for a slow tab's backlog: a full channel drops messages.

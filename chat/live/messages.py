@@ -31,6 +31,12 @@ class TurnStop(TypedDict):
     type: Literal["turn.stop"]
 
 
+class TurnEnded(TypedDict):
+    """A turn's note to its own control channel: stop listening."""
+
+    type: Literal["turn.ended"]
+
+
 class TurnReplay(TypedDict):
     type: Literal["turn.replay"]
     reply_to: str  # the asking tab's channel

@@ -47,6 +47,7 @@ from projects.models import Project, ProjectLock
 logger = logging.getLogger(__name__)
 
 LOCK_PURPOSE = "assistant"
+LISTENER_GRACE = 10.0  # seconds a turn's listener has to hear that the turn ended
 
 
 def group_name(project_id: uuid.UUID) -> str:
@@ -172,9 +173,8 @@ class LiveTurn:
             self._drive.cancel()
 
     async def _run(self) -> None:
-        helpers = [asyncio.create_task(self._heartbeat())]
-        if self.control is not None:
-            helpers.append(asyncio.create_task(self._listen()))
+        heartbeat = asyncio.create_task(self._heartbeat())
+        listener = asyncio.create_task(self._listen()) if self.control is not None else None
         publisher = asyncio.create_task(self._publish())
         self._drive = asyncio.create_task(self._follow())
         try:
@@ -188,9 +188,11 @@ class LiveTurn:
             self._ended = True
             self._wake.set()
             await asyncio.wait({publisher}, timeout=5)
-            for helper in helpers:
-                helper.cancel()
+            heartbeat.cancel()
             await threads.run(lock_release, self.lock)
+            # After the release: a tab that saw `done` may start the next turn at once.
+            if listener is not None:
+                await self._stop_listening(listener)
 
     async def _follow(self) -> None:
         try:
@@ -248,8 +250,10 @@ class LiveTurn:
         assert self.layer is not None
         assert self.control is not None
         while True:
-            # Only this process sends here (stop, ask_replay), in these two shapes.
+            # Only this process sends here (stop, ask_replay, the turn's own end).
             message = await self.layer.receive(self.control)
+            if message.get("type") == "turn.ended":
+                return
             if message.get("type") == "turn.stop":
                 self.stop()
             elif message.get("type") == "turn.replay" and isinstance(message.get("reply_to"), str):
@@ -258,6 +262,22 @@ class LiveTurn:
                     await self.layer.send(message["reply_to"], replay)
                 except Exception:
                     logger.exception("Could not send turn %s replay", self.key)
+
+    async def _stop_listening(self, listener: asyncio.Task[None]) -> None:
+        """End `_listen` with a message rather than a cancel. On Redis every
+        receive of this process shares one queue, and a receive cancelled while
+        Redis hands it a message loses that message (channels_redis #366): here,
+        as the turn ends, that was often a tab's `done`."""
+        assert self.layer is not None
+        assert self.control is not None
+        try:
+            await self.layer.send(self.control, messages.TurnEnded(type="turn.ended"))
+        except Exception:
+            logger.exception("Could not tell turn %s's listener to stop", self.key)
+        # Redis ends a blocking read within brpop_timeout (5 s): if the note has
+        # not arrived by then, it never will, and a cancel loses nothing more.
+        await asyncio.wait({listener}, timeout=LISTENER_GRACE)
+        listener.cancel()
 
     async def _heartbeat(self) -> None:
         ttl = settings.BUILTIT_TURN_LOCK_TTL

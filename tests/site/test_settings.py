@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from channels_redis.core import RedisChannelLayer
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -156,9 +157,24 @@ def test_redis_url_selects_channels_redis_and_the_redis_cache(tmp_path):
     url = "redis://redis.internal:6379/2"
     shown = _settings(_env(tmp_path, REDIS_URL=url))
     assert shown["CHANNEL_BACKEND"] == "channels_redis.core.RedisChannelLayer"
-    assert shown["CHANNEL_CONFIG"] == {"hosts": [url], "capacity": 2000}
+    (host,) = shown["CHANNEL_CONFIG"]["hosts"]
+    assert host["address"] == url
     assert shown["CACHE_BACKEND"] == "django.core.cache.backends.redis.RedisCache"
     assert shown["CACHE_LOCATION"] == url
+
+
+def test_a_quiet_tab_on_redis_is_not_cut_off_by_the_clients_read_timeout(tmp_path):
+    """A tab's receive asks Redis to block for `brpop_timeout` seconds and then
+    asks again; a client-side read timeout as short as that closes the socket of a
+    tab that hears nothing for that long (redis-py 8's default did: 5 s, the same
+    as channels_redis's). The layer's reads have none; TCP keepalive is what finds
+    a server that went away."""
+    shown = _settings(_env(tmp_path, REDIS_URL="redis://redis.internal:6379/2"))
+    layer = RedisChannelLayer(**shown["CHANNEL_CONFIG"])
+    pool = layer.create_pool(0)  # describes connections; opens none
+    connection = pool.connection_class(**pool.connection_kwargs)
+    assert connection.socket_timeout is None
+    assert connection.socket_keepalive
 
 
 @pytest.mark.parametrize(
