@@ -14,7 +14,9 @@ Message metadata keys:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from bisect import bisect_right
+from dataclasses import dataclass, replace
+from datetime import datetime
 from decimal import Decimal
 
 from django.conf import settings
@@ -26,10 +28,11 @@ from chat.llm.jsontypes import JSONObject
 from chat.llm.unicode import well_formed
 from chat.models import Conversation, Message
 from chat.plaintext import plain_excerpt
-from projects.models import Project
+from projects.models import Project, Reversal
 
 # A conversation is named after its first message: one line, Markdown out, cut at a word.
 _TITLE_LENGTH = 80
+_MAX_REVERSAL_NOTES = 20  # undos and restores the history mentions, the newest
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,8 @@ class PastTurn:
     answer: str
     files_changed: tuple[str, ...]
     status: str
+    # Undos and restores the person made after this turn (Reversal.summary).
+    afterwards: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -148,22 +153,25 @@ def project_spent(project: Project) -> Decimal:
 
 
 def past_turns(conversation: Conversation, *, before_sequence: int | None = None) -> list[PastTurn]:
-    """The conversation's turns (before `before_sequence`, if given), oldest first."""
+    """The conversation's turns (before `before_sequence`, if given), oldest first,
+    each with the undos and restores made after it."""
     messages = conversation.messages.all()
     if before_sequence is not None:
         messages = messages.filter(sequence__lt=before_sequence)
     rows = (
         messages.exclude(role=Message.Role.TOOL)
         .order_by("sequence")
-        .values_list("role", "content", "metadata")
+        .values_list("role", "content", "metadata", "created_at")
     )
     turns: list[PastTurn] = []
+    began: list[datetime] = []  # when each turn's request was sent
     request: str | None = None
-    for role, content, metadata in rows:
+    for role, content, metadata, created_at in rows:
         if role == Message.Role.USER:
             if request is not None:  # a turn that never closed (the server died)
                 turns.append(PastTurn(request, "", (), "stopped"))
             request = content
+            began.append(created_at)
         elif role == Message.Role.ASSISTANT and request is not None:
             outcome = metadata.get("turn") if isinstance(metadata, dict) else None
             if isinstance(outcome, dict):
@@ -173,7 +181,28 @@ def past_turns(conversation: Conversation, *, before_sequence: int | None = None
                 request = None
     if request is not None:
         turns.append(PastTurn(request, "", (), "stopped"))
-    return turns
+    return _with_reversals(conversation, turns, began)
+
+
+def _with_reversals(
+    conversation: Conversation, turns: list[PastTurn], began: list[datetime]
+) -> list[PastTurn]:
+    """Each undo or restore noted on the last turn sent before it was made."""
+    if not turns:
+        return turns
+    rows = (
+        Reversal.objects.filter(project_id=conversation.project_id, created_at__gte=began[0])
+        .order_by("-pk")
+        .values_list("created_at", "summary")[:_MAX_REVERSAL_NOTES]
+    )
+    notes: dict[int, list[str]] = {}
+    for created_at, summary in reversed(rows):
+        index = bisect_right(began, created_at) - 1
+        notes.setdefault(index, []).append(summary)
+    return [
+        replace(turn, afterwards=tuple(notes[index])) if index in notes else turn
+        for index, turn in enumerate(turns)
+    ]
 
 
 def conversation_title_for(first_message: str) -> str:

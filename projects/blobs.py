@@ -36,7 +36,7 @@ def blob_for(
     if text is None:
         return None
     raw = text.encode("utf-8", "surrogatepass")
-    digest = hashlib.sha256(raw).hexdigest()
+    digest = text_digest(text)
     found = RevisionBlob.objects.filter(project=project, digest=digest).first()
     if found is not None:
         return found
@@ -61,6 +61,11 @@ def blob_for(
         chars=len(text),
         stored_size=len(data),
     )
+
+
+def text_digest(text: str) -> str:
+    """The name a text is stored under (RevisionBlob.digest): equal texts, equal digests."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def shared_ends(old: str, new: str) -> tuple[int, int]:

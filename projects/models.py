@@ -124,6 +124,44 @@ class RevisionBlob(models.Model):
         return base[: self.prefix] + stored + base[len(base) - self.suffix :]
 
 
+class Reversal(models.Model):
+    """One undo, redo or restore: the file changes it wrote, as one step a person
+    can see, be told about, and take back (projects.undo)."""
+
+    class Kind(models.TextChoices):
+        UNDO = "undo"  # a turn's changes put back
+        REDO = "redo"  # an undo (or a redo) taken back
+        RESTORE = "restore"  # the whole project as it was at a point
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="reversals")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="reversals",
+    )
+    # The turn it is about (the person's message that began it): the turn undone,
+    # or the turn the project was restored to. A string reference, as above.
+    message = models.ForeignKey(
+        "chat.Message", on_delete=models.SET_NULL, null=True, blank=True, related_name="reversals"
+    )
+    reverses = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="reversed_by"
+    )
+    # The last revision the project's files were restored to (RESTORE only).
+    point = models.PositiveBigIntegerField(null=True, blank=True)
+    summary = models.TextField(help_text="What it did, in words for the person and the model.")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} in {self.project_id}"
+
+
 class FileRevision(models.Model):
     """One row per change ever applied; any file state can be rebuilt from these."""
 
@@ -167,6 +205,10 @@ class FileRevision(models.Model):
         null=True,
         blank=True,
         related_name="file_revisions",
+    )
+    # The undo, redo or restore that wrote this revision, if one did.
+    reversal = models.ForeignKey(
+        Reversal, on_delete=models.SET_NULL, null=True, blank=True, related_name="revisions"
     )
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 

@@ -28,7 +28,7 @@ from projects.limits import (
     storage_problem,
 )
 from projects.locks import lock_current
-from projects.models import FileRevision, Project, ProjectFile
+from projects.models import FileRevision, Project, ProjectFile, Reversal
 from projects.paths import PathError, normalize_path, parent_folders
 from projects.results import ErrorCode, FileError, FileWrite
 from projects.selectors import file_not_found, path_error
@@ -52,10 +52,17 @@ class Author:
     user: User | None = None
     # The chat message (its id) whose tool call made the change, if any.
     message_id: int | None = None
+    # The undo, redo or restore (its id) the change is part of, if any.
+    reversal_id: int | None = None
 
     @classmethod
     def person(cls, user: User) -> Author:
         return cls(FileRevision.Actor.USER, user)
+
+    @classmethod
+    def reversing(cls, reversal: Reversal) -> Author:
+        """The person taking changes back, as part of `reversal` (projects.undo)."""
+        return cls(FileRevision.Actor.USER, reversal.user, reversal_id=reversal.pk)
 
     @classmethod
     def assistant(cls, user: User | None = None, *, message_id: int | None = None) -> Author:
@@ -170,6 +177,7 @@ def file_delete(
         actor=author.actor,
         user=author.user,
         message_id=author.message_id,
+        reversal_id=author.reversal_id,
     )
     record.delete()
     _touch(project)
@@ -281,6 +289,7 @@ def _record(
         actor=author.actor,
         user=author.user,
         message_id=author.message_id,
+        reversal_id=author.reversal_id,
     )
     _touch(project)
     return FileWrite(

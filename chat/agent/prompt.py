@@ -101,6 +101,11 @@ def _answer(turn: PastTurn) -> str:
         notes.append("[This turn was stopped before it finished.]")
     elif turn.status == "failed":
         notes.append("[This turn ended with an error.]")
+    notes += [
+        f"[Afterwards the person used Built-It's history: {summary} Do not make that "
+        "change again unless they ask for it.]"
+        for summary in turn.afterwards
+    ]
     return "\n\n".join([turn.answer.strip(), *notes]).strip() or "[No answer.]"
 
 

@@ -251,10 +251,34 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
                 parts.append(panel.status_html(False) + panel.notice_html(""))
                 if self.own and self.conversation is not None:
                     parts.append(await threads.run(panel.conversation_html, self.conversation))
+        if self.drawing is not None and (changed or self.drawing.finished):
+            parts.append(
+                await self._changes_html(self.drawing.turn_id, running=not self.drawing.finished)
+            )
         if changed:
             parts.append(await threads.run(tree_html, self.project))
             parts.append(self._signal(files=changed))
         return "".join(parts)
+
+    async def _changes_html(self, turn_id: int | None, *, running: bool = False) -> str:
+        if turn_id is None or self.conversation is None:
+            return ""
+        return await threads.run(
+            panel.turn_changes_html, turn_id, conversation=self.conversation, running=running
+        )
+
+    async def files_moved(self, message: messages.FilesMoved) -> None:
+        """An undo, a redo or a restore changed files: redraw as after a turn."""
+        if self.as_json:
+            event = {"type": "files_moved", "paths": message["paths"], "turn": message["turn"]}
+            await self.send(text_data=json.dumps(event, ensure_ascii=False))
+            return
+        parts = [
+            await self._changes_html(message["turn"]),
+            await threads.run(tree_html, self.project),
+            self._signal(files=message["paths"]),
+        ]
+        await self._send_html("".join(parts))
 
     # --- catching up ------------------------------------------------------------------
 

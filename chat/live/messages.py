@@ -54,6 +54,14 @@ class SessionCheck(TypedDict):
     ended: NotRequired[str]  # the session key signed out, if one was
 
 
+class FilesMoved(TypedDict):
+    """Files changed outside a turn (an undo, a redo, a restore), to every tab."""
+
+    type: Literal["files.moved"]
+    paths: list[str]
+    turn: int | None  # the turn whose summary changed (its first message), if any
+
+
 class ProjectGone(TypedDict):
     type: Literal["project.gone"]
 

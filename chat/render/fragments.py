@@ -75,6 +75,7 @@ class TurnDrawing:
 
     def __init__(self, started: TurnStarted) -> None:
         dom_id = turn_dom_id(started.message_id)
+        self.turn_id = started.message_id
         self.view = TurnView(dom_id, started.text, Footer(f"{dom_id}-foot", model=started.model))
         self.current: Block | None = None
         self.finished = False

@@ -15,12 +15,15 @@ from django.utils.safestring import SafeString, mark_safe
 
 from chat import services
 from chat.agent.events import TurnStarted
-from chat.models import Conversation
+from chat.changes import turn_changes
+from chat.models import Conversation, Message
 from chat.render.fragments import oob
 from chat.render.transcript import (
     ConversationUsage,
+    Footer,
     TurnView,
     conversation_usage,
+    turn_dom_id,
     turn_page,
 )
 from projects.models import Project
@@ -123,6 +126,20 @@ def conversation_html(conversation: Conversation) -> str:
         f"{escape(conversation.title or 'New conversation')}</option>"
     )
     return usage_html(conversation_usage(conversation)) + oob("", option, how="outerHTML")
+
+
+def turn_changes_html(turn_id: int, *, conversation: Conversation, running: bool) -> str:
+    """A turn's "N files changed" summary, to replace the one a tab shows ("" when
+    the turn is not in `conversation`)."""
+    turn = conversation.messages.filter(pk=turn_id, role=Message.Role.USER).first()
+    if turn is None:
+        return ""
+    dom_id = turn_dom_id(turn.pk)
+    status = "running" if running else "completed"
+    view = TurnView(dom_id, turn.content, Footer(f"{dom_id}-foot", status=status))
+    view.changes = turn_changes(turn)
+    html = render_to_string("chat/partials/turn_changes.html", {"turn": view})
+    return oob(f"#{dom_id}-changes", html, how="outerHTML")
 
 
 def notice_html(message: str) -> str:

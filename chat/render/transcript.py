@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.utils.safestring import SafeString
 
 from chat.agent.runner import announced
+from chat.changes import TurnChanges, turns_changes
 from chat.llm import ToolCall
 from chat.llm.jsontypes import NOT_JSON, decoded
 from chat.models import Conversation, Message
@@ -141,6 +142,7 @@ class TurnView:
     blocks: list[Block] = field(default_factory=list)
     retry_text: str | None = None  # the request again, when retrying makes sense
     sequence: int = 0  # of the user message that began it
+    changes: TurnChanges | None = None  # the files it changed, once read
 
     def new_block(self, kind: BlockKind) -> Block:
         block = Block(f"{self.dom_id}-b{len(self.blocks) + 1}", kind)
@@ -227,13 +229,17 @@ def stored_turns(
     if before is not None:
         messages = messages.filter(sequence__lt=before)
     turns: list[TurnView] = []
+    starts: list[Message] = []
     for message in messages.order_by("sequence"):
         if message.role == Message.Role.USER:
             turns.append(_user_turn(message))
+            starts.append(message)
         elif turns:
             _add_stored(turns[-1], message)
-    for turn in turns:
+    changes = turns_changes(starts)
+    for turn, first in zip(turns, starts, strict=True):
         _unanswered_calls(turn)
+        turn.changes = changes[first.pk]
     return turns
 
 

@@ -186,10 +186,36 @@
       "save-as-new": saveAsNew,
       "show-history": showHistory,
       "overwrite": () => overwrite(button.dataset.version),
+      "unfold": () => unfold(button),
     };
     const action = actions[button.dataset.action];
     if (action) { event.preventDefault(); action(); }
   });
+
+  // ── diffs, undo and restore (the changes dialog) ─────────────────────
+  // A diff is side by side where there is room for two columns, inline otherwise,
+  // unless the person picked a layout.
+  const DIFF_URL = /\/turns\/\d+\/changes\/|\/revisions\/\d+\/diff\//;
+  document.addEventListener("htmx:configRequest", (event) => {
+    const path = event.detail.path || "";
+    if (!DIFF_URL.test(path) || /[?&]layout=/.test(path)) return;
+    event.detail.parameters.layout = window.matchMedia("(min-width: 1100px)").matches ? "split" : "inline";
+  });
+
+  document.addEventListener("htmx:afterSwap", (event) => {
+    const target = event.detail.target;
+    if (!target || target.id !== "changes-body") return;
+    const dialog = document.getElementById("changes-dialog");
+    if (dialog && !dialog.open) dialog.showModal();
+  });
+
+  // Folded unchanged lines travel hidden in the row group after the button.
+  function unfold(button) {
+    const group = button.closest("tbody");
+    const hidden = group ? group.nextElementSibling : null;
+    if (hidden) hidden.hidden = false;
+    button.closest("tr").remove();
+  }
 
   // The editor's text travels with any request that carries a `content` field.
   document.addEventListener("htmx:configRequest", (event) => {

@@ -1,0 +1,271 @@
+"""What each turn changed, and taking it back (issue 15).
+
+A turn is a person's message and the messages up to their next one; the file
+revisions its tool calls made are linked to those messages. These functions
+read a turn's changes (file by file, with line counts) and undo a turn, redo an
+undo, or restore the whole project to before or after a turn, through
+projects.undo; each undo or restore is a `Reversal`, which the next turn's
+history mentions (chat.services.past_turns).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Literal
+
+from django.contrib.auth.models import User
+from django.db.models import F, QuerySet
+
+from chat.models import Message
+from chat.plaintext import plain_excerpt
+from projects.changesets import FileChange, counts_of, net_changes
+from projects.diffs import LineCounts
+from projects.models import FileRevision, Reversal
+from projects.undo import Refused, changes_undo, project_restore, restore_plan
+
+When = Literal["before", "after"]
+_EXCERPT = 60
+
+
+@dataclass(frozen=True)
+class ChangedFile:
+    change: FileChange
+    counts: LineCounts | None  # None: too large to count
+
+    @property
+    def path(self) -> str:
+        return self.change.path
+
+    @property
+    def action(self) -> str:
+        return self.change.action
+
+    @property
+    def old_path(self) -> str | None:
+        return self.change.start_path if self.change.action == "renamed" else None
+
+
+@dataclass
+class TurnChanges:
+    """One turn's changes as its summary shows them."""
+
+    turn_id: int  # the person's message that began the turn
+    project_id: uuid.UUID
+    files: list[ChangedFile] = field(default_factory=list)
+    undo: Reversal | None = None  # the undo in force, if the turn is undone
+    restore: Reversal | None = None  # the latest restore to right after this turn
+
+    @property
+    def added(self) -> int:
+        return sum(file.counts.added for file in self.files if file.counts)
+
+    @property
+    def removed(self) -> int:
+        return sum(file.counts.removed for file in self.files if file.counts)
+
+
+# --- reading -------------------------------------------------------------------------
+
+
+def turn_of(*, user_id: int, message_id: int) -> Message | None:
+    """The person's message that began the turn holding `message_id`, in one of
+    the user's own projects; None if there is none."""
+    message = (
+        Message.objects.filter(pk=message_id, conversation__project__owner_id=user_id)
+        .select_related("conversation__project")
+        .first()
+    )
+    if message is None:
+        return None
+    if message.role == Message.Role.USER:
+        return message
+    return (
+        Message.objects.filter(
+            conversation_id=message.conversation_id,
+            role=Message.Role.USER,
+            sequence__lt=message.sequence,
+        )
+        .select_related("conversation__project")
+        .order_by("-sequence")
+        .first()
+    )
+
+
+def turn_revisions(turn: Message) -> QuerySet[FileRevision]:
+    """The revisions the turn's tool calls made, oldest first."""
+    end = _next_turn_sequence(turn)
+    rows = FileRevision.objects.filter(
+        message__conversation_id=turn.conversation_id, message__sequence__gte=turn.sequence
+    )
+    if end is not None:
+        rows = rows.filter(message__sequence__lt=end)
+    return rows.order_by("pk")
+
+
+def turn_changes(turn: Message) -> TurnChanges:
+    return turns_changes([turn])[turn.pk]
+
+
+def turns_changes(turns: list[Message]) -> dict[int, TurnChanges]:
+    """Each turn's changes (the turns of one conversation, in order), read together."""
+    if not turns:
+        return {}
+    turns = sorted(turns, key=lambda turn: turn.sequence)
+    conversation_id = turns[0].conversation_id
+    end = _next_turn_sequence(turns[-1])
+    rows = FileRevision.objects.filter(
+        message__conversation_id=conversation_id, message__sequence__gte=turns[0].sequence
+    )
+    if end is not None:
+        rows = rows.filter(message__sequence__lt=end)
+    by_turn: dict[int, list[FileRevision]] = defaultdict(list)
+    starts = [(turn.sequence, turn.pk) for turn in turns]
+    for revision in rows.annotate(turn_sequence=F("message__sequence")).order_by("pk"):
+        sequence = revision.turn_sequence
+        owner = [pk for start, pk in starts if start <= sequence]
+        if owner:
+            by_turn[owner[-1]].append(revision)
+    project_id = turns[0].conversation.project_id
+    found = {turn.pk: TurnChanges(turn.pk, project_id) for turn in turns}
+    for turn_id, revisions in by_turn.items():
+        found[turn_id].files = [
+            ChangedFile(change, counts_of(change)) for change in net_changes(revisions)
+        ]
+    _add_reversals(found)
+    return found
+
+
+def _add_reversals(found: dict[int, TurnChanges]) -> None:
+    reversals = Reversal.objects.filter(message_id__in=found.keys()).order_by("pk")
+    for reversal in reversals.select_related("reverses"):
+        changes = found[reversal.message_id or 0]
+        if reversal.kind == Reversal.Kind.UNDO:
+            changes.undo = reversal
+        elif reversal.kind == Reversal.Kind.REDO and changes.undo == reversal.reverses:
+            changes.undo = None
+        elif reversal.kind == Reversal.Kind.RESTORE:
+            changes.restore = reversal
+        elif reversal.kind == Reversal.Kind.REDO and changes.restore == reversal.reverses:
+            changes.restore = None
+
+
+def restore_point(turn: Message, when: When) -> int:
+    """The newest revision of the project right before the turn's first change
+    (`before`) or right after the turn (`after`)."""
+    project_revisions = FileRevision.objects.filter(project_id=turn.conversation.project_id)
+    if when == "before":
+        first = turn_revisions(turn).values_list("pk", flat=True).first()
+        if first is not None:
+            return first - 1
+        edge = turn.created_at
+        newest = project_revisions.filter(created_at__lt=edge)
+    else:
+        last = turn_revisions(turn).values_list("pk", flat=True).last()
+        closing = _turn_messages(turn).order_by("-sequence").values_list("created_at", flat=True)
+        edge = closing.first() or turn.created_at
+        newest = project_revisions.filter(created_at__lte=edge)
+        if last is not None:
+            newest = newest | project_revisions.filter(pk=last)
+    found = newest.order_by("-pk").values_list("pk", flat=True).first()
+    return found or 0
+
+
+def restore_steps(turn: Message, when: When) -> list[ChangedFile]:
+    """What restoring the project to before or after `turn` would change now."""
+    steps = restore_plan(turn.conversation.project, restore_point(turn, when))
+    return [ChangedFile(step, counts_of(step)) for step in steps]
+
+
+# --- writing --------------------------------------------------------------------------
+
+
+def turn_undo(*, user: User, turn: Message, keep_changed: bool = False) -> Reversal | Refused:
+    """Put back every file the turn changed; files changed since are refused by
+    name, or kept as they are with `keep_changed`."""
+    revisions = list(turn_revisions(turn))
+    if not revisions:
+        return Refused("This turn changed no files, so there is nothing to undo.")
+    project = turn.conversation.project
+    paths = sorted({change.path for change in net_changes(revisions)})
+    return changes_undo(
+        project=project,
+        revisions=revisions,
+        user=user,
+        kind=Reversal.Kind.UNDO,
+        summary=f"Undid the turn “{turn_excerpt(turn)}”: {_listed(paths)} put back as before it.",
+        message_id=turn.pk,
+        keep_changed=keep_changed,
+    )
+
+
+def turn_restore(*, user: User, turn: Message, when: When) -> Reversal | Refused:
+    """Every file of the project as it was right before or right after `turn`."""
+    return project_restore(
+        project=turn.conversation.project,
+        point=restore_point(turn, when),
+        user=user,
+        summary=(
+            f"Restored the project's files to how they were {when} the turn “{turn_excerpt(turn)}”."
+        ),
+        message_id=turn.pk,
+    )
+
+
+def reversal_revert(*, user: User, reversal: Reversal) -> Reversal | Refused:
+    """Take back an undo, a redo or a restore ("Redo" for an undo)."""
+    if reversal.reversed_by.exists():
+        return Refused("That was already taken back.")
+    return changes_undo(
+        project=reversal.project,
+        revisions=list(reversal.revisions.all()),
+        user=user,
+        kind=Reversal.Kind.REDO,
+        summary=f"Took back: {reversal.summary}",
+        message_id=reversal.message_id,
+        reverses=reversal,
+    )
+
+
+def reversal_get_for(*, user_id: int, reversal_id: int) -> Reversal | None:
+    return (
+        Reversal.objects.filter(pk=reversal_id, project__owner_id=user_id)
+        .select_related("project")
+        .first()
+    )
+
+
+# --- helpers ------------------------------------------------------------------------
+
+
+def _next_turn_sequence(turn: Message) -> int | None:
+    return (
+        Message.objects.filter(
+            conversation_id=turn.conversation_id,
+            role=Message.Role.USER,
+            sequence__gt=turn.sequence,
+        )
+        .order_by("sequence")
+        .values_list("sequence", flat=True)
+        .first()
+    )
+
+
+def _turn_messages(turn: Message) -> QuerySet[Message]:
+    end = _next_turn_sequence(turn)
+    rows = Message.objects.filter(conversation_id=turn.conversation_id, sequence__gte=turn.sequence)
+    return rows.filter(sequence__lt=end) if end is not None else rows
+
+
+def turn_excerpt(turn: Message) -> str:
+    """The start of the turn's request, to name the turn in a sentence."""
+    return plain_excerpt(turn.content, _EXCERPT)
+
+
+def _listed(paths: list[str]) -> str:
+    if len(paths) > 4:
+        return ", ".join(paths[:3]) + f" and {len(paths) - 3} more files"
+    if len(paths) == 1:
+        return paths[0]
+    return ", ".join(paths[:-1]) + " and " + paths[-1]

@@ -1,0 +1,138 @@
+"""A turn's changes in real Chromium (issue 15): the summary under the turn, the
+diff, and Undo (then Redo) followed by the editor and preview of this tab and of
+a second one."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth.models import User
+from playwright.sync_api import Page, expect
+
+from projects.lifecycle import project_create
+from projects.models import Project, ProjectFile
+from tests.browser.conftest import ChatServer, open_file, sign_in
+from tests.fakes.script import ToolCallScript, text, tool_calls
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+expect.set_options(timeout=10_000)
+
+NEW_CSS = ".hero h1 {\n  color: tomato;\n}\n"
+
+
+def _starter(owner: User) -> Project:
+    project = project_create(owner=owner, name="Changes site", starter=True)
+    assert isinstance(project, Project)
+    return project
+
+
+def _open(page: Page, server: ChatServer, project: Project) -> None:
+    page.goto(f"{server.url}/projects/{project.pk}/")
+    page.wait_for_selector("#chat-signal[data-signal]", state="attached")
+
+
+def _script_turn(server: ChatServer) -> None:
+    edit = {"path": "index.html", "edits": [{"search": "Hello, world", "replace": "Fresh bread"}]}
+    styles = ToolCallScript("update_file", {"path": "styles.css", "content": NEW_CSS})
+    about = ToolCallScript("create_file", {"path": "about.html", "content": "<h1>About</h1>\n"})
+    server.fake.script(
+        tool_calls(ToolCallScript("edit_file", edit), styles, about), text("Changed three files.")
+    )
+
+
+def _send(page: Page, message: str) -> None:
+    page.click("#composer-input")
+    page.keyboard.type(message)
+    page.keyboard.press("Enter")
+
+
+def test_a_turns_changes_are_summarised_shown_undone_and_redone_in_every_tab(
+    context, chat_server, browser_user
+) -> None:
+    project = _starter(browser_user)
+    first, second = context.new_page(), context.new_page()
+    sign_in(first, chat_server.url)
+    _open(first, chat_server, project)
+    _open(second, chat_server, project)
+    open_file(second, "/index.html")
+    _script_turn(chat_server)
+
+    _send(first, "Make it a bakery")
+    for page in (first, second):
+        expect(page.locator("#chat-log .turn-footer")).to_have_class(re.compile(r"\bcompleted\b"))
+        summary = page.locator("#chat-log .turn-changes summary")
+        expect(summary).to_contain_text("3 files changed")
+        expect(page.frame_locator("#preview-frame").locator("h1")).to_have_text("Fresh bread")
+    files = first.locator("#chat-log .changed-files li")
+    expect(files).to_have_count(3)
+    expect(files.nth(0)).to_contain_text("edited")
+    expect(files.nth(0)).to_contain_text("/index.html")
+    expect(files.nth(0).locator(".line-counts")).to_have_text("+1 −1")
+    expect(files.nth(2)).to_contain_text("created")
+    expect(files.nth(2).locator(".line-counts")).to_have_text("+1 −0")
+    expect(second.locator("#editor-form")).to_have_attribute("data-path", "/index.html")
+    _editor_shows(second, "Fresh bread")
+
+    # One file's diff: the changed line, removed and added; on this wide screen, side by side.
+    dialog = first.locator("#changes-dialog")
+    files.nth(0).locator("button.file-diff").click()
+    expect(dialog).to_be_visible()
+    expect(dialog.locator("table.diff-split")).to_have_count(1)
+    expect(dialog.locator("td.code.removed")).to_contain_text("Hello, world")
+    expect(dialog.locator("td.code.added")).to_contain_text("Fresh bread")
+    dialog.locator("button", has_text="Inline").click()
+    expect(dialog.locator("table.diff-inline td.code.added")).to_contain_text("Fresh bread")
+    _close(first)
+    # The whole turn, one file after the other.
+    first.locator("#chat-log button", has_text="View all changes").click()
+    expect(dialog.locator(".file-diff-block")).to_have_count(3)
+    _close(first)
+
+    first.locator("#chat-log button", has_text="Undo this turn").click()
+    expect(dialog).to_contain_text("Turn undone")
+    for page in (first, second):
+        expect(page.frame_locator("#preview-frame").locator("h1")).to_have_text("Hello, world")
+        expect(page.locator("#file-tree .file-link", has_text="about.html")).to_have_count(0)
+        expect(page.locator("#chat-log .turn-changes summary")).to_contain_text("Undone")
+    _editor_shows(second, "Hello, world")
+    assert "Hello, world" in ProjectFile.objects.get(project=project, path="/index.html").content
+    assert not ProjectFile.objects.filter(project=project, path="/about.html").exists()
+
+    dialog.locator("button", has_text="Redo").click()
+    expect(dialog).to_contain_text("Taken back")
+    for page in (first, second):
+        expect(page.frame_locator("#preview-frame").locator("h1")).to_have_text("Fresh bread")
+        expect(page.locator("#file-tree .file-link", has_text="about.html")).to_have_count(1)
+        expect(page.locator("#chat-log .turn-changes summary")).not_to_contain_text("Undone")
+        expect(page.locator("#chat-log button", has_text="Undo this turn")).to_have_count(1)
+    _editor_shows(second, "Fresh bread")
+
+
+def test_a_diff_is_inline_on_a_phone_and_fits_the_screen(page, chat_server, browser_user) -> None:
+    project = _starter(browser_user)
+    page.set_viewport_size({"width": 390, "height": 844})
+    sign_in(page, chat_server.url)
+    _open(page, chat_server, project)
+    _script_turn(chat_server)
+    _send(page, "Make it a bakery")
+    expect(page.locator("#chat-log .turn-changes summary")).to_contain_text("3 files changed")
+    page.locator("#chat-log .changed-files button.file-diff").first.click()
+    dialog = page.locator("#changes-dialog")
+    expect(dialog.locator("table.diff-inline")).to_have_count(1)
+    box = dialog.bounding_box()
+    assert box is not None
+    assert box["x"] >= 0
+    assert box["x"] + box["width"] <= 390
+
+
+def _editor_shows(page: Page, needle: str) -> None:
+    page.wait_for_function(
+        "(needle) => (window.builtitWorkspace.text() || '').includes(needle)", arg=needle
+    )
+
+
+def _close(page: Page) -> None:
+    page.locator("#changes-dialog form.dialog-actions button").click()
+    expect(page.locator("#changes-dialog")).to_be_hidden()
