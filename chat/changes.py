@@ -138,17 +138,36 @@ def turns_changes(turns: list[Message]) -> dict[int, TurnChanges]:
 
 
 def _add_reversals(found: dict[int, TurnChanges]) -> None:
-    reversals = Reversal.objects.filter(message_id__in=found.keys()).order_by("pk")
-    for reversal in reversals.select_related("reverses"):
+    """Which undo or restore of each turn is in force: an undo taken back (Redo)
+    is not, and taking that back again puts the turn back to undone."""
+    undoing: set[int] = set()  # reversals that leave their turn undone
+    restoring: set[int] = set()  # reversals that leave their restore in force
+    reversals = list(Reversal.objects.filter(message_id__in=found.keys()).order_by("pk"))
+    for reversal in reversals:
         changes = found[reversal.message_id or 0]
+        reverses = reversal.reverses_id
         if reversal.kind == Reversal.Kind.UNDO:
             changes.undo = reversal
-        elif reversal.kind == Reversal.Kind.REDO and changes.undo == reversal.reverses:
-            changes.undo = None
+            undoing.add(reversal.pk)
         elif reversal.kind == Reversal.Kind.RESTORE:
             changes.restore = reversal
-        elif reversal.kind == Reversal.Kind.REDO and changes.restore == reversal.reverses:
+            restoring.add(reversal.pk)
+        elif changes.undo is not None and reverses == changes.undo.pk:
+            changes.undo = None
+        elif changes.restore is not None and reverses == changes.restore.pk:
             changes.restore = None
+        elif _took_back(reverses, reversals, undoing):
+            changes.undo = reversal
+            undoing.add(reversal.pk)
+        elif _took_back(reverses, reversals, restoring):
+            changes.restore = reversal
+            restoring.add(reversal.pk)
+
+
+def _took_back(reverses: int | None, reversals: list[Reversal], in_force: set[int]) -> bool:
+    """Whether `reverses` took back one of `in_force` (so taking it back restores that)."""
+    taken = next((row for row in reversals if row.pk == reverses), None)
+    return taken is not None and taken.reverses_id in in_force
 
 
 def restore_point(turn: Message, when: When) -> int:

@@ -12,12 +12,13 @@ from django.db.models import Count, QuerySet, Sum
 from django.db.models.functions import Coalesce
 from django.http import HttpRequest
 from django.urls import reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from builtit.users import current_user
+from projects.diff_html import file_diff
 from projects.lifecycle import project_purge, project_restore, project_rotate_preview_token
 from projects.limits import human_size
-from projects.models import FileRevision, Project, ProjectFile
+from projects.models import FileRevision, Project, ProjectFile, Reversal
 from projects.paths import PathError, normalize_path
 from projects.results import FileError, FileWrite
 from projects.services import Author, file_create, file_delete, file_rename, file_update
@@ -267,6 +268,8 @@ _REVISION_FIELDS = (
     "user",
     "message",
     "version_after",
+    "reversal",
+    "changes",
     "text_before",
     "text_after",
 )
@@ -293,6 +296,20 @@ class FileRevisionAdmin(admin.ModelAdmin[FileRevision]):
     readonly_fields = _REVISION_FIELDS
     fields = _REVISION_FIELDS
 
+    class Media:
+        css = {"all": ["builtit/diff.css"]}
+
+    @admin.display(description="changes")
+    def changes(self, revision: FileRevision) -> str:
+        """What the revision changed, as the workspace shows it (inline)."""
+        shown = file_diff(
+            revision.content_before, revision.content_after, path=revision.path, layout="inline"
+        )
+        notes = format_html_join(
+            "", '<p class="diff-note">{}</p>', ((note,) for note in shown.notes)
+        )
+        return format_html("{}{}", notes, shown.table)
+
     @admin.display(description="content before")
     def text_before(self, revision: FileRevision) -> str:
         return _pre(revision.content_before)
@@ -300,6 +317,40 @@ class FileRevisionAdmin(admin.ModelAdmin[FileRevision]):
     @admin.display(description="content after")
     def text_after(self, revision: FileRevision) -> str:
         return _pre(revision.content_after)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+_REVERSAL_FIELDS = (
+    "created_at",
+    "project",
+    "kind",
+    "user",
+    "message",
+    "reverses",
+    "point",
+    "summary",
+)
+
+
+@admin.register(Reversal)
+class ReversalAdmin(admin.ModelAdmin[Reversal]):
+    """Undos, redos and restores: what people took back, and when (read only)."""
+
+    list_display = ["created_at", "project", "kind", "user", "summary"]
+    list_filter = ["kind", "created_at"]
+    search_fields = ["summary", "project__name", "user__username"]
+    list_select_related = ["project", "user"]
+    date_hierarchy = "created_at"
+    readonly_fields = _REVERSAL_FIELDS
+    fields = _REVERSAL_FIELDS
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

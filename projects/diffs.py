@@ -29,8 +29,8 @@ MAX_CHARS = 2_000_000  # per version
 # difflib's work grows with the product of the two changed stretches' lengths.
 MAX_WORK = 60_000_000
 MAX_ROWS = 4_000  # rows shown before the rest is cut, with a note
-FOLDED_ROWS = 3_000  # unchanged lines a diff carries folded, to unfold in place
-MAX_COLOURED_CHARS = 400_000  # past this a version is shown without colours
+FOLDED_ROWS = 1_000  # unchanged lines a diff carries folded, to unfold in place
+MAX_COLOURED_CHARS = 250_000  # past this a version is shown without colours (bench/diff_render.py)
 
 RowKind = Literal["same", "removed", "added"]
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")

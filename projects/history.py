@@ -91,6 +91,38 @@ def file_restore(*, project: Project, revision_id: int, author: Author) -> FileW
     return file_create(project=project, path=state.path, content=state.content, author=author)
 
 
+@dataclass(frozen=True)
+class RevisionDiff:
+    """Two versions of a file to compare: before and after a revision, or the
+    revision's version and the file as it is now."""
+
+    path: str
+    before: str | None
+    after: str | None
+    title: str
+
+
+def revision_diff(
+    project: Project, revision_id: int, *, against_current: bool
+) -> RevisionDiff | FileError:
+    row = (
+        FileRevision.objects.filter(project=project, pk=revision_id)
+        .select_related("before", "after")
+        .first()
+    )
+    if row is None:
+        return FileError(ErrorCode.NOT_FOUND, "That version does not exist in this project.")
+    if not against_current:
+        title = f"What this {row.action} changed in {row.path}"
+        return RevisionDiff(row.path, row.content_before, row.content_after, title)
+    then = row.content_before if row.action == FileRevision.Action.DELETE else row.content_after
+    now = ProjectFile.objects.filter(project=project, path=row.path).values_list(
+        "content", flat=True
+    )
+    title = f"From this version of {row.path} to the current one"
+    return RevisionDiff(row.path, then, now.first(), title)
+
+
 def _listing(rows: QuerySet[FileRevision]) -> QuerySet[FileRevision]:
     """Newest first, without loading the (possibly large) contents themselves."""
     return (

@@ -38,6 +38,11 @@ urlpatterns = [
         history.revision,
         name="file_revision",
     ),
+    path(
+        "projects/<uuid:project_id>/revisions/<int:revision_id>/diff/",
+        history.revision_diff_view,
+        name="revision_diff",
+    ),
     path("projects/<uuid:project_id>/files/restore/", history.restore, name="file_restore"),
     path("preview/<str:token>/", preview.serve, {"path": ""}, name="preview_root"),
     path("preview/<str:token>/<path:path>", preview.serve, name="preview"),

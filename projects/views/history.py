@@ -9,7 +9,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
 from builtit.users import current_user
-from projects.history import file_history, file_restore, revision_state
+from projects.diff_html import file_diff, layout_of
+from projects.history import file_history, file_restore, revision_diff, revision_state
 from projects.results import ErrorCode, FileError
 from projects.selectors import owned_project
 from projects.services import Author
@@ -34,6 +35,29 @@ def revision(request: HttpRequest, project_id: uuid.UUID, revision_id: int) -> H
     if isinstance(state, FileError):
         return error_response(request, state, target="#history-view")
     return render(request, "projects/partials/revision.html", {"project": project, "state": state})
+
+
+@require_GET
+def revision_diff_view(
+    request: HttpRequest, project_id: uuid.UUID, revision_id: int
+) -> HttpResponse:
+    """What a revision changed (`?against=previous`) or what changed since it
+    (`?against=current`), as a diff in the History dialog."""
+    project = owned_project(request, project_id)
+    against = "current" if request.GET.get("against") == "current" else "previous"
+    found = revision_diff(project, revision_id, against_current=against == "current")
+    if isinstance(found, FileError):
+        return error_response(request, found, target="#history-view")
+    layout = layout_of(request.GET.get("layout"))
+    context = {
+        "title": found.title,
+        "title_id": "history-diff-title",
+        "diffs": [file_diff(found.before, found.after, path=found.path, layout=layout)],
+        "layout": layout,
+        "layout_url": f"{request.path}?against={against}",
+        "layout_target": "#history-view",
+    }
+    return render(request, "projects/partials/diff.html", context)
 
 
 @require_POST

@@ -69,9 +69,9 @@ def test_a_turns_changes_are_summarised_shown_undone_and_redone_in_every_tab(
     expect(files).to_have_count(3)
     expect(files.nth(0)).to_contain_text("edited")
     expect(files.nth(0)).to_contain_text("/index.html")
-    expect(files.nth(0).locator(".line-counts")).to_have_text("+1 −1")
+    expect(files.nth(0).locator(".line-counts")).to_have_text("+1 \u22121")
     expect(files.nth(2)).to_contain_text("created")
-    expect(files.nth(2).locator(".line-counts")).to_have_text("+1 −0")
+    expect(files.nth(2).locator(".line-counts")).to_have_text("+1 \u22120")
     expect(second.locator("#editor-form")).to_have_attribute("data-path", "/index.html")
     _editor_shows(second, "Fresh bread")
 

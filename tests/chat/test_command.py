@@ -14,6 +14,8 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 from chat.models import Conversation, Message
 from projects.locks import LockHeld, lock_acquire, lock_current, lock_release
 from projects.models import Project, ProjectFile
+from projects.results import FileWrite
+from projects.services import Author, file_update
 from tests.fakes.demo import demo_responder
 from tests.fakes.openrouter import FakeOpenRouter
 from tests.fakes.script import HttpError, Reply, ToolCallScript
@@ -70,12 +72,22 @@ def test_json_mode_prints_one_event_per_line_with_the_event_names(
     assert status == 0
     kinds = [event["type"] for event in events]
     assert kinds[0] == "turn_started"
-    assert kinds[-1] == "done"
+    assert kinds[-2:] == ["done", "changes"]
     assert kinds.count("tool_result") == 3
     assert {"content", "tool_calls", "tool_executing", "files_changed", "usage"} <= set(kinds)
-    done = events[-1]
+    done = events[-2]
     assert done["status"] == "completed"
     assert done["files_changed"] == ["/index.html", "/styles.css", "/script.js"]
+    changed = events[-1]
+    assert changed["turn"] == events[0]["message_id"]
+    assert [(f["path"], f["action"]) for f in changed["files"]] == [
+        ("/index.html", "created"),
+        ("/script.js", "created"),
+        ("/styles.css", "created"),
+    ]
+    index = ProjectFile.objects.get(project=project, path="/index.html").content
+    assert changed["files"][0]["added"] == len(index.splitlines())
+    assert changed["files"][0]["removed"] == 0
     started = events[0]
     assert started["text"] == "Bakery"
     assert Conversation.objects.filter(pk=started["conversation_id"], project=project).exists()
@@ -142,7 +154,8 @@ def test_a_failed_turn_in_json_mode_has_an_error_event(
     assert status == 1
     error = next(event for event in events if event["type"] == "error")
     assert error["code"] == "bad_api_key"
-    assert events[-1]["status"] == "failed"
+    assert events[-2]["status"] == "failed"
+    assert events[-1] == {"type": "changes", "turn": events[0]["message_id"], "files": []}
 
 
 def test_tool_failures_are_shown_but_do_not_fail_the_turn(
@@ -208,3 +221,74 @@ def test_a_project_with_a_turn_running_elsewhere_is_refused_and_left_alone(
     _, _, status = run(str(starter_project.pk), "Change the heading")
     assert status == 0
     assert lock_current(starter_project) is None
+
+
+def test_undo_turn_puts_back_what_a_turn_changed_and_the_next_turn_is_told(
+    scripted: FakeOpenRouter, starter_project: Project
+) -> None:
+    original = ProjectFile.objects.get(project=starter_project, path="/index.html").content
+    edit = {"path": "/index.html", "edits": [{"search": "Hello, world", "replace": "Bakery"}]}
+    scripted.script(
+        Reply(tool_calls=[ToolCallScript("edit_file", edit)]),
+        Reply(content="Renamed the heading."),
+        Reply(content="Understood."),
+    )
+    out, _, status = run(str(starter_project.pk), "Call it Bakery", "--json")
+    assert status == 0
+    started = json.loads(out.splitlines()[0])
+    changed = json.loads(out.splitlines()[-1])
+    assert changed["files"] == [
+        {"path": "/index.html", "action": "edited", "old_path": None, "added": 1, "removed": 1}
+    ]
+
+    out, _, status = run("--undo-turn", str(started["message_id"]), "--json")
+    assert status == 0
+    undone = json.loads(out)
+    assert undone["type"] == "undone"
+    assert undone["paths"] == ["/index.html"]
+    assert ProjectFile.objects.get(project=starter_project, path="/index.html").content == original
+
+    _, _, status = run(
+        str(starter_project.pk), "Go on", "--conversation", str(started["conversation_id"])
+    )
+    assert status == 0
+    told = json.dumps(scripted.requests[-1].json["messages"], ensure_ascii=False)
+    assert "the person used Built-It's history: Undid the turn “Call it Bakery”" in told
+    assert "Do not make that change again unless they ask for it." in told
+
+
+def test_undo_turn_names_files_changed_since_and_keep_changed_undoes_the_rest(
+    scripted: FakeOpenRouter, starter_project: Project
+) -> None:
+    index = {"path": "/index.html", "content": "<h1>New</h1>\n"}
+    styles = {"path": "/styles.css", "content": "h1 { color: red; }\n"}
+    scripted.script(
+        Reply(
+            tool_calls=[
+                ToolCallScript("update_file", index),
+                ToolCallScript("update_file", styles),
+            ]
+        ),
+        Reply(content="Done."),
+    )
+    out, _, _ = run(str(starter_project.pk), "Change both", "--json")
+    turn = json.loads(out.splitlines()[0])["message_id"]
+    changed = file_update(
+        project=starter_project,
+        path="/styles.css",
+        content="h1 { color: blue; }\n",
+        author=Author.person(starter_project.owner),
+    )
+    assert isinstance(changed, FileWrite)
+
+    with pytest.raises(CommandError, match=r"Changed since: /styles.css\. \(--keep-changed"):
+        call_command("chat", "--undo-turn", str(turn), stdout=io.StringIO())
+    assert ProjectFile.objects.get(project=starter_project, path="/index.html").content == (
+        "<h1>New</h1>\n"
+    )
+    out, _, status = run("--undo-turn", str(turn), "--keep-changed")
+    assert status == 0
+    assert out.startswith("Undid the turn “Change both”")
+    files = dict(ProjectFile.objects.filter(project=starter_project).values_list("path", "content"))
+    assert files["/styles.css"] == "h1 { color: blue; }\n"
+    assert "Hello, world" in files["/index.html"]

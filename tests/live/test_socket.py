@@ -220,6 +220,10 @@ async def test_json_mode_sends_the_events_manage_py_chat_prints_and_the_turn_is_
     printed = await sync_to_async(command_events, thread_sensitive=False)(
         twin, "Make a bakery site"
     )
+    # The command adds one line once the turn is over: what it changed.
+    *printed, changed = printed
+    assert changed["type"] == "changes"
+    assert [file["path"] for file in changed["files"]] == ["/index.html"]
 
     assert folded(types(events)) == folded(types(printed)) == TURN
     done = events[-1]

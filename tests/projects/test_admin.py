@@ -8,10 +8,11 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from projects.models import FileRevision, Project, ProjectFile
+from projects.models import FileRevision, Project, ProjectFile, Reversal
 from projects.results import FileWrite
 from projects.services import Author, file_update
 from projects.starter import STARTER_FILES
+from projects.undo import project_restore
 
 PROJECTS = "/admin/projects/project/"
 FILES = "/admin/projects/projectfile/"
@@ -399,3 +400,29 @@ def test_an_admin_edit_keeps_the_files_line_endings(admin_client, starter_projec
     record.refresh_from_db()
     assert "\r" not in record.content
     assert record.content.endswith("// more\n")
+
+
+def test_a_revisions_page_shows_its_diff_as_the_workspace_does(admin_client, starter_project):
+    _change_file(
+        admin_client, starter_project.files.get(path="/script.js"), content="go()\n// <b>\n"
+    )
+    revision = FileRevision.objects.get(project=starter_project, action="update")
+    raw = admin_client.get(f"{REVISIONS}{revision.pk}/change/").content.decode()
+    assert 'class="diff diff-inline"' in raw
+    assert 'class="code added"' in raw
+    assert "&lt;b&gt;" in raw
+    assert "<b>" not in raw, "the file's text is escaped"
+    assert "builtit/diff.css" in raw
+
+
+def test_undos_and_restores_are_listed_for_staff_to_read(admin_client, starter_project, user):
+    _change_file(admin_client, starter_project.files.get(path="/script.js"), content="go()\n")
+    first = FileRevision.objects.filter(project=starter_project).order_by("pk").last()
+    assert first is not None
+    restored = project_restore(
+        project=starter_project, point=first.pk - 1, user=user, summary="Put script.js back."
+    )
+    assert isinstance(restored, Reversal)
+    listing = _page(admin_client.get("/admin/projects/reversal/"))
+    assert "Put script.js back." in listing
+    assert admin_client.get(f"/admin/projects/reversal/{restored.pk}/change/").status_code == 200

@@ -10,7 +10,7 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 
 from projects.changesets import net_changes
 from projects.locks import lock_acquire
-from projects.models import FileRevision, Project, ProjectFile, Reversal
+from projects.models import FileRevision, Project, ProjectFile, ProjectLock, Reversal
 from projects.results import FileWrite
 from projects.services import (
     Author,
@@ -223,7 +223,7 @@ def test_nothing_is_taken_back_while_the_assistant_works(
     point = mark(project)
     ok(file_update(project=project, path="/index.html", content="<p>x</p>\n", author=bot))
     lock = lock_acquire(project=project, purpose="assistant", details={}, ttl=60)
-    assert not isinstance(lock, str)
+    assert isinstance(lock, ProjectLock)
     refused = undo(project, user, since(project, point))
     assert isinstance(refused, Refused)
     assert "working on this project" in refused.message

@@ -2,10 +2,15 @@
 
     manage.py chat <project-uuid> "Add a contact page" [--conversation ID] [--model M] [--json]
     manage.py chat --new-project "Bakery" --owner ada "Build a site for my bakery"
+    manage.py chat --undo-turn MESSAGE_ID [--keep-changed] [--json]
 
 Readable progress by default; `--json` prints one event per line, with the
-same names and fields as the websocket's JSON mode. Exit status: 0 when the
-turn finished, 1 when it failed, 130 when it was interrupted.
+same names and fields as the websocket's JSON mode, and after a turn one line
+of type "changes": the files it changed, with lines added and removed.
+`--undo-turn` puts back every file the turn holding that message changed, as
+the chat panel's "Undo this turn" does (as the project's owner). Exit status:
+0 when the turn finished (or was undone), 1 when it failed (or the undo was
+refused), 130 when it was interrupted.
 """
 
 from __future__ import annotations
@@ -19,16 +24,18 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from chat import services
-from chat.agent.events import Done, Event, to_json
+from chat import changes, services
+from chat.agent.events import Done, Event, TurnStarted, to_json
 from chat.agent.loop import TurnRequest
 from chat.agent.model_choice import ModelError, clean_model_id
 from chat.live import turns
+from chat.live.broadcast import files_moved
 from chat.llm import ClientConfig, LLMClient
-from chat.models import Conversation
+from chat.models import Conversation, Message
 from chat.render.console import ConsoleRenderer
 from projects.lifecycle import ProjectError, project_create
 from projects.models import Project
+from projects.undo import Refused
 
 _FAILED = 1
 _INTERRUPTED = 130
@@ -45,9 +52,20 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="One JSON event per line.")
         parser.add_argument("--new-project", metavar="NAME", help="Create a project first.")
         parser.add_argument("--owner", metavar="USERNAME", help="Owner of --new-project.")
+        parser.add_argument(
+            "--undo-turn", type=int, metavar="MESSAGE_ID", help="Undo the turn of this message."
+        )
+        parser.add_argument(
+            "--keep-changed",
+            action="store_true",
+            help="With --undo-turn: leave files changed since the turn as they are.",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         as_json: bool = options["json"]
+        if options["undo_turn"] is not None:
+            self._undo(options["undo_turn"], keep_changed=options["keep_changed"], as_json=as_json)
+            return
         project, text = self._target(options)
         conversation = self._conversation(project, options["conversation"])
         cleaned = services.clean_user_message(text)
@@ -62,6 +80,8 @@ class Command(BaseCommand):
         except KeyboardInterrupt:
             self.stderr.write("\nStopped; the turn is recorded as stopped.")
             sys.exit(_INTERRUPTED)
+        if self.turn_id is not None:
+            self._changes(self.turn_id, as_json)
         if done is None or done.status != "completed":
             sys.exit(_FAILED)
 
@@ -71,6 +91,8 @@ class Command(BaseCommand):
         renderer = ConsoleRenderer(self.stdout, self.stderr, color=self.stdout.isatty())
 
         def show(event: Event) -> None:
+            if isinstance(event, TurnStarted):
+                self.turn_id = event.message_id
             if as_json:
                 self.stdout.write(json.dumps(to_json(event), ensure_ascii=False))
                 self.stdout.flush()
@@ -87,6 +109,55 @@ class Command(BaseCommand):
             return started.done
         finally:
             await client.aclose()
+
+    turn_id: int | None = None  # the person's message that began the turn run here
+
+    def _changes(self, turn_id: int, as_json: bool) -> None:
+        turn = Message.objects.select_related("conversation").get(pk=turn_id)
+        files = changes.turn_changes(turn).files
+        if as_json:
+            line = {"type": "changes", "turn": turn_id, "files": [_file_json(f) for f in files]}
+            self.stdout.write(json.dumps(line, ensure_ascii=False))
+        elif files:
+            self.stdout.write(f"{len(files)} file{'s' if len(files) != 1 else ''} changed:")
+            for file in files:
+                counts = f" (+{file.counts.added} -{file.counts.removed})" if file.counts else ""
+                self.stdout.write(f"  {file.action} {file.path}{counts}")
+
+    def _undo(self, message_id: int, *, keep_changed: bool, as_json: bool) -> None:
+        message = Message.objects.select_related("conversation__project").filter(pk=message_id)
+        found = message.first()
+        if found is None:
+            raise CommandError(f"There is no message {message_id}.")
+        project = found.conversation.project
+        turn = changes.turn_of(user_id=project.owner_id, message_id=message_id)
+        if turn is None:
+            raise CommandError(f"Message {message_id} is not part of a turn.")
+        result = changes.turn_undo(user=project.owner, turn=turn, keep_changed=keep_changed)
+        if isinstance(result, Refused):
+            if as_json:
+                conflicts = [{"path": c.path, "reason": c.reason} for c in result.conflicts]
+                refused = {
+                    "type": "undo_refused",
+                    "message": result.message,
+                    "conflicts": conflicts,
+                }
+                self.stdout.write(json.dumps(refused, ensure_ascii=False))
+                sys.exit(_FAILED)
+            hint = " (--keep-changed undoes the rest)" if result.conflicts else ""
+            raise CommandError(result.message + hint)
+        paths = sorted({row.path for row in result.revisions.all()})
+        files_moved(project, paths=paths, turn_id=turn.pk)
+        if as_json:
+            line: dict[str, object] = {
+                "type": "undone",
+                "reversal": result.pk,
+                "summary": result.summary,
+                "paths": paths,
+            }
+            self.stdout.write(json.dumps(line, ensure_ascii=False))
+        else:
+            self.stdout.write(result.summary)
 
     def _target(self, options: dict[str, Any]) -> tuple[Project, str]:
         name, owner = options["new_project"], options["owner"]
@@ -145,3 +216,13 @@ class Command(BaseCommand):
 
     def _text(self, raw: str) -> str:
         return sys.stdin.read() if raw == "-" else raw
+
+
+def _file_json(file: changes.ChangedFile) -> dict[str, Any]:
+    return {
+        "path": file.path,
+        "action": file.action,
+        "old_path": file.old_path,
+        "added": file.counts.added if file.counts else None,
+        "removed": file.counts.removed if file.counts else None,
+    }

@@ -1,0 +1,261 @@
+"""A turn's changes as the workspace serves them (issue 15): the summary under
+the turn with line counts, the diff, Undo (with its conflict choices), Redo,
+restoring the project to before or after a turn, and the History dialog's diff.
+Only the project's owner reaches any of it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from chat import changes, services
+from chat.models import Conversation, Message
+from chat.render import panel
+from projects.locks import lock_acquire
+from projects.models import FileRevision, Project, ProjectFile, ProjectLock, Reversal
+from projects.results import FileWrite
+from projects.services import Author, Edit, file_create, file_edit, file_update
+
+pytestmark = pytest.mark.django_db
+
+
+class Turns:
+    """Turns of one conversation, their file changes made as the loop makes them:
+    each write tied to the turn's assistant message."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self.conversation: Conversation = services.conversation_create(project=project)
+
+    def turn(self, text: str, *writes: tuple[str, dict[str, object]]) -> Message:
+        sequence = services.next_sequence(self.conversation)
+        asked = services.message_user_create(
+            conversation=self.conversation, sequence=sequence, text=text, model="m"
+        )
+        reply = services.message_create(
+            conversation=self.conversation,
+            sequence=sequence + 1,
+            role=Message.Role.ASSISTANT,
+            content="Done.",
+            metadata={"turn": {"status": "completed", "files_changed": []}},
+        )
+        author = Author.assistant(self.project.owner, message_id=reply.pk)
+        for kind, arguments in writes:
+            write = {"create": file_create, "update": file_update, "edit": file_edit}[kind]
+            result = write(project=self.project, author=author, **arguments)  # type: ignore[operator]
+            assert isinstance(result, FileWrite), result
+        return asked
+
+
+def content(project: Project, path: str) -> str | None:
+    return (
+        ProjectFile.objects.filter(project=project, path=path)
+        .values_list("content", flat=True)
+        .first()
+    )
+
+
+@pytest.fixture
+def turns(starter_project: Project) -> Turns:
+    return Turns(starter_project)
+
+
+@pytest.fixture
+def bakery(turns: Turns) -> Message:
+    return turns.turn(
+        "Make it a bakery",
+        ("edit", {"path": "/index.html", "edits": [Edit("Hello, world", "Fresh bread")]}),
+        ("update", {"path": "/styles.css", "content": "h1 { color: tomato; }\n"}),
+        ("create", {"path": "/about.html", "content": "<h1>About</h1>\n<p>Us</p>\n"}),
+    )
+
+
+def test_the_summary_under_a_turn_counts_each_files_lines(
+    turns: Turns, bakery: Message, user_client: Client
+) -> None:
+    found = changes.turn_changes(bakery)
+    assert [
+        (f.path, f.action, f.counts and (f.counts.added, f.counts.removed)) for f in found.files
+    ] == [
+        ("/index.html", "edited", (1, 1)),
+        ("/styles.css", "edited", (1, 36)),  # the starter's 36 lines, all replaced
+        ("/about.html", "created", (2, 0)),
+    ]
+    page = user_client.get(f"/projects/{turns.project.pk}/?conversation={turns.conversation.pk}")
+    html = page.content.decode()
+    assert "3 files changed" in html
+    assert f"/turns/{bakery.pk}/undo/" in html
+
+
+def test_a_turns_diff_shows_each_files_change(
+    turns: Turns, bakery: Message, user_client: Client
+) -> None:
+    url = f"/projects/{turns.project.pk}/turns/{bakery.pk}/changes/"
+    one = user_client.get(url, {"path": "/index.html", "layout": "split"}).content.decode()
+    assert 'class="diff diff-split"' in one
+    assert re.search(r'class="code removed">.*Hello, world', one)
+    assert re.search(r'class="code added">.*Fresh bread', one)
+    whole = user_client.get(url).content.decode()
+    assert whole.count('class="file-diff-block"') == 3
+    assert 'class="diff diff-inline"' in whole
+    missing = user_client.get(url, {"path": "/script.js"})
+    assert missing.status_code == 404
+
+
+def test_undo_then_redo_through_the_workspace(
+    turns: Turns, bakery: Message, user_client: Client
+) -> None:
+    project = turns.project
+    answer = user_client.post(f"/projects/{project.pk}/turns/{bakery.pk}/undo/")
+    assert answer.status_code == 200
+    assert "Turn undone" in answer.content.decode()
+    assert "Hello, world" in (content(project, "/index.html") or "")
+    assert content(project, "/about.html") is None
+    undo = Reversal.objects.get(kind=Reversal.Kind.UNDO)
+    assert changes.turn_changes(bakery).undo == undo
+    shown = panel.turn_changes_html(bakery.pk, conversation=turns.conversation, running=False)
+    assert "Undone" in shown
+    assert f"/reversals/{undo.pk}/revert/" in shown
+
+    redo = user_client.post(f"/projects/{project.pk}/reversals/{undo.pk}/revert/")
+    assert redo.status_code == 200
+    assert "Fresh bread" in (content(project, "/index.html") or "")
+    assert content(project, "/about.html") == "<h1>About</h1>\n<p>Us</p>\n"
+    assert changes.turn_changes(bakery).undo is None
+    again = user_client.post(f"/projects/{project.pk}/reversals/{undo.pk}/revert/")
+    assert again.status_code == 422
+    assert "already taken back" in again.content.decode()
+
+
+def test_a_conflict_offers_to_undo_the_rest_or_restore_to_before_the_turn(
+    turns: Turns, bakery: Message, user_client: Client, user: User
+) -> None:
+    project = turns.project
+    later = turns.turn(
+        "Bigger heading",
+        ("update", {"path": "/styles.css", "content": "h1 { font-size: 3rem; }\n"}),
+    )
+    answer = user_client.post(f"/projects/{project.pk}/turns/{bakery.pk}/undo/")
+    html = answer.content.decode()
+    assert answer.status_code == 409
+    assert "<code>/styles.css</code>: it was changed since" in html
+    assert "Undo the rest, keep these as they are" in html
+    assert f"/turns/{bakery.pk}/restore/?when=before" in html
+    assert "Fresh bread" in (content(project, "/index.html") or ""), "nothing changed yet"
+
+    plan = user_client.get(f"/projects/{project.pk}/turns/{bakery.pk}/restore/", {"when": "before"})
+    listed = plan.content.decode()
+    assert "/styles.css" in listed
+    assert "/about.html" in listed
+    assert "Restore 3 files" in listed
+    done = user_client.post(
+        f"/projects/{project.pk}/turns/{bakery.pk}/restore/", {"when": "before"}
+    )
+    assert done.status_code == 200
+    assert "Project restored" in done.content.decode()
+    assert content(project, "/styles.css") is not None
+    assert "h1 { font-size" not in (content(project, "/styles.css") or "")
+    assert content(project, "/about.html") is None
+    assert later.pk  # the later turn is undone by the restore too, and can be had back:
+    restore = Reversal.objects.get(kind=Reversal.Kind.RESTORE)
+    back = user_client.post(f"/projects/{project.pk}/reversals/{restore.pk}/revert/")
+    assert back.status_code == 200
+    assert content(project, "/styles.css") == "h1 { font-size: 3rem; }\n"
+
+
+def test_keep_changed_undoes_the_rest(turns: Turns, bakery: Message, user_client: Client) -> None:
+    project = turns.project
+    turns.turn("Later", ("update", {"path": "/styles.css", "content": "p {}\n"}))
+    answer = user_client.post(
+        f"/projects/{project.pk}/turns/{bakery.pk}/undo/", {"keep_changed": "1"}
+    )
+    assert answer.status_code == 200
+    assert content(project, "/styles.css") == "p {}\n"
+    assert content(project, "/about.html") is None
+
+
+def test_restoring_to_after_a_turn_shows_the_list_first(
+    turns: Turns, bakery: Message, user_client: Client
+) -> None:
+    project = turns.project
+    turns.turn("Later", ("create", {"path": "/later.html", "content": "<p>later</p>\n"}))
+    plan = user_client.get(f"/projects/{project.pk}/turns/{bakery.pk}/restore/", {"when": "after"})
+    assert "/later.html" in plan.content.decode()
+    assert content(project, "/later.html") is not None, "looking changes nothing"
+    user_client.post(f"/projects/{project.pk}/turns/{bakery.pk}/restore/", {"when": "after"})
+    assert content(project, "/later.html") is None
+    assert "Fresh bread" in (content(project, "/index.html") or "")
+    assert changes.turn_changes(bakery).restore is not None
+
+
+def test_undo_is_refused_with_the_reason_while_the_assistant_works(
+    turns: Turns, bakery: Message, user_client: Client
+) -> None:
+    lock = lock_acquire(project=turns.project, purpose="assistant", details={}, ttl=60)
+    assert isinstance(lock, ProjectLock)
+    answer = user_client.post(f"/projects/{turns.project.pk}/turns/{bakery.pk}/undo/")
+    assert answer.status_code == 422
+    assert "The assistant is working on this project right now" in answer.content.decode()
+    assert "Fresh bread" in (content(turns.project, "/index.html") or "")
+
+
+def test_no_one_else_reaches_a_turns_changes(
+    turns: Turns, bakery: Message, other_client: Client
+) -> None:
+    project = turns.project
+    for response in (
+        other_client.get(f"/projects/{project.pk}/turns/{bakery.pk}/changes/"),
+        other_client.post(f"/projects/{project.pk}/turns/{bakery.pk}/undo/"),
+        other_client.get(f"/projects/{project.pk}/turns/{bakery.pk}/restore/?when=before"),
+    ):
+        assert response.status_code == 404
+    assert "Fresh bread" in (content(project, "/index.html") or "")
+
+
+def test_the_history_dialog_diffs_a_revision_against_the_one_before_or_now(
+    turns: Turns, bakery: Message, user_client: Client
+) -> None:
+    project = turns.project
+    revision = FileRevision.objects.get(project=project, path="/index.html", action="edit")
+    url = f"/projects/{project.pk}/revisions/{revision.pk}/diff/"
+    before = user_client.get(url, {"against": "previous"}).content.decode()
+    assert re.search(r'class="code removed">.*Hello, world', before)
+    ok = file_update(
+        project=project,
+        path="/index.html",
+        content=(content(project, "/index.html") or "").replace("Fresh bread", "Rye"),
+        author=Author.person(project.owner),
+    )
+    assert isinstance(ok, FileWrite)
+    now = user_client.get(url, {"against": "current"}).content.decode()
+    assert re.search(r'class="code removed">.*Fresh bread', now)
+    assert re.search(r'class="code added">.*Rye', now)
+    history = user_client.get(f"/projects/{project.pk}/files/history/", {"path": "/index.html"})
+    assert f"/revisions/{revision.pk}/diff/?against=previous" in history.content.decode()
+
+
+def test_the_next_turns_history_tells_the_model_of_an_undo(
+    turns: Turns, bakery: Message, user: User
+) -> None:
+    result = changes.turn_undo(user=user, turn=bakery)
+    assert isinstance(result, Reversal)
+    (past,) = services.past_turns(turns.conversation)
+    assert past.afterwards == (result.summary,)
+    assert result.summary.startswith("Undid the turn “Make it a bakery”: /about.html")
+
+
+def test_taking_back_a_redo_leaves_the_turn_undone_again(
+    turns: Turns, bakery: Message, user: User
+) -> None:
+    undo = changes.turn_undo(user=user, turn=bakery)
+    assert isinstance(undo, Reversal)
+    redo = changes.reversal_revert(user=user, reversal=undo)
+    assert isinstance(redo, Reversal)
+    assert changes.turn_changes(bakery).undo is None
+    again = changes.reversal_revert(user=user, reversal=redo)
+    assert isinstance(again, Reversal)
+    assert changes.turn_changes(bakery).undo == again
+    assert content(turns.project, "/about.html") is None
