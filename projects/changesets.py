@@ -19,6 +19,7 @@ from projects.models import FileRevision, RevisionBlob
 
 Action = Literal["created", "edited", "renamed", "deleted"]
 _ORDER = {"deleted": 0, "renamed": 1, "edited": 2, "created": 3}
+_COUNTS_KEPT = 7 * 24 * 3600  # seconds a change's line counts stay cached
 
 
 @dataclass
@@ -97,16 +98,23 @@ def texts(blob_ids: Iterable[int | None]) -> dict[int, str]:
 
 
 def counts_of(change: FileChange) -> LineCounts | None:
-    """Lines added and removed by a change (cached: blobs never change)."""
-    key = f"builtit:linecounts:{change.before_id}:{change.after_id}"
+    """Lines added and removed by a change. Cached by the texts' digests, which
+    name the texts themselves, so an entry is never stale (even if a database
+    is rebuilt under a cache that outlives it)."""
+    ids = [blob_id for blob_id in (change.before_id, change.after_id) if blob_id is not None]
+    digests = dict(RevisionBlob.objects.filter(pk__in=ids).values_list("pk", "digest"))
+    key = "builtit:linecounts:" + ":".join(
+        digests.get(blob_id, "") if blob_id is not None else "-"
+        for blob_id in (change.before_id, change.after_id)
+    )
     cached = cache.get(key)
     if isinstance(cached, tuple) and len(cached) == 2:
         return LineCounts(*cached)
-    found = texts([change.before_id, change.after_id])
+    found = texts(ids)
     counts = line_counts(
-        found.get(change.before_id or 0) if change.before_id else None,
-        found.get(change.after_id or 0) if change.after_id else None,
+        found.get(change.before_id) if change.before_id is not None else None,
+        found.get(change.after_id) if change.after_id is not None else None,
     )
     if counts is not None:
-        cache.set(key, (counts.added, counts.removed), timeout=None)
+        cache.set(key, (counts.added, counts.removed), timeout=_COUNTS_KEPT)
     return counts

@@ -32,6 +32,7 @@ class RevisionInfo:
     username: str | None
     created_at: datetime
     chars: int | None
+    via: str = ""  # "undo", "redo" or "restore" when one of those wrote it
 
 
 @dataclass(frozen=True)
@@ -126,7 +127,7 @@ def revision_diff(
 def _listing(rows: QuerySet[FileRevision]) -> QuerySet[FileRevision]:
     """Newest first, without loading the (possibly large) contents themselves."""
     return (
-        rows.select_related("user")
+        rows.select_related("user", "reversal")
         .annotate(chars=Coalesce("after__chars", "before__chars"))
         .order_by("-created_at", "-id")
     )
@@ -142,4 +143,5 @@ def _info(row: FileRevision) -> RevisionInfo:
         username=row.user.get_username() if row.user else None,
         created_at=row.created_at,
         chars=getattr(row, "chars", None),
+        via=row.reversal.kind if row.reversal else "",
     )

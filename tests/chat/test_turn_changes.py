@@ -259,3 +259,13 @@ def test_taking_back_a_redo_leaves_the_turn_undone_again(
     assert isinstance(again, Reversal)
     assert changes.turn_changes(bakery).undo == again
     assert content(turns.project, "/about.html") is None
+
+
+def test_the_history_dialog_says_which_versions_an_undo_wrote(
+    turns: Turns, bakery: Message, user: User, user_client: Client
+) -> None:
+    assert isinstance(changes.turn_undo(user=user, turn=bakery), Reversal)
+    history = user_client.get(
+        f"/projects/{turns.project.pk}/files/history/", {"path": "/index.html"}
+    )
+    assert history.content.decode().count("· by undo") == 1
