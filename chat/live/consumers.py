@@ -276,7 +276,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         parts = [
             await self._changes_html(message["turn"]),
             await threads.run(tree_html, self.project),
-            self._signal(files=message["paths"]),
+            self._signal(files=message["paths"], by="history"),
         ]
         await self._send_html("".join(parts))
 
@@ -324,9 +324,11 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         else:
             await self.send(text_data=panel.notice_html(message))
 
-    def _signal(self, *, sent: bool = False, files: list[str] | None = None) -> str:
+    def _signal(
+        self, *, sent: bool = False, files: list[str] | None = None, by: str = "assistant"
+    ) -> str:
         self.signals += 1
-        return panel.signal_html(self.signals, sent=sent, files=files or [])
+        return panel.signal_html(self.signals, sent=sent, files=files or [], by=by)
 
 
 def _still_there(project: Project) -> bool:

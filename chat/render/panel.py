@@ -147,9 +147,10 @@ def notice_html(message: str) -> str:
     return oob("#chat-notice", html, how="outerHTML")
 
 
-def signal_html(number: int, *, sent: bool, files: list[str]) -> str:
-    """A hidden element the page's script reads after each frame (chat.js)."""
-    data = json.dumps({"n": number, "sent": sent, "files": files})
+def signal_html(number: int, *, sent: bool, files: list[str], by: str = "assistant") -> str:
+    """A hidden element the page's script reads after each frame (chat.js);
+    `by` says who changed `files`: the assistant, or an undo or restore ("history")."""
+    data = json.dumps({"n": number, "sent": sent, "files": files, "by": by})
     return render_to_string("chat/partials/signal.html", {"signal_json": data})
 
 

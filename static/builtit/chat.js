@@ -84,7 +84,7 @@
     }
     if (Array.isArray(signal.files) && signal.files.length) {
       document.body.dispatchEvent(new CustomEvent("filesChanged", {
-        detail: { paths: signal.files, source: "assistant" },
+        detail: { paths: signal.files, source: signal.by === "history" ? "history" : "assistant" },
       }));
     }
   }

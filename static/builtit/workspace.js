@@ -70,7 +70,9 @@
       editor.session.setScrollLeft(place.left);
     }
     if (place.focused) editor.focus();
-    setStatus("ok", "Updated: the assistant changed this file.");
+    setStatus("ok", place.by === "history"
+      ? "Updated: an undo or restore changed this file."
+      : "Updated: the assistant changed this file.");
   }
 
   function currentText() {
@@ -264,8 +266,11 @@
   // ── changes by the assistant ──────────────────────────────────────────
   // The person's own saves already update the editor; only someone else's
   // change to the open file needs an answer here.
-  function assistantChanged(paths) {
+  let changedBy = "assistant";  // or "history": an undo or restore
+
+  function assistantChanged(paths, by) {
     if (!Array.isArray(paths) || !paths.includes(openPath())) return;
+    changedBy = by;
     clearTimeout(assistantTimer);
     assistantTimer = setTimeout(followAssistant, 250);
   }
@@ -274,7 +279,7 @@
     const path = openPath();
     if (!path) return;
     if (dirty) { warnChangedUnderEdits(); return; }
-    const reload = { url: openUrl(path), place: placeOf() };
+    const reload = { url: openUrl(path), place: { ...placeOf(), by: changedBy } };
     const done = () => { if (quietReload === reload) quietReload = null; };
     quietReload = reload;
     request("GET", reload.url).then(done, done);
@@ -284,11 +289,12 @@
     const status = document.getElementById("editor-status");
     if (!status) return;
     status.innerHTML =
-      '<span class="status warning" role="alert">The assistant changed this file. ' +
+      '<span class="status warning" role="alert">' +
+      (changedBy === "history" ? "An undo or restore changed this file. " : "The assistant changed this file. ") +
       "Your unsaved edits are still here, but Save will be refused because the file changed. " +
-      "Load the assistant's version (discarding your edits), or save your text as a new file.</span>" +
+      "Load the saved version (discarding your edits), or save your text as a new file.</span>" +
       '<span class="conflict-actions">' +
-      '<button type="button" class="small" data-action="reload-file">Load the assistant\'s version</button>' +
+      '<button type="button" class="small" data-action="reload-file">Load the saved version</button>' +
       '<button type="button" class="small" data-action="save-as-new">Save my text as a new file</button>' +
       "</span>";
   }
@@ -381,7 +387,9 @@
     clearTimeout(previewTimer);
     previewTimer = setTimeout(reloadPreview, 250);
     const detail = event.detail || {};
-    if (detail.source === "assistant") assistantChanged(detail.paths);
+    if (detail.source === "assistant" || detail.source === "history") {
+      assistantChanged(detail.paths, detail.source);
+    }
   });
 
   document.addEventListener("submit", (event) => {

@@ -97,6 +97,9 @@ def test_a_turns_changes_are_summarised_shown_undone_and_redone_in_every_tab(
         expect(page.locator("#file-tree .file-link", has_text="about.html")).to_have_count(0)
         expect(page.locator("#chat-log .turn-changes summary")).to_contain_text("Undone")
     _editor_shows(second, "Hello, world")
+    expect(second.locator("#editor-status")).to_have_text(
+        "Updated: an undo or restore changed this file."
+    )
     assert "Hello, world" in ProjectFile.objects.get(project=project, path="/index.html").content
     assert not ProjectFile.objects.filter(project=project, path="/about.html").exists()
 
