@@ -8,6 +8,7 @@ changes dialog and tell every open tab of the project what moved
 from __future__ import annotations
 
 import uuid
+from urllib.parse import urlencode
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -40,7 +41,7 @@ def turn_changes(request: HttpRequest, project_id: uuid.UUID, turn_id: int) -> H
             raise Http404("That file was not changed by this turn.")
     layout = layout_of(request.GET.get("layout"))
     shown = [file.change for file in files[:MAX_FILES_SHOWN]]
-    base = f"{request.path}?path={path}" if path is not None else f"{request.path}?all=1"
+    base = f"{request.path}?{urlencode({'path': path} if path is not None else {'all': 1})}"
     context = {
         "title": path if path is not None else f"What “{_excerpt(turn)}” changed",
         "diffs": _diffs(shown, layout),
