@@ -135,6 +135,11 @@ def key_delete(*, user: User) -> bool:
 
 
 @sensitive_variables("key")
+def key_exists(*, user_id: int) -> bool:
+    """Whether the user has saved a key of their own (readable or not)."""
+    return PersonalKey.objects.filter(user_id=user_id).exists()
+
+
 def key_for(user: User) -> str | None:
     """The user's decrypted key, or None when they have none or it cannot be read.
 

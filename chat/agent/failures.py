@@ -21,7 +21,8 @@ from chat.llm import (
 
 NO_KEY = (
     "No API key: set OPENROUTER_API_KEY on the server (https://openrouter.ai/keys), "
-    "or add your own key in Settings."
+    "or add your own key in Settings. To try Built-It without one, pick the offline "
+    "demo model (“Demo”)."
 )
 
 # A bug of ours, not the provider's: what the person is told (the details are logged).

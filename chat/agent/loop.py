@@ -46,6 +46,7 @@ from chat.agent.model_choice import choose_model
 from chat.agent.person_limits import PersonBudget, person_budget
 from chat.agent.recorder import TurnRecorder
 from chat.agent.runner import Executed, RoundDone, ToolRunner, announced, whole_calls
+from chat.demo.transport import demo_client, is_demo
 from chat.llm import (
     AnswerTooSlowError,
     AssistantMessage,
@@ -100,16 +101,23 @@ async def run_turn(
 ) -> AsyncGenerator[Event, None]:
     """The turn's events. A cancelled turn cannot yield its `done`: it is handed
     to `on_stopped` instead, once the stop has been recorded."""
+    model = choose_model(request.model, request.project, personal_key=bool(request.api_key))
+    own_client = demo_client() if client is None and is_demo(model) else None
     turn = _Turn(
         request,
-        client or get_client(),
+        client or own_client or get_client(),
         tools or file_tools(),
         limits or TurnLimits.for_project(request.project),
         on_stopped,
+        model=model,
     )
-    async with aclosing(turn.run()) as events:
-        async for event in events:
-            yield event
+    try:
+        async with aclosing(turn.run()) as events:
+            async for event in events:
+                yield event
+    finally:
+        if own_client is not None:
+            await own_client.aclose()
 
 
 @dataclass
@@ -161,13 +169,15 @@ class _Turn:
         tools: ToolRegistry,
         limits: TurnLimits,
         on_stopped: Callable[[Done], None] | None = None,
+        *,
+        model: str,
     ) -> None:
         self.request = request
         self.on_stopped = on_stopped
         self.client = client
         self.tools = tools
         self.limits = limits
-        self.model = choose_model(request.model, request.project)
+        self.model = model
         self.queue: asyncio.Queue[_Piece | Event | RoundDone | _End] = asyncio.Queue()
         self.recorder = TurnRecorder(request.conversation, self.model)
         self.runner = ToolRunner(

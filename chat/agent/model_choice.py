@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from django.conf import settings
 
+from chat.demo.transport import DEMO_LABEL, DEMO_MODEL
+from chat.llm import ClientConfig
 from projects.models import Project
 
 MAX_MODEL_ID = 200
@@ -36,13 +39,44 @@ def clean_model_id(raw: object) -> str | ModelError:
     return text
 
 
-def choose_model(requested: str | None, project: Project) -> str:
-    """The turn's model: the one asked for, else the project's, else the server's."""
-    return (requested or project.default_model or settings.BUILTIT_DEFAULT_MODEL).strip()
+Setup = Literal["personal", "server", "local", "none"]
 
 
-def offered_models(project: Project | None = None) -> list[str]:
-    """For the picker: the project's and the server's default first, then the list."""
-    ordered = [project.default_model if project else "", settings.BUILTIT_DEFAULT_MODEL]
+def setup_of(*, personal_key: bool) -> Setup:
+    """How this person's turns reach a model: their own key, the server's, a
+    local server that needs none, or nothing (only the offline demo works)."""
+    if personal_key:
+        return "personal"
+    if settings.OPENROUTER_API_KEY:
+        return "server"
+    if not ClientConfig.from_settings().needs_key:
+        return "local"
+    return "none"
+
+
+def default_model(*, personal_key: bool) -> str:
+    """The server's default model, or the offline demo when no model can be reached."""
+    if settings.BUILTIT_DEMO_ENABLED and setup_of(personal_key=personal_key) == "none":
+        return DEMO_MODEL
+    return settings.BUILTIT_DEFAULT_MODEL
+
+
+def choose_model(requested: str | None, project: Project, *, personal_key: bool) -> str:
+    """The turn's model: the one asked for, else the project's, else the default."""
+    chosen = requested or project.default_model or default_model(personal_key=personal_key)
+    return chosen.strip()
+
+
+def offered_models(project: Project | None = None, *, personal_key: bool = False) -> list[str]:
+    """For the picker: the project's and the default first, then the list, then
+    the demo (when it is on)."""
+    ordered = [project.default_model if project else "", default_model(personal_key=personal_key)]
     ordered += settings.BUILTIT_MODELS
+    if settings.BUILTIT_DEMO_ENABLED:
+        ordered.append(DEMO_MODEL)
     return list(dict.fromkeys(model.strip() for model in ordered if model.strip()))
+
+
+def model_label(model: str) -> str:
+    """How the picker names a model: the demo says what it is."""
+    return DEMO_LABEL if model == DEMO_MODEL else ""

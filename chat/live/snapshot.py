@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.utils.safestring import SafeString
 
-from chat.agent.model_choice import offered_models
+from chat.agent.model_choice import default_model, model_label, offered_models, setup_of
+from chat.demo.transport import DEMO_MODEL
 from chat.live.turns import RunningTurn, running_turn
 from chat.models import Conversation
+from chat.personal_keys import key_exists
 from chat.render.fragments import oob
 from chat.render.panel import conversation_title, log_html, status_html, usage_html
 from chat.render.transcript import ConversationUsage, conversation_usage
@@ -55,6 +57,8 @@ def snapshot(project: Project, conversation: Conversation | None) -> Snapshot:
 
 def panel_context(project: Project, conversation: Conversation | None) -> dict[str, object]:
     state = snapshot(project, conversation)
+    personal_key = key_exists(user_id=project.owner_id)
+    models = offered_models(project, personal_key=personal_key)
     return {
         "chat_log": state.log,
         "busy": state.busy,
@@ -62,9 +66,11 @@ def panel_context(project: Project, conversation: Conversation | None) -> dict[s
         "usage": state.usage,
         "conversation": conversation,
         "conversations": list(project.conversations.all()[:50]),
-        "models": offered_models(project),
+        "models": [(model, model_label(model)) for model in models],
         "model": project.default_model,
-        "default_model": settings.BUILTIT_DEFAULT_MODEL,
+        "default_model": default_model(personal_key=personal_key),
+        "setup": setup_of(personal_key=personal_key),
+        "demo_model": DEMO_MODEL if settings.BUILTIT_DEMO_ENABLED else "",
         "max_message_chars": settings.BUILTIT_MAX_MESSAGE_CHARS,
     }
 

@@ -147,6 +147,10 @@ class LLMClient:
     async def _open_stream(self, body: bytes, headers: dict[str, str]) -> _OpenStream:
         """Send the request and read up to the first piece of output, so that
         everything that fails before it can still be retried."""
+        if "Authorization" not in headers and self.config.needs_key:
+            # OpenRouter refuses a request without a key; offline it would look
+            # like an outage instead ("unavailable after 4 attempts").
+            raise AuthenticationError("No API key", status=401)
         stack = contextlib.AsyncExitStack()
         try:
             try:

@@ -28,6 +28,11 @@ class ClientConfig:
     # Of one answer's text, reasoning and tool arguments together (UTF-8).
     max_answer_bytes: int = 8 * 1024 * 1024
 
+    @property
+    def needs_key(self) -> bool:
+        """OpenRouter itself answers nothing without a key; a local server may."""
+        return self.base_url.rstrip("/") == OPENROUTER_URL
+
     @classmethod
     def from_settings(cls) -> ClientConfig:
         return cls(

@@ -1,0 +1,2 @@
+"""The offline demo model: a scripted stand-in for a provider, served in-process
+(planner.py decides, site.py writes, transport.py speaks OpenRouter's stream)."""

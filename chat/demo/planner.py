@@ -1,0 +1,408 @@
+"""The offline demo's mind: given a chat request (as the loop sends it), what a
+careful model would do next. Stateless, like a real model: everything comes
+from the messages, so it works for any number of turns, tabs and processes.
+
+Within a turn it looks (list_project_files), reads what it will change (in
+parallel), writes (edit_file for small changes), then says what happened,
+naming any step that failed. It understands a few requests a newcomer types:
+build a site, change a colour, change the heading, add a section, add a page.
+For anything else it says honestly what it can do.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from chat.demo.site import SECTIONS, brief_from, page, section_html, site_files
+
+Intent = Literal["build", "colour", "heading", "section", "page", "help"]
+WRITES = {"create_file", "update_file", "edit_file", "rename_file", "delete_file"}
+CAN = (
+    "I'm the offline demo, a scripted stand-in for a real model: I can build a one-page "
+    "site from a description, change its colours or its heading, add a section, or add "
+    "a page linked from the others. For anything else, add an OpenRouter key in Settings "
+    "and pick a real model."
+)
+COLOURS = {
+    "dark green": "#1f5f3a",
+    "light green": "#86c99a",
+    "green": "#2f855a",
+    "dark blue": "#1e3a8a",
+    "light blue": "#93c5fd",
+    "navy": "#1e2a5a",
+    "blue": "#2563eb",
+    "teal": "#0f766e",
+    "dark red": "#7f1d1d",
+    "red": "#c53030",
+    "orange": "#dd6b20",
+    "yellow": "#d69e2e",
+    "gold": "#b7791f",
+    "brown": "#7b4a2a",
+    "pink": "#d53f8c",
+    "purple": "#6b46c1",
+    "black": "#111111",
+    "white": "#ffffff",
+    "grey": "#6b7280",
+    "gray": "#6b7280",
+}
+_HEX = re.compile(r"#[0-9a-fA-F]{6}\b|#[0-9a-fA-F]{3}\b")
+_PAGE = re.compile(r"\b(?:add|create|make)\b(?:\s+(?:an?|the|one|new))*\s+([\w-]+)\s+page\b")
+# "a landing page", "a one-page site": the whole site, not one more page.
+_WHOLE_SITE = {"landing", "home", "web", "one", "single", "new", "first", "main", "index"}
+_SECTION = re.compile(r"\badd\b(?:\s+(?:an?|the|new))*\s+([\w-]+)\s+section\b")
+_HEADING = re.compile(
+    r"\b(?:heading|title|headline)\b.*?\bto\s+[\"“']?(.+?)[\"”']?\s*[.!]?$", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class Call:
+    name: str
+    arguments: dict[str, Any]
+    result: dict[str, Any]
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.result.get("success"))
+
+
+@dataclass(frozen=True)
+class Step:
+    """One answer: what it thinks (reasoning), says, and which tools it calls."""
+
+    reasoning: str
+    content: str
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+
+def next_step(body: dict[str, Any]) -> Step:
+    messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    request = _text(messages[last_user]) if last_user >= 0 else ""
+    made = _calls(messages[last_user + 1 :])
+    tools = _tool_names(body)
+    intent = intent_of(request)
+    if not tools or intent == "help":
+        return Step(f"The request: “{request[:200]}”. Nothing I can do with files.", CAN)
+    if not made:
+        return Step(
+            "Before changing anything I should see what the project holds.",
+            "Let me look at the project first.",
+            [("list_project_files", {})],
+        )
+    files = _listed(made)
+    if not any(call.name == "read_file" for call in made) and not _writes(made):
+        reads = _to_read(intent, files)
+        if reads:
+            names = ", ".join(reads)
+            return Step(
+                f"I'll read {names} before writing, so my changes fit what is there.",
+                f"Reading {names}.",
+                [("read_file", {"path": path}) for path in reads],
+            )
+    if not _writes(made):
+        return _write(intent, request, files, _texts(made))
+    return _report(intent, _writes(made))
+
+
+def intent_of(request: str) -> Intent:
+    lowered = request.lower()
+    page = _PAGE.search(lowered)
+    if page and page.group(1) not in _WHOLE_SITE:
+        return "page"
+    if _SECTION.search(lowered):
+        return "section"
+    if _colour(lowered) and re.search(r"\b(colou?r|header|background|make|turn|paint)\b", lowered):
+        return "colour"
+    if _HEADING.search(request):
+        return "heading"
+    if re.search(r"\b(build|create|make|design|start)\b", lowered) or re.search(
+        r"\b(site|website|page|landing|portfolio)\b", lowered
+    ):
+        return "build"
+    return "help"
+
+
+# --- the steps -------------------------------------------------------------------------
+
+
+def _to_read(intent: Intent, files: list[str]) -> list[str]:
+    present = set(files)
+    if intent == "build":
+        return [p for p in ("/index.html", "/styles.css") if p in present]
+    if intent == "colour":
+        return [p for p in ("/styles.css", "/index.html") if p in present]
+    if intent in ("heading", "section"):
+        return [p for p in ("/index.html",) if p in present]
+    if intent == "page":
+        return [p for p in files if p.endswith(".html")][:6]
+    return []
+
+
+def _write(intent: Intent, request: str, files: list[str], texts: dict[str, str]) -> Step:
+    match intent:
+        case "build":
+            return _build(request, files)
+        case "colour":
+            return _recolour(request.lower(), texts)
+        case "heading":
+            return _reheading(request, texts)
+        case "section":
+            return _add_section(request.lower(), texts)
+        case "page":
+            return _add_page(request.lower(), files, texts)
+        case "help":
+            return Step("", CAN)
+
+
+def _build(request: str, files: list[str]) -> Step:
+    brief = brief_from(request)
+    sections = ", ".join(heading for _, heading, _ in brief.sections)
+    calls = []
+    for name, content in site_files(brief).items():
+        path = f"/{name}"
+        tool = "update_file" if path in files else "create_file"
+        calls.append((tool, {"path": path, "content": content}))
+    return Step(
+        f"A {brief.kind} called {brief.name}, with these sections: {sections}. "
+        "Whole files are simplest for a new design: index.html, styles.css, script.js.",
+        f"I'll build **{brief.name}**: a page with {sections.lower()}, its styles and a "
+        "small script.",
+        calls,
+    )
+
+
+def _recolour(lowered: str, texts: dict[str, str]) -> Step:
+    colour = _colour(lowered)
+    css = texts.get("/styles.css")
+    assert colour is not None
+    if css is None:
+        return Step("There is no styles.css to change.", "There is no styles.css to change. " + CAN)
+    name, value = colour
+    wanted = (
+        "--header-bg"
+        if "header" in lowered
+        else ("--page-bg" if "background" in lowered else "--accent")
+    )
+    for variable in (wanted, "--accent", "--header-bg"):
+        line = next((ln for ln in css.splitlines() if ln.strip().startswith(variable + ":")), None)
+        if line is not None:
+            indent = line[: len(line) - len(line.lstrip())]
+            edit = {"search": line, "replace": f"{indent}{variable}: {value};"}
+            where = {"--header-bg": "header", "--page-bg": "page background"}.get(
+                variable, "accent colour"
+            )
+            return Step(
+                f"styles.css keeps its colours in custom properties; {variable} is the "
+                f"{where}. One edit changes it everywhere.",
+                f"Changing the {where} to {name}.",
+                [("edit_file", {"path": "/styles.css", "edits": [edit]})],
+            )
+    return Step(
+        "styles.css has no colour variable I recognise.",
+        "I could not find a colour setting in styles.css that I know how to change safely. " + CAN,
+    )
+
+
+def _reheading(request: str, texts: dict[str, str]) -> Step:
+    found = _HEADING.search(request)
+    page_text = texts.get("/index.html", "")
+    heading = re.search(r"<h1[^>]*>.*?</h1>", page_text, re.DOTALL)
+    if found is None or heading is None:
+        return Step("No <h1> in index.html.", "index.html has no main heading to change. " + CAN)
+    new = html.escape(found.group(1).strip())
+    old = heading.group(0)
+    replacement = old[: old.index(">") + 1] + new + "</h1>"
+    edit = {"search": old, "replace": replacement}
+    return Step(
+        "The main heading is the page's <h1>.",
+        f"Changing the heading to “{found.group(1).strip()}”.",
+        [("edit_file", {"path": "/index.html", "edits": [edit]})],
+    )
+
+
+def _add_section(lowered: str, texts: dict[str, str]) -> Step:
+    found = _SECTION.search(lowered)
+    word = found.group(1) if found else "new"
+    section_id, heading, text = next(
+        (value for key, value in SECTIONS.items() if word.startswith(key)),
+        (re.sub(r"[^a-z0-9-]", "", word) or "more", word.capitalize(), "More to come here."),
+    )
+    page_text = texts.get("/index.html", "")
+    anchor = next((m for m in ("  </main>", "</main>", "</body>") if page_text.count(m) == 1), None)
+    if anchor is None:
+        return Step("No place for a section.", "I could not find where to add a section. " + CAN)
+    edit = {"search": anchor, "replace": section_html(section_id, heading, text) + "\n" + anchor}
+    return Step(
+        f"A “{heading}” section goes at the end of the page's main content.",
+        f"Adding a “{heading}” section to index.html.",
+        [("edit_file", {"path": "/index.html", "edits": [edit]})],
+    )
+
+
+def _add_page(lowered: str, files: list[str], texts: dict[str, str]) -> Step:
+    found = _PAGE.search(lowered)
+    slug = re.sub(r"[^a-z0-9-]", "", found.group(1) if found else "") or "new"
+    title = slug.replace("-", " ").capitalize()
+    path = f"/{slug}.html"
+    if path in files:
+        return Step(f"{path} exists already.", f"There is already a {title} page ({path}).")
+    calls: list[tuple[str, dict[str, Any]]] = []
+    linked = []
+    site_name = _site_name(texts.get("/index.html", "")) or "Home"
+    for other, text in sorted(texts.items()):
+        line = next((ln for ln in text.splitlines() if "</nav>" in ln), None)
+        if line is None or text.count(line) != 1:
+            continue
+        indent = line[: len(line) - len(line.lstrip())] + "  "
+        link = f'{indent}<a href="{slug}.html">{html.escape(title)}</a>\n{line}'
+        calls.append(("edit_file", {"path": other, "edits": [{"search": line, "replace": link}]}))
+        linked.append(other)
+    links = [("index.html", "Home"), (f"{slug}.html", title)]
+    main = f"""    <section class="section">
+      <h1>{html.escape(title)}</h1>
+      <p>Write about {html.escape(title.lower())} here.</p>
+    </section>"""
+    calls.insert(0, ("create_file", {"path": path, "content": page(title, site_name, links, main)}))
+    where = (
+        f" and link it from {', '.join(linked)}"
+        if linked
+        else " (the other pages have no navigation to link it from)"
+    )
+    return Step(
+        f"A new page {path} in the site's layout; every page with a <nav> gets a link.",
+        f"Adding {path}{where}.",
+        calls,
+    )
+
+
+def _report(intent: Intent, writes: list[Call]) -> Step:
+    done = [call for call in writes if call.ok]
+    failed = [call for call in writes if not call.ok]
+    lines = [f"- {_did(call)}" for call in done]
+    lines += [
+        f"- **Failed:** {_did(call)}: {call.result.get('error', 'unknown error')}"
+        for call in failed
+    ]
+    if failed and not done:
+        opening = "Nothing was changed: the step failed."
+    elif failed:
+        opening = "Part of it worked; one step failed, so the result is not complete:"
+    else:
+        opening = {
+            "build": "Done: the site is built.",
+            "colour": "Done: the colour is changed.",
+            "heading": "Done: the heading is changed.",
+            "section": "Done: the section is added.",
+            "page": "Done: the page is added.",
+            "help": "Done.",
+        }[intent]
+    ending = "\n\nI'm the offline demo; add a key in Settings for a real model."
+    return Step(
+        "Summing up what each call did, failures included.",
+        opening + "\n\n" + "\n".join(lines) + ending,
+    )
+
+
+# --- reading the conversation ------------------------------------------------------------
+
+
+def _did(call: Call) -> str:
+    path = call.arguments.get("path", "")
+    verb = {
+        "create_file": "created",
+        "update_file": "rewrote",
+        "edit_file": "edited",
+        "rename_file": "renamed",
+        "delete_file": "deleted",
+    }.get(call.name, call.name)
+    return f"{verb} `{path.lstrip('/')}`"
+
+
+def _calls(since: list[dict[str, Any]]) -> list[Call]:
+    results = {
+        str(m.get("tool_call_id")): _object(m.get("content"))
+        for m in since
+        if m.get("role") == "tool"
+    }
+    made = []
+    for message in since:
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") or {}
+            made.append(
+                Call(
+                    str(function.get("name", "")),
+                    _object(function.get("arguments")),
+                    results.get(str(call.get("id")), {}),
+                )
+            )
+    return made
+
+
+def _listed(made: list[Call]) -> list[str]:
+    for call in made:
+        if call.name == "list_project_files" and call.ok:
+            entries = call.result.get("files") or []
+            return [str(e.get("path")) for e in entries if isinstance(e, dict)]
+    return []
+
+
+def _texts(made: list[Call]) -> dict[str, str]:
+    return {
+        str(call.result.get("path")): str(call.result.get("content", ""))
+        for call in made
+        if call.name == "read_file" and call.ok
+    }
+
+
+def _writes(made: list[Call]) -> list[Call]:
+    return [call for call in made if call.name in WRITES]
+
+
+def _colour(lowered: str) -> tuple[str, str] | None:
+    hex_value = _HEX.search(lowered)
+    if hex_value:
+        return hex_value.group(0), hex_value.group(0)
+    for name, value in COLOURS.items():  # longest names first: "dark green" before "green"
+        if re.search(rf"\b{name}\b", lowered):
+            return name, value
+    return None
+
+
+def _site_name(page_text: str) -> str:
+    found = re.search(r'class="brand"[^>]*>([^<]+)<', page_text) or re.search(
+        r"<title>([^<]+)</title>", page_text
+    )
+    return html.unescape(found.group(1).strip()) if found else ""
+
+
+def _text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return ""
+
+
+def _tool_names(body: dict[str, Any]) -> set[str]:
+    names = set()
+    for tool in body.get("tools") or []:
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if isinstance(function, dict):
+            names.add(str(function.get("name", "")))
+    return names
+
+
+def _object(raw: object) -> dict[str, Any]:
+    if isinstance(raw, dict):
+        return raw
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else None
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
