@@ -10,6 +10,11 @@ from django.views.generic import RedirectView
 from builtit import accounts
 from chat.views.settings import settings_page
 
+# The admin says whose it is: staff run Built-It from here.
+admin.site.site_header = "Built-It administration"
+admin.site.site_title = "Built-It admin"
+admin.site.index_title = "Projects, people, chats and limits"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),

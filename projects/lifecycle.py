@@ -12,11 +12,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from projects.locks import lock_current
-from projects.models import Project, new_preview_token
+from projects.models import Project, RetiredPreviewToken, new_preview_token
 from projects.results import FileError
 from projects.services import Author, file_create
 from projects.signals import project_trashed
 from projects.starter import STARTER_FILES
+
+# Replaced preview addresses remembered per project, to tell visitors they were replaced.
+RETIRED_TOKENS_KEPT = 20
 
 MAX_NAME = 100
 MAX_DESCRIPTION = 2_000
@@ -124,8 +127,14 @@ def trash_purge_date(project: Project) -> datetime | None:
     return project.deleted_at + timedelta(days=settings.BUILTIT_TRASH_DAYS)
 
 
+@transaction.atomic
 def project_rotate_preview_token(*, project: Project) -> str:
-    """A new secret preview address; the old one stops working at once."""
+    """A new secret preview address; the old one stops working at once, and
+    says it was replaced (the last few are remembered)."""
+    RetiredPreviewToken.objects.create(project=project, token=project.preview_token)
+    kept = RetiredPreviewToken.objects.filter(project=project).order_by("-retired_at", "-pk")
+    stale = kept.values_list("pk", flat=True)[RETIRED_TOKENS_KEPT:]
+    RetiredPreviewToken.objects.filter(pk__in=list(stale)).delete()
     project.preview_token = new_preview_token()
     project.save(update_fields=["preview_token"])
     return project.preview_token

@@ -228,6 +228,21 @@ class FileRevision(models.Model):
         return None if self.after is None else self.after.text
 
 
+class RetiredPreviewToken(models.Model):
+    """A preview address the owner replaced ("New link"), so a visitor with the
+    old one is told it was replaced rather than that nothing is there. A few
+    per project are kept (projects.lifecycle.RETIRED_TOKENS_KEPT)."""
+
+    project = models.ForeignKey(
+        Project, on_delete=models.CASCADE, related_name="retired_preview_tokens"
+    )
+    token = models.CharField(max_length=64, unique=True)
+    retired_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.token[:6]}… of {self.project_id}"
+
+
 class ProjectLock(models.Model):
     """Present while the assistant works on a project: one turn at a time, across
     every server process (the row lives in the shared database, not in memory).

@@ -269,7 +269,7 @@ def _add_page(lowered: str, files: list[str], texts: dict[str, str]) -> Step:
     </section>"""
     calls.insert(0, ("create_file", {"path": path, "content": page(title, site_name, links, main)}))
     where = (
-        f" and link it from {', '.join(linked)}"
+        f" and linking it from {', '.join(linked)}"
         if linked
         else " (the other pages have no navigation to link it from)"
     )

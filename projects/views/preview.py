@@ -17,7 +17,7 @@ import re
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 
-from projects.models import Project, ProjectFile
+from projects.models import Project, ProjectFile, RetiredPreviewToken
 from projects.paths import PathError, content_type_for, normalize_path
 
 # No allow-modals: a page's alert/confirm/prompt would open over the workspace,
@@ -82,10 +82,23 @@ _PROLOGUE = re.compile(
     f"(?:<head{_ATTRIBUTES})?",
     re.IGNORECASE | re.DOTALL,
 )
-_NOT_FOUND_PAGE = (
-    "<!doctype html><meta charset=utf-8><title>Not found</title>"
-    '<body style="font-family:system-ui;padding:2rem;color:#374151">'
-    "<h1>Page not found</h1><p>This project has no file at this address.</p>"
+_PAGE = (
+    "<!doctype html><meta charset=utf-8><title>{title}</title>"
+    '<body style="font-family:system-ui;padding:2rem;color:#374151;max-width:40rem">'
+    "<h1>{title}</h1><p>{text}</p>"
+)
+_NOT_FOUND_PAGE = _PAGE.format(
+    title="Page not found", text="This project has no file at this address."
+)
+_NO_INDEX_PAGE = _PAGE.format(
+    title="Nothing to show yet",
+    text="This project has no <code>index.html</code> yet, the page a site opens with. "
+    "Ask the assistant to build the site, or add a file named <code>index.html</code>.",
+)
+_REPLACED_PAGE = _PAGE.format(
+    title="This link was replaced",
+    text="The owner of this site made a new preview link, so this one no longer works. "
+    "Ask whoever shared it for the new link.",
 )
 
 
@@ -95,7 +108,8 @@ def serve(request: HttpRequest, token: str, path: str) -> HttpResponse:
         return _secured(HttpResponseNotAllowed(["GET", "HEAD"]))
     project = Project.objects.filter(preview_token=token).only("pk").first()
     if project is None:
-        return _not_found()
+        replaced = RetiredPreviewToken.objects.filter(token=token).exists()
+        return _not_found(_REPLACED_PAGE, status=410) if replaced else _not_found()
     wanted = path + "index.html" if path == "" or path.endswith("/") else path
     canonical = normalize_path(wanted)
     record = (
@@ -106,15 +120,21 @@ def serve(request: HttpRequest, token: str, path: str) -> HttpResponse:
         .first()
     )
     if record is None:
-        if wanted == path and _is_folder(project, path):
-            # /about -> /about/ so the folder's index.html resolves its relative links.
-            return _secured(HttpResponseRedirect(request.path + "/"))
-        return _not_found()
+        return _missing(request, project, path, wanted)
     content_type = content_type_for(record.path)
     content = record.content
     if content_type.startswith("text/html"):
         content = with_page_report(content)
     return _secured(HttpResponse(content.encode("utf-8"), content_type=content_type))
+
+
+def _missing(request: HttpRequest, project: Project, path: str, wanted: str) -> HttpResponse:
+    if wanted == path and _is_folder(project, path):
+        # /about -> /about/ so the folder's index.html resolves its relative links.
+        return _secured(HttpResponseRedirect(request.path + "/"))
+    if wanted == "index.html":
+        return _not_found(_NO_INDEX_PAGE)
+    return _not_found()
 
 
 def with_page_report(html: str) -> str:
@@ -131,13 +151,11 @@ def _is_folder(project: Project, path: str) -> bool:
     return ProjectFile.objects.filter(project=project, path=index).exists()
 
 
-def _not_found() -> HttpResponse:
+def _not_found(page: str = _NOT_FOUND_PAGE, *, status: int = 404) -> HttpResponse:
     return _secured(
         # The script here too: after a broken link, a reload returns to the
         # missing page, which may exist by then.
-        HttpResponse(
-            with_page_report(_NOT_FOUND_PAGE), status=404, content_type="text/html; charset=utf-8"
-        )
+        HttpResponse(with_page_report(page), status=status, content_type="text/html; charset=utf-8")
     )
 
 

@@ -22,4 +22,31 @@
   document.addEventListener("click", (event) => {
     if (event.target.closest("#toast")) document.getElementById("toast").hidden = true;
   });
+
+  // ── theme: auto (the system's), light, dark ─────────────────────────────
+  const THEMES = ["auto", "light", "dark"];
+  function currentTheme() {
+    try { return localStorage.getItem("builtit:theme") || "auto"; } catch (_) { return "auto"; }
+  }
+  function showTheme() {
+    const theme = currentTheme();
+    if (theme === "auto") delete document.documentElement.dataset.theme;
+    else document.documentElement.dataset.theme = theme;
+    document.querySelectorAll(".theme-name").forEach((name) => { name.textContent = theme; });
+    document.dispatchEvent(new CustomEvent("builtit:theme"));
+  }
+  document.addEventListener("click", (event) => {
+    if (!event.target.closest("[data-action='cycle-theme']")) return;
+    const next = THEMES[(THEMES.indexOf(currentTheme()) + 1) % THEMES.length];
+    try { localStorage.setItem("builtit:theme", next); } catch (_) { /* private mode */ }
+    showTheme();
+  });
+  document.addEventListener("DOMContentLoaded", showTheme);
+
+  // A menu closes when a choice in it is made or the person clicks elsewhere.
+  document.addEventListener("click", (event) => {
+    document.querySelectorAll("details.account-menu[open]").forEach((menu) => {
+      if (!menu.contains(event.target) || event.target.closest("a")) menu.removeAttribute("open");
+    });
+  });
 })();

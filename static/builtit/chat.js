@@ -42,12 +42,41 @@
     return target === document.body || (panel !== null && panel.contains(target));
   }
 
-  // An empty message is not sent (a person pressing Send by accident).
+  // An empty message is not sent (a person pressing Send by accident). While
+  // the socket reconnects, htmx keeps a message to send once it is back: the
+  // composer says so, and a second press does not queue it twice.
+  let connected = false;
+  let waiting = false;
   document.addEventListener("htmx:wsConfigSend", (event) => {
     const elt = event.detail.elt || event.target;
-    if (elt && elt.id === "composer" && !String(event.detail.parameters.message || "").trim()) {
+    if (!elt || elt.id !== "composer") return;
+    if (!String(event.detail.parameters.message || "").trim() || waiting) {
       event.preventDefault();
+      return;
     }
+    if (!connected) showWaiting(true);
+  });
+
+  function showWaiting(on) {
+    waiting = on;
+    const help = $("composer-help");
+    const send = $("composer-send");
+    if (send) send.disabled = on;
+    if (!help) return;
+    help.classList.toggle("composer-waiting", on);
+    help.textContent = on
+      ? "Waiting to send: your message goes as soon as the connection is back."
+      : "Enter sends · Shift+Enter adds a line · Esc stops the assistant";
+  }
+
+  // An idea from the empty chat goes into the box, to send or change first.
+  document.addEventListener("click", (event) => {
+    const chip = event.target.closest && event.target.closest("[data-suggest]");
+    const input = $("composer-input");
+    if (!chip || !input) return;
+    input.value = chip.dataset.suggest;
+    input.focus();
+    input.setSelectionRange(input.value.length, input.value.length);
   });
 
   // Which form the next "sent" signal answers: only the composer's own message
@@ -131,8 +160,12 @@
   document.addEventListener("htmx:wsOpen", () => {
     lastSignal = 0;  // a new socket numbers from 1 again
     openedAt = Date.now();
+    connected = true;
     connection("");
   });
+
+  // htmx sends what waited once the socket is open again.
+  document.addEventListener("htmx:wsAfterSend", () => { if (waiting) showWaiting(false); });
   // Daphne sends no close reason, so the page carries the server's words per code.
   function closeReasons() {
     const data = $("chat-close-reasons");
@@ -140,6 +173,7 @@
   }
 
   document.addEventListener("htmx:wsClose", (event) => {
+    connected = false;
     const closed = event.detail && event.detail.event ? event.detail.event : {};
     const code = closed.code || 0;
     if ([1006, 1011, 1012, 1013].includes(code)) {

@@ -30,7 +30,7 @@
     if (host.env && host.env.editor) host.env.editor.destroy();
     editor = window.ace.edit(host, {
       mode: "ace/mode/" + form.dataset.mode,
-      theme: "ace/theme/tomorrow",
+      theme: aceTheme(),
       tabSize: 2,
       useSoftTabs: true,
       showPrintMargin: false,
@@ -48,9 +48,35 @@
       bindKey: { win: "Ctrl-S", mac: "Command-S" },
       exec: () => htmx.trigger(form, "submit"),
     });
+    editor.session.setUseWrapMode(wrapOn());
+    applyWrap();
+    // Esc leaves the editor (Tab stays indentation inside it): the focus goes to Save.
+    editor.commands.addCommand({
+      name: "leaveEditor",
+      bindKey: { win: "Esc", mac: "Esc" },
+      // After Ace has finished with the key (it puts the focus back on its own input).
+      exec: () => setTimeout(() => {
+        const save = form.querySelector("button[type=submit]");
+        if (save) save.focus();
+      }, 0),
+    });
     if (place) restorePlace(place);
-    else editor.focus();
+    else if (!pageLoading) editor.focus();
   }
+  let pageLoading = true;  // the page's own editor leaves the focus in the chat box
+
+  function darkPage() {
+    const picked = document.documentElement.dataset.theme;
+    if (picked) return picked === "dark";
+    return window.matchMedia("(prefers-color-scheme: dark)").matches;
+  }
+
+  function aceTheme() { return darkPage() ? "ace/theme/tomorrow_night" : "ace/theme/tomorrow"; }
+
+  document.addEventListener("builtit:theme", () => { if (editor) editor.setTheme(aceTheme()); });
+  window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
+    if (editor) editor.setTheme(aceTheme());
+  });
 
   function placeOf() {
     if (!editor) return {};
@@ -396,7 +422,132 @@
     if (event.target.matches(".preview-address")) { event.preventDefault(); reloadPreview(); }
   });
 
-  document.addEventListener("DOMContentLoaded", () => { mountEditor(); watchTree(); });
+  // ── layout: one panel at a time on a narrow screen; sizes on a wide one ───
+  const NARROW = window.matchMedia("(max-width: 999px)");
+  const layoutKey = () => "builtit:layout:" + (grid() ? grid().dataset.user : "");
+
+  function showPanel(name) {
+    const box = grid();
+    if (!box) return;
+    box.dataset.active = name;
+    document.querySelectorAll("[data-show-panel]").forEach((tab) => {
+      tab.setAttribute("aria-pressed", String(tab.dataset.showPanel === name));
+    });
+    try { sessionStorage.setItem(layoutKey() + ":panel", name); } catch (_) { /* private mode */ }
+    if (name === "editor" && editor) editor.resize();
+  }
+
+  function savedLayout() {
+    try { return JSON.parse(localStorage.getItem(layoutKey()) || "{}") || {}; } catch (_) { return {}; }
+  }
+
+  function saveLayout(change) {
+    const layout = Object.assign(savedLayout(), change);
+    try { localStorage.setItem(layoutKey(), JSON.stringify(layout)); } catch (_) { /* full or private */ }
+    return layout;
+  }
+
+  const MIN_WIDTH = { chat: 240, files: 150 };
+  const COLLAPSED = "2.4rem";
+
+  function applyLayout(layout) {
+    const box = grid();
+    if (!box) return;
+    for (const name of ["chat", "files"]) {
+      const panel = name === "chat" ? document.getElementById("chat-panel") : document.getElementById("files-panel");
+      const collapsed = Boolean(layout[name + "Collapsed"]);
+      panel.classList.toggle("collapsed", collapsed);
+      const toggle = panel.querySelector(".collapse-toggle");
+      if (toggle) toggle.setAttribute("aria-expanded", String(!collapsed));
+      const width = collapsed ? COLLAPSED : (layout[name + "Width"] ? layout[name + "Width"] + "px" : "");
+      if (width) box.style.setProperty("--" + name + "-w", width);
+      else box.style.removeProperty("--" + name + "-w");
+    }
+    if (editor) editor.resize();
+  }
+
+  function resizeTo(name, width) {
+    const max = Math.max(MIN_WIDTH[name], window.innerWidth * 0.45);
+    const clamped = Math.round(Math.min(max, Math.max(MIN_WIDTH[name], width)));
+    applyLayout(saveLayout({ [name + "Width"]: clamped, [name + "Collapsed"]: false }));
+  }
+
+  document.addEventListener("pointerdown", (event) => {
+    const handle = event.target.closest && event.target.closest(".resizer");
+    if (!handle || NARROW.matches) return;
+    const name = handle.dataset.resize;
+    const start = handle.parentElement.getBoundingClientRect().width;
+    const x = event.clientX;
+    handle.classList.add("dragging");
+    handle.setPointerCapture(event.pointerId);
+    const move = (moved) => resizeTo(name, start + moved.clientX - x);
+    const end = () => {
+      handle.classList.remove("dragging");
+      handle.removeEventListener("pointermove", move);
+      handle.removeEventListener("pointerup", end);
+      handle.removeEventListener("pointercancel", end);
+    };
+    handle.addEventListener("pointermove", move);
+    handle.addEventListener("pointerup", end);
+    handle.addEventListener("pointercancel", end);
+    event.preventDefault();
+  });
+
+  document.addEventListener("keydown", (event) => {
+    const handle = event.target.closest && event.target.closest(".resizer");
+    if (!handle || !["ArrowLeft", "ArrowRight"].includes(event.key)) return;
+    const width = handle.parentElement.getBoundingClientRect().width;
+    resizeTo(handle.dataset.resize, width + (event.key === "ArrowRight" ? 24 : -24));
+    event.preventDefault();
+  });
+
+  document.addEventListener("click", (event) => {
+    const tab = event.target.closest("[data-show-panel]");
+    if (tab) { showPanel(tab.dataset.showPanel); return; }
+    const toggle = event.target.closest("[data-collapse]");
+    if (toggle) {
+      const name = toggle.dataset.collapse;
+      applyLayout(saveLayout({ [name + "Collapsed"]: toggle.getAttribute("aria-expanded") === "true" }));
+    }
+  });
+
+  // On a narrow screen, opening a file shows it.
+  document.addEventListener("htmx:afterSettle", (event) => {
+    if (NARROW.matches && event.detail.target && event.detail.target.id === "editor-pane"
+        && document.getElementById("editor-form")) {
+      showPanel("editor");
+    }
+  });
+
+  // ── line wrap ─────────────────────────────────────────────────────────
+  function wrapOn() {
+    try { return localStorage.getItem("builtit:wrap") === "1"; } catch (_) { return false; }
+  }
+
+  function applyWrap() {
+    const button = document.querySelector("[data-action='toggle-wrap']");
+    if (button) button.setAttribute("aria-pressed", String(wrapOn()));
+    if (editor) editor.session.setUseWrapMode(wrapOn());
+  }
+
+  document.addEventListener("click", (event) => {
+    if (!event.target.closest("[data-action='toggle-wrap']")) return;
+    try { localStorage.setItem("builtit:wrap", wrapOn() ? "0" : "1"); } catch (_) { /* private */ }
+    applyWrap();
+  });
+
+  document.addEventListener("DOMContentLoaded", () => {
+    mountEditor();
+    pageLoading = false;
+    watchTree();
+    applyLayout(savedLayout());
+    let panel = null;
+    try { panel = sessionStorage.getItem(layoutKey() + ":panel"); } catch (_) { /* private */ }
+    if (panel && document.querySelector(`[data-show-panel="${panel}"]`)) showPanel(panel);
+    // The page opens ready to talk to the assistant.
+    const input = document.getElementById("composer-input");
+    if (input && !NARROW.matches) input.focus();
+  });
 
   // For scripts and browser tests: the open file's editor and text, without
   // creating an editor of their own.

@@ -364,7 +364,7 @@ def test_rotate_preview_token_action_changes_the_selected_tokens_only(
     project.refresh_from_db()
     assert starter_project.preview_token != old_selected
     assert project.preview_token == old_other
-    assert Client().get(f"/preview/{old_selected}/").status_code == 404
+    assert Client().get(f"/preview/{old_selected}/").status_code == 410  # replaced, and says so
     assert Client().get(f"/preview/{starter_project.preview_token}/").status_code == 200
 
 
@@ -426,3 +426,9 @@ def test_undos_and_restores_are_listed_for_staff_to_read(admin_client, starter_p
     listing = _page(admin_client.get("/admin/projects/reversal/"))
     assert "Put script.js back." in listing
     assert admin_client.get(f"/admin/projects/reversal/{restored.pk}/change/").status_code == 200
+
+
+def test_the_admin_is_branded(admin_client):
+    page = _page(admin_client.get("/admin/"))
+    assert "<title>Projects, people, chats and limits | Built-It admin</title>" in page
+    assert "Built-It administration" in page

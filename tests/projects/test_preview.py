@@ -7,7 +7,7 @@ from urllib.parse import urljoin
 import pytest
 from django.test import Client
 
-from projects.lifecycle import project_create
+from projects.lifecycle import RETIRED_TOKENS_KEPT, project_create, project_rotate_preview_token
 from projects.models import FileRevision, Project, ProjectFile
 from projects.results import FileWrite
 from projects.services import Author, file_create, file_update
@@ -384,3 +384,24 @@ def test_the_preview_keeps_its_own_policy_and_the_app_pages_get_theirs(
     assert "script-src 'self'" not in preview["Content-Security-Policy"]
     assert "script-src 'self'" in app["Content-Security-Policy"]
     assert "object-src 'none'" in app["Content-Security-Policy"]
+
+
+def test_a_blank_project_says_there_is_no_index_yet_and_how_to_make_one(client, project):
+    answer = client.get(f"/preview/{project.preview_token}/")
+    assert answer.status_code == 404
+    assert "no <code>index.html</code> yet" in answer.content.decode()
+    elsewhere = client.get(f"/preview/{project.preview_token}/missing.html")
+    assert "no file at this address" in elsewhere.content.decode()
+
+
+def test_a_replaced_link_says_it_was_replaced(client, project):
+    first = project.preview_token
+    project_rotate_preview_token(project=project)
+    answer = client.get(f"/preview/{first}/")
+    assert answer.status_code == 410
+    assert "This link was replaced" in answer.content.decode()
+    assert client.get("/preview/never-was-a-token/").status_code == 404
+    for _ in range(RETIRED_TOKENS_KEPT):
+        project_rotate_preview_token(project=project)
+    forgotten = client.get(f"/preview/{first}/")
+    assert forgotten.status_code == 404, "only the last few are remembered"

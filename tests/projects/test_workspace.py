@@ -504,6 +504,6 @@ def test_rotating_the_preview_token_changes_the_link_and_kills_the_old_one(
     assert frame["src"] == f"/preview/{new}/"
     assert "allow-same-origin" not in (frame["sandbox"] or "")
     assert old not in html
-    assert Client().get(f"/preview/{old}/").status_code == 404
-    assert Client().get(f"/preview/{old}/styles.css").status_code == 404
+    assert Client().get(f"/preview/{old}/").status_code == 410  # replaced, and says so
+    assert Client().get(f"/preview/{old}/styles.css").status_code == 410
     assert Client().get(f"/preview/{new}/").status_code == 200

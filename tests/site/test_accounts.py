@@ -245,7 +245,7 @@ def test_admin_is_reachable_for_staff(db):
     client.force_login(staff)
     response = client.get("/admin/")
     assert response.status_code == 200
-    assert b"Site administration" in response.content
+    assert b"Built-It administration" in response.content
     assert b'href="/admin/"' in client.get("/").content
 
 

@@ -1,0 +1,8 @@
+// Light, dark, or as the system is: read before the page paints (not deferred),
+// so a dark page does not flash white. The switch is in app.js.
+(function () {
+  "use strict";
+  let theme = "auto";
+  try { theme = localStorage.getItem("builtit:theme") || "auto"; } catch (_) { /* private mode */ }
+  if (theme === "light" || theme === "dark") document.documentElement.dataset.theme = theme;
+})();
