@@ -228,6 +228,23 @@ class FileRevision(models.Model):
         return None if self.after is None else self.after.text
 
 
+class WorkspacePreferences(models.Model):
+    """How a person likes the workspace, wherever they sign in: panel widths,
+    hidden panels, line wrap, light or dark (projects.preferences checks them)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="workspace_preferences"
+    )
+    values = models.JSONField(default=dict, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "workspace preferences"
+
+    def __str__(self) -> str:
+        return f"Workspace preferences of {self.user_id}"
+
+
 class RetiredPreviewToken(models.Model):
     """A preview address the owner replaced ("New link"), so a visitor with the
     old one is told it was replaced rather than that nothing is there. A few

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from projects.views import dashboard, files, history, preview
+from projects.views import dashboard, files, history, preferences, preview
 
 urlpatterns = [
     path("", dashboard.dashboard, name="dashboard"),
@@ -21,6 +21,7 @@ urlpatterns = [
     ),
     path("projects/<uuid:project_id>/purge/", dashboard.project_purge_view, name="project_purge"),
     path("trash/", dashboard.trash, name="trash"),
+    path("preferences/", preferences.preferences, name="preferences"),
     path("projects/<uuid:project_id>/export.zip", dashboard.project_export, name="project_export"),
     path(
         "projects/<uuid:project_id>/preview-token/",

@@ -10,6 +10,7 @@ from django.template.loader import render_to_string
 from projects.history import deleted_files
 from projects.models import Project
 from projects.paths import extension_of
+from projects.preferences import preferences_of
 from projects.results import FileContent, FileError, FileInfo
 from projects.selectors import file_list, file_read
 from projects.tree import build_tree
@@ -35,7 +36,13 @@ def workspace_context(project: Project) -> dict[str, object]:
     paths = [f.path for f in files]
     first = "/index.html" if "/index.html" in paths else (paths[0] if paths else None)
     opened = file_read(project, first) if first else None
-    return {"project": project, **_tree_context(project, files), **editor_context(opened)}
+    return {
+        "project": project,
+        # The owner's: only the owner opens a project's workspace.
+        "preferences": preferences_of(project.owner),
+        **_tree_context(project, files),
+        **editor_context(opened),
+    }
 
 
 def tree_html(project: Project) -> str:

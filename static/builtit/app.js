@@ -23,9 +23,25 @@
     if (event.target.closest("#toast")) document.getElementById("toast").hidden = true;
   });
 
+  // ── a person's preferences, saved on the server (projects.preferences) ──
+  function csrfToken() {
+    try { return JSON.parse(document.body.getAttribute("hx-headers"))["X-CSRFToken"]; } catch (_) { return ""; }
+  }
+  window.builtitSavePreferences = (changes) => {
+    if (!Object.keys(changes).length) return Promise.resolve();
+    return fetch("/preferences/", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
+      body: JSON.stringify(changes),
+      credentials: "same-origin",
+    }).catch(() => { /* kept in this page; tried again with the next change */ });
+  };
+
   // ── theme: auto (the system's), light, dark ─────────────────────────────
   const THEMES = ["auto", "light", "dark"];
   function currentTheme() {
+    const chosen = document.documentElement.dataset.themePreference;
+    if (chosen) return chosen;
     try { return localStorage.getItem("builtit:theme") || "auto"; } catch (_) { return "auto"; }
   }
   function showTheme() {
@@ -38,7 +54,9 @@
   document.addEventListener("click", (event) => {
     if (!event.target.closest("[data-action='cycle-theme']")) return;
     const next = THEMES[(THEMES.indexOf(currentTheme()) + 1) % THEMES.length];
+    document.documentElement.dataset.themePreference = next;
     try { localStorage.setItem("builtit:theme", next); } catch (_) { /* private mode */ }
+    window.builtitSavePreferences({ theme: next });
     showTheme();
   });
   document.addEventListener("DOMContentLoaded", showTheme);

@@ -437,14 +437,24 @@
     if (name === "editor" && editor) editor.resize();
   }
 
-  function savedLayout() {
-    try { return JSON.parse(localStorage.getItem(layoutKey()) || "{}") || {}; } catch (_) { return {}; }
-  }
+  // The person's preferences come with the page and go back to the server
+  // (projects.preferences), so they follow the person to any browser.
+  let preferences = {};
+  try {
+    const data = document.getElementById("workspace-preferences");
+    preferences = (data && JSON.parse(data.textContent)) || {};
+  } catch (_) { preferences = {}; }
 
+  function savedLayout() { return preferences; }
+
+  let pending = {};
+  let saveTimer = null;
   function saveLayout(change) {
-    const layout = Object.assign(savedLayout(), change);
-    try { localStorage.setItem(layoutKey(), JSON.stringify(layout)); } catch (_) { /* full or private */ }
-    return layout;
+    Object.assign(preferences, change);
+    Object.assign(pending, change);
+    clearTimeout(saveTimer);
+    saveTimer = setTimeout(() => { window.builtitSavePreferences(pending); pending = {}; }, 400);
+    return preferences;
   }
 
   const MIN_WIDTH = { chat: 240, files: 150 };
@@ -520,9 +530,7 @@
   });
 
   // ── line wrap ─────────────────────────────────────────────────────────
-  function wrapOn() {
-    try { return localStorage.getItem("builtit:wrap") === "1"; } catch (_) { return false; }
-  }
+  function wrapOn() { return preferences.wrap === true; }
 
   function applyWrap() {
     const button = document.querySelector("[data-action='toggle-wrap']");
@@ -532,7 +540,7 @@
 
   document.addEventListener("click", (event) => {
     if (!event.target.closest("[data-action='toggle-wrap']")) return;
-    try { localStorage.setItem("builtit:wrap", wrapOn() ? "0" : "1"); } catch (_) { /* private */ }
+    saveLayout({ wrap: !wrapOn() });
     applyWrap();
   });
 

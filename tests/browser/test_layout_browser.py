@@ -115,8 +115,8 @@ def test_every_panel_is_reachable_and_nothing_overlaps(
     assert tree["width"] >= 200
 
 
-def test_wide_panels_resize_and_hide_and_stay_so(
-    page: Page, chat_server: ChatServer, browser_user: User
+def test_wide_panels_resize_and_hide_and_follow_the_person(
+    browser, page: Page, chat_server: ChatServer, browser_user: User
 ) -> None:
     project = _project(browser_user)
     page.set_viewport_size({"width": 1440, "height": 900})
@@ -130,26 +130,33 @@ def test_wide_panels_resize_and_hide_and_stay_so(
     page.mouse.move(handle["x"] + 3, handle["y"] + 200)
     page.mouse.down()
     page.mouse.move(handle["x"] + 103, handle["y"] + 200, steps=5)
-    page.mouse.up()
+    with page.expect_response("**/preferences/"):
+        page.mouse.up()
     wider = chat.bounding_box()
     assert wider is not None
     assert wider["width"] > before["width"] + 80
 
-    page.click("[data-collapse='files']")
+    with page.expect_response("**/preferences/"):
+        page.click("[data-collapse='files']")
     files = page.locator("#files-panel").bounding_box()
     assert files is not None
     assert files["width"] < 60
     expect(page.locator("#file-tree")).to_be_hidden()
 
-    page.reload()
-    page.wait_for_selector("#chat-signal[data-signal]", state="attached")
-    again = chat.bounding_box()
+    # Another browser, the same person: the same workspace.
+    elsewhere = browser.new_context(viewport={"width": 1440, "height": 900})
+    other = elsewhere.new_page()
+    sign_in(other, chat_server.url)
+    other.goto(f"{chat_server.url}/projects/{project.pk}/")
+    other.wait_for_selector("#chat-signal[data-signal]", state="attached")
+    again = other.locator("#chat-panel").bounding_box()
     assert again is not None
     assert abs(again["width"] - wider["width"]) < 2, "the width is remembered"
-    expect(page.locator("#file-tree")).to_be_hidden()
-    expect(page.locator("#composer-input")).to_be_focused()  # the page opens ready to talk
-    page.click("[data-collapse='files']")
-    expect(page.locator("#file-tree")).to_be_visible()
+    expect(other.locator("#file-tree")).to_be_hidden()
+    expect(other.locator("#composer-input")).to_be_focused()  # the page opens ready to talk
+    other.click("[data-collapse='files']")
+    expect(other.locator("#file-tree")).to_be_visible()
+    elsewhere.close()
 
 
 def test_the_editor_wraps_lines_on_request_and_esc_leaves_it(
