@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 expect.set_options(timeout=10_000)
 
-SIZES = [(390, 844), (768, 1024), (1440, 900)]
+SIZES = [(360, 740), (390, 844), (768, 1024), (1440, 900)]
 PANELS = {
     "chat": "#chat-panel",
     "files": "#files-panel",
