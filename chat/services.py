@@ -3,7 +3,7 @@ the admin share. Synchronous, like the file service; the loop calls them in a
 pool thread (chat.agent.threads).
 
 Message metadata keys:
-- user: `model`.
+- user: `model`, and `attachments` when the preview gave it some (chat.agent.attachments).
 - assistant, one per model request: `model`, `provider`, `generation_id`,
   `iteration`, `finish_reason`, `usage`, `duration_ms`, `reasoning_details`.
 - tool: `name`, `ok`, `summary`, `duration_ms`.
@@ -88,14 +88,22 @@ def next_sequence(conversation: Conversation) -> int:
 
 @transaction.atomic
 def message_user_create(
-    *, conversation: Conversation, sequence: int, text: str, model: str
+    *,
+    conversation: Conversation,
+    sequence: int,
+    text: str,
+    model: str,
+    attachments: list[JSONObject] | None = None,
 ) -> Message:
+    metadata: JSONObject = {"model": model}
+    if attachments:
+        metadata["attachments"] = list(attachments)
     message = Message.objects.create(
         conversation=conversation,
         sequence=sequence,
         role=Message.Role.USER,
         content=text,
-        metadata={"model": model},
+        metadata=metadata,
     )
     fields = ["updated_at"]
     if not conversation.title:

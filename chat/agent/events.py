@@ -33,6 +33,7 @@ class TurnStarted:
     message_id: int
     model: str
     text: str
+    attachments: tuple[JSONObject, ...] = ()  # chat.agent.attachments.to_json
     type: Literal["turn_started"] = "turn_started"
 
 
@@ -182,7 +183,7 @@ def from_json(data: JSONObject) -> Event:
             call if isinstance(call, AnnouncedCall) else AnnouncedCall(**call)
             for call in fields["calls"]
         )
-    for name in ("paths", "files_changed"):
+    for name in ("paths", "files_changed", "attachments"):
         if isinstance(fields.get(name), list | tuple):
             fields[name] = tuple(fields[name])
     event: Event = kind(**fields)

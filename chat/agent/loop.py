@@ -27,6 +27,8 @@ from django.contrib.auth.models import User
 
 from chat import services
 from chat.agent import prompt, records, threads
+from chat.agent.attachments import Attachment, for_model
+from chat.agent.attachments import to_json as attachments_json
 from chat.agent.events import (
     ContentText,
     Done,
@@ -89,6 +91,7 @@ class TurnRequest:
     model: str | None = None  # None: the project's, then the server's default
     user: User | None = None
     api_key: str | None = None  # a person's own key, over the server's
+    attachments: tuple[Attachment, ...] = ()  # what the preview gave the message
 
 
 async def run_turn(
@@ -207,7 +210,11 @@ class _Turn:
     async def run(self) -> AsyncGenerator[Event, None]:
         user_message = await threads.run(self._begin)
         yield TurnStarted(
-            self.request.conversation.pk, user_message.pk, self.model, self.request.text
+            self.request.conversation.pk,
+            user_message.pk,
+            self.model,
+            self.request.text,
+            tuple(attachments_json(self.request.attachments)),
         )
         outcome = _Outcome()
         try:
@@ -577,9 +584,11 @@ class _Turn:
         self.messages = [
             ChatMessage.system(system),
             *prompt.history_messages(history, budget_tokens=self.limits.history_tokens),
-            ChatMessage.user(self.request.text),
+            ChatMessage.user(for_model(self.request.text, self.request.attachments)),
         ]
-        return self.recorder.begin(self.request.text)
+        return self.recorder.begin(
+            self.request.text, attachments=attachments_json(self.request.attachments)
+        )
 
     def _store_closing(self, outcome: _Outcome, at: Message | int) -> Message:
         final = outcome.final

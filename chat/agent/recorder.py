@@ -31,11 +31,15 @@ class TurnRecorder:
         self.model = model
         self._next = 0
 
-    def begin(self, text: str) -> Message:
+    def begin(self, text: str, *, attachments: list[JSONObject] | None = None) -> Message:
         """The person's message; runs before anything else of the turn."""
         self._next = services.next_sequence(self.conversation)
         return services.message_user_create(
-            conversation=self.conversation, sequence=self.reserve(), text=text, model=self.model
+            conversation=self.conversation,
+            sequence=self.reserve(),
+            text=text,
+            model=self.model,
+            attachments=attachments or [],
         )
 
     def reserve(self) -> int:

@@ -150,7 +150,9 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             return
         conversation, api_key = await threads.run(self._prepare, text, model)
         started = await turns.start(
-            TurnRequest(self.project, conversation, text, model, self.user, api_key)
+            TurnRequest(
+                self.project, conversation, text, model, self.user, api_key, frame.attachments
+            )
         )
         if isinstance(started, turns.Busy):
             await self._notice(started.message, code="busy")

@@ -3,6 +3,10 @@
     {"message": "Add a contact page", "model": "openai/gpt-5-mini"}   start a turn
     {"action": "stop"}                                                 stop the running one
 
+A message may carry "attachments": problems the preview reported and elements
+the person picked in it (chat.agent.attachments), as a list or as the JSON text
+of one (a form field's value).
+
 htmx's ws extension adds "HEADERS" (and the form's other fields); unknown keys
 are ignored. Anything else is a `FrameError` with a sentence for the person;
 the socket stays open.
@@ -15,6 +19,7 @@ from typing import Literal
 
 from django.conf import settings
 
+from chat.agent.attachments import Attachment, AttachmentError, attachments_from
 from chat.llm.jsontypes import NOT_JSON, JSONObject, decoded
 
 
@@ -23,6 +28,7 @@ class Frame:
     action: Literal["message", "stop"]
     message: str = ""
     model: str = ""
+    attachments: tuple[Attachment, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -45,12 +51,30 @@ def parse_frame(text: str | None) -> Frame | FrameError:
         return Frame("stop")
     if action != "message":
         return FrameError('Unknown request: send {"message": "…"} or {"action": "stop"}.')
+    return _message(body)
+
+
+def _message(body: JSONObject) -> Frame | FrameError:
     message, model = body.get("message"), body.get("model", "")
     if not isinstance(message, str):
         return FrameError("Write a message first.")
     if not isinstance(model, str):
         return FrameError("The model must be given as text, e.g. openai/gpt-5-mini.")
-    return Frame("message", message, model.strip())
+    attachments = _attachments(body.get("attachments"))
+    if isinstance(attachments, FrameError):
+        return attachments
+    return Frame("message", message, model.strip(), attachments)
+
+
+def _attachments(raw: object) -> tuple[Attachment, ...] | FrameError:
+    if isinstance(raw, str):  # a hidden form field's value
+        raw = decoded(raw) if raw.strip() else None
+        if raw is NOT_JSON:
+            raw = "not JSON"  # refused below, with the reason
+    found = attachments_from(raw)
+    if isinstance(found, AttachmentError):
+        return FrameError(f"The message's attachments were not understood: {found.message}")
+    return found
 
 
 def _decoded(text: str | None) -> JSONObject | FrameError:

@@ -40,6 +40,7 @@ from chat.render.transcript import (
     Footer,
     ToolCard,
     TurnView,
+    chip_labels,
     shown_result,
     turn_dom_id,
 )
@@ -77,6 +78,7 @@ class TurnDrawing:
         dom_id = turn_dom_id(started.message_id)
         self.turn_id = started.message_id
         self.view = TurnView(dom_id, started.text, Footer(f"{dom_id}-foot", model=started.model))
+        self.view.chips = chip_labels(started.attachments)
         self.current: Block | None = None
         self.finished = False
 

@@ -16,6 +16,7 @@ from django.db.models import Sum
 from django.urls import reverse
 from django.utils.safestring import SafeString
 
+from chat.agent.attachments import AttachmentError, attachments_from, label
 from chat.agent.runner import announced
 from chat.changes import TurnChanges, turns_changes
 from chat.llm import ToolCall
@@ -143,6 +144,7 @@ class TurnView:
     retry_text: str | None = None  # the request again, when retrying makes sense
     sequence: int = 0  # of the user message that began it
     changes: TurnChanges | None = None  # the files it changed, once read
+    chips: list[str] = field(default_factory=list)  # what the preview gave the message
 
     def new_block(self, kind: BlockKind) -> Block:
         block = Block(f"{self.dom_id}-b{len(self.blocks) + 1}", kind)
@@ -248,7 +250,16 @@ def _user_turn(message: Message) -> TurnView:
     model = message.metadata.get("model", "") if isinstance(message.metadata, dict) else ""
     # A turn without its closing message was cut short (e.g. the server stopped).
     footer = Footer(f"{dom_id}-foot", status="interrupted", model=str(model or ""))
-    return TurnView(dom_id, message.content, footer, sequence=message.sequence)
+    view = TurnView(dom_id, message.content, footer, sequence=message.sequence)
+    stored = message.metadata.get("attachments") if isinstance(message.metadata, dict) else None
+    view.chips = chip_labels(stored)
+    return view
+
+
+def chip_labels(stored: object) -> list[str]:
+    """The chips of a message's attachments, as stored (checked again: it is JSON)."""
+    found = attachments_from(list(stored) if isinstance(stored, list | tuple) else None)
+    return [] if isinstance(found, AttachmentError) else [label(item) for item in found]
 
 
 def _add_stored(turn: TurnView, message: Message) -> None:

@@ -13,8 +13,10 @@ not open (the sandbox blocks them); see `PAGE_REPORT_SCRIPT`.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from django.contrib.auth.decorators import login_not_required
+from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 
 from projects.models import Project, ProjectFile, RetiredPreviewToken
@@ -25,19 +27,11 @@ from projects.paths import PathError, content_type_for, normalize_path
 SANDBOX = "allow-scripts allow-forms allow-popups allow-downloads"
 _CSP = f"sandbox {SANDBOX}; frame-ancestors 'self'"
 
-# Tells the workspace which page the frame shows, so that a reload after a
-# change returns to that page. Adding it to the person's pages is safe: the
-# frame is sandboxed without allow-same-origin (an opaque origin, nothing of
-# the app's to reach), the message carries only a path, and the workspace
-# accepts it only from its preview frame, only in this shape, and only uses
-# it as the text of its address box. Opened on its own, a page has no parent
-# to tell.
-#
-# It also stands in for the dialogs the sandbox blocks (alert, confirm,
-# prompt, print), so the site's author sees why nothing opened: a small
-# notice inside the page (text only, cut short, at most three per load),
-# confirm answering "cancel" and prompt "nothing", as a blocked dialog does.
-PAGE_REPORT_SCRIPT = (
+# Stands in for the dialogs the sandbox blocks (alert, confirm, prompt, print),
+# so the site's author sees why nothing opened: a small notice inside the page
+# (text only, cut short, at most three per load), confirm answering "cancel"
+# and prompt "nothing", as a blocked dialog does.
+DIALOG_SCRIPT = (
     "<script>(()=>{let n=0;const note=(kind,text)=>{if(n>=3)return;n++;"
     "let said='';try{said=String(text??'').slice(0,200)}catch(e){}"
     'const box=document.createElement("div");box.setAttribute("role","status");'
@@ -51,13 +45,23 @@ PAGE_REPORT_SCRIPT = (
     'document.body?add():addEventListener("DOMContentLoaded",add);'
     "setTimeout(()=>box.remove(),10000)};"
     'alert=m=>{note("alert",m)};confirm=m=>{note("confirm",m);return false};'
-    'prompt=m=>{note("prompt",m);return null};print=()=>{note("print","")};'
-    "if(parent===window)return;"
-    "const report=()=>parent.postMessage("
-    '{builtitPreview:{path:location.pathname+location.search+location.hash}},"*");'
-    'report();addEventListener("load",report);'
-    'addEventListener("hashchange",report);addEventListener("popstate",report)})()</script>'
+    'prompt=m=>{note("prompt",m);return null};print=()=>{note("print","")}})()</script>'
 )
+
+# The bridge (projects/preview_bridge.js): what the page reports to the
+# workspace that frames it. Adding it to the person's pages is safe: the frame
+# is sandboxed without allow-same-origin (an opaque origin, nothing of the
+# app's to reach), it only ever posts messages, and the workspace accepts them
+# only from its own preview frame and checks every field (workspace.js).
+_BRIDGE = (Path(__file__).resolve().parent.parent / "preview_bridge.js").read_text("utf-8")
+if "</script" in _BRIDGE.lower():  # it is inlined in a <script> element
+    raise ImproperlyConfigured("preview_bridge.js may not contain '</script'")
+
+# What an HTML page gets in the workspace's frame (or when the browser does not
+# say where it is loaded: a page opened on its own has no parent, and the bridge
+# then does nothing), and what a page opened on its own, as a shared link, gets.
+PAGE_REPORT_SCRIPT = DIALOG_SCRIPT + "<script>" + _BRIDGE + "</script>"
+SHARED_PAGE_SCRIPT = DIALOG_SCRIPT
 
 # Where the script goes: after what may come before a page's first element --
 # a byte-order mark, white space, comments, the doctype, `<?xml ...?>` -- and
@@ -124,7 +128,7 @@ def serve(request: HttpRequest, token: str, path: str) -> HttpResponse:
     content_type = content_type_for(record.path)
     content = record.content
     if content_type.startswith("text/html"):
-        content = with_page_report(content)
+        content = with_page_report(content, script=_script_for(request))
     return _secured(HttpResponse(content.encode("utf-8"), content_type=content_type))
 
 
@@ -137,11 +141,20 @@ def _missing(request: HttpRequest, project: Project, path: str, wanted: str) -> 
     return _not_found()
 
 
-def with_page_report(html: str) -> str:
-    """`html` with `PAGE_REPORT_SCRIPT` added where it cannot change the page."""
+def with_page_report(html: str, *, script: str = PAGE_REPORT_SCRIPT) -> str:
+    """`html` with `script` added where it cannot change the page."""
     match = _PROLOGUE.match(html)
     at = match.end() if match else 0
-    return html[:at] + PAGE_REPORT_SCRIPT + html[at:]
+    return html[:at] + script + html[at:]
+
+
+def _script_for(request: HttpRequest) -> str:
+    """The bridge for a page loaded in a frame (the workspace's); a page opened
+    on its own, as a shared link, only gets the dialog notices. Browsers send
+    Sec-Fetch-Dest only to secure origins: without it the bridge goes in, and
+    does nothing unless the page is framed."""
+    opened_alone = request.headers.get("Sec-Fetch-Dest") == "document"
+    return SHARED_PAGE_SCRIPT if opened_alone else PAGE_REPORT_SCRIPT
 
 
 def _is_folder(project: Project, path: str) -> bool:

@@ -69,6 +69,58 @@
       : "Enter sends · Shift+Enter adds a line · Esc stops the assistant";
   }
 
+  // ── attachments: problems and elements from the preview (bridge.js) ──────
+  // Kept here and sent with the message as one form field (JSON); the server
+  // checks them again (chat.agent.attachments).
+  let attached = [];  // [{item, label}]
+  let fixes = 0;      // "Fix with the assistant" turns in a row
+  let sendingFix = false;
+
+  function drawChips() {
+    const list = $("composer-chips");
+    const field = $("composer-attachments");
+    if (field) field.value = attached.length ? JSON.stringify(attached.map((a) => a.item)) : "";
+    if (!list) return;
+    list.replaceChildren(...attached.map((entry, index) => {
+      const chip = document.createElement("li");
+      chip.textContent = entry.label;
+      const remove = document.createElement("button");
+      remove.type = "button";
+      remove.dataset.unattach = String(index);
+      remove.setAttribute("aria-label", "Remove " + entry.label);
+      remove.textContent = "×";
+      chip.append(remove);
+      return chip;
+    }));
+  }
+
+  function attach(item, label) {
+    const limit = item.type === "element" ? 5 : 10;
+    if (attached.filter((a) => a.item.type === item.type).length >= limit) return false;
+    attached.push({ item, label });
+    drawChips();
+    const input = $("composer-input");
+    if (input) input.focus();
+    return true;
+  }
+
+  function fix(items, labels) {
+    attached = items.map((item, index) => ({ item, label: labels[index] || item.message }));
+    drawChips();
+    const input = $("composer-input");
+    if (!input) return;
+    input.value = "Fix the problems the preview shows.";
+    sendingFix = true;
+    send();
+  }
+
+  document.addEventListener("click", (event) => {
+    const remove = event.target.closest && event.target.closest("[data-unattach]");
+    if (!remove) return;
+    attached.splice(Number(remove.dataset.unattach), 1);
+    drawChips();
+  });
+
   // An idea from the empty chat goes into the box, to send or change first.
   document.addEventListener("click", (event) => {
     const chip = event.target.closest && event.target.closest("[data-suggest]");
@@ -107,7 +159,13 @@
       // The turn started: the message is in the log now, so the box can be emptied
       // (unless the person has typed on since sending). Their turn is worth seeing.
       const input = $("composer-input");
-      if (input && composerSent !== null && input.value === composerSent) input.value = "";
+      if (input && composerSent !== null && input.value === composerSent) {
+        input.value = "";
+        attached = [];  // they went with the message
+        drawChips();
+        fixes = sendingFix ? fixes + 1 : 0;
+      }
+      sendingFix = false;
       composerSent = null;
       stickToBottom = true;
     }
@@ -195,5 +253,8 @@
   });
 
   // For scripts and browser tests.
-  window.builtitChat = { send: send, stop: stop };
+  window.builtitChat = {
+    send: send, stop: stop, attach: attach, fix: fix, fixesInARow: () => fixes,
+    attachments: () => attached.map((a) => a.item),
+  };
 })();

@@ -62,6 +62,7 @@
     });
     if (place) restorePlace(place);
     else if (!pageLoading) editor.focus();
+    goToPending();
   }
   let pageLoading = true;  // the page's own editor leaves the focus in the chat box
 
@@ -148,6 +149,26 @@
 
   function openUrl(path) {
     return grid().dataset.openUrl + "?path=" + encodeURIComponent(path);
+  }
+
+  // Open `path` with the cursor at `line` (a problem's place in a file).
+  let pendingLine = null;
+  function openAt(path, line, column) {
+    if (!path) return;
+    pendingLine = { path, line: line || 1, column: column || 0 };
+    if (openPath() === path && editor) { goToPending(); return; }
+    if (!confirmDiscard()) { pendingLine = null; return; }
+    dirty = false;
+    request("GET", openUrl(path));
+  }
+
+  function goToPending() {
+    const form = document.getElementById("editor-form");
+    if (!pendingLine || !editor || !form || form.dataset.path !== pendingLine.path) return;
+    editor.gotoLine(pendingLine.line, Math.max(0, pendingLine.column - 1), false);
+    editor.focus();
+    pendingLine = null;
+    if (NARROW.matches) showPanel("editor");
   }
 
   function reloadFile() {
@@ -560,6 +581,7 @@
   // For scripts and browser tests: the open file's editor and text, without
   // creating an editor of their own.
   window.builtitWorkspace = {
+    openAt: openAt,
     editor: () => editor,
     text: () => (openPath() ? currentText() : null),
     isDirty: () => dirty,

@@ -11,7 +11,7 @@ from projects.lifecycle import RETIRED_TOKENS_KEPT, project_create, project_rota
 from projects.models import FileRevision, Project, ProjectFile
 from projects.results import FileWrite
 from projects.services import Author, file_create, file_update
-from projects.views.preview import PAGE_REPORT_SCRIPT, SANDBOX
+from projects.views.preview import PAGE_REPORT_SCRIPT, SANDBOX, SHARED_PAGE_SCRIPT
 
 SECRET = "MALLORY-ONLY-SECRET-4242"
 
@@ -405,3 +405,16 @@ def test_a_replaced_link_says_it_was_replaced(client, project):
         project_rotate_preview_token(project=project)
     forgotten = client.get(f"/preview/{first}/")
     assert forgotten.status_code == 404, "only the last few are remembered"
+
+
+def test_the_bridge_goes_only_to_a_page_in_a_frame(client, starter_project):
+    url = f"/preview/{starter_project.preview_token}/"
+    framed = client.get(url, headers={"Sec-Fetch-Dest": "iframe"}).content.decode()
+    alone = client.get(url, headers={"Sec-Fetch-Dest": "document"}).content.decode()
+    unknown = client.get(url).content.decode()
+    assert "builtitPreview" in framed
+    assert "builtitPreview" in unknown, "a browser that does not say: the bridge (inert alone)"
+    assert "builtitPreview" not in alone, "a shared link opened on its own"
+    assert SHARED_PAGE_SCRIPT in alone
+    stored = starter_project.files.get(path="/index.html").content
+    assert "builtitPreview" not in stored, "never written into the project's files"

@@ -1,0 +1,178 @@
+// The preview bridge: added to HTML pages served into the workspace's preview
+// frame (projects/views/preview.py), never to the stored files or the ZIP.
+// It only reports to the workspace, by postMessage: the page's errors, failed
+// loads, console errors and warnings, where the page is, and the element the
+// person picks. Deduplicated and capped per page load. The page runs in an
+// opaque origin (sandbox without allow-same-origin): nothing here can reach
+// the app, and the workspace checks every field of every message it gets.
+(() => {
+  if (parent === window) return;
+  const MAX_PROBLEMS = 50;
+  const seen = new Set();
+  let problems = 0;
+  const cut = (value, size) => {
+    let text = "";
+    try { text = String(value === undefined ? "" : value); } catch (e) { text = "(unreadable)"; }
+    return text.length > size ? text.slice(0, size) + "…" : text;
+  };
+  const post = (message) => {
+    try { parent.postMessage({ builtitPreview: message }, "*"); } catch (e) { /* gone */ }
+  };
+  const where = () => location.pathname + location.search + location.hash;
+  const problem = (kind, message, file, line, column, stack) => {
+    const key = [kind, message, file, line].join("|");
+    if (seen.has(key) || problems >= MAX_PROBLEMS) return;
+    seen.add(key);
+    problems += 1;
+    post({
+      problem: {
+        kind, message: cut(message, 500), file: cut(file, 300),
+        line: Number(line) > 0 ? Math.floor(Number(line)) : 0,
+        column: Number(column) > 0 ? Math.floor(Number(column)) : 0,
+        stack: cut(stack, 1500), page: cut(where(), 300),
+      },
+    });
+  };
+
+  // The page is an opaque origin, so an error in any of its scripts reaches
+  // onerror only as "Script error." unless the script was fetched with CORS
+  // (the preview answers with Access-Control-Allow-Origin: *). The parser
+  // gives microtasks a turn before it fetches a script, so marking the
+  // project's own scripts here comes in time; other sites' scripts are left
+  // as they are (they may not allow CORS).
+  const own = new URL(document.URL).origin;
+  new MutationObserver((records) => {
+    for (const record of records) {
+      for (const node of record.addedNodes) {
+        if (node.nodeName !== "SCRIPT" || !node.src || node.hasAttribute("crossorigin")) continue;
+        try {
+          if (new URL(node.src, document.baseURI).origin === own) node.crossOrigin = "anonymous";
+        } catch (e) { /* not a URL: the browser will say so */ }
+      }
+    }
+  }).observe(document.documentElement, { childList: true, subtree: true });
+
+  // Where the page is: on load, and on every navigation it makes itself.
+  const report = () => post({ path: where() });
+  post({ load: where() });
+  report();
+  addEventListener("load", report);
+  addEventListener("hashchange", report);
+  addEventListener("popstate", report);
+  for (const name of ["pushState", "replaceState"]) {
+    const original = history[name];
+    history[name] = function (...args) {
+      const result = original.apply(this, args);
+      report();
+      return result;
+    };
+  }
+
+  // Uncaught errors, rejected promises, and what failed to load (capture phase:
+  // a <script>, <link>, <img> that fails fires "error" on itself, not on window).
+  addEventListener("error", (event) => {
+    const target = event.target;
+    if (target && target !== window && target.tagName) {
+      const url = target.src || target.href || "";
+      problem("resource", `${target.tagName.toLowerCase()} could not load ${url}`, url, 0, 0, "");
+      return;
+    }
+    const error = event.error;
+    problem("error", event.message || (error && error.message), event.filename, event.lineno,
+      event.colno, error && error.stack);
+  }, true);
+  addEventListener("unhandledrejection", (event) => {
+    const reason = event.reason;
+    problem("rejection", (reason && reason.message) || reason, "", 0, 0, reason && reason.stack);
+  });
+  for (const level of ["error", "warn"]) {
+    const original = console[level];
+    console[level] = function (...args) {
+      problem(`console.${level}`, args.map((arg) => cut(arg, 200)).join(" "), "", 0, 0, "");
+      return original.apply(this, args);
+    };
+  }
+  const fetched = window.fetch;
+  if (fetched) {
+    window.fetch = function (input, init) {
+      return fetched.call(this, input, init).then((response) => {
+        if (response.status === 404) {
+          problem("resource", `fetch of ${response.url} found nothing (404)`, response.url, 0, 0, "");
+        }
+        return response;
+      });
+    };
+  }
+
+  // The element picker: the workspace turns it on; hover outlines, a click
+  // picks, Esc leaves. Only the workspace (this frame's parent) may turn it on.
+  let picking = false;
+  let outlined = null;
+  const box = document.createElement("div");
+  box.style.cssText = "position:fixed;pointer-events:none;z-index:2147483647;"
+    + "outline:2px solid #4f46e5;background:rgba(79,70,229,.12);display:none";
+  const show = (el) => {
+    outlined = el;
+    const r = el.getBoundingClientRect();
+    Object.assign(box.style, { display: "block", left: r.left + "px", top: r.top + "px",
+      width: r.width + "px", height: r.height + "px" });
+  };
+  const selectorOf = (el) => {
+    if (el.id && document.querySelectorAll("#" + CSS.escape(el.id)).length === 1) {
+      return "#" + CSS.escape(el.id);
+    }
+    const parts = [];
+    for (let node = el; node && node.nodeType === 1 && parts.length < 8; node = node.parentElement) {
+      if (node.id && document.querySelectorAll("#" + CSS.escape(node.id)).length === 1) {
+        parts.unshift("#" + CSS.escape(node.id));
+        break;
+      }
+      const tag = node.tagName.toLowerCase();
+      if (tag === "html") break;
+      const same = node.parentElement
+        ? [...node.parentElement.children].filter((c) => c.tagName === node.tagName) : [];
+      parts.unshift(same.length > 1 ? `${tag}:nth-of-type(${same.indexOf(node) + 1})` : tag);
+    }
+    return parts.join(" > ");
+  };
+  const stopPicking = () => {
+    picking = false;
+    box.style.display = "none";
+    document.documentElement.style.cursor = "";
+  };
+  addEventListener("mousemove", (event) => {
+    if (picking && event.target && event.target.nodeType === 1 && event.target !== box) show(event.target);
+  }, true);
+  addEventListener("click", (event) => {
+    if (!picking) return;
+    event.preventDefault();
+    event.stopPropagation();
+    const el = outlined || event.target;
+    stopPicking();
+    if (!el || el.nodeType !== 1) return;
+    post({
+      picked: {
+        selector: cut(selectorOf(el), 300), tag: el.tagName.toLowerCase(),
+        id: cut(el.id, 100), classes: cut(el.className && el.className.baseVal !== undefined
+          ? el.className.baseVal : el.className, 200),
+        html: cut(el.outerHTML, 1500), text: cut((el.textContent || "").trim(), 300),
+        page: cut(location.pathname, 300),
+      },
+    });
+  }, true);
+  addEventListener("keydown", (event) => {
+    if (picking && event.key === "Escape") { stopPicking(); post({ pickEnded: true }); }
+  }, true);
+  addEventListener("message", (event) => {
+    if (event.source !== parent) return;
+    const order = event.data && event.data.builtitBridge;
+    if (!order || typeof order.pick !== "boolean") return;
+    if (order.pick) {
+      picking = true;
+      (document.body || document.documentElement).appendChild(box);
+      document.documentElement.style.cursor = "crosshair";
+    } else {
+      stopPicking();
+    }
+  });
+})();

@@ -1,0 +1,178 @@
+"""The preview talks back (issue 17), in Chromium: a page's errors and failed
+loads show as problems with their files and lines, "Fix with the assistant"
+sends them to the model, the address box follows pushState, a picked element
+goes with the next message, and a page flooding the workspace with messages
+neither breaks it nor gets anything done."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth.models import User
+from playwright.sync_api import Frame, Page, expect
+
+from chat.models import Message
+from projects.lifecycle import project_create
+from projects.models import Project, ProjectFile
+from projects.results import FileWrite
+from projects.services import Author, file_create
+from tests.browser.conftest import ChatServer, sign_in
+from tests.fakes.script import text
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+expect.set_options(timeout=10_000)
+
+PAGE = """<!doctype html>
+<html lang="en">
+<head><title>Broken</title><link rel="stylesheet" href="missing.css"></head>
+<body>
+  <h1 id="title">Hello</h1>
+  <p class="lead">Some text</p>
+  <script src="app.js"></script>
+</body>
+</html>
+"""
+SCRIPT = "// the page's script\nundefinedFunction();\n"
+
+
+def _project(owner: User) -> Project:
+    project = project_create(owner=owner, name="Bridge", starter=False)
+    assert isinstance(project, Project)
+    author = Author.person(owner)
+    for path, content in (("/index.html", PAGE), ("/app.js", SCRIPT)):
+        written = file_create(project=project, path=path, content=content, author=author)
+        assert isinstance(written, FileWrite)
+    return project
+
+
+def _open(page: Page, server: ChatServer, project: Project) -> Frame:
+    page.goto(f"{server.url}/projects/{project.pk}/")
+    page.wait_for_selector("#chat-signal[data-signal]", state="attached")
+    frame = page.frame_locator("#preview-frame")
+    expect(frame.locator("#title")).to_have_text("Hello")
+    found = next(f for f in page.frames if "/preview/" in f.url)
+    return found
+
+
+def _last_user_content(server: ChatServer) -> str:
+    (request,) = server.fake.completions[-1:]
+    messages = request.json["messages"]
+    return str(next(m["content"] for m in reversed(messages) if m["role"] == "user"))
+
+
+def test_problems_are_listed_and_fixed_with_the_assistant(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = _project(browser_user)
+    sign_in(page, chat_server.url)
+    _open(page, chat_server, project)
+
+    badge = page.locator("#preview-problems")
+    expect(badge).to_be_visible()
+    expect(badge.locator(".problems-count")).to_have_text("2")
+    badge.click()
+    items = page.locator("#problems-panel .problems-list li")
+    expect(items).to_have_count(2)
+    expect(page.locator("#problems-panel")).to_contain_text("missing.css (asked for by index.html)")
+    expect(page.locator("#problems-panel")).to_contain_text("undefinedFunction is not defined")
+    expect(page.locator("#problems-panel button", has_text="app.js:2")).to_have_count(1)
+
+    page.locator("#problems-panel button", has_text="app.js:2").click()
+    expect(page.locator("#editor-form")).to_have_attribute("data-path", "/app.js")
+    page.wait_for_function(
+        "() => builtitWorkspace.editor() && builtitWorkspace.editor().getCursorPosition().row === 1"
+    )
+
+    chat_server.fake.script(text("Fixed: undefinedFunction is now defined."))
+    page.locator("[data-action='fix-problems']").click()
+    turn = page.locator("#chat-log article.turn").last
+    expect(turn.locator(".turn-footer")).to_have_class(re.compile(r"\bcompleted\b"))
+    expect(turn.locator(".bubble-chips li")).to_have_count(2)
+    expect(turn.locator(".bubble-chips")).to_contain_text("Error in app.js:2")
+    asked = _last_user_content(chat_server)
+    assert asked.startswith("Fix the problems the preview shows.")
+    assert "Context from the live preview" in asked
+    assert (
+        "Error at /app.js:2:1: Uncaught ReferenceError: undefinedFunction is not defined" in asked
+    )
+    assert "Failed to load at /missing.css" in asked or "/missing.css" in asked
+    stored = Message.objects.get(role=Message.Role.USER)
+    assert stored.content == "Fix the problems the preview shows.", "the words stay the person's"
+    assert len(stored.metadata["attachments"]) == 2
+
+
+def test_the_address_box_follows_push_state(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = _project(browser_user)
+    sign_in(page, chat_server.url)
+    frame = _open(page, chat_server, project)
+    frame.evaluate("history.pushState({}, '', 'menu/today?day=1#top')")
+    expect(page.locator("#preview-address")).to_have_value("menu/today?day=1#top")
+
+
+def test_a_picked_element_goes_with_the_message(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = _project(browser_user)
+    sign_in(page, chat_server.url)
+    _open(page, chat_server, project)
+    page.locator("[data-action='pick-element']").click()
+    expect(page.locator("[data-action='pick-element']")).to_have_attribute("aria-pressed", "true")
+    frame = page.frame_locator("#preview-frame")
+    frame.locator("p.lead").hover()
+    frame.locator("p.lead").click()
+    chip = page.locator("#composer-chips li")
+    expect(chip).to_have_count(1)
+    expect(chip).to_contain_text("body > p in index.html")
+    expect(page.locator("[data-action='pick-element']")).to_have_attribute("aria-pressed", "false")
+    # The click chose; it did not reach the page.
+    chat_server.fake.script(text("Made it bigger."))
+    page.fill("#composer-input", "make this bigger")
+    page.click("#composer-send")
+    expect(page.locator("#chat-log .turn-footer").last).to_have_class(re.compile(r"\bcompleted\b"))
+    asked = _last_user_content(chat_server)
+    assert "The person pointed at the element `body > p` (<p>) on /index.html" in asked
+    assert '<p class="lead">Some text</p>' in asked
+    expect(chip).to_have_count(0)
+
+
+def test_a_hostile_page_only_ever_reports(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = _project(browser_user)
+    sign_in(page, chat_server.url)
+    frame = _open(page, chat_server, project)
+    before = list(ProjectFile.objects.filter(project=project).values_list("path", "content"))
+    frame.evaluate("""() => {
+      const huge = 'x'.repeat(100000);
+      for (let i = 0; i < 20000; i++) {
+        const flood = {kind: 'error', message: 'flood ' + i};
+        parent.postMessage({builtitPreview: {problem: flood}}, '*');
+        parent.postMessage('junk ' + i, '*');
+        if (i % 100 === 0) {
+          parent.postMessage({builtitPreview: {picked: {selector: huge, tag: '<img>'}}}, '*');
+        }
+      }
+      parent.postMessage({message: 'start a turn', action: 'stop'}, '*');
+      let cookie = 'no error';
+      try { cookie = document.cookie; } catch (e) { cookie = 'blocked'; }
+      let reached = 'no';
+      try { reached = String(parent.document.title); } catch (e) { reached = 'blocked'; }
+      window.results = {cookie, reached};
+    }""")
+    assert frame.evaluate("window.results") == {"cookie": "blocked", "reached": "blocked"}
+    # The workspace answers and works: typing, its own state, a turn only on a click.
+    page.fill("#composer-input", "still here")
+    expect(page.locator("#composer-input")).to_have_value("still here")
+    expect(page.locator("#preview-problems .problems-count")).to_have_text("50")
+    assert page.evaluate("builtitBridge.problems().length") == 50
+    page.wait_for_function("() => builtitBridge.dropped() >= 20200")
+    expect(page.locator(".problems-dropped")).to_contain_text("were not understood and ignored")
+    assert page.evaluate("builtitChat.attachments().length") == 0
+    assert not Message.objects.exists(), "nothing a page sends starts a turn"
+    assert (
+        list(ProjectFile.objects.filter(project=project).values_list("path", "content")) == before
+    )
