@@ -223,6 +223,9 @@
     if (button && event.key === "Escape") picker(false);
   });
 
+  // How many fixes in a row changed: the Fix button and the offer follow.
+  document.addEventListener("builtit:fixes", schedule);
+
   // The assistant changed files: if the reloaded page then reports problems, offer the fix.
   document.body.addEventListener("filesChanged", (event) => {
     if ((event.detail || {}).source === "assistant") afterAssistant = true;

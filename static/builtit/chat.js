@@ -164,6 +164,7 @@
         attached = [];  // they went with the message
         drawChips();
         fixes = sendingFix ? fixes + 1 : 0;
+        document.dispatchEvent(new CustomEvent("builtit:fixes"));
       }
       sendingFix = false;
       composerSent = null;

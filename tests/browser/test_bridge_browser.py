@@ -176,3 +176,50 @@ def test_a_hostile_page_only_ever_reports(
     assert (
         list(ProjectFile.objects.filter(project=project).values_list("path", "content")) == before
     )
+
+
+def test_fixing_is_bounded_and_never_starts_by_itself(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = _project(browser_user)
+    sign_in(page, chat_server.url)
+    _open(page, chat_server, project)
+    expect(page.locator("#preview-problems .problems-count")).to_have_text("2")
+    fix = page.locator("[data-action='fix-problems']")
+    for attempt in range(1, 4):
+        chat_server.fake.script(text(f"Tried {attempt}."))
+        if not page.locator("#problems-panel").is_visible():
+            page.locator("#preview-problems").click()
+        fix.click()
+        turns = page.locator("#chat-log article.turn")
+        expect(turns).to_have_count(attempt)
+        expect(turns.last.locator(".turn-footer")).to_have_class(re.compile(r"\bcompleted\b"))
+    page.locator("#preview-problems").click()
+    expect(fix).to_be_disabled()
+    offer = page.locator(".problems-offer")
+    expect(offer).to_contain_text("tried to fix problems 3 times in a row")
+    assert Message.objects.filter(role=Message.Role.USER).count() == 3, "only clicks start turns"
+
+    chat_server.fake.script(text("Looking."))
+    page.fill("#composer-input", "the button should say hello")
+    page.click("#composer-send")
+    expect(page.locator("#chat-log article.turn")).to_have_count(4)
+    expect(page.locator("#chat-log .turn-footer").last).to_have_class(re.compile(r"\bcompleted\b"))
+    if not page.locator("#problems-panel").is_visible():
+        page.locator("#preview-problems").click()
+    expect(fix).to_be_enabled()
+
+
+def test_on_a_phone_a_picked_element_shows_in_the_chat(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = _project(browser_user)
+    page.set_viewport_size({"width": 390, "height": 844})
+    sign_in(page, chat_server.url)
+    page.goto(f"{chat_server.url}/projects/{project.pk}/")
+    page.wait_for_selector("#chat-signal[data-signal]", state="attached")
+    page.click("[data-show-panel='preview']")
+    page.locator("[data-action='pick-element']").click()
+    page.frame_locator("#preview-frame").locator("#title").click()
+    expect(page.locator("#chat-panel")).to_be_visible()
+    expect(page.locator("#composer-chips li")).to_contain_text("#title in index.html")
