@@ -161,6 +161,13 @@ if _REDIS_URL:
         }
     }
 
+# Where binary files' bytes live (projects.binaries): "database" (the default,
+# nothing else to run), or "storage": Django's default storage (STORAGES), a
+# folder or an S3-compatible store through django-storages.
+BUILTIT_BINARY_STORAGE = env_str("BUILTIT_BINARY_STORAGE", "database").strip()
+# Bytes one binary file may have (images, fonts, media, PDF).
+BUILTIT_MAX_BINARY_BYTES = env_int("BUILTIT_MAX_BINARY_BYTES", 10 * 1024 * 1024)
+
 # --- Accounts -------------------------------------------------------------
 
 LOGIN_URL = "login"

@@ -23,6 +23,7 @@ from chat.plaintext import plain_excerpt
 from projects.changesets import FileChange, counts_of, net_changes
 from projects.diffs import LineCounts
 from projects.models import FileRevision, Reversal
+from projects.paths import is_binary_path
 from projects.undo import Refused, changes_undo, project_restore, restore_plan
 
 When = Literal["before", "after"]
@@ -45,6 +46,10 @@ class ChangedFile:
     @property
     def old_path(self) -> str | None:
         return self.change.start_path if self.change.action == "renamed" else None
+
+    @property
+    def binary(self) -> bool:
+        return is_binary_path(self.path)
 
 
 @dataclass

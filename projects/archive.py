@@ -14,12 +14,14 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from projects.binaries import BinaryProblem, blob_bytes, blob_for_marker, is_marker
+from projects.binaries import checked as binary_checked
 from projects.lifecycle import ProjectError, project_create
 from projects.limits import current_limits, human_size
 from projects.models import Project, ProjectFile
-from projects.paths import PathError, normalize_path
+from projects.paths import PathError, extension_of, is_binary_path, normalize_path
 from projects.results import FileError
-from projects.services import Author, file_create
+from projects.services import Author, file_create, file_upload
 
 # Files that operating systems add to archives on their own; skipped, not refused.
 _JUNK_NAMES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
@@ -46,8 +48,15 @@ def project_export_zip(project: Project) -> bytes:
             info = zipfile.ZipInfo(record.path.lstrip("/"), date_time=stamp)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
-            archive.writestr(info, record.content.encode("utf-8"))
+            archive.writestr(info, _bytes_of(project, record.content))
     return buffer.getvalue()
+
+
+def _bytes_of(project: Project, content: str) -> bytes:
+    if is_marker(content):
+        blob = blob_for_marker(project, content)
+        return blob_bytes(blob) if blob is not None else b""
+    return content.encode("utf-8")
 
 
 def project_import_zip(
@@ -73,7 +82,7 @@ def project_import_zip(
     return _create_project(owner, name, files)
 
 
-def _read_archive(archive: zipfile.ZipFile) -> dict[str, str] | ImportRefused:
+def _read_archive(archive: zipfile.ZipFile) -> dict[str, str | bytes] | ImportRefused:
     entries = [info for info in archive.infolist() if not info.is_dir() and not _is_junk(info)]
     limits = current_limits()
     if not entries:
@@ -128,23 +137,32 @@ def _entry_paths(
 
 def _read_entries(
     archive: zipfile.ZipFile, paths: dict[str, zipfile.ZipInfo]
-) -> dict[str, str] | ImportRefused:
+) -> dict[str, str | bytes] | ImportRefused:
     limits = current_limits()
-    files: dict[str, str] = {}
+    files: dict[str, str | bytes] = {}
     total = 0
     problems: list[str] = []
     for path, info in paths.items():
+        binary = is_binary_path(path)
+        limit = settings.BUILTIT_MAX_BINARY_BYTES if binary else limits.max_file_bytes
         # Read at most one byte past the limit: sizes declared in the archive can lie.
         with archive.open(info) as handle:
-            data = handle.read(limits.max_file_bytes + 1)
-        if len(data) > limits.max_file_bytes:
-            problems.append(f"{path} is larger than {human_size(limits.max_file_bytes)}.")
+            data = handle.read(limit + 1)
+        if len(data) > limit:
+            problems.append(f"{path} is larger than {human_size(limit)}.")
             continue
         total += len(data)
         if total > limits.max_project_bytes:
             return ImportRefused(
                 f"Unpacked, the archive is larger than {human_size(limits.max_project_bytes)}."
             )
+        if binary:
+            checked = binary_checked(path, extension_of(path), data)
+            if isinstance(checked, BinaryProblem):
+                problems.append(checked.message)
+            else:
+                files[path] = data
+            continue
         try:
             files[path] = data.decode("utf-8")
         except UnicodeDecodeError:
@@ -153,13 +171,20 @@ def _read_entries(
 
 
 @transaction.atomic
-def _create_project(owner: User, name: str, files: dict[str, str]) -> Project | ImportRefused:
+def _create_project(
+    owner: User, name: str, files: dict[str, str | bytes]
+) -> Project | ImportRefused:
     project = project_create(owner=owner, name=name)
     if isinstance(project, ProjectError):
         return ImportRefused(project.message)
     author = Author.person(owner)
     for path in sorted(files):
-        result = file_create(project=project, path=path, content=files[path], author=author)
+        content = files[path]
+        result = (
+            file_upload(project=project, path=path, data=content, author=author)
+            if isinstance(content, bytes)
+            else file_create(project=project, path=path, content=content, author=author)
+        )
         if isinstance(result, FileError):
             transaction.set_rollback(True)
             return ImportRefused("The archive could not be imported.", (result.message,))

@@ -15,7 +15,7 @@ import zlib
 
 from django.db.models import Sum
 
-from projects.models import Project, ProjectFile, RevisionBlob
+from projects.models import BinaryBlob, Project, ProjectFile, RevisionBlob
 
 MAX_DEPTH = 16
 # A change sharing less than this share of its base is stored whole: rebuilding
@@ -96,8 +96,13 @@ def _shared_start(a: str, b: str, limit: int | None = None) -> int:
 
 def storage_used(owner_id: int) -> int:
     """Bytes a person's projects take: their files and their history, the trash too."""
-    files = ProjectFile.objects.filter(project__owner_id=owner_id)
+    # Binary files' bytes are counted once, in their blobs (current or not).
+    files = ProjectFile.objects.filter(project__owner_id=owner_id).exclude(
+        content__startswith="\x00binary:"
+    )
     blobs = RevisionBlob.objects.filter(project__owner_id=owner_id)
+    binaries = BinaryBlob.objects.filter(project__owner_id=owner_id)
     in_files = files.aggregate(total=Sum("size"))["total"] or 0
     in_history = blobs.aggregate(total=Sum("stored_size"))["total"] or 0
-    return int(in_files) + int(in_history)
+    in_binaries = binaries.aggregate(total=Sum("size"))["total"] or 0
+    return int(in_files) + int(in_history) + int(in_binaries)

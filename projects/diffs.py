@@ -23,6 +23,8 @@ from pygments.lexers import get_lexer_for_filename
 from pygments.token import STANDARD_TYPES, _TokenType
 from pygments.util import ClassNotFound
 
+from projects.binaries import is_marker
+
 CONTEXT = 3  # unchanged lines shown around a change
 MAX_LINES = 20_000  # per version
 MAX_CHARS = 2_000_000  # per version
@@ -102,7 +104,9 @@ def too_large(before: str, after: str) -> str:
 
 def line_counts(before: str | None, after: str | None) -> LineCounts | None:
     """Lines added and removed from `before` to `after` (None: "no file"); None
-    when the versions are too large to compare."""
+    when the versions are too large to compare, or are a binary file's."""
+    if _binary(before, after):
+        return None
     old, new = lines_of(before or ""), lines_of(after or "")
     opcodes = _bounded_opcodes(before or "", after or "", old, new)
     return None if isinstance(opcodes, str) else _counts(opcodes)
@@ -111,12 +115,18 @@ def line_counts(before: str | None, after: str | None) -> LineCounts | None:
 def diff(before: str | None, after: str | None, *, path: str) -> Diff:
     """The diff from `before` to `after` (None: "no file") of the file at `path`
     (whose name picks the colours)."""
+    if _binary(before, after):
+        return Diff(None, too_large="a binary file (an image, a font or other media) has no lines.")
     old_text, new_text = before or "", after or ""
     old, new = lines_of(old_text), lines_of(new_text)
     opcodes = _bounded_opcodes(old_text, new_text, old, new)
     if isinstance(opcodes, str):
         return Diff(None, too_large=opcodes)
     return _Builder(old, new, coloured(old_text, path), coloured(new_text, path)).build(opcodes)
+
+
+def _binary(*texts: str | None) -> bool:
+    return any(text is not None and is_marker(text) for text in texts)
 
 
 def _bounded_opcodes(before: str, after: str, old: list[str], new: list[str]) -> list[Opcode] | str:

@@ -124,6 +124,31 @@ class RevisionBlob(models.Model):
         return base[: self.prefix] + stored + base[len(base) - self.suffix :]
 
 
+class BinaryBlob(models.Model):
+    """The bytes of a binary file (an image, a font…), once per project however
+    many files and revisions name them (projects.binaries)."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="binary_blobs")
+    digest = models.CharField(max_length=64, help_text="SHA-256 of the bytes.")
+    size = models.PositiveIntegerField(help_text="Bytes.")
+    content_type = models.CharField(max_length=60)
+    width = models.PositiveIntegerField(null=True, blank=True)
+    height = models.PositiveIntegerField(null=True, blank=True)
+    # In the database by default; with BUILTIT_BINARY_STORAGE = "storage", in
+    # Django's default storage under `stored_name`.
+    data = models.BinaryField(null=True, blank=True)
+    stored_name = models.CharField(max_length=255, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "digest"], name="binaryblob_unique_bytes")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.content_type} {self.digest[:12]} ({self.size} bytes)"
+
+
 class Reversal(models.Model):
     """One undo, redo or restore: the file changes it wrote, as one step a person
     can see, be told about, and take back (projects.undo)."""

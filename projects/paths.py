@@ -25,7 +25,24 @@ ALLOWED_EXTENSIONS: Final = (
     "md",
     "xml",
     "webmanifest",
+    # Binary files: uploaded, never written as text (projects.binaries).
+    "png",
+    "jpg",
+    "jpeg",
+    "gif",
+    "webp",
+    "avif",
+    "ico",
+    "woff",
+    "woff2",
+    "ttf",
+    "otf",
+    "pdf",
+    "mp4",
+    "webm",
 )
+TEXT_EXTENSIONS: Final = ALLOWED_EXTENSIONS[: ALLOWED_EXTENSIONS.index("png")]
+BINARY_EXTENSIONS: Final = ALLOWED_EXTENSIONS[len(TEXT_EXTENSIONS) :]
 MAX_DEPTH: Final = 8
 MAX_LENGTH: Final = 200
 
@@ -41,6 +58,20 @@ CONTENT_TYPES: Final = {
     "md": "text/markdown; charset=utf-8",
     "xml": "application/xml; charset=utf-8",
     "webmanifest": "application/manifest+json; charset=utf-8",
+    "png": "image/png",
+    "jpg": "image/jpeg",
+    "jpeg": "image/jpeg",
+    "gif": "image/gif",
+    "webp": "image/webp",
+    "avif": "image/avif",
+    "ico": "image/x-icon",
+    "woff": "font/woff",
+    "woff2": "font/woff2",
+    "ttf": "font/ttf",
+    "otf": "font/otf",
+    "pdf": "application/pdf",
+    "mp4": "video/mp4",
+    "webm": "video/webm",
 }
 
 _SEGMENT = re.compile(r"[A-Za-z0-9._-]+")
@@ -87,6 +118,11 @@ def normalize_path(raw: object) -> str | PathError:
 def extension_of(path: str) -> str:
     """The lower-cased extension of a canonical path."""
     return path.rsplit("/", 1)[-1].rsplit(".", 1)[-1].lower()
+
+
+def is_binary_path(path: str) -> bool:
+    """Whether files at `path` hold bytes (an image, a font…), not text."""
+    return extension_of(path) in BINARY_EXTENSIONS
 
 
 def content_type_for(path: str) -> str:
@@ -174,8 +210,5 @@ def _extension_problem(name: str) -> str | None:
         return f"the file name needs an extension; allowed: {allowed_extensions_text()}"
     extension = name.rsplit(".", 1)[1].lower()
     if extension not in ALLOWED_EXTENSIONS:
-        return (
-            f"'.{extension}' files are not allowed (text files only); "
-            f"allowed: {allowed_extensions_text()}"
-        )
+        return f"'.{extension}' files are not allowed; allowed: {allowed_extensions_text()}"
     return None

@@ -48,22 +48,43 @@ class FileError:
 
 
 @dataclass(frozen=True)
+class BinaryInfo:
+    """What a binary file is (its bytes stay in its blob: projects.binaries)."""
+
+    content_type: str
+    size: int
+    digest: str
+    width: int | None = None
+    height: int | None = None
+
+    @property
+    def is_image(self) -> bool:
+        return self.content_type.startswith("image/")
+
+    def describe(self) -> str:
+        shape = f", {self.width}x{self.height} px" if self.width and self.height else ""
+        return f"{self.content_type}{shape}"
+
+
+@dataclass(frozen=True)
 class FileInfo:
     path: str
     size: int
     version: int
     updated_at: datetime
+    binary: BinaryInfo | None = None
 
 
 @dataclass(frozen=True)
 class FileContent:
     path: str
-    content: str
+    content: str  # "" for a binary file
     version: int
     size: int
     total_lines: int
     start_line: int
     end_line: int
+    binary: BinaryInfo | None = None
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,11 @@ from django.db.models import Count, Max, QuerySet, Sum
 from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest
 
-from projects.models import Project, ProjectFile
+from projects.binaries import MARKER, digest_of, is_marker
+from projects.models import BinaryBlob, Project, ProjectFile
 from projects.paths import ALLOWED_EXTENSIONS, PathError, normalize_path
 from projects.results import (
+    BinaryInfo,
     ErrorCode,
     FileContent,
     FileError,
@@ -67,7 +69,38 @@ def file_list(project: Project) -> list[FileInfo]:
     rows = ProjectFile.objects.filter(project=project).values_list(
         "path", "size", "version", "updated_at"
     )
-    return [FileInfo(path, size, version, updated) for path, size, version, updated in rows]
+    binaries = binary_infos(project)
+    return [
+        FileInfo(path, size, version, updated, binaries.get(path))
+        for path, size, version, updated in rows
+    ]
+
+
+def binary_infos(project: Project) -> dict[str, BinaryInfo]:
+    """What each binary file of the project is, by path (two small queries)."""
+    markers = dict(
+        ProjectFile.objects.filter(project=project, content__startswith=MARKER).values_list(
+            "path", "content"
+        )
+    )
+    if not markers:
+        return {}
+    blobs = {
+        blob.digest: blob
+        for blob in BinaryBlob.objects.filter(
+            project=project, digest__in=[digest_of(marker) for marker in markers.values()]
+        ).defer("data")
+    }
+    found = {}
+    for path, marker in markers.items():
+        blob = blobs.get(digest_of(marker))
+        if blob is not None:
+            found[path] = binary_info(blob)
+    return found
+
+
+def binary_info(blob: BinaryBlob) -> BinaryInfo:
+    return BinaryInfo(blob.content_type, blob.size, blob.digest, blob.width, blob.height)
 
 
 def file_paths(project: Project) -> list[str]:
@@ -110,6 +143,14 @@ def file_read(
     record = ProjectFile.objects.filter(project=project, path=canonical).first()
     if record is None:
         return file_not_found(project, canonical)
+    if is_marker(record.content):
+        blob = (
+            BinaryBlob.objects.filter(project=project, digest=digest_of(record.content))
+            .defer("data")
+            .first()
+        )
+        info = binary_info(blob) if blob is not None else None
+        return FileContent(canonical, "", record.version, record.size, 0, 0, 0, info)
     lines = split_lines(record.content)
     total = len(lines)
     if start_line is None and end_line is None:
@@ -149,7 +190,11 @@ def file_search(
     needle = query if case_sensitive else query.lower()
     matches: list[SearchMatch] = []
     total = 0
-    files = ProjectFile.objects.filter(project=project).values_list("path", "content")
+    files = (
+        ProjectFile.objects.filter(project=project)
+        .exclude(content__startswith=MARKER)  # binary files have no text to search
+        .values_list("path", "content")
+    )
     searched = 0
     for path, content in files.iterator(chunk_size=50):
         searched += 1

@@ -11,11 +11,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Q, Sum
 from django.utils import timezone
 
+from projects.binaries import (
+    BinaryProblem,
+    Sniffed,
+    blob_for_marker,
+    blob_store,
+    is_marker,
+    marker_for,
+)
+from projects.binaries import checked as binary_checked
 from projects.blobs import blob_for, storage_used
 from projects.editing import Edit, apply_edits
 from projects.limits import (
@@ -24,12 +34,19 @@ from projects.limits import (
     encoded_size,
     file_count_problem,
     file_size_problem,
+    human_size,
     project_size_problem,
     storage_problem,
 )
 from projects.locks import lock_current
 from projects.models import FileRevision, Project, ProjectFile, Reversal
-from projects.paths import PathError, normalize_path, parent_folders
+from projects.paths import (
+    PathError,
+    extension_of,
+    is_binary_path,
+    normalize_path,
+    parent_folders,
+)
 from projects.results import ErrorCode, FileError, FileWrite
 from projects.selectors import file_not_found, path_error
 
@@ -41,6 +58,7 @@ __all__ = [
     "file_edit",
     "file_rename",
     "file_update",
+    "file_upload",
 ]
 
 
@@ -76,7 +94,7 @@ def file_create(
     canonical = normalize_path(path)
     if isinstance(canonical, PathError):
         return path_error(canonical)
-    size = encoded_size(content, canonical)
+    size = _size_of(project, content, canonical)
     if isinstance(size, FileError):
         return size
     problem = (
@@ -118,6 +136,8 @@ def file_edit(
     record = _locked_file(project, path, expected_version, author)
     if isinstance(record, FileError):
         return record
+    if is_marker(record.content):
+        return _binary_as_text(record.path)
     edited = apply_edits(record.content, edits)
     if isinstance(edited, FileError):
         return replace(edited, path=record.path, current_version=record.version)
@@ -142,6 +162,14 @@ def file_rename(
     if target == record.path:
         return FileError(
             ErrorCode.NO_CHANGE, f"{record.path} already has that name.", path=record.path
+        )
+    if is_binary_path(target) != is_binary_path(record.path):
+        return FileError(
+            ErrorCode.INVALID_PATH,
+            f"{record.path} cannot be renamed to {target}: a "
+            f"{'binary' if is_binary_path(record.path) else 'text'} file keeps an extension "
+            "of its kind.",
+            path=record.path,
         )
     problem = _placement_problem(project, target, ignoring=record)
     if problem:
@@ -242,7 +270,7 @@ def _write_content(
     action: FileRevision.Action,
     author: Author,
 ) -> FileWrite | FileError:
-    size = encoded_size(content, record.path)
+    size = _size_of(project, content, record.path)
     if isinstance(size, FileError):
         return size
     if content == record.content:
@@ -254,7 +282,7 @@ def _write_content(
         )
     limits = current_limits()
     problem = (
-        file_size_problem(record.path, size, limits)
+        _file_size_problem(record.path, size, limits)
         or project_size_problem(record.path, _project_size(project) - record.size + size, limits)
         or _storage_problem(project, record.path, size, limits)
     )
@@ -297,6 +325,79 @@ def _record(
     )
 
 
+def _size_of(project: Project, content: str, path: str) -> int | FileError:
+    """Bytes of a text file's content, or of the binary file a marker names (a
+    binary file's content is its marker: projects.binaries)."""
+    if not is_binary_path(path):
+        return encoded_size(content, path)
+    blob = blob_for_marker(project, content) if is_marker(content) else None
+    if blob is None:
+        return _binary_as_text(path)
+    return blob.size
+
+
+def _binary_as_text(path: str) -> FileError:
+    return FileError(
+        ErrorCode.INVALID_CONTENT,
+        f"{path} is a binary file (an image, a font or other media): it cannot be written "
+        "or edited as text. Upload it in the workspace instead; write drawings as .svg text.",
+        path=path,
+    )
+
+
+def _file_size_problem(path: str, size: int, limits: Limits) -> FileError | None:
+    if not is_binary_path(path):
+        return file_size_problem(path, size, limits)
+    limit = settings.BUILTIT_MAX_BINARY_BYTES
+    if size <= limit:
+        return None
+    return FileError(
+        ErrorCode.FILE_TOO_LARGE,
+        f"{path} is {human_size(size)}; a binary file may be at most {human_size(limit)}.",
+        path=path,
+        size=size,
+        limit=limit,
+    )
+
+
+@transaction.atomic
+def file_upload(
+    *, project: Project, path: str, data: bytes, author: Author
+) -> FileWrite | FileError:
+    """A binary file from its bytes: created, or replacing the binary file at `path`.
+    The bytes must be what the extension says (projects.binaries)."""
+    canonical = normalize_path(path)
+    if isinstance(canonical, PathError):
+        return path_error(canonical)
+    sniffed = _upload_checked(canonical, data)
+    if isinstance(sniffed, FileError):
+        return sniffed
+    busy = _lock(project) or _busy_problem(project, author)
+    if busy:
+        return busy
+    marker = marker_for(blob_store(project, data, sniffed).digest)
+    existing = ProjectFile.objects.filter(project=project, path=canonical).first()
+    if existing is not None:
+        return _write_content(project, existing, marker, FileRevision.Action.UPDATE, author)
+    return file_create(project=project, path=canonical, content=marker, author=author)
+
+
+def _upload_checked(path: str, data: bytes) -> Sniffed | FileError:
+    if not is_binary_path(path):
+        return FileError(
+            ErrorCode.INVALID_PATH,
+            f"{path} is a text file type: create it and write it in the editor instead.",
+            path=path,
+        )
+    too_large = _file_size_problem(path, len(data), current_limits())
+    if too_large:
+        return too_large
+    sniffed = binary_checked(path, extension_of(path), data)
+    if isinstance(sniffed, BinaryProblem):
+        return FileError(ErrorCode.INVALID_CONTENT, sniffed.message, path=path)
+    return sniffed
+
+
 def _touch(project: Project) -> None:
     now = timezone.now()
     Project.objects.filter(pk=project.pk).update(updated_at=now)
@@ -312,7 +413,7 @@ def _create_limits_problem(project: Project, path: str, size: int) -> FileError 
     limits = current_limits()
     count = ProjectFile.objects.filter(project=project).count()
     return (
-        file_size_problem(path, size, limits)
+        _file_size_problem(path, size, limits)
         or file_count_problem(path, count + 1, limits)
         or project_size_problem(path, _project_size(project) + size, limits)
         or _storage_problem(project, path, size, limits)

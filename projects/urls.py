@@ -31,6 +31,7 @@ urlpatterns = [
     path("projects/<uuid:project_id>/files/open/", files.file_open, name="file_open"),
     path("projects/<uuid:project_id>/files/save/", files.file_save, name="file_save"),
     path("projects/<uuid:project_id>/files/new/", files.file_new, name="file_new"),
+    path("projects/<uuid:project_id>/files/upload/", files.file_upload_view, name="file_upload"),
     path("projects/<uuid:project_id>/files/rename/", files.file_rename_view, name="file_rename"),
     path("projects/<uuid:project_id>/files/delete/", files.file_delete_view, name="file_delete"),
     path("projects/<uuid:project_id>/files/history/", history.history, name="file_history"),

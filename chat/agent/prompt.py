@@ -119,7 +119,11 @@ def _rules(limits: Limits) -> str:
 def _file_list(files: Sequence[FileInfo]) -> str:
     if not files:
         return "Current files: none yet; the project is empty."
-    lines = [f"- {info.path} ({human_size(info.size)})" for info in files[:_MAX_LISTED_FILES]]
+    lines = [
+        f"- {info.path} ({human_size(info.size)}"
+        + (f", binary: {info.binary.describe()})" if info.binary else ")")
+        for info in files[:_MAX_LISTED_FILES]
+    ]
     if len(files) > _MAX_LISTED_FILES:
         lines.append(f"- … and {len(files) - _MAX_LISTED_FILES} more (list_project_files)")
     return "Current files:\n" + "\n".join(lines)

@@ -10,13 +10,15 @@ from typing import Any
 
 from chat.tools import files
 from chat.tools.registry import Tool, ToolRegistry
-from projects.paths import ALLOWED_EXTENSIONS, MAX_DEPTH, MAX_LENGTH
+from projects.paths import BINARY_EXTENSIONS, MAX_DEPTH, MAX_LENGTH, TEXT_EXTENSIONS
 
 PATH_RULES = (
     "Paths start at the project root, like /index.html or /css/site.css: ASCII letters, "
     "digits, '.', '_' and '-' only (no spaces), no '..' and no segment starting with '.', "
-    f"at most {MAX_DEPTH} folders deep and {MAX_LENGTH} characters. Allowed extensions: "
-    f"{', '.join(ALLOWED_EXTENSIONS)} (text files only; no images or fonts). "
+    f"at most {MAX_DEPTH} folders deep and {MAX_LENGTH} characters. Text files you may "
+    f"write: {', '.join(TEXT_EXTENSIONS)}. Binary files ({', '.join(BINARY_EXTENSIONS)}) "
+    "are uploaded by the person: you cannot write or edit them, but you can rename, delete "
+    "and reference them by path from HTML and CSS (write images you make as .svg text). "
     "Folders exist only through the files in them."
 )
 

@@ -18,7 +18,7 @@ from chat.tools.registry import Arguments, ToolContext, ToolOutcome
 from projects import selectors, services
 from projects.limits import current_limits, human_size
 from projects.paths import PathError, normalize_path
-from projects.results import ErrorCode, FileError, FileWrite
+from projects.results import BinaryInfo, ErrorCode, FileError, FileInfo, FileWrite
 
 _PATH = Field(description="File path from the project root, e.g. /index.html.")
 
@@ -85,7 +85,7 @@ def list_project_files(args: ListArgs, context: ToolContext) -> ToolOutcome:
         True,
         {
             "success": True,
-            "files": [{"path": info.path, "size": info.size} for info in files],
+            "files": [_listed(info) for info in files],
             "count": len(files),
             "total_size": total,
             "limits": {
@@ -104,6 +104,8 @@ def read_file(args: ReadArgs, context: ToolContext) -> ToolOutcome:
     )
     if isinstance(read, FileError):
         return _failure(read)
+    if read.binary is not None:
+        return _binary_read(read.path, read.binary)
     whole = read.start_line <= 1 and read.end_line >= read.total_lines
     shown = "" if whole else f", lines {read.start_line}-{read.end_line}"
     return ToolOutcome(
@@ -230,6 +232,31 @@ def _written(result: FileWrite | FileError, template: str) -> ToolOutcome:
         path=result.path, old_path=result.old_path, size=human_size(result.size)
     )
     return ToolOutcome(True, payload, summary, result.path, tuple(changed), seen)
+
+
+def _listed(info: FileInfo) -> JSONObject:
+    entry: JSONObject = {"path": info.path, "size": info.size}
+    if info.binary is not None:
+        entry["type"] = info.binary.content_type
+        if info.binary.width and info.binary.height:
+            entry["width"], entry["height"] = info.binary.width, info.binary.height
+    return entry
+
+
+def _binary_read(path: str, binary: BinaryInfo) -> ToolOutcome:
+    """A binary file is described, never returned as bytes."""
+    result: JSONObject = {
+        "success": True,
+        "path": path,
+        "binary": True,
+        "type": binary.content_type,
+        "size": binary.size,
+        "note": "A binary file: it has no text to read. Reference it by its path from HTML "
+        'or CSS (e.g. <img src="' + path.lstrip("/") + '" alt="…">).',
+    }
+    if binary.width and binary.height:
+        result["width"], result["height"] = binary.width, binary.height
+    return ToolOutcome(True, result, f"{path} is a binary file ({binary.describe()})", path=path)
 
 
 def _failure(error: FileError) -> ToolOutcome:

@@ -8,8 +8,10 @@ to reload the preview.
 
 from __future__ import annotations
 
+import re
 import uuid
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -22,7 +24,14 @@ from projects.models import Project
 from projects.paths import extension_of
 from projects.results import ErrorCode, FileContent, FileError, FileWrite
 from projects.selectors import file_read, owned_project
-from projects.services import Author, file_create, file_delete, file_rename, file_update
+from projects.services import (
+    Author,
+    file_create,
+    file_delete,
+    file_rename,
+    file_update,
+    file_upload,
+)
 from projects.workspace import editor_context, tree_html
 
 _STATUS_FOR = {
@@ -82,6 +91,32 @@ def file_new(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     if isinstance(result, FileError):
         return error_response(request, result, target="#new-file-error")
     return changed_response(request, project, result.path)
+
+
+@require_POST
+def file_upload_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    """One binary file (an image, a font…) into `folder`, or replacing `path`."""
+    project = owned_project(request, project_id)
+    upload = request.FILES.get("file")
+    if upload is None:
+        return HttpResponse("Choose a file to upload.", status=400)
+    path = request.POST.get("path") or _upload_path(request.POST.get("folder", ""), upload.name)
+    result = file_upload(
+        project=project,
+        path=path,
+        data=upload.read(settings.BUILTIT_MAX_BINARY_BYTES + 1),
+        author=Author.person(current_user(request)),
+    )
+    if isinstance(result, FileError):
+        return error_response(request, result, target="#new-file-error")
+    return changed_response(request, project, result.path)
+
+
+def _upload_path(folder: str, name: str | None) -> str:
+    """Where an uploaded file goes: its name made a valid path segment (spaces and
+    other characters paths may not have become '-'), in `folder`."""
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "-", (name or "upload").rsplit("/", 1)[-1]).strip("-.")
+    return f"{folder.strip('/')}/{cleaned}".lstrip("/") if folder.strip("/") else cleaned
 
 
 @require_POST

@@ -9,6 +9,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
 from builtit.users import current_user
+from projects.binaries import is_marker
 from projects.diff_html import file_diff, layout_of
 from projects.history import file_history, file_restore, revision_diff, revision_state
 from projects.results import ErrorCode, FileError
@@ -34,7 +35,8 @@ def revision(request: HttpRequest, project_id: uuid.UUID, revision_id: int) -> H
     state = revision_state(project, revision_id)
     if isinstance(state, FileError):
         return error_response(request, state, target="#history-view")
-    return render(request, "projects/partials/revision.html", {"project": project, "state": state})
+    context = {"project": project, "state": state, "binary": is_marker(state.content)}
+    return render(request, "projects/partials/revision.html", context)
 
 
 @require_GET

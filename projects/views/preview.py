@@ -19,6 +19,7 @@ from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 
+from projects.binaries import blob_bytes, blob_for_marker, is_marker
 from projects.models import Project, ProjectFile, RetiredPreviewToken
 from projects.paths import PathError, content_type_for, normalize_path
 
@@ -125,11 +126,56 @@ def serve(request: HttpRequest, token: str, path: str) -> HttpResponse:
     )
     if record is None:
         return _missing(request, project, path, wanted)
+    if is_marker(record.content):
+        return _binary(request, project, record.content)
     content_type = content_type_for(record.path)
     content = record.content
     if content_type.startswith("text/html"):
         content = with_page_report(content, script=_script_for(request))
     return _secured(HttpResponse(content.encode("utf-8"), content_type=content_type))
+
+
+_RANGE = re.compile(r"bytes=(\d*)-(\d*)")
+
+
+def _binary(request: HttpRequest, project: Project, marker: str) -> HttpResponse:
+    """A binary file's bytes, with its type, an ETag from its content, and single
+    byte ranges (video and audio players ask for them)."""
+    blob = blob_for_marker(project.pk, marker)
+    if blob is None:
+        return _not_found()
+    etag = f'"{blob.digest}"'
+    if request.headers.get("If-None-Match") == etag:
+        response = HttpResponse(status=304)
+        response["ETag"] = etag
+        return _secured(response)
+    data = blob_bytes(blob)
+    wanted = _RANGE.fullmatch(request.headers.get("Range", "").strip())
+    if wanted and (wanted.group(1) or wanted.group(2)):
+        first, last = _span(wanted.group(1), wanted.group(2), len(data))
+        if first > last:
+            response = HttpResponse(status=416)
+            response["Content-Range"] = f"bytes */{len(data)}"
+            return _secured(response)
+        response = HttpResponse(data[first : last + 1], status=206, content_type=blob.content_type)
+        response["Content-Range"] = f"bytes {first}-{last}/{len(data)}"
+    else:
+        response = HttpResponse(data, content_type=blob.content_type)
+    response["ETag"] = etag
+    response["Accept-Ranges"] = "bytes"
+    secured = _secured(response)
+    # Unlike the pages, bytes named by their content may be kept, if checked first.
+    secured["Cache-Control"] = "no-cache"
+    return secured
+
+
+def _span(start: str, end: str, size: int) -> tuple[int, int]:
+    """The first and last byte of a `bytes=start-end` range (first > last: none)."""
+    if not start:  # the last `end` bytes
+        return max(size - int(end), 0), size - 1
+    first = int(start)
+    last = min(int(end), size - 1) if end else size - 1
+    return first, last if first < size else -1
 
 
 def _missing(request: HttpRequest, project: Project, path: str, wanted: str) -> HttpResponse:

@@ -20,7 +20,7 @@
     }
     setDirty(false);
     markOpenFile(form ? form.dataset.path : null);
-    if (!form || editor || !window.ace) return;
+    if (!form || editor || !window.ace || form.dataset.binary) return;
     const host = document.getElementById("ace-editor");
     const source = document.getElementById("editor-content");
     const fallback = document.getElementById("editor-fallback");
@@ -441,6 +441,105 @@
 
   document.addEventListener("submit", (event) => {
     if (event.target.matches(".preview-address")) { event.preventDefault(); reloadPreview(); }
+  });
+
+  // ── uploads: binary files (images, fonts, media, PDF) ─────────────────
+  // One request per file, in turn, with its progress; the server checks what
+  // each file is (projects.binaries) and answers as for a new file.
+  function csrf() {
+    try { return JSON.parse(document.body.getAttribute("hx-headers"))["X-CSRFToken"]; } catch (_) { return ""; }
+  }
+
+  function uploadOne(file, fields) {
+    return new Promise((resolve) => {
+      const progress = document.getElementById("upload-progress");
+      const body = new FormData();
+      body.append("file", file);
+      for (const [name, value] of Object.entries(fields)) body.append(name, value);
+      const xhr = new XMLHttpRequest();
+      xhr.open("POST", grid().dataset.uploadUrl);
+      xhr.setRequestHeader("X-CSRFToken", csrf());
+      xhr.setRequestHeader("HX-Request", "true");
+      xhr.upload.onprogress = (event) => {
+        if (progress && event.lengthComputable) {
+          progress.textContent = `Uploading ${file.name}: ${Math.round((100 * event.loaded) / event.total)}%`;
+        }
+      };
+      xhr.onload = () => {
+        if (xhr.status === 200) {
+          htmx.swap("#editor-pane", xhr.responseText, { swapStyle: "innerHTML" });
+          mountEditor();
+          document.body.dispatchEvent(new CustomEvent("filesChanged", { detail: { paths: [] } }));
+        } else if (xhr.status === 413) {
+          showUploadError(`${file.name} is too large to upload.`);
+        } else {
+          const box = document.createElement("div");
+          box.innerHTML = xhr.responseText;
+          showUploadError(box.textContent.trim() || `${file.name} could not be uploaded.`);
+        }
+        resolve();
+      };
+      xhr.onerror = () => { showUploadError("Could not reach the server; nothing was uploaded."); resolve(); };
+      xhr.send(body);
+    });
+  }
+
+  function showUploadError(text) {
+    const box = document.getElementById("new-file-error");
+    if (box) box.textContent = text;
+  }
+
+  async function uploadFiles(files, folder) {
+    const progress = document.getElementById("upload-progress");
+    showUploadError("");
+    for (const file of files) await uploadOne(file, { folder: folder || "" });
+    if (progress) progress.textContent = "";
+  }
+
+  let replacing = null;  // the path an upload replaces, when "Replace…" was used
+  document.addEventListener("click", (event) => {
+    if (event.target.closest("[data-action='upload-files']")) {
+      replacing = null;
+      document.getElementById("upload-input").click();
+    } else if (event.target.closest("[data-action='replace-file']")) {
+      replacing = openPath();
+      document.getElementById("upload-input").click();
+    }
+  });
+
+  document.addEventListener("change", (event) => {
+    if (event.target.id !== "upload-input") return;
+    const files = [...event.target.files];
+    event.target.value = "";
+    if (replacing && files.length) {
+      showUploadError("");
+      uploadOne(files[0], { path: replacing }).then(() => {
+        const progress = document.getElementById("upload-progress");
+        if (progress) progress.textContent = "";
+      });
+    } else {
+      uploadFiles(files, "");
+    }
+  });
+
+  // Files dropped on the tree go into the folder they are dropped on.
+  document.addEventListener("dragover", (event) => {
+    const tree = event.target.closest && event.target.closest("#file-tree");
+    if (!tree || !event.dataTransfer || ![...event.dataTransfer.types].includes("Files")) return;
+    event.preventDefault();
+    tree.classList.add("drop-target");
+  });
+  document.addEventListener("dragleave", (event) => {
+    const tree = event.target.closest && event.target.closest("#file-tree");
+    if (tree) tree.classList.remove("drop-target");
+  });
+  document.addEventListener("drop", (event) => {
+    const tree = event.target.closest && event.target.closest("#file-tree");
+    if (!tree || !event.dataTransfer || !event.dataTransfer.files.length) return;
+    event.preventDefault();
+    tree.classList.remove("drop-target");
+    const folder = event.target.closest("[data-folder]");
+    uploadFiles([...event.dataTransfer.files], folder ? folder.dataset.folder : "");
   });
 
   // ── layout: one panel at a time on a narrow screen; sizes on a wide one ───

@@ -248,7 +248,7 @@ async def test_changing_a_site_reads_the_file_then_edits_it(
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("refused", ["/logo.png", "/../logo.svg"])
+@pytest.mark.parametrize("refused", ["/logo.bmp", "/../logo.svg"])
 async def test_a_refused_write_is_an_error_the_model_corrects(
     project: Project, fake_openrouter: FakeOpenRouter, refused: str, llm_client: Clients
 ) -> None:

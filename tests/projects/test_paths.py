@@ -7,8 +7,10 @@ import pytest
 
 from projects.paths import (
     ALLOWED_EXTENSIONS,
+    BINARY_EXTENSIONS,
     MAX_DEPTH,
     MAX_LENGTH,
+    TEXT_EXTENSIONS,
     PathError,
     content_type_for,
     extension_of,
@@ -130,8 +132,8 @@ HOSTILE = [
     ("index.php", "'.php' files are not allowed"),
     ("app.py", "'.py' files are not allowed"),
     ("setup.exe", "'.exe' files are not allowed"),
-    ("logo.png", "'.png' files are not allowed"),
-    ("photo.JPG", "'.jpg' files are not allowed"),
+    ("logo.bmp", "'.bmp' files are not allowed"),
+    ("photo.TIFF", "'.tiff' files are not allowed"),
     ("index.html.php", "'.php' files are not allowed"),
     ("shell.sh", "'.sh' files are not allowed"),
     ("x.", "may not end with '.'"),
@@ -287,9 +289,13 @@ def test_content_type_follows_the_extension(path: str, content_type: str) -> Non
     assert content_type_for(path) == content_type
 
 
-def test_every_allowed_extension_has_a_text_content_type() -> None:
-    for extension in ALLOWED_EXTENSIONS:
+def test_every_allowed_extension_has_its_content_type() -> None:
+    for extension in TEXT_EXTENSIONS:
         assert "charset=utf-8" in content_type_for(f"/x.{extension}")
+    for extension in BINARY_EXTENSIONS:
+        assert content_type_for(f"/x.{extension}") != "application/octet-stream"
+        assert "charset" not in content_type_for(f"/x.{extension}")
+    assert set(TEXT_EXTENSIONS) | set(BINARY_EXTENSIONS) == set(ALLOWED_EXTENSIONS)
 
 
 @pytest.mark.parametrize(

@@ -371,7 +371,7 @@ def test_file_new_of_a_non_html_file_starts_empty(htmx_client, project):
     ("path", "message"),
     [
         ("../escape.html", "'.' and '..' are not allowed"),
-        ("photo.png", "'.png' files are not allowed"),
+        ("photo.bmp", "'.bmp' files are not allowed"),
         ("my page.html", "may only contain ASCII letters"),
         ("", "The path is empty"),
         ("folder/", "empty folder or file name"),

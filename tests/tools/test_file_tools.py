@@ -559,7 +559,7 @@ def test_read_file_in_an_empty_project_says_there_are_no_files(project, assistan
     [
         ("../x.html", "'.' and '..' are not allowed"),
         ("/a/../index.html", "'.' and '..' are not allowed"),
-        ("/logo.png", "'.png' files are not allowed"),
+        ("/logo.bmp", "'.bmp' files are not allowed"),
         ("/my page.html", "no spaces"),
         ("/.env.txt", "hidden names"),
         ("C:\\site\\index.html", "use / to separate folders"),
@@ -622,7 +622,8 @@ def test_create_file_refuses_a_name_differing_only_in_case(site, assistant):
 def test_create_file_refuses_an_image_extension(project, assistant):
     outcome = call(project, "create_file", {"path": "/logo.png", "content": "x"}, author=assistant)
     error = failed(outcome)
-    assert "'.png' files are not allowed" in error
+    assert "/logo.png is a binary file" in error
+    assert "cannot be written or edited as text" in error
     assert ".svg" in error
     assert paths_of(project) == []
 
@@ -1176,10 +1177,10 @@ FAILURES: list[tuple[str, str, JSONObject, JSONObject]] = [
     (
         "refused_extension",
         "create_file",
-        {"path": "/logo.png", "content": "x"},
+        {"path": "/logo.bmp", "content": "x"},
         {
             "code": "invalid_path",
-            "path": "/logo.png",
+            "path": "/logo.bmp",
             "allowed_extensions": list(ALLOWED_EXTENSIONS),
         },
     ),

@@ -1,0 +1,80 @@
+"""Binary files in Chromium (issue 18): an image dropped on the file tree is
+uploaded into the folder it was dropped on, shown in the editor as an image,
+and appears in the preview page that references it."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from playwright.sync_api import Page, expect
+
+from projects.lifecycle import project_create
+from projects.models import Project
+from projects.results import FileWrite
+from projects.services import Author, file_create
+from tests.browser.conftest import ChatServer, sign_in
+from tests.fakes.images import png
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+expect.set_options(timeout=10_000)
+
+PAGE = (
+    '<!doctype html><html><body><h1>Logo</h1><img id="logo" src="img/logo.png" alt="logo">'
+    "</body></html>\n"
+)
+DROP = """(bytes) => {
+  const transfer = new DataTransfer();
+  transfer.items.add(new File([new Uint8Array(bytes)], 'logo.png', {type: 'image/png'}));
+  return transfer;
+}"""
+
+
+def test_an_image_dropped_on_the_tree_is_shown_and_served(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = project_create(owner=browser_user, name="Pictures", starter=False)
+    assert isinstance(project, Project)
+    author = Author.person(browser_user)
+    assert isinstance(
+        file_create(project=project, path="/index.html", content=PAGE, author=author), FileWrite
+    )
+    assert isinstance(
+        file_create(project=project, path="/img/notes.txt", content="x", author=author), FileWrite
+    )
+    sign_in(page, chat_server.url)
+    page.goto(f"{chat_server.url}/projects/{project.pk}/")
+    page.wait_for_selector("#chat-signal[data-signal]", state="attached")
+    broken = page.frame_locator("#preview-frame").locator("#logo")
+    expect(broken).to_have_js_property("naturalWidth", 0)
+
+    transfer = page.evaluate_handle(DROP, list(png(4, 3)))
+    page.dispatch_event(
+        "#file-tree li.folder[data-folder='/img'] summary", "drop", {"dataTransfer": transfer}
+    )
+
+    expect(page.locator("#editor-form")).to_have_attribute("data-path", "/img/logo.png")
+    image = page.locator("#editor-form img.binary-image")
+    expect(image).to_have_js_property("naturalWidth", 4)
+    expect(page.locator("#editor-size")).to_contain_text("4\u00d73 px")
+    expect(page.locator("#file-tree .file-link", has_text="logo.png")).to_have_count(1)
+    served = page.frame_locator("#preview-frame").locator("#logo")
+    expect(served).to_have_js_property("naturalWidth", 4)
+
+
+def test_a_file_that_is_not_what_its_name_says_is_refused_in_words(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = project_create(owner=browser_user, name="Pictures", starter=True)
+    assert isinstance(project, Project)
+    sign_in(page, chat_server.url)
+    page.goto(f"{chat_server.url}/projects/{project.pk}/")
+    page.wait_for_selector("#chat-signal[data-signal]", state="attached")
+    page.set_input_files(
+        "#upload-input",
+        files=[
+            {"name": "photo.png", "mimeType": "image/png", "buffer": b"<script>alert(1)</script>"}
+        ],
+    )
+    expect(page.locator("#new-file-error")).to_contain_text("/photo.png is not a PNG image")
+    expect(page.locator("#file-tree .file-link", has_text="photo.png")).to_have_count(0)
