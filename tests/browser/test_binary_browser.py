@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import User
-from playwright.sync_api import Page, expect
+from playwright.sync_api import FilePayload, Page, expect
 
 from projects.lifecycle import project_create
 from projects.models import Project
@@ -70,11 +70,11 @@ def test_a_file_that_is_not_what_its_name_says_is_refused_in_words(
     sign_in(page, chat_server.url)
     page.goto(f"{chat_server.url}/projects/{project.pk}/")
     page.wait_for_selector("#chat-signal[data-signal]", state="attached")
-    page.set_input_files(
-        "#upload-input",
-        files=[
-            {"name": "photo.png", "mimeType": "image/png", "buffer": b"<script>alert(1)</script>"}
-        ],
-    )
+    lying: FilePayload = {
+        "name": "photo.png",
+        "mimeType": "image/png",
+        "buffer": b"<script>alert(1)</script>",
+    }
+    page.set_input_files("#upload-input", files=[lying])
     expect(page.locator("#new-file-error")).to_contain_text("/photo.png is not a PNG image")
     expect(page.locator("#file-tree .file-link", has_text="photo.png")).to_have_count(0)
