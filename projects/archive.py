@@ -1,5 +1,9 @@
 """ZIP export and import. Import goes through the same path rules, limits and
-file service as every other write, in one transaction: all or nothing."""
+file service as every other write, in one transaction. A file the archive holds
+that cannot be used (a name the rules refuse, text that is not UTF-8, an image
+that is not what its name says…) is skipped and named with the reason; the
+archive is refused whole only when it cannot be read, is over the limits, or
+holds nothing usable."""
 
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ from projects.lifecycle import ProjectError, project_create
 from projects.limits import current_limits, human_size
 from projects.models import Project, ProjectFile
 from projects.paths import PathError, extension_of, is_binary_path, normalize_path
-from projects.results import FileError
+from projects.results import ErrorCode, FileError
 from projects.services import Author, file_create, file_upload
 
 # Files that operating systems add to archives on their own; skipped, not refused.
@@ -28,6 +32,10 @@ _JUNK_NAMES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
 _JUNK_FOLDERS = ("__MACOSX/",)
 _MAX_PROBLEMS_SHOWN = 10
 _ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, OSError, ValueError)
+# Refusals about the project or its owner rather than one file: the import stops.
+_WHOLE_ARCHIVE = frozenset(
+    {ErrorCode.STORAGE_FULL, ErrorCode.PROJECT_TOO_LARGE, ErrorCode.TOO_MANY_FILES}
+)
 # Written into the ZIP comment of our own exports: their folders are the
 # project's own and must come back as they were, never unwrapped.
 EXPORT_MARK = b"Built-It project export"
@@ -37,6 +45,12 @@ EXPORT_MARK = b"Built-It project export"
 class ImportRefused:
     message: str
     problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Imported:
+    project: Project
+    skipped: tuple[str, ...] = ()  # each file left out, with why
 
 
 def project_export_zip(project: Project) -> bytes:
@@ -61,7 +75,7 @@ def _bytes_of(project: Project, content: str) -> bytes:
 
 def project_import_zip(
     *, owner: User, name: str, upload: IO[bytes], upload_size: int
-) -> Project | ImportRefused:
+) -> Imported | ImportRefused:
     if upload_size > settings.BUILTIT_MAX_IMPORT_BYTES:
         return ImportRefused(
             f"The ZIP file is {human_size(upload_size)}; the largest accepted is "
@@ -79,10 +93,13 @@ def project_import_zip(
         return ImportRefused("That file is not a readable ZIP archive.")
     if isinstance(files, ImportRefused):
         return files
-    return _create_project(owner, name, files)
+    return _create_project(owner, name, *files)
 
 
-def _read_archive(archive: zipfile.ZipFile) -> dict[str, str | bytes] | ImportRefused:
+_Read = tuple[dict[str, str | bytes], list[str]]
+
+
+def _read_archive(archive: zipfile.ZipFile) -> _Read | ImportRefused:
     entries = [info for info in archive.infolist() if not info.is_dir() and not _is_junk(info)]
     limits = current_limits()
     if not entries:
@@ -100,10 +117,12 @@ def _read_archive(archive: zipfile.ZipFile) -> dict[str, str | bytes] | ImportRe
         )
     ours = archive.comment == EXPORT_MARK
     prefix = "" if ours else _common_folder([info.filename for info in entries])
-    paths, problems = _entry_paths(entries, prefix)
-    if problems:
-        return _refused(problems)
-    return _read_entries(archive, paths)
+    paths, skipped = _entry_paths(entries, prefix)
+    read = _read_entries(archive, paths)
+    if isinstance(read, ImportRefused):
+        return read
+    files, unreadable = read
+    return files, skipped + unreadable
 
 
 def _entry_paths(
@@ -137,7 +156,7 @@ def _entry_paths(
 
 def _read_entries(
     archive: zipfile.ZipFile, paths: dict[str, zipfile.ZipInfo]
-) -> dict[str, str | bytes] | ImportRefused:
+) -> _Read | ImportRefused:
     limits = current_limits()
     files: dict[str, str | bytes] = {}
     total = 0
@@ -167,17 +186,18 @@ def _read_entries(
             files[path] = data.decode("utf-8")
         except UnicodeDecodeError:
             problems.append(f"{path} is not UTF-8 text.")
-    return _refused(problems) if problems else files
+    return files, problems
 
 
 @transaction.atomic
 def _create_project(
-    owner: User, name: str, files: dict[str, str | bytes]
-) -> Project | ImportRefused:
+    owner: User, name: str, files: dict[str, str | bytes], skipped: list[str]
+) -> Imported | ImportRefused:
     project = project_create(owner=owner, name=name)
     if isinstance(project, ProjectError):
         return ImportRefused(project.message)
     author = Author.person(owner)
+    created = 0
     for path in sorted(files):
         content = files[path]
         result = (
@@ -185,10 +205,18 @@ def _create_project(
             if isinstance(content, bytes)
             else file_create(project=project, path=path, content=content, author=author)
         )
-        if isinstance(result, FileError):
+        if isinstance(result, FileError) and result.code in _WHOLE_ARCHIVE:
+            # A limit of the project or the person, not a fault of this file.
             transaction.set_rollback(True)
             return ImportRefused("The archive could not be imported.", (result.message,))
-    return project
+        if isinstance(result, FileError):  # nothing of it was written: skip it
+            skipped.append(result.message)
+        else:
+            created += 1
+    if not created:
+        transaction.set_rollback(True)
+        return _refused(skipped)
+    return Imported(project, tuple(skipped))
 
 
 def _is_junk(info: zipfile.ZipInfo) -> bool:
@@ -211,5 +239,13 @@ def _refused(problems: list[str]) -> ImportRefused:
         shown += (f"…and {more} more.",)
     noun = "file" if len(problems) == 1 else "files"
     return ImportRefused(
-        f"Nothing was imported: {len(problems)} {noun} in the archive cannot be used.", shown
+        f"Nothing was imported: the {noun} in the archive cannot be used ({len(problems)} {noun}).",
+        shown,
     )
+
+
+def skipped_shown(skipped: tuple[str, ...]) -> tuple[str, ...]:
+    """What an import left out, as a page lists it (the first few, then a count)."""
+    shown = skipped[:_MAX_PROBLEMS_SHOWN]
+    more = len(skipped) - len(shown)
+    return shown + ((f"…and {more} more.",) if more else ())

@@ -13,7 +13,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from builtit.users import current_user
-from projects.archive import ImportRefused, project_export_zip, project_import_zip
+from projects.archive import ImportRefused, project_export_zip, project_import_zip, skipped_shown
 from projects.blobs import storage_used
 from projects.lifecycle import (
     ProjectError,
@@ -72,8 +72,19 @@ def project_import(request: HttpRequest) -> HttpResponse:
         for problem in result.problems:
             messages.error(request, problem, extra_tags="import detail")
         return redirect("dashboard")
-    messages.success(request, f"Imported {result.name}.")
-    return redirect("workspace", project_id=result.pk)
+    project = result.project
+    if result.skipped:
+        count = len(result.skipped)
+        messages.warning(
+            request,
+            f"Imported {project.name}, leaving out {count} file{'s' if count != 1 else ''}:",
+            extra_tags="import",
+        )
+        for reason in skipped_shown(result.skipped):
+            messages.warning(request, reason, extra_tags="import detail")
+    else:
+        messages.success(request, f"Imported {project.name}.")
+    return redirect("workspace", project_id=project.pk)
 
 
 @require_POST

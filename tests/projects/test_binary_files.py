@@ -16,7 +16,7 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat.tools import file_tools
 from chat.tools.registry import ToolContext, ToolOutcome
-from projects.archive import project_export_zip, project_import_zip
+from projects.archive import Imported, project_export_zip, project_import_zip
 from projects.history import file_restore
 from projects.models import BinaryBlob, FileRevision, Project, ProjectFile, Reversal
 from projects.results import BinaryInfo, ErrorCode, FileError, FileWrite
@@ -162,11 +162,12 @@ def test_a_zip_round_trip_keeps_images_byte_for_byte(project: Project, user: Use
     again = project_import_zip(
         owner=user, name="Again", upload=io.BytesIO(exported), upload_size=len(exported)
     )
-    assert isinstance(again, Project)
-    assert binary_of(again, "/img/a.jpg").content_type == "image/jpeg"
+    assert isinstance(again, Imported)
+    assert again.skipped == ()
+    assert binary_of(again.project, "/img/a.jpg").content_type == "image/jpeg"
 
 
-def test_a_zip_with_an_image_that_lies_is_refused(user: User) -> None:
+def test_a_zip_image_that_lies_is_left_out_and_named(user: User) -> None:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("index.html", "<p>hi</p>")
@@ -175,8 +176,9 @@ def test_a_zip_with_an_image_that_lies_is_refused(user: User) -> None:
     result = project_import_zip(
         owner=user, name="Bad", upload=io.BytesIO(data), upload_size=len(data)
     )
-    assert not isinstance(result, Project)
-    assert "/photo.png is not a PNG image" in " ".join(result.problems)
+    assert isinstance(result, Imported)
+    assert "/photo.png is not a PNG image" in " ".join(result.skipped)
+    assert list(result.project.files.values_list("path", flat=True)) == ["/index.html"]
 
 
 def test_the_model_sees_binaries_described_and_cannot_write_them(
