@@ -37,6 +37,8 @@ def body_limit(path: bytes) -> int:
         return int(settings.BUILTIT_MAX_IMPORT_BYTES) + _MULTIPART_ROOM
     if _FILE_WRITES.match(path) and path.endswith(b"/files/upload/"):
         return int(settings.BUILTIT_MAX_BINARY_BYTES) + _MULTIPART_ROOM
+    if path.startswith(b"/projects/") and path.endswith(b"/chat-images/"):
+        return int(settings.BUILTIT_MAX_CHAT_IMAGE_BYTES) + _MULTIPART_ROOM
     if _FILE_WRITES.match(path) or path.startswith(b"/admin/"):
         # A whole file in a form (the editor, the admin), as Django itself allows.
         return int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)

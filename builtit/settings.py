@@ -246,6 +246,16 @@ BUILTIT_DEFAULT_MODEL = env_str("BUILTIT_DEFAULT_MODEL", "google/gemini-2.5-flas
 BUILTIT_DEMO_ENABLED = env_bool("BUILTIT_DEMO", True)
 # Seconds between the demo's streamed pieces, so a page shows them arriving.
 BUILTIT_DEMO_PAUSE = 0.02
+# Pictures with a chat message (chat.images): bytes each, how many per message,
+# and the models known to read them (shell-style patterns; others are refused
+# before any request is made).
+BUILTIT_MAX_CHAT_IMAGE_BYTES = env_int("BUILTIT_MAX_CHAT_IMAGE_BYTES", 5 * 1024 * 1024)
+BUILTIT_MAX_CHAT_IMAGES = 4
+BUILTIT_IMAGE_MODELS = env_list(
+    "BUILTIT_IMAGE_MODELS",
+    "google/gemini-*,anthropic/claude-*,openai/gpt-4o*,openai/gpt-4.1*,openai/gpt-5*,"
+    "openai/o3*,openai/o4*,x-ai/grok-4*,meta-llama/llama-4-*,qwen/qwen*-vl-*,mistralai/pixtral-*",
+)
 # Offered in the model picker; any other model id is accepted too.
 BUILTIT_MODELS = env_list(
     "BUILTIT_MODELS",

@@ -63,6 +63,33 @@ class Message(models.Model):
         return f"{self.role} #{self.sequence}"
 
 
+class ChatImage(models.Model):
+    """A picture a person attached to a message (a screenshot, a mockup, a photo):
+    uploaded first, then sent with the message (chat.images)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_images"
+    )
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="chat_images")
+    # Set once the image went with a message; until then it waits in the message box.
+    message = models.ForeignKey(
+        Message, on_delete=models.CASCADE, null=True, blank=True, related_name="images"
+    )
+    name = models.CharField(max_length=120)
+    content_type = models.CharField(max_length=40)
+    size = models.PositiveIntegerField()
+    width = models.PositiveIntegerField(null=True, blank=True)
+    height = models.PositiveIntegerField(null=True, blank=True)
+    data = models.BinaryField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.size} bytes)"
+
+
 class ProjectSpending(Project):
     """Projects seen by what their chats cost, for the admin's totals."""
 

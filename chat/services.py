@@ -3,7 +3,8 @@ the admin share. Synchronous, like the file service; the loop calls them in a
 pool thread (chat.agent.threads).
 
 Message metadata keys:
-- user: `model`, and `attachments` when the preview gave it some (chat.agent.attachments).
+- user: `model`, `attachments` when the preview gave it some (chat.agent.attachments),
+  `images` (ChatImage ids) when pictures went with it.
 - assistant, one per model request: `model`, `provider`, `generation_id`,
   `iteration`, `finish_reason`, `usage`, `duration_ms`, `reasoning_details`.
 - tool: `name`, `ok`, `summary`, `duration_ms`.
@@ -26,7 +27,7 @@ from django.utils import timezone
 
 from chat.llm.jsontypes import JSONObject
 from chat.llm.unicode import well_formed
-from chat.models import Conversation, Message
+from chat.models import ChatImage, Conversation, Message
 from chat.plaintext import plain_excerpt
 from projects.models import Project, Reversal
 
@@ -94,10 +95,13 @@ def message_user_create(
     text: str,
     model: str,
     attachments: list[JSONObject] | None = None,
+    images: list[int] | None = None,
 ) -> Message:
     metadata: JSONObject = {"model": model}
     if attachments:
         metadata["attachments"] = list(attachments)
+    if images:
+        metadata["images"] = list(images)
     message = Message.objects.create(
         conversation=conversation,
         sequence=sequence,
@@ -105,6 +109,8 @@ def message_user_create(
         content=text,
         metadata=metadata,
     )
+    if images:  # they went with this message
+        ChatImage.objects.filter(pk__in=images, message__isnull=True).update(message=message)
     fields = ["updated_at"]
     if not conversation.title:
         conversation.title = conversation_title_for(text)
@@ -178,7 +184,7 @@ def past_turns(conversation: Conversation, *, before_sequence: int | None = None
         if role == Message.Role.USER:
             if request is not None:  # a turn that never closed (the server died)
                 turns.append(PastTurn(request, "", (), "stopped"))
-            request = content
+            request = content + _pictures_note(metadata)
             began.append(created_at)
         elif role == Message.Role.ASSISTANT and request is not None:
             outcome = metadata.get("turn") if isinstance(metadata, dict) else None
@@ -190,6 +196,15 @@ def past_turns(conversation: Conversation, *, before_sequence: int | None = None
     if request is not None:
         turns.append(PastTurn(request, "", (), "stopped"))
     return _with_reversals(conversation, turns, began)
+
+
+def _pictures_note(metadata: object) -> str:
+    """An earlier message's pictures are not sent again: the history says they were there."""
+    images = metadata.get("images") if isinstance(metadata, dict) else None
+    count = len(images) if isinstance(images, list) else 0
+    if not count:
+        return ""
+    return f"\n[The person attached {count} picture{'s' if count != 1 else ''} to this message.]"
 
 
 def _with_reversals(

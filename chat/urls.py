@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from chat.views import changes, workspace
+from chat.views import changes, images, workspace
 
 urlpatterns = [
     path("projects/<uuid:project_id>/", workspace.workspace, name="workspace"),
@@ -35,6 +35,13 @@ urlpatterns = [
         "projects/<uuid:project_id>/reversals/<int:reversal_id>/revert/",
         changes.reversal_revert,
         name="reversal_revert",
+    ),
+    path("projects/<uuid:project_id>/chat-images/", images.image_upload, name="chat_image_upload"),
+    path("chat-images/<int:image_id>/", images.image_show, name="chat_image"),
+    path(
+        "chat-images/<int:image_id>/to-project/",
+        images.image_to_project,
+        name="chat_image_to_project",
     ),
     path(
         "messages/<int:message_id>/<str:part>.txt",

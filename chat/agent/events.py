@@ -34,6 +34,7 @@ class TurnStarted:
     model: str
     text: str
     attachments: tuple[JSONObject, ...] = ()  # chat.agent.attachments.to_json
+    images: tuple[int, ...] = ()  # the message's pictures (chat.images), by id
     type: Literal["turn_started"] = "turn_started"
 
 
@@ -183,7 +184,7 @@ def from_json(data: JSONObject) -> Event:
             call if isinstance(call, AnnouncedCall) else AnnouncedCall(**call)
             for call in fields["calls"]
         )
-    for name in ("paths", "files_changed", "attachments"):
+    for name in ("paths", "files_changed", "attachments", "images"):
         if isinstance(fields.get(name), list | tuple):
             fields[name] = tuple(fields[name])
     event: Event = kind(**fields)

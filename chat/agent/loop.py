@@ -49,6 +49,7 @@ from chat.agent.person_limits import PersonBudget, person_budget
 from chat.agent.recorder import TurnRecorder
 from chat.agent.runner import Executed, RoundDone, ToolRunner, announced, whole_calls
 from chat.demo.transport import demo_client, is_demo
+from chat.images import images_as_urls
 from chat.llm import (
     AnswerTooSlowError,
     AssistantMessage,
@@ -92,6 +93,7 @@ class TurnRequest:
     user: User | None = None
     api_key: str | None = None  # a person's own key, over the server's
     attachments: tuple[Attachment, ...] = ()  # what the preview gave the message
+    images: tuple[int, ...] = ()  # pictures with the message (chat.images), checked
 
 
 async def run_turn(
@@ -215,6 +217,7 @@ class _Turn:
             self.model,
             self.request.text,
             tuple(attachments_json(self.request.attachments)),
+            self.request.images,
         )
         outcome = _Outcome()
         try:
@@ -584,10 +587,16 @@ class _Turn:
         self.messages = [
             ChatMessage.system(system),
             *prompt.history_messages(history, budget_tokens=self.limits.history_tokens),
-            ChatMessage.user(for_model(self.request.text, self.request.attachments)),
+            ChatMessage(
+                "user",
+                for_model(self.request.text, self.request.attachments),
+                images=tuple(images_as_urls(list(self.request.images))),
+            ),
         ]
         return self.recorder.begin(
-            self.request.text, attachments=attachments_json(self.request.attachments)
+            self.request.text,
+            attachments=attachments_json(self.request.attachments),
+            images=list(self.request.images),
         )
 
     def _store_closing(self, outcome: _Outcome, at: Message | int) -> Message:

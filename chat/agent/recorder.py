@@ -31,7 +31,13 @@ class TurnRecorder:
         self.model = model
         self._next = 0
 
-    def begin(self, text: str, *, attachments: list[JSONObject] | None = None) -> Message:
+    def begin(
+        self,
+        text: str,
+        *,
+        attachments: list[JSONObject] | None = None,
+        images: list[int] | None = None,
+    ) -> Message:
         """The person's message; runs before anything else of the turn."""
         self._next = services.next_sequence(self.conversation)
         return services.message_user_create(
@@ -40,6 +46,7 @@ class TurnRecorder:
             text=text,
             model=self.model,
             attachments=attachments or [],
+            images=images or [],
         )
 
     def reserve(self) -> int:

@@ -30,18 +30,18 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from chat import services
+from chat import images, services
 from chat.agent import threads
 from chat.agent.events import Done, Event, FilesChanged, TurnStarted, from_json
 from chat.agent.loop import TurnRequest
-from chat.agent.model_choice import ModelError, clean_model_id
+from chat.agent.model_choice import ModelError, choose_model, clean_model_id
 from chat.live import messages, snapshot, turns
 from chat.live.dispatching import dispatch_all
 from chat.live.frames import Frame, FrameError, parse_frame
 from chat.live.framing import html_frames, json_frames
 from chat.live.socket_auth import SESSION_ENDED, SESSION_ENDED_REASON, session_valid, user_group
 from chat.models import Conversation
-from chat.personal_keys import key_for
+from chat.personal_keys import key_exists, key_for
 from chat.render import panel
 from chat.render.fragments import TurnDrawing
 from projects.lifecycle import project_remember_model
@@ -148,10 +148,21 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if isinstance(model, ModelError):
             await self._notice(model.message, code="bad_model")
             return
+        refused = await threads.run(self._pictures_refused, frame, model)
+        if refused:
+            await self._notice(refused, code="bad_images")
+            return
         conversation, api_key = await threads.run(self._prepare, text, model)
         started = await turns.start(
             TurnRequest(
-                self.project, conversation, text, model, self.user, api_key, frame.attachments
+                self.project,
+                conversation,
+                text,
+                model,
+                self.user,
+                api_key,
+                frame.attachments,
+                frame.images,
             )
         )
         if isinstance(started, turns.Busy):
@@ -163,6 +174,23 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await threads.run(project_remember_model, project=self.project, model=model)
         if not self.as_json:
             await self.send(text_data=panel.notice_html("") + self._signal(sent=True))
+
+    def _pictures_refused(self, frame: Frame, model: str | None) -> str:
+        """Why the message's pictures cannot go (gone, too many, or a model that
+        does not read them), before any request is made; "" when they can."""
+        if not frame.images:
+            return ""
+        found = images.images_waiting(user=self.user, project=self.project, ids=list(frame.images))
+        if isinstance(found, images.ImageProblem):
+            return found.message
+        chosen = choose_model(model, self.project, personal_key=key_exists(user_id=self.user.pk))
+        if not images.reads_images(chosen):
+            return (
+                f"{chosen} does not read pictures. Pick a model that does (for example "
+                "google/gemini-2.5-flash or anthropic/claude-sonnet-4.5), or send the "
+                "message without them."
+            )
+        return ""
 
     def _prepare(self, text: str, model: str | None) -> tuple[Conversation, str | None]:
         if self.conversation is None:

@@ -29,11 +29,15 @@ class Frame:
     message: str = ""
     model: str = ""
     attachments: tuple[Attachment, ...] = ()
+    images: tuple[int, ...] = ()  # pictures uploaded first (chat.images), by id
 
 
 @dataclass(frozen=True)
 class FrameError:
     message: str
+
+
+_MAX_IMAGE_IDS = 20  # a bound on the list; how many a message may carry is checked when used
 
 
 def frame_limit() -> int:
@@ -63,7 +67,23 @@ def _message(body: JSONObject) -> Frame | FrameError:
     attachments = _attachments(body.get("attachments"))
     if isinstance(attachments, FrameError):
         return attachments
-    return Frame("message", message, model.strip(), attachments)
+    images = _images(body.get("images"))
+    if isinstance(images, FrameError):
+        return images
+    return Frame("message", message, model.strip(), attachments, images)
+
+
+def _images(raw: object) -> tuple[int, ...] | FrameError:
+    if isinstance(raw, str):  # a hidden form field's value
+        raw = decoded(raw) if raw.strip() else []
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or len(raw) > _MAX_IMAGE_IDS:
+        return FrameError("The message's pictures were not understood; attach them again.")
+    ids = [item for item in raw if isinstance(item, int) and not isinstance(item, bool)]
+    if len(ids) != len(raw):
+        return FrameError("The message's pictures were not understood; attach them again.")
+    return tuple(ids)
 
 
 def _attachments(raw: object) -> tuple[Attachment, ...] | FrameError:

@@ -41,6 +41,8 @@ class ChatMessage:
     # Passed back unchanged and in order: some providers (Gemini) refuse tool
     # results that arrive without the reasoning that asked for them.
     reasoning_details: tuple[JSONObject, ...] = ()
+    # Pictures with a person's message, as data: URLs (sent as image_url parts).
+    images: tuple[str, ...] = ()
 
     @classmethod
     def system(cls, content: str) -> ChatMessage:
@@ -56,6 +58,10 @@ class ChatMessage:
 
     def to_wire(self) -> JSONObject:
         wire: JSONObject = {"role": self.role, "content": self.content}
+        if self.images:
+            parts: list[JSONValue] = [{"type": "text", "text": self.content or ""}]
+            parts += [{"type": "image_url", "image_url": {"url": url}} for url in self.images]
+            wire["content"] = parts
         if self.tool_calls:
             wire["tool_calls"] = [call.to_wire() for call in self.tool_calls]
         if self.tool_call_id is not None:

@@ -41,6 +41,7 @@ from chat.render.transcript import (
     ToolCard,
     TurnView,
     chip_labels,
+    picture_ids,
     shown_result,
     turn_dom_id,
 )
@@ -79,6 +80,7 @@ class TurnDrawing:
         self.turn_id = started.message_id
         self.view = TurnView(dom_id, started.text, Footer(f"{dom_id}-foot", model=started.model))
         self.view.chips = chip_labels(started.attachments)
+        self.view.images = picture_ids(started.images)
         self.current: Block | None = None
         self.finished = False
 

@@ -145,6 +145,7 @@ class TurnView:
     sequence: int = 0  # of the user message that began it
     changes: TurnChanges | None = None  # the files it changed, once read
     chips: list[str] = field(default_factory=list)  # what the preview gave the message
+    images: list[int] = field(default_factory=list)  # pictures sent with it (chat.images)
 
     def new_block(self, kind: BlockKind) -> Block:
         block = Block(f"{self.dom_id}-b{len(self.blocks) + 1}", kind)
@@ -253,7 +254,15 @@ def _user_turn(message: Message) -> TurnView:
     view = TurnView(dom_id, message.content, footer, sequence=message.sequence)
     stored = message.metadata.get("attachments") if isinstance(message.metadata, dict) else None
     view.chips = chip_labels(stored)
+    pictures = message.metadata.get("images") if isinstance(message.metadata, dict) else None
+    view.images = picture_ids(pictures)
     return view
+
+
+def picture_ids(stored: object) -> list[int]:
+    if not isinstance(stored, list | tuple):
+        return []
+    return [item for item in stored if isinstance(item, int) and not isinstance(item, bool)][:10]
 
 
 def chip_labels(stored: object) -> list[str]:

@@ -121,6 +121,103 @@
     drawChips();
   });
 
+  // ── pictures with a message: uploaded at once, sent by id with the message ──
+  const MAX_PICTURES = 4;
+  let pictures = [];  // [{id, url, name}]
+
+  function drawPictures() {
+    const field = $("composer-images");
+    const list = $("composer-images-list");
+    if (field) field.value = pictures.length ? JSON.stringify(pictures.map((p) => p.id)) : "";
+    if (!list) return;
+    list.replaceChildren(...pictures.map((picture, index) => {
+      const item = document.createElement("li");
+      const image = document.createElement("img");
+      image.src = picture.url;
+      image.alt = picture.name;
+      const remove = document.createElement("button");
+      remove.type = "button";
+      remove.className = "remove small";
+      remove.dataset.unpicture = String(index);
+      remove.setAttribute("aria-label", "Remove " + picture.name);
+      remove.textContent = "×";
+      item.append(image, remove);
+      return item;
+    }));
+  }
+
+  function csrfToken() {
+    try { return JSON.parse(document.body.getAttribute("hx-headers"))["X-CSRFToken"]; } catch (_) { return ""; }
+  }
+
+  async function attachPictures(files) {
+    const grid = document.querySelector(".workspace-grid");
+    for (const file of files) {
+      if (!file.type.startsWith("image/")) continue;
+      if (pictures.length >= MAX_PICTURES) {
+        notice(`A message may carry at most ${MAX_PICTURES} pictures.`);
+        return;
+      }
+      const body = new FormData();
+      body.append("image", file, file.name || "pasted.png");
+      try {
+        const answer = await fetch(grid.dataset.chatImageUrl, {
+          method: "POST", body, credentials: "same-origin", headers: { "X-CSRFToken": csrfToken() },
+        });
+        const data = await answer.json().catch(() => ({}));
+        if (!answer.ok) { notice(data.error || "The picture could not be attached."); continue; }
+        pictures.push(data);
+        drawPictures();
+      } catch (_) {
+        notice("Could not reach the server; the picture was not attached.");
+      }
+    }
+  }
+
+  function notice(text) {
+    const box = $("chat-notice");
+    if (!box) return;
+    box.innerHTML = "";
+    const line = document.createElement("p");
+    line.setAttribute("role", "alert");
+    line.textContent = text;
+    box.append(line);
+  }
+
+  document.addEventListener("click", (event) => {
+    if (event.target.closest && event.target.closest("[data-action='attach-picture']")) {
+      $("composer-picture-input").click();
+      return;
+    }
+    const remove = event.target.closest && event.target.closest("[data-unpicture]");
+    if (remove) {
+      pictures.splice(Number(remove.dataset.unpicture), 1);
+      drawPictures();
+    }
+  });
+  document.addEventListener("change", (event) => {
+    if (event.target.id !== "composer-picture-input") return;
+    attachPictures([...event.target.files]);
+    event.target.value = "";
+  });
+  document.addEventListener("paste", (event) => {
+    if (!event.target || event.target.id !== "composer-input" || !event.clipboardData) return;
+    const files = [...event.clipboardData.files].filter((file) => file.type.startsWith("image/"));
+    if (!files.length) return;
+    event.preventDefault();
+    attachPictures(files);
+  });
+  document.addEventListener("dragover", (event) => {
+    if (event.target.closest && event.target.closest("#composer") && event.dataTransfer
+        && [...event.dataTransfer.types].includes("Files")) event.preventDefault();
+  });
+  document.addEventListener("drop", (event) => {
+    if (!(event.target.closest && event.target.closest("#composer")) || !event.dataTransfer) return;
+    if (!event.dataTransfer.files.length) return;
+    event.preventDefault();
+    attachPictures([...event.dataTransfer.files]);
+  });
+
   // An idea from the empty chat goes into the box, to send or change first.
   document.addEventListener("click", (event) => {
     const chip = event.target.closest && event.target.closest("[data-suggest]");
@@ -163,6 +260,8 @@
         input.value = "";
         attached = [];  // they went with the message
         drawChips();
+        pictures = [];
+        drawPictures();
         fixes = sendingFix ? fixes + 1 : 0;
         document.dispatchEvent(new CustomEvent("builtit:fixes"));
       }
@@ -257,5 +356,6 @@
   window.builtitChat = {
     send: send, stop: stop, attach: attach, fix: fix, fixesInARow: () => fixes,
     attachments: () => attached.map((a) => a.item),
+    pictures: () => pictures.map((p) => p.id),
   };
 })();

@@ -4,6 +4,8 @@ and appears in the preview page that references it."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import FilePayload, Page, expect
@@ -14,6 +16,7 @@ from projects.results import FileWrite
 from projects.services import Author, file_create
 from tests.browser.conftest import ChatServer, sign_in
 from tests.fakes.images import png
+from tests.fakes.script import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -78,3 +81,41 @@ def test_a_file_that_is_not_what_its_name_says_is_refused_in_words(
     page.set_input_files("#upload-input", files=[lying])
     expect(page.locator("#new-file-error")).to_contain_text("/photo.png is not a PNG image")
     expect(page.locator("#file-tree .file-link", has_text="photo.png")).to_have_count(0)
+
+
+PASTE = """(bytes) => {
+  const transfer = new DataTransfer();
+  transfer.items.add(new File([new Uint8Array(bytes)], 'mockup.png', {type: 'image/png'}));
+  const input = document.getElementById('composer-input');
+  input.focus();
+  const pasted = {clipboardData: transfer, bubbles: true, cancelable: true};
+  input.dispatchEvent(new ClipboardEvent('paste', pasted));
+}"""
+
+
+def test_a_pasted_picture_goes_to_the_model_and_can_join_the_project(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = project_create(owner=browser_user, name="Mockups", starter=True)
+    assert isinstance(project, Project)
+    sign_in(page, chat_server.url)
+    page.goto(f"{chat_server.url}/projects/{project.pk}/")
+    page.wait_for_selector("#chat-signal[data-signal]", state="attached")
+    page.fill("#model-input", "google/gemini-2.5-flash")
+    page.evaluate(PASTE, list(png(6, 4)))
+    thumbnail = page.locator("#composer-images-list img")
+    expect(thumbnail).to_have_js_property("naturalWidth", 6)
+    chat_server.fake.script(text("A red banner: I will use it."))
+    page.fill("#composer-input", "Make it look like this")
+    page.click("#composer-send")
+    turn = page.locator("#chat-log article.turn").last
+    expect(turn.locator(".turn-footer")).to_have_class(re.compile(r"\bcompleted\b"))
+    expect(turn.locator(".bubble-images img")).to_have_js_property("naturalWidth", 6)
+    expect(page.locator("#composer-images-list li")).to_have_count(0)
+    asked = chat_server.fake.completions[-1].json["messages"][-1]["content"]
+    assert asked[0] == {"type": "text", "text": "Make it look like this"}
+    assert asked[1]["image_url"]["url"].startswith("data:image/png;base64,")
+
+    turn.locator(".bubble-images button", has_text="Add to project").click()
+    expect(page.locator("#editor-form")).to_have_attribute("data-path", "/images/mockup.png")
+    expect(page.locator("#file-tree .file-link", has_text="mockup.png")).to_have_count(1)

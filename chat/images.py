@@ -1,0 +1,141 @@
+"""Pictures with a chat message (issue 18): uploaded from the message box
+(paste, drop, a button), checked like any image file (projects.binaries), sent
+with the next message to a model that reads images, kept with that message,
+and savable into the project.
+
+Bounds: bytes per image, images per message, and images waiting in a person's
+message boxes (the oldest waiting ones go first).
+"""
+
+from __future__ import annotations
+
+import base64
+import fnmatch
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib.auth.models import User
+
+from chat.models import ChatImage, Message
+from projects.binaries import BinaryProblem, checked
+from projects.models import Project
+from projects.paths import extension_of
+from projects.results import FileError, FileWrite
+from projects.services import Author, file_upload
+
+IMAGE_TYPES = {
+    "png": "image/png",
+    "jpg": "image/jpeg",
+    "jpeg": "image/jpeg",
+    "gif": "image/gif",
+    "webp": "image/webp",
+}
+_EXTENSION_OF = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
+MAX_WAITING = 20  # uploaded, not yet sent, per person
+
+
+@dataclass(frozen=True)
+class ImageProblem:
+    message: str
+
+
+def image_upload(
+    *, user: User, project: Project, name: str, content_type: str, data: bytes
+) -> ChatImage | ImageProblem:
+    limit = settings.BUILTIT_MAX_CHAT_IMAGE_BYTES
+    if len(data) > limit:
+        return ImageProblem(
+            f"{name} is {len(data) // 1024:,} KB; a picture in the chat may be at most "
+            f"{limit // (1024 * 1024)} MB."
+        )
+    extension = _EXTENSION_OF.get(content_type) or extension_of(name or "x")
+    if extension not in IMAGE_TYPES:
+        return ImageProblem("Attach a PNG, JPEG, GIF or WebP picture.")
+    found = checked(name or "picture", extension, data)
+    if isinstance(found, BinaryProblem):
+        # The browser's type for a pasted picture may differ from its bytes: try those.
+        sniffed = next(
+            (
+                ext
+                for ext in ("png", "jpg", "gif", "webp")
+                if not isinstance(checked(name, ext, data), BinaryProblem)
+            ),
+            None,
+        )
+        if sniffed is None:
+            return ImageProblem(found.message)
+        found = checked(name, sniffed, data)
+        assert not isinstance(found, BinaryProblem)
+    waiting = ChatImage.objects.filter(user=user, message__isnull=True).order_by("-created_at")
+    stale = list(waiting.values_list("pk", flat=True)[MAX_WAITING - 1 :])
+    ChatImage.objects.filter(pk__in=stale).delete()
+    return ChatImage.objects.create(
+        user=user,
+        project=project,
+        name=_clean_name(name, _EXTENSION_OF[found.content_type]),
+        content_type=found.content_type,
+        size=len(data),
+        width=found.width,
+        height=found.height,
+        data=data,
+    )
+
+
+def images_waiting(
+    *, user: User, project: Project, ids: list[int]
+) -> list[ChatImage] | ImageProblem:
+    """The person's pictures `ids`, waiting in this project's message box, in order."""
+    if len(ids) > settings.BUILTIT_MAX_CHAT_IMAGES:
+        return ImageProblem(
+            f"A message may carry at most {settings.BUILTIT_MAX_CHAT_IMAGES} pictures."
+        )
+    found = {
+        image.pk: image
+        for image in ChatImage.objects.filter(
+            pk__in=ids, user=user, project=project, message__isnull=True
+        )
+    }
+    if len(found) != len(set(ids)):
+        return ImageProblem("A picture of this message is gone; attach it again.")
+    return [found[pk] for pk in ids]
+
+
+def images_attach(*, message: Message, ids: list[int]) -> None:
+    ChatImage.objects.filter(pk__in=ids, message__isnull=True).update(message=message)
+
+
+def images_as_urls(ids: list[int]) -> list[str]:
+    """The pictures `ids` as data: URLs, in order (those that still exist)."""
+    found = {image.pk: image for image in ChatImage.objects.filter(pk__in=ids)}
+    return [data_url(found[pk]) for pk in ids if pk in found]
+
+
+def data_url(image: ChatImage) -> str:
+    return f"data:{image.content_type};base64,{base64.b64encode(bytes(image.data)).decode()}"
+
+
+def reads_images(model: str) -> bool:
+    """Whether `model` is known to take pictures (BUILTIT_IMAGE_MODELS)."""
+    return any(fnmatch.fnmatch(model, pattern) for pattern in settings.BUILTIT_IMAGE_MODELS)
+
+
+def image_get_for(*, user_id: int, image_id: int) -> ChatImage | None:
+    return ChatImage.objects.filter(pk=image_id, user_id=user_id).first()
+
+
+def image_to_project(
+    *, image: ChatImage, user: User, folder: str = "images"
+) -> FileWrite | FileError:
+    """The picture as a project file, under `folder`, so the site can use it."""
+    return file_upload(
+        project=image.project,
+        path=f"/{folder}/{image.name}",
+        data=bytes(image.data),
+        author=Author.person(user),
+    )
+
+
+def _clean_name(name: str, extension: str) -> str:
+    stem = "".join(c if c.isalnum() or c in "-_" else "-" for c in (name or "").rsplit(".", 1)[0])
+    stem = stem.strip("-_")[:60] or "picture"
+    return f"{stem}.{extension}"

@@ -1,0 +1,113 @@
+"""Pictures with a message over the socket (issue 18): sent to a model that reads
+them as image parts, kept with the message and mentioned (not resent) in later
+turns; refused before any request for a model that does not read them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.contrib.auth.models import User
+from pytest_django.fixtures import Settings as SettingsWrapper
+
+from chat.live import turns
+from chat.models import ChatImage, Message
+from projects.models import Project
+from tests.fakes.images import png
+from tests.fakes.openrouter import FakeOpenRouter
+from tests.fakes.script import Reply
+from tests.live.tabs import events_until, next_event, opened, send
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+async def no_turn_outlives_the_test() -> AsyncIterator[None]:
+    yield
+    await asyncio.wait_for(turns.wait_all(), 60)
+
+
+@pytest.fixture
+def scripted(settings: SettingsWrapper, fake_openrouter: FakeOpenRouter) -> FakeOpenRouter:
+    settings.OPENROUTER_BASE_URL = fake_openrouter.base_url
+    settings.OPENROUTER_API_KEY = "sk-test"
+    settings.OPENROUTER_MAX_RETRIES = 0
+    return fake_openrouter
+
+
+@sync_to_async
+def waiting_picture(user: User, project: Project) -> ChatImage:
+    return ChatImage.objects.create(
+        user=user,
+        project=project,
+        name="mockup.png",
+        content_type="image/png",
+        size=len(png()),
+        width=2,
+        height=1,
+        data=png(),
+    )
+
+
+async def test_a_picture_reaches_a_model_that_reads_it_once(
+    scripted: FakeOpenRouter, project: Project, user: User
+) -> None:
+    picture = await waiting_picture(user, project)
+    scripted.script(Reply(content="I see a red strip."), Reply(content="Done."))
+    async with opened(project, user) as socket:
+        await send(
+            socket,
+            message="Like this",
+            model="google/gemini-2.5-flash",
+            images=json.dumps([picture.pk]),
+        )
+        started = (await events_until(socket, "done"))[0]
+        await turns.wait_all()
+        await send(socket, message="Now bigger", model="google/gemini-2.5-flash")
+        await events_until(socket, "done")
+    assert started["images"] == [picture.pk]
+    first = scripted.requests[0].json["messages"][-1]["content"]
+    assert first[0] == {"type": "text", "text": "Like this"}
+    assert first[1]["type"] == "image_url"
+    assert first[1]["image_url"]["url"].startswith("data:image/png;base64,iVBOR")
+    later = json.dumps(scripted.requests[1].json["messages"])
+    assert "image_url" not in later, "an earlier picture is not sent again"
+    assert "[The person attached 1 picture to this message.]" in later
+    stored = await sync_to_async(Message.objects.get)(role=Message.Role.USER, content="Like this")
+    assert stored.metadata["images"] == [picture.pk]
+    await sync_to_async(picture.refresh_from_db)()
+    assert picture.message_id == stored.pk
+
+
+async def test_a_model_that_does_not_read_pictures_is_refused_before_any_request(
+    scripted: FakeOpenRouter, project: Project, user: User
+) -> None:
+    picture = await waiting_picture(user, project)
+    async with opened(project, user) as socket:
+        await send(
+            socket,
+            message="Like this",
+            model="deepseek/deepseek-chat-v3.1",
+            images=json.dumps([picture.pk]),
+        )
+        refused = await next_event(socket)
+    assert refused["code"] == "bad_images"
+    assert "deepseek/deepseek-chat-v3.1 does not read pictures" in refused["message"]
+    assert scripted.requests == []
+    assert not await sync_to_async(Message.objects.exists)()
+
+
+async def test_someone_elses_picture_cannot_be_sent(
+    scripted: FakeOpenRouter, project: Project, user: User, other_user: User
+) -> None:
+    theirs = await waiting_picture(other_user, project)
+    async with opened(project, user) as socket:
+        await send(
+            socket, message="Steal", model="google/gemini-2.5-flash", images=json.dumps([theirs.pk])
+        )
+        refused = await next_event(socket)
+    assert "is gone; attach it again" in refused["message"]
+    assert scripted.requests == []
