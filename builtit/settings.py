@@ -165,6 +165,13 @@ if _REDIS_URL:
 # nothing else to run), or "storage": Django's default storage (STORAGES), a
 # folder or an S3-compatible store through django-storages.
 BUILTIT_BINARY_STORAGE = env_str("BUILTIT_BINARY_STORAGE", "database").strip()
+# The default storage: a folder in the data directory (replace "default" with
+# django-storages' S3 backend for an S3-compatible store).
+MEDIA_ROOT = DATA_DIR / "files"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
 # Bytes one binary file may have (images, fonts, media, PDF).
 BUILTIT_MAX_BINARY_BYTES = env_int("BUILTIT_MAX_BINARY_BYTES", 10 * 1024 * 1024)
 

@@ -2,12 +2,14 @@
 bytes, and where their bytes live.
 
 A binary file's `ProjectFile.content` (and its revisions' texts) is a marker,
-`"\\x00binary:<sha256>"`, naming a `BinaryBlob` of the project that holds the
-bytes once. Text can never hold a NUL (projects.limits), so a marker is never
-mistaken for text, and history, renames, undo and restore work on binary files
-as on any other: they move markers. The bytes are in the database unless
-BUILTIT_BINARY_STORAGE is "storage": then Django's default storage (a folder,
-or an S3-compatible store through django-storages) keeps them.
+`"\\ufdd0binary:<sha256>"`, naming a `BinaryBlob` of the project that holds the
+bytes once. U+FDD0 is a Unicode noncharacter: no text file may begin with the
+marker (projects.limits refuses it), so a marker is never mistaken for text
+(and, unlike a NUL, PostgreSQL stores it in a text column). History, renames,
+undo and restore work on binary files as on any other: they move markers.
+The bytes are in the database unless BUILTIT_BINARY_STORAGE is "storage": then
+Django's default storage (a folder, or an S3-compatible store through
+django-storages) keeps them.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from django.core.files.storage import default_storage
 
 from projects.models import BinaryBlob, Project
 
-MARKER = "\x00binary:"
+MARKER = "\ufdd0binary:"
 MAX_PIXELS = 100_000_000  # an image declaring more is refused (a decompression bomb)
 
 # Extension -> the content type its bytes must show.

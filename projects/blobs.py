@@ -15,6 +15,7 @@ import zlib
 
 from django.db.models import Sum
 
+from projects.binaries import MARKER
 from projects.models import BinaryBlob, Project, ProjectFile, RevisionBlob
 
 MAX_DEPTH = 16
@@ -98,7 +99,7 @@ def storage_used(owner_id: int) -> int:
     """Bytes a person's projects take: their files and their history, the trash too."""
     # Binary files' bytes are counted once, in their blobs (current or not).
     files = ProjectFile.objects.filter(project__owner_id=owner_id).exclude(
-        content__startswith="\x00binary:"
+        content__startswith=MARKER
     )
     blobs = RevisionBlob.objects.filter(project__owner_id=owner_id)
     binaries = BinaryBlob.objects.filter(project__owner_id=owner_id)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from projects.binaries import MARKER as BINARY_MARKER
 from projects.results import ErrorCode, FileError
 
 
@@ -38,6 +39,12 @@ def encoded_size(content: object, path: str) -> int | FileError:
     """UTF-8 size of text content, or why the content cannot be stored."""
     if not isinstance(content, str):
         return FileError(ErrorCode.INVALID_CONTENT, "File content must be text.", path=path)
+    if content.startswith(BINARY_MARKER):
+        return FileError(
+            ErrorCode.INVALID_CONTENT,
+            f"The content for {path} begins with characters reserved for binary files.",
+            path=path,
+        )
     if "\x00" in content:
         return FileError(
             ErrorCode.INVALID_CONTENT,

@@ -21,7 +21,7 @@ from projects.history import file_restore
 from projects.models import BinaryBlob, FileRevision, Project, ProjectFile, Reversal
 from projects.results import BinaryInfo, ErrorCode, FileError, FileWrite
 from projects.selectors import file_list, file_read
-from projects.services import Author, file_delete, file_rename, file_upload
+from projects.services import Author, file_create, file_delete, file_rename, file_upload
 from projects.undo import changes_undo
 from tests.fakes.images import gif, jpeg, png, png_claiming
 
@@ -213,3 +213,26 @@ def test_the_model_sees_binaries_described_and_cannot_write_them(
         assert result["success"] is False, name
         assert "binary file" in str(result["error"]), name
     assert binary_of(project, "/logo.png").width == 4
+
+
+def test_no_text_file_can_pass_for_a_binary_marker(project: Project, user: User) -> None:
+    assert isinstance(upload(project, "/logo.png", png(), user), FileWrite)
+    marker = ProjectFile.objects.get(project=project, path="/logo.png").content
+    forged = file_create(
+        project=project, path="/notes.txt", content=marker, author=Author.person(user)
+    )
+    assert isinstance(forged, FileError)
+    assert "reserved for binary files" in forged.message
+
+
+def test_bytes_can_live_in_django_storage_instead(
+    client: Client, project: Project, user: User, settings: SettingsWrapper, tmp_path
+) -> None:
+    settings.BUILTIT_BINARY_STORAGE = "storage"
+    settings.MEDIA_ROOT = tmp_path
+    assert isinstance(upload(project, "/logo.png", png(7, 7), user), FileWrite)
+    blob = BinaryBlob.objects.get(project=project)
+    assert blob.data is None
+    assert (tmp_path / blob.stored_name).read_bytes() == png(7, 7)
+    served = client.get(f"/preview/{project.preview_token}/logo.png")
+    assert served.content == png(7, 7)
