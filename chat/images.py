@@ -114,8 +114,12 @@ def data_url(image: ChatImage) -> str:
     return f"data:{image.content_type};base64,{base64.b64encode(bytes(image.data)).decode()}"
 
 
-def reads_images(model: str) -> bool:
-    """Whether `model` is known to take pictures (BUILTIT_IMAGE_MODELS)."""
+def reads_images(model: str, listed: dict[str, frozenset[str]] | None = None) -> bool:
+    """Whether `model` takes pictures: as the provider's model list says (its input
+    modalities), or, for a model the list does not have (or with no list: offline,
+    a local server), as BUILTIT_IMAGE_MODELS says."""
+    if listed is not None and model in listed:
+        return "image" in listed[model]
     return any(fnmatch.fnmatch(model, pattern) for pattern in settings.BUILTIT_IMAGE_MODELS)
 
 

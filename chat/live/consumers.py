@@ -35,13 +35,15 @@ from chat.agent import threads
 from chat.agent.events import Done, Event, FilesChanged, TurnStarted, from_json
 from chat.agent.loop import TurnRequest
 from chat.agent.model_choice import ModelError, choose_model, clean_model_id
+from chat.demo.transport import is_demo
 from chat.live import messages, snapshot, turns
 from chat.live.dispatching import dispatch_all
 from chat.live.frames import Frame, FrameError, parse_frame
 from chat.live.framing import html_frames, json_frames
 from chat.live.socket_auth import SESSION_ENDED, SESSION_ENDED_REASON, session_valid, user_group
+from chat.llm import get_client
 from chat.models import Conversation
-from chat.personal_keys import key_exists, key_for
+from chat.personal_keys import key_for
 from chat.render import panel
 from chat.render.fragments import TurnDrawing
 from projects.lifecycle import project_remember_model
@@ -148,7 +150,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if isinstance(model, ModelError):
             await self._notice(model.message, code="bad_model")
             return
-        refused = await threads.run(self._pictures_refused, frame, model)
+        refused = await self._pictures_refused(frame, model)
         if refused:
             await self._notice(refused, code="bad_images")
             return
@@ -175,22 +177,30 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if not self.as_json:
             await self.send(text_data=panel.notice_html("") + self._signal(sent=True))
 
-    def _pictures_refused(self, frame: Frame, model: str | None) -> str:
+    async def _pictures_refused(self, frame: Frame, model: str | None) -> str:
         """Why the message's pictures cannot go (gone, too many, or a model that
         does not read them), before any request is made; "" when they can."""
         if not frame.images:
             return ""
-        found = images.images_waiting(user=self.user, project=self.project, ids=list(frame.images))
+        found = await threads.run(
+            images.images_waiting, user=self.user, project=self.project, ids=list(frame.images)
+        )
         if isinstance(found, images.ImageProblem):
             return found.message
-        chosen = choose_model(model, self.project, personal_key=key_exists(user_id=self.user.pk))
-        if not images.reads_images(chosen):
+        chosen, api_key = await threads.run(self._chosen, model)
+        listed = None if is_demo(chosen) else await get_client().model_inputs(api_key=api_key)
+        if not images.reads_images(chosen, listed):
             return (
                 f"{chosen} does not read pictures. Pick a model that does (for example "
                 "google/gemini-2.5-flash or anthropic/claude-sonnet-4.5), or send the "
                 "message without them."
             )
         return ""
+
+    def _chosen(self, model: str | None) -> tuple[str, str | None]:
+        """The model a message would use, and the person's own key, if any."""
+        api_key = key_for(self.user)
+        return choose_model(model, self.project, personal_key=bool(api_key)), api_key
 
     def _prepare(self, text: str, model: str | None) -> tuple[Conversation, str | None]:
         if self.conversation is None:

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -51,7 +52,7 @@ from chat.llm.errors import (
     error_from_transport,
     error_from_web_page,
 )
-from chat.llm.jsontypes import JSONObject
+from chat.llm.jsontypes import JSONObject, decoded_object
 from chat.llm.request import ChatRequest, build_body
 from chat.llm.sse import SSEDecoder
 from chat.llm.unicode import well_formed
@@ -108,6 +109,8 @@ class LLMClient:
     ) -> None:
         self.config = config
         self._sleep = sleep
+        self._inputs: dict[str, frozenset[str]] | None = None
+        self._inputs_until = 0.0
         self._backoff = wait_exponential_jitter(
             multiplier=config.backoff_initial, max=config.backoff_max, jitter=config.backoff_initial
         )
@@ -125,6 +128,24 @@ class LLMClient:
 
     async def aclose(self) -> None:
         await self._http.aclose()
+
+    async def model_inputs(self, *, api_key: str | None = None) -> dict[str, frozenset[str]] | None:
+        """What each listed model takes in ("text", "image", …), from the provider's
+        model list; None when the list cannot be read. Kept for an hour (a failure
+        for a minute), so a message with pictures costs no extra request."""
+        now = time.monotonic()
+        if now < self._inputs_until:
+            return self._inputs
+        found: dict[str, frozenset[str]] | None = None
+        try:
+            response = await self._http.get("models", headers=self._auth(api_key), timeout=10.0)
+            if response.is_success:
+                found = _model_inputs(await _body(response, _MAX_MODEL_LIST))
+        except (httpx.HTTPError, LLMError):
+            found = None
+        self._inputs = found
+        self._inputs_until = now + (_INPUTS_KEPT if found is not None else _INPUTS_RETRY)
+        return found
 
     def stream(self, request: ChatRequest, *, api_key: str | None = None) -> ChatStream:
         body = _encode(build_body(request, stream=True))
@@ -318,6 +339,28 @@ async def _event_data(
         raise error_from_transport(error, mid_stream=True) from error
     if batch := decoder.close():
         yield batch
+
+
+_MAX_MODEL_LIST = 16 * 1024 * 1024  # bytes; OpenRouter's list is a few MB
+_INPUTS_KEPT = 3600.0
+_INPUTS_RETRY = 60.0
+
+
+def _model_inputs(body: bytes) -> dict[str, frozenset[str]] | None:
+    listed = decoded_object(body)
+    entries = listed.get("data") if isinstance(listed, dict) else None
+    if not isinstance(entries, list):
+        return None
+    found: dict[str, frozenset[str]] = {}
+    for entry in entries[:20_000]:
+        model = entry.get("id") if isinstance(entry, dict) else None
+        if not isinstance(entry, dict) or not isinstance(model, str):
+            continue
+        architecture = entry.get("architecture")
+        inputs = architecture.get("input_modalities") if isinstance(architecture, dict) else None
+        if isinstance(inputs, list):
+            found[model] = frozenset(item for item in inputs if isinstance(item, str))
+    return found
 
 
 def _encode(body: JSONObject) -> bytes:

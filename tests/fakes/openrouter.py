@@ -34,6 +34,7 @@ DEFAULT_MODELS: list[dict[str, Any]] = [
         "context_length": 128000,
         "pricing": {"prompt": "0.00000015", "completion": "0.0000006"},
         "supported_parameters": ["tools", "tool_choice", "temperature", "max_tokens"],
+        "architecture": {"input_modalities": ["text", "image"], "output_modalities": ["text"]},
     },
     {
         "id": "anthropic/claude-sonnet-4",
@@ -41,6 +42,10 @@ DEFAULT_MODELS: list[dict[str, Any]] = [
         "context_length": 200000,
         "pricing": {"prompt": "0.000003", "completion": "0.000015"},
         "supported_parameters": ["tools", "tool_choice", "reasoning", "max_tokens"],
+        "architecture": {
+            "input_modalities": ["text", "image", "file"],
+            "output_modalities": ["text"],
+        },
     },
     {
         "id": "google/gemini-2.5-flash",
@@ -48,6 +53,17 @@ DEFAULT_MODELS: list[dict[str, Any]] = [
         "context_length": 1048576,
         "pricing": {"prompt": "0.0000003", "completion": "0.0000025"},
         "supported_parameters": ["tools", "tool_choice", "reasoning", "max_tokens"],
+        "architecture": {"input_modalities": ["text", "image"], "output_modalities": ["text"]},
+    },
+    {
+        # Listed as reading text only, although its name looks like a model that reads
+        # pictures: the list decides, not the name.
+        "id": "google/gemini-text-only-test",
+        "name": "A text-only model",
+        "context_length": 32000,
+        "pricing": {"prompt": "0.0000001", "completion": "0.0000001"},
+        "supported_parameters": ["tools", "tool_choice", "max_tokens"],
+        "architecture": {"input_modalities": ["text"], "output_modalities": ["text"]},
     },
 ]
 

@@ -18,7 +18,7 @@ from chat.models import ChatImage, Message
 from projects.models import Project
 from tests.fakes.images import png
 from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import Reply
+from tests.fakes.script import RecordedRequest, Reply
 from tests.live.tabs import events_until, next_event, opened, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -36,6 +36,10 @@ def scripted(settings: SettingsWrapper, fake_openrouter: FakeOpenRouter) -> Fake
     settings.OPENROUTER_API_KEY = "sk-test"
     settings.OPENROUTER_MAX_RETRIES = 0
     return fake_openrouter
+
+
+def completions(fake: FakeOpenRouter) -> list[RecordedRequest]:
+    return [request for request in fake.requests if request.path.endswith("/chat/completions")]
 
 
 @sync_to_async
@@ -69,11 +73,12 @@ async def test_a_picture_reaches_a_model_that_reads_it_once(
         await send(socket, message="Now bigger", model="google/gemini-2.5-flash")
         await events_until(socket, "done")
     assert started["images"] == [picture.pk]
-    first = scripted.requests[0].json["messages"][-1]["content"]
+    asked = completions(scripted)
+    first = asked[0].json["messages"][-1]["content"]
     assert first[0] == {"type": "text", "text": "Like this"}
     assert first[1]["type"] == "image_url"
     assert first[1]["image_url"]["url"].startswith("data:image/png;base64,iVBOR")
-    later = json.dumps(scripted.requests[1].json["messages"])
+    later = json.dumps(asked[1].json["messages"])
     assert "image_url" not in later, "an earlier picture is not sent again"
     assert "[The person attached 1 picture to this message.]" in later
     stored = await sync_to_async(Message.objects.get)(role=Message.Role.USER, content="Like this")
@@ -96,7 +101,7 @@ async def test_a_model_that_does_not_read_pictures_is_refused_before_any_request
         refused = await next_event(socket)
     assert refused["code"] == "bad_images"
     assert "deepseek/deepseek-chat-v3.1 does not read pictures" in refused["message"]
-    assert scripted.requests == []
+    assert completions(scripted) == []
     assert not await sync_to_async(Message.objects.exists)()
 
 
@@ -110,4 +115,22 @@ async def test_someone_elses_picture_cannot_be_sent(
         )
         refused = await next_event(socket)
     assert "is gone; attach it again" in refused["message"]
-    assert scripted.requests == []
+    assert scripted.requests == [], "not even the model list"
+
+
+async def test_the_providers_model_list_decides_which_models_read_pictures(
+    scripted: FakeOpenRouter, project: Project, user: User
+) -> None:
+    """The list says this one reads text only, though its name matches the
+    fallback patterns (BUILTIT_IMAGE_MODELS): the list wins."""
+    picture = await waiting_picture(user, project)
+    async with opened(project, user) as socket:
+        await send(
+            socket,
+            message="Like this",
+            model="google/gemini-text-only-test",
+            images=json.dumps([picture.pk]),
+        )
+        refused = await next_event(socket)
+    assert "google/gemini-text-only-test does not read pictures" in refused["message"]
+    assert [r.path for r in scripted.requests] == ["/api/v1/models"], "only the list was asked"
