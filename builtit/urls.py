@@ -8,6 +8,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from builtit import accounts
+from builtit.health import healthz
 from chat.views.settings import settings_page
 
 # The admin says whose it is: staff run Built-It from here.
@@ -31,6 +32,7 @@ urlpatterns = [
         name="password_change_done",
     ),
     path("settings/", settings_page, name="settings"),
+    path("healthz", healthz, name="healthz"),
     path(
         "favicon.ico",
         login_not_required(RedirectView.as_view(url=static("builtit/favicon.svg"))),

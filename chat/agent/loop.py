@@ -271,7 +271,11 @@ class _Turn:
                 empty_retried = True
                 continue
             if self.runner.stuck:
-                outcome.fail("stuck", _STUCK)
+                # Its own words, not a cut: asked once more, without tools.
+                outcome.status, outcome.finish_reason = "stopped", "stuck"
+                async with aclosing(self._final_answer(_STUCK_REASON, outcome)) as events:
+                    async for event in events:
+                        yield event
                 return
             reason = self._reason_to_stop(outcome)
             if reason:
@@ -626,11 +630,9 @@ _EMPTY = ErrorEvent(
     "The model sent an empty answer twice. Try again, or pick another model.",
     retryable=True,
 )
-_STUCK = ErrorEvent(
-    "stuck",
-    "The model kept repeating the same step with the same result, so the turn was stopped. "
-    "Try rephrasing the request, or pick another model.",
-    retryable=False,
+_STUCK_REASON = (
+    "You made the same tool call with the same result several times in a row, so your "
+    "tools are switched off for the rest of this turn."
 )
 
 

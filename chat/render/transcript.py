@@ -35,7 +35,7 @@ FINISH_NOTES = {
     "max_iterations": "Stopped after the maximum number of tool rounds.",
     "cost_limit": "Stopped at the spending limit.",
     "failures": "Stopped after repeated failing tool calls.",
-    "stuck": "Stopped: the model kept repeating the same step.",
+    "stuck": "The model kept repeating the same step, so its tools were switched off.",
     "empty": "The model gave no answer.",
     "stopped": "Stopped.",
 }

@@ -437,7 +437,7 @@ async def test_the_same_call_with_the_same_result_is_warned_then_stopped(
     fake_openrouter.script(
         call("read_file", '{ "path" : "/index.html" }'),  # spelt differently, the same call
         *[tool_calls(READ_INDEX) for _ in range(3)],
-        text("never"),
+        text("I kept reading the page; it already says what you asked for."),
     )
 
     client = llm_client()
@@ -449,21 +449,20 @@ async def test_the_same_call_with_the_same_result_is_warned_then_stopped(
     assert found[2].path == "/index.html"
     assert "3 times" in str(found[2].result["error"])
     assert found[3].result["code"] == "repeated_call"
-    assert len(fake_openrouter.requests) == 4
-    assert fake_openrouter.pending == 1
-    (error,) = errors(events)
-    assert error.code == "stuck"
-    # The last request's usage arrives as its stream ends, which may be before
-    # or after its call's result (the call starts as soon as it is complete):
-    # the order that holds is every result, then the error, then the end.
+    # Then the model is asked once more, without tools, for its own last word.
+    assert len(fake_openrouter.requests) == 5
+    assert fake_openrouter.pending == 0
+    last = bodies(fake_openrouter)[-1]
+    assert last["tool_choice"] == "none"
+    assert "switched off for the rest of this turn" in json.dumps(last["messages"][-1])
+    assert errors(events) == []
     order = kinds(events)
-    assert [kind for kind in order if kind != "usage"][-3:] == ["tool_result", "error", "done"]
-    assert max(i for i, kind in enumerate(order) if kind == "usage") < order.index("error")
+    assert [kind for kind in order if kind != "usage"][-2:] == ["content", "done"]
     assert done(events).finish_reason == "stuck"
-    assert done(events).status == "failed"
-    turn = (await closing_message(events)).metadata["turn"]
-    assert turn["error"]["code"] == "stuck"
-    assert turn["finish_reason"] == "stuck"
+    assert done(events).status == "stopped", "stopped for repeating, not failed"
+    closing = await closing_message(events)
+    assert closing.content == "I kept reading the page; it already says what you asked for."
+    assert closing.metadata["turn"]["finish_reason"] == "stuck"
 
 
 async def test_running_out_of_rounds_ends_with_an_answer_without_tools(

@@ -1,0 +1,56 @@
+"""`/healthz` for load balancers: 200 when this process reaches the database and
+the channel layer, 503 (saying which) otherwise. No session, no secrets."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.contrib.auth.decorators import login_not_required
+from django.db import connection
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+logger = logging.getLogger(__name__)
+
+
+@login_not_required
+@never_cache
+@require_GET
+def healthz(request: HttpRequest) -> JsonResponse:
+    checks = {"database": _database(), "channel_layer": _channel_layer()}
+    healthy = all(checks.values())
+    body = {
+        "status": "ok" if healthy else "unavailable",
+        **{k: "ok" if v else "down" for k, v in checks.items()},
+    }
+    return JsonResponse(body, status=200 if healthy else 503)
+
+
+def _database() -> bool:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            return bool(cursor.fetchone() == (1,))
+    except Exception:  # any failure means "not healthy", said in the answer
+        logger.warning("Health check: the database is not reachable", exc_info=True)
+        return False
+
+
+def _channel_layer() -> bool:
+    """A message to a fresh channel of this process comes back (Redis, or memory)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return False
+    try:
+        channel = async_to_sync(layer.new_channel)()
+        probe = {"type": "health.probe", "id": uuid.uuid4().hex}
+        async_to_sync(layer.send)(channel, probe)
+        received = async_to_sync(layer.receive)(channel)
+        return bool(received.get("id") == probe["id"])
+    except Exception:
+        logger.warning("Health check: the channel layer is not reachable", exc_info=True)
+        return False
