@@ -292,8 +292,9 @@ def test_requests_are_recorded(fake_openrouter: FakeOpenRouter, client: httpx.Cl
 
 def test_models_and_routes(fake_openrouter: FakeOpenRouter, client: httpx.Client) -> None:
     models = client.get("/models").json()["data"]
-    assert len(models) == 3
+    assert len(models) == 4
     assert all(isinstance(m["pricing"]["prompt"], str) for m in models)
+    assert all("text" in m["architecture"]["input_modalities"] for m in models)
     assert all(m["id"] and m["name"] and m["context_length"] for m in models)
     fake_openrouter.script(text("no prefix"))
     root = f"http://127.0.0.1:{fake_openrouter.port}"
