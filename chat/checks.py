@@ -27,8 +27,8 @@ def check_provider(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]
     elif not settings.OPENROUTER_API_KEY and _is_openrouter(base_host):
         messages.append(
             Warning(
-                "No OpenRouter API key is configured; only people who add their own "
-                "key in Settings can chat.",
+                "No OpenRouter API key is configured: people can try the offline demo "
+                "model, and chat with a real model once they add their own key in Settings.",
                 hint="Set OPENROUTER_API_KEY (https://openrouter.ai/keys), or point "
                 "OPENROUTER_BASE_URL at a local OpenAI-compatible server.",
                 id="chat.W001",
