@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum |
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format check superuser fake-openrouter clean
+.PHONY: run test test-services lint format check superuser fake-openrouter clean
 
 $(STAMP):
 	@test -n "$(PYTHON)" || { echo "Built-It needs Python 3.11 or newer (python3.11+ on PATH)."; exit 1; }
@@ -26,6 +26,16 @@ run: $(STAMP)
 		$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 test: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The whole suite again on PostgreSQL and Redis (DATABASE_URL and REDIS_URL, or
+# the local defaults): skipped with the reason when they are not running,
+# a failure instead with BUILTIT_REQUIRE_SERVICES=1 (as in CI).
+test-services: $(STAMP)
+	@$(BIN)/python -m tests.services_ready; status=$$?; \
+	if [ $$status -eq 3 ]; then exit 0; elif [ $$status -ne 0 ]; then exit $$status; fi; \
+	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres} \
+	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/0} \
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
