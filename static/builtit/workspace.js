@@ -469,6 +469,7 @@
         if (xhr.status === 200) {
           htmx.swap("#editor-pane", xhr.responseText, { swapStyle: "innerHTML" });
           mountEditor();
+          if (NARROW.matches) showPanel("editor");  // on a phone, show what was uploaded
           document.body.dispatchEvent(new CustomEvent("filesChanged", { detail: { paths: [] } }));
         } else if (xhr.status === 413) {
           showUploadError(`${file.name} is too large to upload.`);
