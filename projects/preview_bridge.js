@@ -10,6 +10,7 @@
   const MAX_PROBLEMS = 50;
   const seen = new Set();
   let problems = 0;
+  const sent = [];  // this page's problems, to send again if the workspace asks
   const cut = (value, size) => {
     let text = "";
     try { text = String(value === undefined ? "" : value); } catch (e) { text = "(unreadable)"; }
@@ -24,7 +25,7 @@
     if (seen.has(key) || problems >= MAX_PROBLEMS) return;
     seen.add(key);
     problems += 1;
-    post({
+    sent.push({
       problem: {
         kind, message: cut(message, 500), file: cut(file, 300),
         line: Number(line) > 0 ? Math.floor(Number(line)) : 0,
@@ -32,6 +33,7 @@
         stack: cut(stack, 1500), page: cut(where(), 300),
       },
     });
+    post(sent[sent.length - 1]);
   };
 
   // The page is an opaque origin, so an error in any of its scripts reaches
@@ -166,6 +168,13 @@
   addEventListener("message", (event) => {
     if (event.source !== parent) return;
     const order = event.data && event.data.builtitBridge;
+    if (order && order.report === true) {
+      // The workspace's listener may have started after this page first spoke.
+      post({ load: where() });
+      sent.forEach(post);
+      report();
+      return;
+    }
     if (!order || typeof order.pick !== "boolean") return;
     if (order.pick) {
       picking = true;

@@ -231,6 +231,16 @@
     if ((event.detail || {}).source === "assistant") afterAssistant = true;
   });
 
+  // The page in the frame may have reported before this script ran (it is
+  // deferred; the frame loads on its own): ask it to say it all again.
+  function askAgain() {
+    const preview = frame();
+    if (preview && preview.contentWindow) {
+      preview.contentWindow.postMessage({ builtitBridge: { report: true } }, "*");
+    }
+  }
+  askAgain();
+
   // For scripts and browser tests.
   window.builtitBridge = {
     problems: () => problems.map((p) => Object.assign({}, p)),

@@ -65,8 +65,13 @@ def _last_user_content(server: ChatServer) -> str:
 def test_problems_are_listed_and_fixed_with_the_assistant(
     page: Page, chat_server: ChatServer, browser_user: User
 ) -> None:
-    project = _project(browser_user)
+    clean = project_create(owner=browser_user, name="Clean", starter=True)
+    assert isinstance(clean, Project)
     sign_in(page, chat_server.url)
+    page.goto(f"{chat_server.url}/projects/{clean.pk}/")
+    expect(page.frame_locator("#preview-frame").locator("h1")).to_have_text("Hello, world")
+    expect(page.locator("#preview-problems")).to_be_hidden()  # no problems, no badge
+    project = _project(browser_user)
     _open(page, chat_server, project)
 
     badge = page.locator("#preview-problems")
