@@ -24,27 +24,13 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
 from projects.models import BinaryBlob, Project
+from projects.paths import BINARY_EXTENSIONS, CONTENT_TYPES
 
 MARKER = "\ufdd0binary:"
 MAX_PIXELS = 100_000_000  # an image declaring more is refused (a decompression bomb)
 
-# Extension -> the content type its bytes must show.
-BINARY_TYPES: dict[str, str] = {
-    "png": "image/png",
-    "jpg": "image/jpeg",
-    "jpeg": "image/jpeg",
-    "gif": "image/gif",
-    "webp": "image/webp",
-    "avif": "image/avif",
-    "ico": "image/x-icon",
-    "woff": "font/woff",
-    "woff2": "font/woff2",
-    "ttf": "font/ttf",
-    "otf": "font/otf",
-    "pdf": "application/pdf",
-    "mp4": "video/mp4",
-    "webm": "video/webm",
-}
+# Extension -> the content type its bytes must show (the one list: projects.paths).
+BINARY_TYPES: dict[str, str] = {ext: CONTENT_TYPES[ext] for ext in BINARY_EXTENSIONS}
 _NAMES = {
     "image/png": "a PNG image",
     "image/jpeg": "a JPEG image",

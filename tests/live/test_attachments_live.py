@@ -4,16 +4,12 @@ shows them, and whose stored message keeps them apart from the words."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import AsyncIterator
 
 import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
-from pytest_django.fixtures import Settings as SettingsWrapper
 
-from chat.live import turns
 from chat.models import Message
 from projects.models import Project
 from tests.fakes.openrouter import FakeOpenRouter
@@ -29,20 +25,6 @@ PROBLEM = {
     "file": "/app.js",
     "line": 3,
 }
-
-
-@pytest.fixture(autouse=True)
-async def no_turn_outlives_the_test() -> AsyncIterator[None]:
-    yield
-    await asyncio.wait_for(turns.wait_all(), 60)
-
-
-@pytest.fixture
-def scripted(settings: SettingsWrapper, fake_openrouter: FakeOpenRouter) -> FakeOpenRouter:
-    settings.OPENROUTER_BASE_URL = fake_openrouter.base_url
-    settings.OPENROUTER_API_KEY = "sk-test"
-    settings.OPENROUTER_MAX_RETRIES = 0
-    return fake_openrouter
 
 
 async def test_a_message_with_problems_reaches_the_model_with_them(

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import AsyncIterator
 from decimal import Decimal
 from typing import Any
 
@@ -20,7 +19,6 @@ from django.test import Client
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat import services
-from chat.live import turns
 from chat.live.consumers import ChatConsumer
 from chat.live.framing import TOO_BIG_NOTICE, html_frames, json_frames
 from chat.llm.jsontypes import JSONObject
@@ -37,20 +35,6 @@ TURNS = 100
 CALLS = 6
 FILE = ("<p>Fresh bread and pastries, baked every morning.</p>\n" * 140)[:7_000]
 BIG = 5 * 1024 * 1024
-
-
-@pytest.fixture(autouse=True)
-async def no_turn_outlives_the_test() -> AsyncIterator[None]:
-    yield
-    await asyncio.wait_for(turns.wait_all(), 60)
-
-
-@pytest.fixture
-def scripted(settings: SettingsWrapper, fake_openrouter: FakeOpenRouter) -> FakeOpenRouter:
-    settings.OPENROUTER_BASE_URL = fake_openrouter.base_url
-    settings.OPENROUTER_API_KEY = "sk-test"
-    settings.OPENROUTER_MAX_RETRIES = 0
-    return fake_openrouter
 
 
 def a_long_conversation(project: Project) -> Conversation:

@@ -4,14 +4,11 @@ turns; refused before any request for a model that does not read them."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import AsyncIterator
 
 import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
-from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat.live import turns
 from chat.models import ChatImage, Message
@@ -22,20 +19,6 @@ from tests.fakes.script import RecordedRequest, Reply
 from tests.live.tabs import events_until, next_event, opened, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-async def no_turn_outlives_the_test() -> AsyncIterator[None]:
-    yield
-    await asyncio.wait_for(turns.wait_all(), 60)
-
-
-@pytest.fixture
-def scripted(settings: SettingsWrapper, fake_openrouter: FakeOpenRouter) -> FakeOpenRouter:
-    settings.OPENROUTER_BASE_URL = fake_openrouter.base_url
-    settings.OPENROUTER_API_KEY = "sk-test"
-    settings.OPENROUTER_MAX_RETRIES = 0
-    return fake_openrouter
 
 
 def completions(fake: FakeOpenRouter) -> list[RecordedRequest]:

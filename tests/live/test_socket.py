@@ -71,14 +71,6 @@ TURN = [
 SLOW = 30.0  # seconds a paced reply would take to finish on its own
 
 
-@pytest.fixture
-def scripted(settings: SettingsWrapper, fake_openrouter: FakeOpenRouter) -> FakeOpenRouter:
-    settings.OPENROUTER_BASE_URL = fake_openrouter.base_url
-    settings.OPENROUTER_API_KEY = "sk-test"
-    settings.OPENROUTER_MAX_RETRIES = 0
-    return fake_openrouter
-
-
 @pytest.fixture(autouse=True)
 async def no_turn_outlives_the_test() -> AsyncIterator[None]:
     yield

@@ -39,14 +39,6 @@ async def no_turn_outlives_the_test() -> AsyncIterator[None]:
     await asyncio.wait_for(turns.wait_all(), 30)
 
 
-@pytest.fixture
-def scripted(settings: SettingsWrapper, fake_openrouter: FakeOpenRouter) -> FakeOpenRouter:
-    settings.OPENROUTER_BASE_URL = fake_openrouter.base_url
-    settings.OPENROUTER_API_KEY = "sk-test"
-    settings.OPENROUTER_MAX_RETRIES = 0
-    return fake_openrouter
-
-
 async def signed_in(user: User) -> Client:
     client = Client()
     await sync_to_async(client.force_login)(user)

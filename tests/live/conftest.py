@@ -1,0 +1,28 @@
+"""What every socket test shares: the fake OpenRouter as the server's provider,
+and no turn left running into the next test."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+from pytest_django.fixtures import Settings as SettingsWrapper
+
+from chat.live import turns
+from tests.fakes.openrouter import FakeOpenRouter
+
+
+@pytest.fixture(autouse=True)
+async def no_turn_outlives_the_test() -> AsyncIterator[None]:
+    yield
+    await asyncio.wait_for(turns.wait_all(), 60)
+
+
+@pytest.fixture
+def scripted(settings: SettingsWrapper, fake_openrouter: FakeOpenRouter) -> FakeOpenRouter:
+    """The fake as the server's provider, with a key and no retries."""
+    settings.OPENROUTER_BASE_URL = fake_openrouter.base_url
+    settings.OPENROUTER_API_KEY = "sk-test"
+    settings.OPENROUTER_MAX_RETRIES = 0
+    return fake_openrouter
