@@ -89,6 +89,10 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         self.held: list[messages.TurnEvents] = []  # its live messages meanwhile
         self.signals = 0
         self.own = False  # whether the followed turn is in this tab's conversation
+        # The running turn this tab shows, until its `done`: the watchdog checks
+        # that its server still holds the project (a killed process never says so).
+        self.watched: str | None = None
+        self.watchdog = asyncio.ensure_future(self._watch())
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
         await self.accept()
@@ -119,6 +123,8 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
 
     async def disconnect(self, code: int) -> None:
         # The turn goes on: it belongs to the project, not to this tab.
+        if hasattr(self, "watchdog"):
+            self.watchdog.cancel()
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
             await self.channel_layer.group_discard(user_group(self.user.pk), self.channel_name)
@@ -253,6 +259,8 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
 
     async def _follow(self, message: messages.TurnEvents) -> None:
         key, items = message["turn"], message["events"]
+        ended = any(item["event"]["type"] == "done" for item in items)
+        self.watched = None if ended else key
         if key != self.turn_key:
             if not items or items[0]["seq"] != 1:
                 # The middle of a turn this tab never saw begin: once it ends, redraw.
@@ -327,6 +335,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if not self.as_json:
             await self._send_html(snapshot.snapshot_html(state) + self._signal())
         running = state.running
+        self.watched = running.key if running is not None else None
         if running is None or running.key == self.turn_key:
             return
         self.catching_up = running.key
@@ -338,6 +347,48 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     def _overdue(self, key: str) -> None:
         message = messages.ReplayOverdue(type="replay.overdue", turn=key)
         self.overdue = asyncio.ensure_future(self.channel_layer.send(self.channel_name, message))
+
+    # --- a turn whose server stopped --------------------------------------------------
+
+    async def _watch(self) -> None:
+        """Every quarter of the lock's lifetime: is the watched turn's server still
+        there? When its lock lapsed without a `done`, the turn is recorded as
+        interrupted (by whichever tab gets there first) and every tab redraws."""
+        interval = settings.BUILTIT_TURN_LOCK_TTL / 4
+        while True:
+            await asyncio.sleep(interval)
+            key = self.watched
+            if key is None or await threads.run(turns.turn_alive, self.project.pk, key):
+                continue
+            self.watched = None
+            if await threads.run(turns.turn_abandon, self.project.pk, key):
+                lost = messages.TurnLost(type="turn.lost", turn=key)
+                await self.channel_layer.group_send(self.group, lost)
+            await self._lost(key)
+
+    async def turn_lost(self, message: messages.TurnLost) -> None:
+        if message["turn"] in (self.watched, self.turn_key):
+            self.watched = None
+            await self._lost(message["turn"])
+
+    async def _lost(self, key: str) -> None:
+        if self.turn_key == key:
+            self.turn_key, self.drawing = None, None
+        if self.as_json:
+            event = {
+                "type": "error",
+                "code": "server_stopped",
+                "message": turns.SERVER_STOPPED,
+                "retryable": True,
+            }
+            await self.send(text_data=json.dumps(event, ensure_ascii=False))
+            await self.send(
+                text_data=json.dumps(
+                    {"type": "done", "status": "interrupted", "finish_reason": "server_stopped"}
+                )
+            )
+            return
+        await self._catch_up()
 
     # --- frames ---------------------------------------------------------------------
 

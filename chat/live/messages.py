@@ -62,6 +62,13 @@ class FilesMoved(TypedDict):
     turn: int | None  # the turn whose summary changed (its first message), if any
 
 
+class TurnLost(TypedDict):
+    """A turn's server stopped (its lock lapsed): tabs following it redraw."""
+
+    type: Literal["turn.lost"]
+    turn: str
+
+
 class ProjectGone(TypedDict):
     type: Literal["project.gone"]
 

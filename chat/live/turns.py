@@ -41,6 +41,7 @@ from chat.agent.person_limits import running_turn_limit, too_many_turns_message
 from chat.live import messages
 from chat.llm import LLMClient
 from chat.llm.deltas import joined_runs, joined_text
+from chat.models import Conversation, Message
 from projects.locks import LockHeld, lock_acquire, lock_current, lock_refresh, lock_release
 from projects.models import Project, ProjectLock
 
@@ -300,6 +301,59 @@ def compacted(history: list[Numbered]) -> list[Numbered]:
 def _numbered_joined(last: Numbered, item: Numbered) -> Numbered | None:
     joined = merged([last.event, item.event])
     return Numbered(item.seq, joined[0]) if len(joined) == 1 else None
+
+
+SERVER_STOPPED = (
+    "The server running this turn stopped before it finished; what it had done is kept. "
+    "Try again to go on."
+)
+
+
+def turn_alive(project_id: uuid.UUID, key: str) -> bool:
+    """Whether the turn `key` still holds the project (its server refreshes the lock)."""
+    return ProjectLock.objects.filter(
+        project_id=project_id, holder=key, expires_at__gt=timezone.now()
+    ).exists()
+
+
+@transaction.atomic
+def turn_abandon(project_id: uuid.UUID, key: str) -> bool:
+    """The turn `key` whose server stopped refreshing its lock (it crashed, or was
+    killed): the lapsed lock goes and the turn is recorded as interrupted, with what
+    it had stored kept. True for the one caller that did it (any tab may try)."""
+    lock = (
+        ProjectLock.objects.select_for_update()
+        .filter(project_id=project_id, holder=key, expires_at__lte=timezone.now())
+        .first()
+    )
+    if lock is None:
+        return False
+    turn = _described(lock)
+    lock.delete()
+    conversation = Conversation.objects.filter(pk=turn.conversation_id or 0).first()
+    if conversation is None:
+        return True
+    closed = conversation.messages.filter(
+        sequence__gte=turn.first_sequence, metadata__has_key="turn"
+    ).exists()
+    if not closed:
+        services.message_create(
+            conversation=conversation,
+            sequence=services.next_sequence(conversation),
+            role=Message.Role.ASSISTANT,
+            metadata={
+                "turn": {
+                    "status": "interrupted",
+                    "finish_reason": "server_stopped",
+                    "error": {
+                        "code": "server_stopped",
+                        "message": SERVER_STOPPED,
+                        "retryable": True,
+                    },
+                }
+            },
+        )
+    return True
 
 
 @transaction.atomic

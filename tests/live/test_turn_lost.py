@@ -1,0 +1,87 @@
+"""A turn whose server stopped (issue 19): killed, it never says so, but its lock
+lapses. Every tab showing the turn finds out within the lock's lifetime and a
+quarter, the turn is recorded as interrupted (once, with what it had stored
+kept), and the project takes a new turn."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.contrib.auth.models import User
+from django.utils import timezone
+from pytest_django.fixtures import Settings as SettingsWrapper
+
+from chat import services
+from chat.live import turns
+from chat.models import Conversation, Message
+from projects.models import Project, ProjectLock
+from tests.fakes.openrouter import FakeOpenRouter
+from tests.fakes.script import Reply
+from tests.live.tabs import events_until, frames_until, opened, send
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TTL = 0.6  # seconds: the watchdog looks every quarter of it
+
+
+@sync_to_async
+def a_turn_whose_server_died(project: Project) -> Conversation:
+    """What a killed process leaves: the person's message, a tool round's reply,
+    and its lock, still held for a moment and never refreshed again."""
+    conversation = services.conversation_create(project=project)
+    asked = services.message_user_create(
+        conversation=conversation, sequence=1, text="Build it", model="m"
+    )
+    services.message_create(
+        conversation=conversation, sequence=2, role=Message.Role.ASSISTANT, content="Working on it."
+    )
+    ProjectLock.objects.create(
+        project=project,
+        holder="killed-process-turn",
+        purpose=turns.LOCK_PURPOSE,
+        details={
+            "conversation": conversation.pk,
+            "first_sequence": asked.sequence,
+            "channel": None,
+        },
+        acquired_at=timezone.now(),
+        expires_at=timezone.now() + timedelta(seconds=TTL),
+    )
+    return conversation
+
+
+@sync_to_async
+def closing_messages(conversation: Conversation) -> list[Message]:
+    return list(Message.objects.filter(conversation=conversation, metadata__has_key="turn"))
+
+
+async def test_every_tab_is_told_the_turn_is_recorded_and_the_project_freed(
+    scripted: FakeOpenRouter, project: Project, user: User, settings: SettingsWrapper
+) -> None:
+    settings.BUILTIT_TURN_LOCK_TTL = TTL
+    conversation = await a_turn_whose_server_died(project)
+    query = f"conversation={conversation.pk}"
+    async with (
+        opened(project, user, as_json=False, query=query) as page,
+        opened(project, user, as_json=True, query=query) as script,
+    ):
+        first = await frames_until(page, 'id="chat-signal"')
+        assert 'data-busy="true"' in "".join(first), "the turn shows as running at first"
+        told = await events_until(script, "done")
+        assert told[-2]["code"] == "server_stopped"
+        assert told[-1]["status"] == "interrupted"
+        redrawn = "".join(await frames_until(page, "Interrupted"))
+        assert "The server running this turn stopped before it finished" in redrawn
+        assert "Working on it." in redrawn, "what it had done is kept"
+
+        closing = await closing_messages(conversation)
+        assert len(closing) == 1, "recorded once, whichever tab found out"
+        assert closing[0].metadata["turn"]["status"] == "interrupted"
+        assert not await sync_to_async(ProjectLock.objects.exists)()
+
+        scripted.script(Reply(content="Back at it."))
+        await send(script, message="Go on")
+        again = await events_until(script, "done")
+        assert again[-1]["status"] == "completed"
