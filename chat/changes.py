@@ -100,13 +100,16 @@ def turn_of(*, user_id: int, message_id: int) -> Message | None:
 
 def turn_revisions(turn: Message) -> QuerySet[FileRevision]:
     """The revisions the turn's tool calls made, oldest first."""
-    end = _next_turn_sequence(turn)
+    return _revisions_of_turns(turn, turn).order_by("pk")
+
+
+def _revisions_of_turns(first: Message, last: Message) -> QuerySet[FileRevision]:
+    """The revisions made by the turns from `first` to `last` (one conversation's)."""
+    end = _next_turn_sequence(last)
     rows = FileRevision.objects.filter(
-        message__conversation_id=turn.conversation_id, message__sequence__gte=turn.sequence
+        message__conversation_id=first.conversation_id, message__sequence__gte=first.sequence
     )
-    if end is not None:
-        rows = rows.filter(message__sequence__lt=end)
-    return rows.order_by("pk")
+    return rows.filter(message__sequence__lt=end) if end is not None else rows
 
 
 def turn_changes(turn: Message) -> TurnChanges:
@@ -118,13 +121,7 @@ def turns_changes(turns: list[Message]) -> dict[int, TurnChanges]:
     if not turns:
         return {}
     turns = sorted(turns, key=lambda turn: turn.sequence)
-    conversation_id = turns[0].conversation_id
-    end = _next_turn_sequence(turns[-1])
-    rows = FileRevision.objects.filter(
-        message__conversation_id=conversation_id, message__sequence__gte=turns[0].sequence
-    )
-    if end is not None:
-        rows = rows.filter(message__sequence__lt=end)
+    rows = _revisions_of_turns(turns[0], turns[-1])
     by_turn: dict[int, list[FileRevision]] = defaultdict(list)
     starts = [(turn.sequence, turn.pk) for turn in turns]
     for revision in rows.annotate(turn_sequence=F("message__sequence")).order_by("pk"):

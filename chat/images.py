@@ -16,20 +16,15 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from chat.models import ChatImage, Message
-from projects.binaries import BinaryProblem, checked
+from chat.models import ChatImage
+from projects.binaries import BinaryProblem, Sniffed, checked, sniff
 from projects.models import Project
 from projects.paths import extension_of
 from projects.results import FileError, FileWrite
 from projects.services import Author, file_upload
 
-IMAGE_TYPES = {
-    "png": "image/png",
-    "jpg": "image/jpeg",
-    "jpeg": "image/jpeg",
-    "gif": "image/gif",
-    "webp": "image/webp",
-}
+_IMAGE_EXTENSIONS = frozenset({"png", "jpg", "jpeg", "gif", "webp"})
+_NOT_A_PICTURE = "Attach a PNG, JPEG, GIF or WebP picture."
 _EXTENSION_OF = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
 MAX_WAITING = 20  # uploaded, not yet sent, per person
 
@@ -49,23 +44,15 @@ def image_upload(
             f"{limit // (1024 * 1024)} MB."
         )
     extension = _EXTENSION_OF.get(content_type) or extension_of(name or "x")
-    if extension not in IMAGE_TYPES:
-        return ImageProblem("Attach a PNG, JPEG, GIF or WebP picture.")
-    found = checked(name or "picture", extension, data)
-    if isinstance(found, BinaryProblem):
-        # The browser's type for a pasted picture may differ from its bytes: try those.
-        sniffed = next(
-            (
-                ext
-                for ext in ("png", "jpg", "gif", "webp")
-                if not isinstance(checked(name, ext, data), BinaryProblem)
-            ),
-            None,
+    if extension not in _IMAGE_EXTENSIONS:
+        return ImageProblem(_NOT_A_PICTURE)
+    # What it is comes from its bytes: a pasted picture's label may say otherwise.
+    found = sniff(data)
+    if not isinstance(found, Sniffed) or found.content_type not in _EXTENSION_OF:
+        problem = checked(name or "picture", extension, data)  # says what is wrong
+        return ImageProblem(
+            problem.message if isinstance(problem, BinaryProblem) else _NOT_A_PICTURE
         )
-        if sniffed is None:
-            return ImageProblem(found.message)
-        found = checked(name, sniffed, data)
-        assert not isinstance(found, BinaryProblem)
     waiting = ChatImage.objects.filter(user=user, message__isnull=True).order_by("-created_at")
     stale = list(waiting.values_list("pk", flat=True)[MAX_WAITING - 1 :])
     ChatImage.objects.filter(pk__in=stale).delete()
@@ -98,10 +85,6 @@ def images_waiting(
     if len(found) != len(set(ids)):
         return ImageProblem("A picture of this message is gone; attach it again.")
     return [found[pk] for pk in ids]
-
-
-def images_attach(*, message: Message, ids: list[int]) -> None:
-    ChatImage.objects.filter(pk__in=ids, message__isnull=True).update(message=message)
 
 
 def images_as_urls(ids: list[int]) -> list[str]:

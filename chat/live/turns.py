@@ -311,9 +311,8 @@ SERVER_STOPPED = (
 
 def turn_alive(project_id: uuid.UUID, key: str) -> bool:
     """Whether the turn `key` still holds the project (its server refreshes the lock)."""
-    return ProjectLock.objects.filter(
-        project_id=project_id, holder=key, expires_at__gt=timezone.now()
-    ).exists()
+    lock = lock_current(project_id)
+    return lock is not None and lock.holder == key
 
 
 @transaction.atomic

@@ -24,9 +24,11 @@
   });
 
   // ── a person's preferences, saved on the server (projects.preferences) ──
+  // The token htmx sends (base.html's hx-headers), for requests made by hand.
   function csrfToken() {
     try { return JSON.parse(document.body.getAttribute("hx-headers"))["X-CSRFToken"]; } catch (_) { return ""; }
   }
+  window.builtitCsrfToken = csrfToken;
   window.builtitSavePreferences = (changes) => {
     if (!Object.keys(changes).length) return Promise.resolve();
     return fetch("/preferences/", {

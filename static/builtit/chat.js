@@ -146,10 +146,6 @@
     }));
   }
 
-  function csrfToken() {
-    try { return JSON.parse(document.body.getAttribute("hx-headers"))["X-CSRFToken"]; } catch (_) { return ""; }
-  }
-
   async function attachPictures(files) {
     const grid = document.querySelector(".workspace-grid");
     for (const file of files) {
@@ -162,7 +158,7 @@
       body.append("image", file, file.name || "pasted.png");
       try {
         const answer = await fetch(grid.dataset.chatImageUrl, {
-          method: "POST", body, credentials: "same-origin", headers: { "X-CSRFToken": csrfToken() },
+          method: "POST", body, credentials: "same-origin", headers: { "X-CSRFToken": window.builtitCsrfToken() },
         });
         const data = await answer.json().catch(() => ({}));
         if (!answer.ok) { notice(data.error || "The picture could not be attached."); continue; }

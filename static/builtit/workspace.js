@@ -446,10 +446,6 @@
   // ── uploads: binary files (images, fonts, media, PDF) ─────────────────
   // One request per file, in turn, with its progress; the server checks what
   // each file is (projects.binaries) and answers as for a new file.
-  function csrf() {
-    try { return JSON.parse(document.body.getAttribute("hx-headers"))["X-CSRFToken"]; } catch (_) { return ""; }
-  }
-
   function uploadOne(file, fields) {
     return new Promise((resolve) => {
       const progress = document.getElementById("upload-progress");
@@ -458,7 +454,7 @@
       for (const [name, value] of Object.entries(fields)) body.append(name, value);
       const xhr = new XMLHttpRequest();
       xhr.open("POST", grid().dataset.uploadUrl);
-      xhr.setRequestHeader("X-CSRFToken", csrf());
+      xhr.setRequestHeader("X-CSRFToken", window.builtitCsrfToken());
       xhr.setRequestHeader("HX-Request", "true");
       xhr.upload.onprogress = (event) => {
         if (progress && event.lengthComputable) {
