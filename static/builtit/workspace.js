@@ -54,10 +54,11 @@
     editor.commands.addCommand({
       name: "leaveEditor",
       bindKey: { win: "Esc", mac: "Esc" },
-      // After Ace has finished with the key (it puts the focus back on its own input).
-      exec: () => setTimeout(() => {
+      // After Ace has finished with the key (it puts the focus back on its own
+      // input); not if the focus has gone elsewhere meanwhile (a click, a script).
+      exec: (ace) => setTimeout(() => {
         const save = form.querySelector("button[type=submit]");
-        if (save) save.focus();
+        if (save && ace.isFocused()) save.focus();
       }, 0),
     });
     if (place) restorePlace(place);
