@@ -12,12 +12,14 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from builtit import bodylimit  # noqa: E402
+from builtit import bodylimit, shutdown  # noqa: E402
 from builtit.routing import websocket_urlpatterns  # noqa: E402
 from chat.live.socket_auth import SocketGate  # noqa: E402
 
 # Bodies over their route's limit are refused by daphne before they are read.
 bodylimit.install()
+# On SIGTERM the process finishes or interrupts its turns before it exits.
+shutdown.install()
 
 application = ProtocolTypeRouter(
     {

@@ -1,5 +1,7 @@
 """`/healthz` for load balancers: 200 when this process reaches the database and
-the channel layer, 503 (saying which) otherwise. No session, no secrets."""
+the channel layer, 503 (saying which) otherwise, and 503 "draining" once it has
+begun a clean shutdown (chat.live.draining), so that new people go elsewhere.
+No session, no secrets."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from chat.live import turns
+
 logger = logging.getLogger(__name__)
 
 
@@ -21,6 +25,8 @@ logger = logging.getLogger(__name__)
 @never_cache
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
+    if not turns.accepting():
+        return JsonResponse({"status": "draining"}, status=503)
     checks = {"database": _database(), "channel_layer": _channel_layer()}
     healthy = all(checks.values())
     body = {

@@ -353,5 +353,10 @@ LOGGING = {
     },
 }
 # Seconds before a crashed server's hold on a project (one turn at a time) lapses;
-# a running turn renews it every third of this.
-BUILTIT_TURN_LOCK_TTL = env_float("BUILTIT_TURN_LOCK_TTL", 60.0, minimum=3.0)
+# a running turn renews it every fifth of this, and the tabs check it as often,
+# so a turn whose server died is found within 1.2 times this (chat.live.turns).
+BUILTIT_TURN_LOCK_TTL = env_float("BUILTIT_TURN_LOCK_TTL", 10.0, minimum=3.0)
+# Seconds a shutting-down process (SIGTERM) lets its running turns finish before
+# it stops them as interrupted (chat.live.draining). Keep it under what the
+# process manager waits before SIGKILL (Kubernetes: 30 s; systemd: 90 s).
+BUILTIT_SHUTDOWN_GRACE = env_float("BUILTIT_SHUTDOWN_GRACE", 20.0, minimum=0.0)

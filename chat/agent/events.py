@@ -22,9 +22,10 @@ FinishReason = Literal[
     "stuck",  # the model kept repeating one call
     "empty",  # the model answered nothing, twice
     "error",  # the provider failed; see the error event
-    "stopped",  # the person (or a shutdown) stopped it
+    "stopped",  # the person stopped it
+    "server_stopped",  # the server running it stopped first (a restart, a crash)
 ]
-TurnStatus = Literal["completed", "failed", "stopped"]
+TurnStatus = Literal["completed", "failed", "stopped", "interrupted"]
 
 
 @dataclass(frozen=True, slots=True)

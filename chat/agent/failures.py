@@ -33,6 +33,15 @@ INTERNAL_ERROR = ErrorEvent(
     retryable=True,
 )
 
+# The server running a turn stopped first: a restart past its grace period
+# (chat.live.draining), or a crash found by the tabs (chat.live.turns.turn_abandon).
+SERVER_STOPPED = ErrorEvent(
+    "server_stopped",
+    "The server running this turn stopped before it finished; what it had done is kept. "
+    "Try again to go on.",
+    retryable=True,
+)
+
 
 def error_event(error: LLMError, *, model: str, has_key: bool, attempts: int) -> ErrorEvent:
     code, message = _describe(error, model=model, has_key=has_key, attempts=attempts)

@@ -42,7 +42,7 @@ from chat.agent.events import (
     TurnStatus,
     UsageEvent,
 )
-from chat.agent.failures import INTERNAL_ERROR, error_event
+from chat.agent.failures import INTERNAL_ERROR, SERVER_STOPPED, error_event
 from chat.agent.limits import TurnLimits, cap_reached
 from chat.agent.model_choice import choose_model
 from chat.agent.person_limits import PersonBudget, person_budget
@@ -103,9 +103,11 @@ async def run_turn(
     tools: ToolRegistry | None = None,
     limits: TurnLimits | None = None,
     on_stopped: Callable[[Done], None] | None = None,
+    interrupted: Callable[[], bool] | None = None,
 ) -> AsyncGenerator[Event, None]:
     """The turn's events. A cancelled turn cannot yield its `done`: it is handed
-    to `on_stopped` instead, once the stop has been recorded."""
+    to `on_stopped` instead, once the stop has been recorded: as stopped by the
+    person, or as interrupted when `interrupted()` says the server is stopping."""
     model = choose_model(request.model, request.project, personal_key=bool(request.api_key))
     own_client = demo_client() if client is None and is_demo(model) else None
     turn = _Turn(
@@ -113,7 +115,8 @@ async def run_turn(
         client or own_client or get_client(),
         tools or file_tools(),
         limits or TurnLimits.for_project(request.project),
-        on_stopped,
+        on_stopped=on_stopped,
+        interrupted=interrupted,
         model=model,
     )
     try:
@@ -173,12 +176,14 @@ class _Turn:
         client: LLMClient,
         tools: ToolRegistry,
         limits: TurnLimits,
-        on_stopped: Callable[[Done], None] | None = None,
         *,
+        on_stopped: Callable[[Done], None] | None = None,
+        interrupted: Callable[[], bool] | None = None,
         model: str,
     ) -> None:
         self.request = request
         self.on_stopped = on_stopped
+        self.interrupted = interrupted
         self.client = client
         self.tools = tools
         self.limits = limits
@@ -523,6 +528,8 @@ class _Turn:
     async def _stop(self) -> Done:
         await self.runner.abandon()
         stopped = _Outcome("stopped", "stopped")
+        if self.interrupted is not None and self.interrupted():
+            stopped = _Outcome("interrupted", "server_stopped", SERVER_STOPPED)
         closing = await threads.run(self._store_closing, stopped, await self._settle_current())
         return self._done(stopped, closing)
 

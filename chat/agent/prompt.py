@@ -99,6 +99,8 @@ def _answer(turn: PastTurn) -> str:
         notes.append(f"[Files changed in this turn: {', '.join(turn.files_changed)}]")
     if turn.status == "stopped":
         notes.append("[This turn was stopped before it finished.]")
+    elif turn.status == "interrupted":
+        notes.append("[This turn was cut short: the server stopped before it finished.]")
     elif turn.status == "failed":
         notes.append("[This turn ended with an error.]")
     notes += [

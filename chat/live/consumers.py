@@ -18,6 +18,8 @@ import contextlib
 import json
 import logging
 import uuid
+import weakref
+from collections.abc import Collection
 from functools import partial
 from typing import Any
 from urllib.parse import parse_qs
@@ -32,7 +34,8 @@ from django.contrib.auth.models import User
 
 from chat import images, services
 from chat.agent import threads
-from chat.agent.events import Done, Event, FilesChanged, TurnStarted, from_json
+from chat.agent.events import Done, Event, FilesChanged, TurnStarted, from_json, to_json
+from chat.agent.failures import SERVER_STOPPED
 from chat.agent.loop import TurnRequest
 from chat.agent.model_choice import ModelError, choose_model, clean_model_id
 from chat.demo.transport import is_demo
@@ -59,6 +62,22 @@ PROJECT_GONE_CODE = 4404
 CLOSE_REASONS = {SESSION_ENDED: SESSION_ENDED_REASON, PROJECT_GONE_CODE: PROJECT_GONE}
 # How long a connecting tab waits for a running turn's replay before giving up on it.
 REPLAY_WAIT = 3.0
+# This process is shutting down (chat.live.draining): the page reconnects at once,
+# through the proxy, to one that is staying.
+SERVICE_RESTART = 1012
+
+_OPEN: weakref.WeakSet[ChatConsumer] = weakref.WeakSet()  # this process's chat sockets
+
+
+async def close_all(*, keep: Collection[uuid.UUID] = ()) -> None:
+    """Close this process's chat sockets for a restart, but those of the projects in `keep`."""
+    for consumer in list(_OPEN):
+        if consumer.project.pk not in keep:
+            _OPEN.discard(consumer)
+            try:
+                await consumer.close(code=SERVICE_RESTART)
+            except Exception:  # one broken socket must not hold up the others
+                logger.warning("Could not close a chat socket for the restart", exc_info=True)
 
 
 class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
@@ -78,6 +97,10 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if opened is None:
             await self.close()
             return
+        if not turns.accepting():  # shutting down: try again elsewhere
+            await self.accept()
+            await self.close(code=SERVICE_RESTART)
+            return
         self.user = user
         self.project, self.conversation = opened
         self.group = turns.group_name(self.project.pk)
@@ -96,6 +119,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
         await self.accept()
+        _OPEN.add(self)
         await self._catch_up()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -123,6 +147,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
 
     async def disconnect(self, code: int) -> None:
         # The turn goes on: it belongs to the project, not to this tab.
+        _OPEN.discard(self)
         if hasattr(self, "watchdog"):
             self.watchdog.cancel()
         if hasattr(self, "group"):
@@ -351,10 +376,10 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     # --- a turn whose server stopped --------------------------------------------------
 
     async def _watch(self) -> None:
-        """Every quarter of the lock's lifetime: is the watched turn's server still
+        """As often as the turn refreshes its lock: is the watched turn's server still
         there? When its lock lapsed without a `done`, the turn is recorded as
         interrupted (by whichever tab gets there first) and every tab redraws."""
-        interval = settings.BUILTIT_TURN_LOCK_TTL / 4
+        interval = settings.BUILTIT_TURN_LOCK_TTL / turns.HEARTBEATS_PER_TTL
         while True:
             await asyncio.sleep(interval)
             key = self.watched
@@ -375,18 +400,8 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if self.turn_key == key:
             self.turn_key, self.drawing = None, None
         if self.as_json:
-            event = {
-                "type": "error",
-                "code": "server_stopped",
-                "message": turns.SERVER_STOPPED,
-                "retryable": True,
-            }
-            await self.send(text_data=json.dumps(event, ensure_ascii=False))
-            await self.send(
-                text_data=json.dumps(
-                    {"type": "done", "status": "interrupted", "finish_reason": "server_stopped"}
-                )
-            )
+            for event in (SERVER_STOPPED, Done("server_stopped", "interrupted", 0, None)):
+                await self.send(text_data=json.dumps(to_json(event), ensure_ascii=False))
             return
         await self._catch_up()
 

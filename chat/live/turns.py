@@ -24,23 +24,26 @@ import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from channels.layers import BaseChannelLayer, get_channel_layer
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from chat import services
-from chat.agent import threads
+from chat.agent import records, threads
 from chat.agent.events import ContentText, Done, Event, ReasoningText, to_json
-from chat.agent.failures import INTERNAL_ERROR
+from chat.agent.failures import INTERNAL_ERROR, SERVER_STOPPED
 from chat.agent.loop import TurnRequest, run_turn
 from chat.agent.person_limits import running_turn_limit, too_many_turns_message
+from chat.changes import turn_revisions
 from chat.live import messages
-from chat.llm import LLMClient
+from chat.llm import LLMClient, Usage
 from chat.llm.deltas import joined_runs, joined_text
+from chat.llm.jsontypes import as_object
 from chat.models import Conversation, Message
 from projects.locks import LockHeld, lock_acquire, lock_current, lock_refresh, lock_release
 from projects.models import Project, ProjectLock
@@ -49,6 +52,7 @@ logger = logging.getLogger(__name__)
 
 LOCK_PURPOSE = "assistant"
 LISTENER_GRACE = 10.0  # seconds a turn's listener has to hear that the turn ended
+HEARTBEATS_PER_TTL = 5  # lock refreshes per BUILTIT_TURN_LOCK_TTL
 
 
 def group_name(project_id: uuid.UUID) -> str:
@@ -83,6 +87,8 @@ async def start(
     observer: Callable[[Event], None] | None = None,
 ) -> LiveTurn | Busy:
     """Start a turn unless one is running on the project; `observer` sees each event."""
+    if not _PROCESS.accepting:
+        return Busy(RESTARTING)
     layer = get_channel_layer()
     control = await layer.new_channel() if layer is not None else None
     lock = await threads.run(_acquire, order, control)
@@ -120,6 +126,48 @@ async def wait_all() -> None:
         await asyncio.wait([turn.task for turn in list(_LIVE) if turn.task is not None])
 
 
+# --- a clean shutdown (chat.live.draining) ----------------------------------------------
+
+RESTARTING = "This server is restarting, so it takes no new turns. Send again in a moment."
+
+
+@dataclass
+class _Process:
+    accepting: bool = True  # until its shutdown begins
+
+
+_PROCESS = _Process()
+
+
+def accepting() -> bool:
+    """Whether this process starts new turns (not once its shutdown began)."""
+    return _PROCESS.accepting
+
+
+def refuse_new() -> None:
+    _PROCESS.accepting = False
+
+
+def running_here() -> set[uuid.UUID]:
+    """The projects whose turn runs in this process."""
+    return {turn.order.project.pk for turn in _LIVE}
+
+
+async def finish_all(*, grace: float) -> int:
+    """Let this process's turns finish for up to `grace` seconds, then stop the
+    rest as interrupted by the server (each records what it did and tells every
+    tab, as a stop does). Returns how many had to be interrupted."""
+    running = [turn.task for turn in list(_LIVE) if turn.task is not None]
+    if running:
+        await asyncio.wait(running, timeout=grace)
+    late = [turn for turn in list(_LIVE) if turn.task is not None and not turn.task.done()]
+    for turn in late:
+        turn.interrupt()
+    if late:
+        await asyncio.wait([turn.task for turn in late if turn.task is not None])
+    return len(late)
+
+
 def busy_message() -> str:
     return (
         "The assistant is already working on this project (perhaps from another tab). "
@@ -155,6 +203,8 @@ class LiveTurn:
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
     _ended: bool = False
     _drive: asyncio.Task[None] | None = None
+    # Stopped by the server (shutting down, or its lock lost), not by a person.
+    _interrupted: bool = False
 
     @property
     def key(self) -> str:
@@ -173,6 +223,11 @@ class LiveTurn:
         if self._drive is not None:
             self._drive.cancel()
 
+    def interrupt(self) -> None:
+        """Stop the turn as interrupted by the server: recorded so, with what it did kept."""
+        self._interrupted = True
+        self.stop()
+
     async def _run(self) -> None:
         heartbeat = asyncio.create_task(self._heartbeat())
         listener = asyncio.create_task(self._listen()) if self.control is not None else None
@@ -181,7 +236,7 @@ class LiveTurn:
         try:
             await asyncio.wait({self._drive})
         except asyncio.CancelledError:  # the server is shutting down: stop the turn too
-            self._drive.cancel()
+            self.interrupt()
             await asyncio.wait({self._drive})
         finally:
             if self.done is None:  # stopped before the loop could record anything
@@ -197,7 +252,12 @@ class LiveTurn:
 
     async def _follow(self) -> None:
         try:
-            async for event in run_turn(self.order, client=self.client, on_stopped=self._emit):
+            async for event in run_turn(
+                self.order,
+                client=self.client,
+                on_stopped=self._stopped,
+                interrupted=lambda: self._interrupted,
+            ):
                 self._emit(event)
         except asyncio.CancelledError:
             raise
@@ -205,6 +265,11 @@ class LiveTurn:
             logger.exception("Turn %s failed outside the loop", self.key)
             self._emit(INTERNAL_ERROR)
             self._emit(Done("error", "failed", 0, None))
+
+    def _stopped(self, done: Done) -> None:
+        if done.status == "interrupted":  # the tabs say why, as for a crash
+            self._emit(SERVER_STOPPED)
+        self._emit(done)
 
     def _emit(self, event: Event) -> None:
         if self.done is not None:
@@ -281,11 +346,17 @@ class LiveTurn:
         listener.cancel()
 
     async def _heartbeat(self) -> None:
+        """Refresh the lock several times per lifetime, so that only a process
+        stalled for most of BUILTIT_TURN_LOCK_TTL looks dead to the tabs' watchdogs."""
         ttl = settings.BUILTIT_TURN_LOCK_TTL
         while True:
-            await asyncio.sleep(ttl / 3)
+            await asyncio.sleep(ttl / HEARTBEATS_PER_TTL)
             if not await threads.run(lock_refresh, self.lock, ttl=ttl):
-                logger.warning("Turn %s lost its project lock", self.key)
+                # A tab found the lock lapsed and recorded the turn as interrupted;
+                # another turn may start now, so this one must not write on.
+                logger.warning("Turn %s lost its project lock; stopping it", self.key)
+                self.interrupt()
+                return
 
 
 def merged(events: list[Event]) -> list[Event]:
@@ -301,12 +372,6 @@ def compacted(history: list[Numbered]) -> list[Numbered]:
 def _numbered_joined(last: Numbered, item: Numbered) -> Numbered | None:
     joined = merged([last.event, item.event])
     return Numbered(item.seq, joined[0]) if len(joined) == 1 else None
-
-
-SERVER_STOPPED = (
-    "The server running this turn stopped before it finished; what it had done is kept. "
-    "Try again to go on."
-)
 
 
 def turn_alive(project_id: uuid.UUID, key: str) -> bool:
@@ -332,27 +397,39 @@ def turn_abandon(project_id: uuid.UUID, key: str) -> bool:
     conversation = Conversation.objects.filter(pk=turn.conversation_id or 0).first()
     if conversation is None:
         return True
-    closed = conversation.messages.filter(
-        sequence__gte=turn.first_sequence, metadata__has_key="turn"
-    ).exists()
-    if not closed:
-        services.message_create(
-            conversation=conversation,
-            sequence=services.next_sequence(conversation),
-            role=Message.Role.ASSISTANT,
-            metadata={
-                "turn": {
-                    "status": "interrupted",
-                    "finish_reason": "server_stopped",
-                    "error": {
-                        "code": "server_stopped",
-                        "message": SERVER_STOPPED,
-                        "retryable": True,
-                    },
-                }
-            },
-        )
+    in_turn = conversation.messages.filter(sequence__gte=turn.first_sequence)
+    if in_turn.filter(metadata__has_key="turn").exists():
+        return True  # it closed after all
+    services.message_create(
+        conversation=conversation,
+        sequence=services.next_sequence(conversation),
+        role=Message.Role.ASSISTANT,
+        metadata={"turn": _interrupted_record(in_turn)},
+    )
     return True
+
+
+def _interrupted_record(in_turn: QuerySet[Message]) -> dict[str, Any]:
+    """The closing record of a turn its server never closed, from what it stored:
+    its replies' usage and the files its calls changed."""
+    usage = Usage()
+    for metadata in in_turn.filter(role=Message.Role.ASSISTANT).values_list("metadata", flat=True):
+        usage += Usage.from_wire(as_object(as_object(metadata).get("usage")))
+    request = in_turn.filter(role=Message.Role.USER).order_by("sequence").first()
+    last = in_turn.order_by("sequence").last()
+    changed = turn_revisions(request).values_list("path", flat=True) if request else []
+    # Until the last thing it stored: when it stopped after that is not known.
+    seconds = (last.created_at - request.created_at).total_seconds() if request and last else 0
+    return records.turn_metadata(
+        status="interrupted",
+        finish_reason="server_stopped",
+        iterations=in_turn.filter(role=Message.Role.ASSISTANT).count(),
+        usage=usage,
+        files_changed=list(dict.fromkeys(changed)),
+        tool_timings=[],
+        seconds=seconds,
+        error=SERVER_STOPPED,
+    )
 
 
 @transaction.atomic

@@ -7,6 +7,8 @@ import pytest
 from django.test import Client
 from pytest_django.fixtures import Settings as SettingsWrapper
 
+from chat.live import turns
+
 pytestmark = pytest.mark.django_db
 
 
@@ -30,3 +32,12 @@ def test_an_unreachable_channel_layer_is_a_503_that_says_which(
     assert answer.status_code == 503
     assert answer.json()["channel_layer"] == "down"
     assert answer.json()["database"] == "ok"
+
+
+def test_a_process_shutting_down_is_a_503_draining(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(turns, "_PROCESS", turns._Process(accepting=False))
+    answer = client.get("/healthz")
+    assert answer.status_code == 503
+    assert answer.json() == {"status": "draining"}

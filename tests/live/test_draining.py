@@ -1,0 +1,184 @@
+"""A clean shutdown of one process (issue 19): on SIGTERM it takes no new turn,
+sends tabs with nothing running here to reconnect elsewhere, lets its running
+turns finish within the grace period and stops the rest as interrupted, with
+what they did kept, telling every tab. (Daphne's SIGTERM reaching this code,
+with real processes, is in tests/scale/.)"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import User
+
+from chat import services
+from chat.agent.loop import TurnRequest
+from chat.live import draining, turns
+from chat.live.consumers import SERVICE_RESTART
+from chat.models import Message
+from projects.lifecycle import project_create
+from projects.models import Project, ProjectFile, ProjectLock
+from tests.fakes.held import Held
+from tests.fakes.openrouter import FakeOpenRouter
+from tests.fakes.script import RecordedRequest, Reply, Scripted, ToolCallScript
+from tests.live.tabs import communicator, events_until, next_event, opened, send, socket_path
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PAGE = "<!doctype html><title>Bakery</title><h1>Fresh bread</h1>"
+
+
+class WriteThenHold:
+    """The model writes /index.html at once, then its next answer waits for `held`."""
+
+    def __init__(self, held: Held) -> None:
+        self.held = held
+        self.asked = 0
+
+    def __call__(self, request: RecordedRequest) -> Scripted:
+        self.asked += 1
+        if self.asked == 1:
+            page = ToolCallScript("create_file", {"path": "/index.html", "content": PAGE})
+            return Reply(content="Writing the page.", tool_calls=[page])
+        return self.held(request)
+
+
+@pytest.fixture(autouse=True)
+def a_fresh_process(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Each test's process starts out taking turns (a drain is for good)."""
+    monkeypatch.setattr(turns, "_PROCESS", turns._Process())
+    yield
+
+
+@pytest.fixture
+def other_project(user: User) -> Project:
+    result = project_create(owner=user, name="Another site")
+    assert isinstance(result, Project)
+    return result
+
+
+async def closed_with(socket: WebsocketCommunicator) -> tuple[list[dict[str, Any]], int]:
+    """The JSON events a socket gets until it is closed, and the close code."""
+    events: list[dict[str, Any]] = []
+    while True:
+        output = await socket.receive_output(timeout=15)
+        if output["type"] == "websocket.close":
+            return events, output.get("code", 1000)
+        events.append(json.loads(output["text"]))
+
+
+@sync_to_async
+def closing_record(project: Project) -> dict[str, Any]:
+    closing = Message.objects.get(conversation__project=project, metadata__has_key="turn")
+    record: dict[str, Any] = closing.metadata["turn"]
+    return record
+
+
+@sync_to_async
+def page_of(project: Project) -> str:
+    return ProjectFile.objects.get(project=project, path="/index.html").content
+
+
+@sync_to_async
+def locked() -> bool:
+    return ProjectLock.objects.exists()
+
+
+async def test_a_turn_past_its_grace_is_interrupted_with_what_it_did_kept(
+    scripted: FakeOpenRouter, project: Project, other_project: Project, user: User
+) -> None:
+    held = Held(Reply(content="Done."))
+    scripted.responder = WriteThenHold(held)
+    async with opened(other_project, user) as elsewhere, opened(project, user) as watcher:
+        await send(watcher, message="Build the bakery's page")
+        await events_until(watcher, "files_changed")
+
+        drain = asyncio.ensure_future(draining.drain(grace=0.3))
+        # A tab with nothing running here reconnects elsewhere at once...
+        assert await closed_with(elsewhere) == ([], SERVICE_RESTART)
+        # ...one watching a turn here sees it end first.
+        events, code = await closed_with(watcher)
+        drained = await drain
+        held.release()
+
+    assert code == SERVICE_RESTART
+    assert [event["type"] for event in events][-2:] == ["error", "done"]
+    assert events[-2]["code"] == "server_stopped"
+    assert events[-1]["status"] == "interrupted"
+    assert events[-1]["finish_reason"] == "server_stopped"
+    assert drained == draining.Drained(finished=0, interrupted=1)
+
+    record = await closing_record(project)
+    assert record["status"] == "interrupted"
+    assert record["error"]["code"] == "server_stopped"
+    assert record["files_changed"] == ["/index.html"]
+    assert await page_of(project) == PAGE, "the write it made is kept"
+    assert not await locked()
+
+
+async def test_a_turn_that_ends_within_the_grace_is_recorded_as_completed(
+    scripted: FakeOpenRouter, project: Project, user: User
+) -> None:
+    held = Held(Reply(content="Done."))
+    scripted.responder = WriteThenHold(held)
+    async with opened(project, user) as watcher:
+        await send(watcher, message="Build the bakery's page")
+        await events_until(watcher, "files_changed")
+        drain = asyncio.ensure_future(draining.drain(grace=30))
+        await asyncio.sleep(0)  # the drain has begun: no new turn from here on
+        held.release()
+        events, code = await closed_with(watcher)
+        drained = await drain
+
+    assert code == SERVICE_RESTART
+    assert events[-1]["type"] == "done"
+    assert events[-1]["status"] == "completed"
+    assert drained == draining.Drained(finished=1, interrupted=0)
+    assert (await closing_record(project))["status"] == "completed"
+
+
+async def test_once_draining_no_turn_starts_and_new_tabs_are_sent_elsewhere(
+    scripted: FakeOpenRouter, project: Project, user: User
+) -> None:
+    async with opened(project, user) as tab:
+        drained = await draining.drain(grace=1)
+        _, code = await closed_with(tab)
+    assert drained == draining.Drained(finished=0, interrupted=0)
+    assert code == SERVICE_RESTART
+
+    late = await communicator(socket_path(project), user=user)
+    connected, _ = await late.connect()
+    assert connected
+    assert (await late.receive_output(timeout=5))["code"] == SERVICE_RESTART
+
+    conversation = await sync_to_async(services.conversation_create)(project=project)
+    started = await turns.start(TurnRequest(project, conversation, "Hello", user=user))
+    assert started == turns.Busy(turns.RESTARTING)
+    assert scripted.requests == [], "nothing was asked of the model"
+
+
+async def test_a_busy_notice_reaches_a_tab_that_sends_while_the_drain_runs(
+    scripted: FakeOpenRouter, project: Project, other_project: Project, user: User
+) -> None:
+    """A tab kept open for its running turn cannot start another one meanwhile."""
+    held = Held(Reply(content="Done."))
+    scripted.responder = WriteThenHold(held)
+    async with opened(project, user) as watcher:
+        await send(watcher, message="Build the bakery's page")
+        await events_until(watcher, "files_changed")
+        drain = asyncio.ensure_future(draining.drain(grace=30))
+        await asyncio.sleep(0)
+        await send(watcher, message="And a contact page")
+        refusal = await next_event(watcher)
+        while refusal["type"] != "error":
+            refusal = await next_event(watcher)
+        held.release()
+        await closed_with(watcher)
+        await drain
+    assert refusal["code"] == "busy"
+    assert refusal["message"] == turns.RESTARTING
