@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -49,10 +48,9 @@ class WriteThenHold:
 
 
 @pytest.fixture(autouse=True)
-def a_fresh_process(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def a_fresh_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test's process starts out taking turns (a drain is for good)."""
     monkeypatch.setattr(turns, "_PROCESS", turns._Process())
-    yield
 
 
 @pytest.fixture
