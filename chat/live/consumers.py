@@ -63,29 +63,41 @@ CLOSE_REASONS = {SESSION_ENDED: SESSION_ENDED_REASON, PROJECT_GONE_CODE: PROJECT
 # How long a connecting tab waits for a running turn's replay before giving up on it.
 REPLAY_WAIT = 3.0
 # This process is shutting down (chat.live.draining): the page reconnects at once,
-# through the proxy, to one that is staying.
-SERVICE_RESTART = 1012
+# through the proxy, to one that is staying. It is 1012 (Service Restart) in the
+# range an application may send: autobahn, under daphne, refuses 1012 itself.
+SERVICE_RESTART = 4012
+CLOSE_WAIT = 2.0  # seconds a restart waits for the tabs to answer its close
 
 _OPEN: weakref.WeakSet[ChatConsumer] = weakref.WeakSet()  # this process's chat sockets
 
 
 async def close_all(*, keep: Collection[uuid.UUID] = ()) -> None:
-    """Close this process's chat sockets for a restart, but those of the projects in `keep`."""
-    for consumer in list(_OPEN):
-        if consumer.project.pk not in keep:
-            _OPEN.discard(consumer)
-            try:
-                await consumer.close(code=SERVICE_RESTART)
-            except Exception:  # one broken socket must not hold up the others
-                logger.warning("Could not close a chat socket for the restart", exc_info=True)
+    """Close this process's chat sockets for a restart, but those of the projects
+    in `keep`, and wait (a little) for each tab to answer: a close frame still in
+    the server's buffer when it exits never reaches the tab, which then waits for
+    a timeout instead of reconnecting at once."""
+    closing = [consumer for consumer in list(_OPEN) if consumer.project.pk not in keep]
+    for consumer in closing:
+        _OPEN.discard(consumer)
+        try:
+            await consumer.close(code=SERVICE_RESTART)
+        except Exception:  # one broken socket must not hold up the others
+            logger.warning("Could not close a chat socket for the restart", exc_info=True)
+    answered = [asyncio.ensure_future(consumer.gone.wait()) for consumer in closing]
+    if answered:
+        await asyncio.wait(answered, timeout=CLOSE_WAIT)
+        for waiting in answered:
+            waiting.cancel()
 
 
 class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     project: Project
     conversation: Conversation | None
     user: User
+    gone: asyncio.Event
 
     async def connect(self) -> None:
+        self.gone = asyncio.Event()  # set when the socket has closed
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             await self.close()
@@ -148,6 +160,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     async def disconnect(self, code: int) -> None:
         # The turn goes on: it belongs to the project, not to this tab.
         _OPEN.discard(self)
+        self.gone.set()
         if hasattr(self, "watchdog"):
             self.watchdog.cancel()
         if hasattr(self, "group"):

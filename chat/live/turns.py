@@ -29,7 +29,7 @@ from typing import Any, Literal
 from channels.layers import BaseChannelLayer, get_channel_layer
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -203,6 +203,7 @@ class LiveTurn:
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
     _ended: bool = False
     _drive: asyncio.Task[None] | None = None
+    _heartbeat_task: asyncio.Task[None] | None = None
     # Stopped by the server (shutting down, or its lock lost), not by a person.
     _interrupted: bool = False
 
@@ -229,7 +230,7 @@ class LiveTurn:
         self.stop()
 
     async def _run(self) -> None:
-        heartbeat = asyncio.create_task(self._heartbeat())
+        self._heartbeat_task = asyncio.create_task(self._heartbeat())
         listener = asyncio.create_task(self._listen()) if self.control is not None else None
         publisher = asyncio.create_task(self._publish())
         self._drive = asyncio.create_task(self._follow())
@@ -244,9 +245,7 @@ class LiveTurn:
             self._ended = True
             self._wake.set()
             await asyncio.wait({publisher}, timeout=5)
-            heartbeat.cancel()
-            await threads.run(lock_release, self.lock)
-            # After the release: a tab that saw `done` may start the next turn at once.
+            await self._release()
             if listener is not None:
                 await self._stop_listening(listener)
 
@@ -291,7 +290,16 @@ class LiveTurn:
             if self._ended and not self._pending:
                 return
 
+    async def _release(self) -> None:
+        if self._heartbeat_task is None:
+            return
+        self._heartbeat_task.cancel()
+        self._heartbeat_task = None
+        await threads.run(lock_release, self.lock)
+
     async def _send(self, events: list[Event]) -> None:
+        if self.done is not None and self.done in events:
+            await self._release()  # first: a tab that saw `done` may start the next turn at once
         first = len(self.history) + 1
         numbered = [Numbered(first + index, event) for index, event in enumerate(events)]
         self.history += numbered
@@ -351,7 +359,12 @@ class LiveTurn:
         ttl = settings.BUILTIT_TURN_LOCK_TTL
         while True:
             await asyncio.sleep(ttl / HEARTBEATS_PER_TTL)
-            if not await threads.run(lock_refresh, self.lock, ttl=ttl):
+            try:
+                held = await threads.run(lock_refresh, self.lock, ttl=ttl)
+            except DatabaseError:  # a blip: the next beat tries again, well within the TTL
+                logger.warning("Could not refresh turn %s's lock", self.key, exc_info=True)
+                continue
+            if not held:
                 # A tab found the lock lapsed and recorded the turn as interrupted;
                 # another turn may start now, so this one must not write on.
                 logger.warning("Turn %s lost its project lock; stopping it", self.key)

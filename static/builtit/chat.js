@@ -326,6 +326,7 @@
     return data ? JSON.parse(data.textContent) : {};
   }
 
+  const SERVICE_RESTART = 4012;  // chat.live.consumers
   document.addEventListener("htmx:wsClose", (event) => {
     connected = false;
     const closed = event.detail && event.detail.event ? event.detail.event : {};
@@ -335,6 +336,14 @@
       const attempt = failures > 1 ? ` (attempt ${failures})` : "";
       connection(`Lost the connection to the server; retrying in ${seconds} s${attempt}. ` +
                  "The assistant keeps working meanwhile, and your message stays in the box.");
+    } else if (code === SERVICE_RESTART) {
+      // This server is restarting (chat.live.draining): reconnect at once, through
+      // the proxy, to one that stays; htmx itself reconnects only on 10xx codes.
+      const wait = htmx.config.wsReconnectDelay();
+      const wrapper = event.detail && event.detail.socketWrapper;
+      if (wrapper) setTimeout(() => wrapper.reconnect(), wait);
+      connection(`The server is restarting; reconnecting in ${Math.max(1, Math.round(wait / 1000))} s. ` +
+                 "What the assistant did is kept, and your message stays in the box.");
     } else if (code >= 4000 && (closed.reason || closeReasons()[code])) {
       // The server said why, and it will not change by retrying.
       connection(closed.reason || closeReasons()[code]);

@@ -7,12 +7,8 @@ Without the browser these tests skip, except where BUILTIT_REQUIRE_BROWSER=1
 from __future__ import annotations
 
 import collections
-import json
 import os
 import re
-import select
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Generator, Iterator
@@ -20,15 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import connections
 from playwright.sync_api import sync_playwright
 
 from projects.models import ProjectLock
 from tests.fakes.demo import demo_responder
 from tests.fakes.openrouter import FakeOpenRouter
 from tests.fakes.script import RecordedRequest, Scripted
+from tests.servers import server_start, shared_settings
 
 CHROMIUM = os.environ.get("BUILTIT_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -127,43 +122,9 @@ def open_file(page, path: str) -> None:
 
 # --- The app over ASGI, websockets included -----------------------------------------
 #
-# pytest-django's live_server is WSGI: no websockets, so no chat. These fixtures
-# run daphne on the real ASGI application in a child process, against the test
-# database (an SQLite file, so the child sees what the tests commit) and a fake
-# OpenRouter that runs here, in a thread, reached over TCP.
-#
-# The child is a fresh interpreter, not a fork: by the time the browser tests run,
-# this process holds thread pools (chat.agent.threads, asgiref), channel layers and event
-# loops that a forked child would inherit without their threads, and hang on.
-
-SERVER_SETTINGS = "BUILTIT_TEST_SERVER_SETTINGS"
-_SERVE = f"""
-import json, os
-import django
-django.setup()
-from django.conf import settings
-given = json.loads(os.environ.pop({SERVER_SETTINGS!r}))
-settings.DATABASES["default"]["NAME"] = given.pop("database")
-for name, value in given.items():
-    setattr(settings, name, value)
-from daphne.server import Server  # installs the asyncio reactor: first
-from daphne.endpoints import build_endpoint_description_strings
-from twisted.internet import reactor
-from channels.routing import get_default_application
-from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
-server = Server(
-    ASGIStaticFilesHandler(get_default_application()),
-    endpoints=build_endpoint_description_strings(host="127.0.0.1", port=0),
-)
-def announce():
-    if not server.listening_addresses:
-        reactor.callLater(0.05, announce)
-        return
-    print(server.listening_addresses[0][1], flush=True)
-reactor.callLater(0, announce)
-server.run()
-"""
-SERVER_START_LIMIT = 30.0  # seconds
+# A real daphne (tests.servers) on the test database (an SQLite file, or
+# PostgreSQL in `make test-services`, so the server sees what the tests commit)
+# and a fake OpenRouter that runs here, in a thread, reached over TCP.
 
 
 @dataclass
@@ -229,49 +190,25 @@ class ChatServer:
     fake: ChatFake
 
 
-def _server_settings(fake: FakeOpenRouter) -> str:
-    return json.dumps(
-        {
-            "database": str(connections["default"].settings_dict["NAME"]),  # the test database
-            "SECRET_KEY": settings.SECRET_KEY,  # sessions signed here are valid there
-            "OPENROUTER_BASE_URL": fake.base_url,
-            # No server key: turns reach the fake without one (it does not ask), and a
-            # person without a key of their own meets what a keyless server says.
-            "OPENROUTER_API_KEY": "",
-            "OPENROUTER_MAX_RETRIES": 0,
-        }
+def _server_settings(fake: FakeOpenRouter) -> dict[str, object]:
+    return shared_settings(
+        OPENROUTER_BASE_URL=fake.base_url,
+        # No server key: turns reach the fake without one (it does not ask), and a
+        # person without a key of their own meets what a keyless server says.
+        OPENROUTER_API_KEY="",
+        OPENROUTER_MAX_RETRIES=0,
     )
-
-
-def _port_of(server: subprocess.Popen[str]) -> int:
-    assert server.stdout is not None
-    ready, _, _ = select.select([server.stdout], [], [], SERVER_START_LIMIT)
-    line = server.stdout.readline() if ready else ""
-    if not line.strip().isdigit():
-        server.kill()
-        raise RuntimeError(f"daphne did not start (exit code {server.wait()}); see its stderr")
-    return int(line)
 
 
 @pytest.fixture(scope="session")
 def _asgi_server(django_db_setup: None) -> Iterator[tuple[str, FakeOpenRouter]]:
     _require_browser()
     with FakeOpenRouter() as fake:
-        env = {**os.environ, SERVER_SETTINGS: _server_settings(fake)}
-        env["DJANGO_SETTINGS_MODULE"] = settings.SETTINGS_MODULE
-        env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # the server keeps Django's guard
-        server = subprocess.Popen(  # noqa: S603 (our own script)
-            [sys.executable, "-c", _SERVE], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True
-        )
+        server = server_start(_server_settings(fake))
         try:
-            yield f"http://127.0.0.1:{_port_of(server)}", fake
+            yield server.url, fake
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+            server.stop()
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 
-from tests.fakes.script import HttpError, RecordedRequest, Scripted
+from tests.fakes.script import HttpError, RecordedRequest, Reply, Scripted, ToolCallScript
 
 # How long a held reply waits for `release()` before the fake gives up on it.
 HOLD_TIMEOUT = 20.0
@@ -26,3 +26,22 @@ class Held:
 
     def release(self) -> None:
         self.released.set()
+
+
+PAGE = "<!doctype html><title>Bakery</title><h1>Fresh bread</h1>"
+
+
+class WriteThenHold:
+    """The model writes /index.html (PAGE) at once; its next answer waits for `held`:
+    a turn with a file written and recorded, still running at a known step."""
+
+    def __init__(self, held: Held) -> None:
+        self.held = held
+        self.asked = 0
+
+    def __call__(self, request: RecordedRequest) -> Scripted:
+        self.asked += 1
+        if self.asked == 1:
+            page = ToolCallScript("create_file", {"path": "/index.html", "content": PAGE})
+            return Reply(content="Writing the page.", tool_calls=[page])
+        return self.held(request)

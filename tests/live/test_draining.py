@@ -22,29 +22,12 @@ from chat.live.consumers import SERVICE_RESTART
 from chat.models import Message
 from projects.lifecycle import project_create
 from projects.models import Project, ProjectFile, ProjectLock
-from tests.fakes.held import Held
+from tests.fakes.held import PAGE, Held, WriteThenHold
 from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import RecordedRequest, Reply, Scripted, ToolCallScript
+from tests.fakes.script import Reply
 from tests.live.tabs import communicator, events_until, next_event, opened, send, socket_path
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-PAGE = "<!doctype html><title>Bakery</title><h1>Fresh bread</h1>"
-
-
-class WriteThenHold:
-    """The model writes /index.html at once, then its next answer waits for `held`."""
-
-    def __init__(self, held: Held) -> None:
-        self.held = held
-        self.asked = 0
-
-    def __call__(self, request: RecordedRequest) -> Scripted:
-        self.asked += 1
-        if self.asked == 1:
-            page = ToolCallScript("create_file", {"path": "/index.html", "content": PAGE})
-            return Reply(content="Writing the page.", tool_calls=[page])
-        return self.held(request)
 
 
 @pytest.fixture(autouse=True)

@@ -5,13 +5,15 @@ real ASGI application, over raw sockets: the body is never sent, or only part.""
 from __future__ import annotations
 
 import os
+import queue
 import re
-import select
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import pytest
 from django.conf import settings
@@ -49,11 +51,26 @@ def server() -> Iterator[tuple[str, int]]:
 
 
 def _port(process: subprocess.Popen[str]) -> int:
+    """The port daphne says it listens on. Its stderr is read by a thread, line
+    by line, to the end: select() on the pipe beside a buffered readline() missed
+    a line that arrived in the same read as the one before it, and waited for
+    more that never came (the server, listening, says nothing more); and an
+    undrained pipe would fill and block the server."""
     assert process.stderr is not None
+    lines: queue.Queue[str] = queue.Queue()
+
+    def drain(stream: IO[str]) -> None:
+        for line in stream:
+            lines.put(line)
+        lines.put("")  # the end: daphne exited
+
+    threading.Thread(target=drain, args=(process.stderr,), daemon=True).start()
     seen: list[str] = []
     while True:
-        ready, _, _ = select.select([process.stderr], [], [], START_LIMIT)
-        line = process.stderr.readline() if ready else ""
+        try:
+            line = lines.get(timeout=START_LIMIT)
+        except queue.Empty:
+            line = ""
         if not line:
             raise RuntimeError("daphne did not start: " + "".join(seen))
         seen.append(line)

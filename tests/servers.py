@@ -1,0 +1,141 @@
+"""Real server processes for tests: daphne on the real ASGI application, as
+`daphne builtit.asgi:application` serves it, against the test database.
+
+pytest-django's live_server is WSGI: no websockets. A server here is a fresh
+interpreter, not a fork: by the time it starts, this process holds thread pools
+(chat.agent.threads, asgiref), channel layers and event loops that a forked
+child would inherit without their threads, and hang on. It runs with daphne's
+own signal handling, so SIGTERM is a real shutdown (builtit.shutdown) and
+SIGKILL a real crash.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import connections
+
+ROOT = Path(__file__).resolve().parents[1]
+START_LIMIT = 30.0  # seconds
+STOP_LIMIT = 60.0  # seconds: a SIGTERM's grace period and the drain after it
+
+_SETTINGS = "BUILTIT_TEST_SERVER_SETTINGS"
+_SERVE = f"""
+import json, os
+import django
+django.setup()
+from django.conf import settings
+given = json.loads(os.environ.pop({_SETTINGS!r}))
+settings.DATABASES["default"]["NAME"] = given.pop("database")
+for name, value in given.items():
+    setattr(settings, name, value)
+from daphne.server import Server  # installs the asyncio reactor: first
+from daphne.endpoints import build_endpoint_description_strings
+from twisted.internet import reactor
+from channels.routing import get_default_application
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+server = Server(
+    ASGIStaticFilesHandler(get_default_application()),
+    endpoints=build_endpoint_description_strings(host="127.0.0.1", port=0),
+)
+def announce():
+    if not server.listening_addresses:
+        reactor.callLater(0.05, announce)
+        return
+    print(server.listening_addresses[0][1], flush=True)
+reactor.callLater(0, announce)
+server.run()
+"""
+
+
+@dataclass
+class ServerProcess:
+    process: subprocess.Popen[str]
+    port: int
+    log: Path | None  # its stderr, when kept
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def terminate(self) -> int:
+        """SIGTERM, as a deploy sends it; waits for the exit and returns its status."""
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout=STOP_LIMIT)
+
+    def kill(self) -> None:
+        """SIGKILL: the process vanishes mid-step, as in a crash or an OOM kill."""
+        self.process.kill()
+        self.process.wait()
+
+    def stop(self) -> None:
+        """Whatever state it is in, make sure it is gone (fixtures' teardown)."""
+        if self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=STOP_LIMIT)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def logged(self) -> str:
+        return self.log.read_text(errors="replace") if self.log is not None else ""
+
+
+def shared_settings(**overrides: Any) -> dict[str, Any]:
+    """What a server needs to share this test run's state: its database (the
+    test database, which the tests commit to) and its secret key (sessions
+    signed here are valid there), then `overrides`."""
+    return {
+        "database": str(connections["default"].settings_dict["NAME"]),
+        "SECRET_KEY": settings.SECRET_KEY,
+        **overrides,
+    }
+
+
+def server_start(given: dict[str, Any], *, log: Path | None = None) -> ServerProcess:
+    """A server on a free port of 127.0.0.1, with the settings `given`
+    (shared_settings); its stderr goes to `log`, or to the test's."""
+    env = {**os.environ, _SETTINGS: json.dumps(given)}
+    env["DJANGO_SETTINGS_MODULE"] = settings.SETTINGS_MODULE
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # the server keeps Django's guard
+    stderr = log.open("w") if log is not None else None
+    try:
+        process = subprocess.Popen(  # noqa: S603 (our own script)
+            [sys.executable, "-c", _SERVE],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+        )
+    finally:
+        if stderr is not None:
+            stderr.close()
+    return ServerProcess(process, _port_of(process, log), log)
+
+
+def _port_of(process: subprocess.Popen[str], log: Path | None) -> int:
+    assert process.stdout is not None
+    ready, _, _ = select.select([process.stdout], [], [], START_LIMIT)
+    line = process.stdout.readline() if ready else ""
+    if not line.strip().isdigit():
+        process.kill()
+        status = process.wait()
+        said = log.read_text(errors="replace")[-3000:] if log is not None else "see its stderr"
+        raise RuntimeError(f"the server did not start (exit code {status}): {said}")
+    return int(line)
