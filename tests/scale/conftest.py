@@ -25,9 +25,10 @@ from projects.models import Project
 from tests.fakes.openrouter import FakeOpenRouter
 from tests.servers import ServerProcess, server_start, shared_settings
 
-SHARED = settings.DATABASES["default"]["ENGINE"].endswith("postgresql") and settings.CHANNEL_LAYERS[
-    "default"
-]["BACKEND"].startswith("channels_redis")
+_LAYER = str(settings.CHANNEL_LAYERS["default"]["BACKEND"])
+SHARED = settings.DATABASES["default"]["ENGINE"].endswith("postgresql") and _LAYER.startswith(
+    "channels_redis"
+)
 
 # Short, so a killed server's turn is found quickly: the tabs look every fifth of it.
 LOCK_TTL = 3.0
