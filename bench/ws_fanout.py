@@ -350,7 +350,13 @@ def tracebacks(log: Path, offset: int) -> tuple[list[str], int]:
     """Tracebacks a server logged since `offset`, and the new offset."""
     text = log.read_text(errors="replace")
     parts = text[offset:].split("Traceback")[1:]
-    return [f"{log.stem}: {part[:300]} ... {_raised(part)}" for part in parts], len(text)
+    return [f"{log.stem}: {_raised(part)} ({_last_frame(part)})" for part in parts], len(text)
+
+
+def _last_frame(traceback: str) -> str:
+    """Where a logged traceback was raised: its last `File ...` line."""
+    frames = [line.strip() for line in traceback.splitlines() if line.startswith('  File "')]
+    return frames[-1] if frames else "?"
 
 
 def _raised(traceback: str) -> str:
@@ -461,10 +467,7 @@ def report_idle(figures: Idle, kind: str) -> None:
         f"(cores idle: {kind}'s CPU from 2 s after the last socket opened, {seconds:.0f} s;"
         " target: at most 0.05 for 1,000 sockets on one process)"
     )
-    for error in figures.errors[:5]:
-        print(f"  {error}")
-    if len(figures.errors) > 5:
-        print(f"  ... and {len(figures.errors) - 5} more errors")
+    report_errors(figures.errors, "")
 
 
 # --- the report -------------------------------------------------------------------------
@@ -532,10 +535,16 @@ def report_load(rounds: list[Round], scripted: float, kind: str) -> None:
         f" the servers' CPU meanwhile per chunk; VmHWM: each {kind}'s peak RSS since it started)"
     )
     for figures in rounds:
-        for error in figures.errors[:5]:
-            print(f"  {figures.clients} clients: {error}")
-        if len(figures.errors) > 5:
-            print(f"  {figures.clients} clients: ... and {len(figures.errors) - 5} more errors")
+        report_errors(figures.errors, f"{figures.clients} clients: ")
+
+
+def report_errors(errors: list[str], prefix: str) -> None:
+    """The commonest errors, once each with how often they came."""
+    counted = Counter(errors).most_common()
+    for error, times in counted[:5]:
+        print(f"  {prefix}{times} x {error}")
+    if len(counted) > 5:
+        print(f"  {prefix}... and {sum(times for _, times in counted[5:])} more errors")
 
 
 # --- the run ------------------------------------------------------------------------------
