@@ -1,34 +1,50 @@
-"""Streamed text through one daphne process to many chat sockets at once.
+"""Streamed text through daphne processes to many chat sockets at once.
 
 Not a test: prints figures. Run with `.venv/bin/python bench/ws_fanout.py`
-(`--clients 1,50,200`, `--pace-ms 5`, `--chunks 200`, `--format html|json`).
+(`--clients 1,50,200`, `--pace-ms 5`, `--chunks 200`, `--format html|json`,
+`--processes N`, `--server daphne|uvicorn`; `--idle N` for sockets that only
+stay open).
 
-One daphne, as deployed without REDIS_URL (the in-memory channel layer), on a
-temporary SQLite database, serves N websocket clients (N = 1, 50, 200), each
-signed in as the owner of its own project and each running one turn. A small
-fake OpenRouter in a forked process answers every model request with CHUNKS
-content chunks PACE apart; each chunk's text carries a marker `⟦seq:ns⟧`, ns
-being the fake's `time.monotonic_ns()` as it writes the chunk. The fake holds
-a round's streams until all N turns have asked, so N streams really run at
-once (how long the turns took to start is shown apart). The clients (one
-asyncio process, this one, with `websockets`) note `time.monotonic_ns()` as
-each frame arrives and read the frames only after the turn, so their work per
-frame is a clock read and an append. CLOCK_MONOTONIC is system-wide, so the
-difference is what daphne adds: reading and parsing the stream, the loop, the
-channel layer, rendering and the socket.
+With `--processes 1` (the default) one daphne, as deployed without REDIS_URL
+(the in-memory channel layer), on a temporary SQLite database, serves N
+websocket clients (N = 1, 50, 200). With `--processes P` > 1, P daphnes share a
+fresh PostgreSQL database (created and dropped here) and Redis (`--redis-url`,
+a db of the bench's own, flushed before and after), as deployed behind a
+balancer, and the clients are spread over them round-robin. Each client is
+signed in as the owner of its own project and runs one turn. A small fake
+OpenRouter in a forked process (bench/fanout_fake.py) answers every model
+request with CHUNKS content chunks PACE apart; each chunk's text carries a
+marker `⟦seq:ns⟧`, ns being the fake's `time.monotonic_ns()` as it writes the
+chunk. The fake holds a round's streams until all N turns have asked, so N
+streams really run at once (how long the turns took to start is shown apart).
+The clients (one asyncio process, this one, with `websockets`) note
+`time.monotonic_ns()` as each frame arrives and read the frames only after the
+turn, so their work per frame is a clock read and an append. CLOCK_MONOTONIC is
+system-wide, so the difference is what the server adds: reading and parsing
+the stream, the loop, framing (streamed text goes out at most every
+chat.live.turns.FRAME_INTERVAL per turn), the channel layer, rendering and the
+socket.
 
 Per N it prints that added latency over every chunk of every client (p50, p99,
 max); chunks received against expected (each chunk's text must arrive exactly
 once in the streamed fragments; several chunks may share a frame, so frames
 are counted apart); errors (a socket refused or closed, a turn that did not
-complete, an error shown, a traceback in daphne's log); the rate the fake sent
-at; how long the turns took to start and to finish; the CPU used while the
-chunks streamed, by each process and by the rest of the machine (other
-processes skew every figure: run it on an idle machine); and daphne's peak RSS
-(VmHWM, so it only grows from one N to the next). One untimed turn runs first.
+complete, an error shown, a traceback in a server's log); the rate the fake
+sent at; how long the turns took to start and to finish; the CPU used while
+the chunks streamed, by each server process, the fake, the clients and the
+rest of the machine (other processes skew every figure: run it on an idle
+machine); and each server's peak RSS (VmHWM, so it only grows from one N to
+the next). One untimed turn per server process runs first.
 
-Targets on the 2-core machine: p99 added latency at most 25 ms with 50 clients
-and 100 ms with 200; no errors; no dropped or repeated chunks.
+`--idle N` runs no turns: N HTML chat sockets (one project each) open, spread
+over the processes, and stay open `--idle-seconds`; it prints each server's
+resident memory before and after they opened, its peak, and the CPU it used
+while they sat there.
+
+Targets on the 2-core machine, with no errors and nothing dropped or repeated:
+p99 added latency at most 25 ms with 50 clients x 200 chunks 5 ms apart on one
+process, and 100 ms with 200 clients x 100 chunks 20 ms apart on two; 1,000
+idle sockets on one process at most 5% of a core.
 """
 
 from __future__ import annotations
@@ -40,9 +56,7 @@ import multiprocessing
 import os
 import re
 import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -50,15 +64,41 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench import fanout_servers as servers
+from bench.fanout_fake import serve
+
+
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", default="1,50,200", help="comma-separated counts")
+    parser.add_argument("--pace-ms", type=float, default=5.0, help="between two chunks")
+    parser.add_argument("--chunks", type=int, default=200, help="content chunks per turn")
+    parser.add_argument("--format", choices=("html", "json"), default="html")
+    parser.add_argument("--processes", type=int, default=1, help="server processes")
+    parser.add_argument("--server", choices=("daphne", "uvicorn"), default="daphne")
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/5", help="its own db")
+    parser.add_argument("--idle", type=int, default=0, help="open N sockets and run no turns")
+    parser.add_argument("--idle-seconds", type=float, default=30.0)
+    return parser.parse_args()
+
+
+# Read before Django starts: the processes decide the database and channel layer.
+ARGS = arguments()
+BENCH_DATABASE = f"builtit_bench_{os.getpid()}"
 os.environ["BUILTIT_DATA_DIR"] = tempfile.mkdtemp(prefix="builtit-bench-")
 os.environ["BUILTIT_HTTPS"] = "0"
-os.environ.pop("REDIS_URL", None)  # the in-memory channel layer, in daphne too
+if ARGS.processes > 1:
+    os.environ["DATABASE_URL"] = servers.database_url(BENCH_DATABASE)
+    os.environ["REDIS_URL"] = ARGS.redis_url
+else:  # the in-memory channel layer and a temporary SQLite database, in daphne too
+    os.environ.pop("DATABASE_URL", None)
+    os.environ.pop("REDIS_URL", None)
 # One person owns every project here: their per-person bounds (turns at once,
 # spending) would refuse all but the first turns. This measures the fan-out.
 os.environ["BUILTIT_MAX_TURNS_PER_PERSON"] = "0"
@@ -85,8 +125,9 @@ from projects.models import Project
 
 PROMPT = "Tell me about the bakery's opening hours."
 TURN_TIMEOUT = 300.0  # seconds from sending the message to the turn's footer
-GATE_WAIT = 120.0  # seconds the fake holds a round's streams for turns that never ask
-OPENING = 32  # sockets being opened at once (daphne's listen backlog is 50)
+# Sockets being opened at once: daphne listens with a backlog of 50 (Twisted's
+# default), and connections past it wait for SYN retries, seconds each.
+OPENING = 32
 
 MARKER = re.compile(r"⟦(\d+):(\d+)⟧")
 # Streamed answer text: the block's first piece, then each piece appended to it.
@@ -95,234 +136,17 @@ STREAMED = re.compile(
     r'(?:class="answer streaming" id="t\d+-b\d+"|hx-swap-oob="beforeend:#t\d+-b\d+")>([^<]*)'
 )
 FOOTER_END = re.compile(r'class="turn-footer (?!running)(\w+)"')
-# When, then CPU seconds so far of daphne, the fake, this process and the whole machine.
-Sample = tuple[int, float, float, float, float]
 
 
-# --- the fake OpenRouter (a forked process) -------------------------------------------
+@dataclass(frozen=True)
+class Sample:
+    """When, then CPU seconds so far of each server, the fake, this process and the machine."""
 
-
-def sse(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> bytes:
-    choice = {
-        "index": 0,
-        "delta": {"role": "assistant", **delta},
-        "finish_reason": finish,
-        "native_finish_reason": finish,
-        "logprobs": None,
-    }
-    data = {
-        "id": "gen-1763700000-bench",
-        "provider": "OpenAI",
-        "model": "openai/gpt-4o-mini",
-        "object": "chat.completion.chunk",
-        "created": 1763700000,
-        "choices": [choice],
-        **extra,
-    }
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return b"data: " + text.encode() + b"\n\n"
-
-
-def http_chunk(data: bytes) -> bytes:
-    return b"%X\r\n%s\r\n" % (len(data), data)
-
-
-HEAD, TAIL = sse({"content": "@TEXT@"}).split(b"@TEXT@")
-USAGE = {"prompt_tokens": 100, "completion_tokens": 200, "total_tokens": 300, "cost": 0.0001}
-FINISH = b"".join(
-    [
-        http_chunk(sse({"content": ""}, "stop")),
-        http_chunk(sse({"content": ""}, "stop", usage=USAGE)),
-        http_chunk(b"data: [DONE]\n\n"),
-        b"0\r\n\r\n",
-    ]
-)
-STREAM_HEADERS = (
-    b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
-    b"Transfer-Encoding: chunked\r\n\r\n" + http_chunk(b": OPENROUTER PROCESSING\n\n")
-)
-NOT_FOUND = b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"
-
-
-class Feed:
-    """One streamed answer: a chunk stamped as it is written every `pace` seconds,
-    then the finish. Timer callbacks, not a task per stream: 200 streams at 5 ms
-    are 40,000 writes a second, and the fake must not be what is measured.
-
-    The n-th chunk is due n paces after the stream begins. This VM's timers fire
-    late (a 1 ms sleep takes 5), so "a pace after the last write" would halve the
-    rate; instead chunks that are late go out at once, together, each stamped, as
-    a provider's would on a slow network. On time, each chunk is a write of its own."""
-
-    def __init__(self, writer: asyncio.StreamWriter, chunks: int, pace: float) -> None:
-        self.writer, self.chunks, self.pace = writer, chunks, pace
-        self.seq = 0
-        self.loop = asyncio.get_running_loop()
-        self.start = 0.0
-        self.done: asyncio.Future[None] = self.loop.create_future()
-
-    def begin(self) -> None:
-        self.start = self.loop.time()
-        self.loop.call_at(self.start + self.pace, self.next)
-
-    def next(self) -> None:
-        if self.writer.is_closing():
-            self.done.set_result(None)
-        elif self.seq < self.chunks:
-            due = int((self.loop.time() - self.start) / self.pace)
-            pieces = []
-            for seq in range(self.seq, max(self.seq + 1, min(due, self.chunks))):
-                text = f"⟦{seq}:{time.monotonic_ns()}⟧ fresh bread "
-                pieces.append(http_chunk(HEAD + text.encode() + TAIL))
-            self.writer.write(b"".join(pieces))
-            self.seq += len(pieces)
-            self.loop.call_at(self.start + (self.seq + 1) * self.pace, self.next)
-        else:
-            self.writer.write(FINISH)
-            self.done.set_result(None)
-
-
-class Gate:
-    """Holds streams until `expected` requests have come in all (the parent adds
-    each round's N before it starts), so a round's N streams run together."""
-
-    def __init__(self, expected: Any) -> None:
-        self.expected = expected  # a multiprocessing.Value shared with the parent
-        self.asked = 0
-        self.held: list[Feed] = []
-        self.timer: asyncio.TimerHandle | None = None
-
-    def hold(self, feed: Feed) -> None:
-        self.asked += 1
-        self.held.append(feed)
-        if self.asked >= self.expected.value:
-            self.open()
-        elif self.timer is None:
-            self.timer = feed.loop.call_later(GATE_WAIT, self.open)
-
-    def open(self) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
-        held, self.held = self.held, []
-        for feed in held:
-            feed.begin()
-
-
-async def read_request(reader: asyncio.StreamReader) -> tuple[str, str, int] | None:
-    """Method, path and body length of the next request; None once the client hangs up."""
-    try:
-        head = await reader.readuntil(b"\r\n\r\n")
-    except (asyncio.IncompleteReadError, ConnectionError):
-        return None
-    first, *lines = head.decode("latin-1").split("\r\n")
-    method, path, _ = first.split(" ", 2)
-    length = 0
-    for line in lines:
-        name, _, value = line.partition(":")
-        if name.strip().lower() == "content-length":
-            length = int(value)
-    return method, path, length
-
-
-async def answer(
-    gate: Gate,
-    chunks: int,
-    pace: float,
-    reader: asyncio.StreamReader,
-    writer: asyncio.StreamWriter,
-) -> None:
-    try:
-        while request := await read_request(reader):  # keep-alive: the client pools
-            method, path, length = request
-            await reader.readexactly(length)
-            if method == "POST" and path.endswith("/chat/completions"):
-                writer.write(STREAM_HEADERS)
-                feed = Feed(writer, chunks, pace)
-                gate.hold(feed)
-                await feed.done
-            else:
-                writer.write(NOT_FOUND)
-    except (asyncio.IncompleteReadError, ConnectionError):
-        pass
-    finally:
-        writer.close()
-
-
-async def fake_openrouter(chunks: int, pace: float, expected: Any, ports: Any, stop: Any) -> None:
-    respond = partial(answer, Gate(expected), chunks, pace)
-    server = await asyncio.start_server(respond, "127.0.0.1", 0, backlog=1024)
-    ports.put(server.sockets[0].getsockname()[1])
-    await asyncio.to_thread(stop.wait)
-    server.close()
-
-
-def serve(chunks: int, pace: float, expected: Any, ports: Any, stop: Any) -> None:
-    asyncio.run(fake_openrouter(chunks, pace, expected, ports, stop))
-
-
-# --- the server under test --------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def start_daphne(port: int, fake_port: int, log: Path) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "OPENROUTER_BASE_URL": f"http://127.0.0.1:{fake_port}/api/v1",
-        "OPENROUTER_API_KEY": "sk-bench",
-        "DEBUG": "0",
-        "LOG_LEVEL": "WARNING",
-    }
-    command = [str(ROOT / ".venv/bin/daphne"), "-b", "127.0.0.1", "-p", str(port)]
-    with log.open("wb") as out:
-        daphne = subprocess.Popen(  # noqa: S603 (our own virtualenv's daphne)
-            [*command, "builtit.asgi:application"], cwd=ROOT, env=env, stdout=out, stderr=out
-        )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and daphne.poll() is None:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        except OSError:
-            time.sleep(0.1)
-        else:
-            return daphne
-    daphne.kill()
-    raise SystemExit(f"daphne did not start:\n{log.read_text()[-3000:]}")
-
-
-def stop_daphne(daphne: subprocess.Popen[bytes]) -> None:
-    daphne.terminate()
-    try:
-        daphne.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        daphne.kill()
-        daphne.wait()
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU of a process, all its threads."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def machine_busy() -> float:
-    """CPU seconds all processes have used since boot, every core together."""
-    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
-    idle = int(fields[3]) + int(fields[4])  # idle, iowait
-    return (sum(int(value) for value in fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
-
-
-def peak_rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+    at: int
+    servers: tuple[float, ...]
+    fake: float
+    clients: float
+    machine: float
 
 
 def session_cookie(user: User) -> str:
@@ -335,9 +159,9 @@ def session_cookie(user: User) -> str:
 
 
 def project_groups(user: User, counts: list[int]) -> list[list[uuid.UUID]]:
-    """Fresh projects for each round, one per client; the first round is the untimed turn."""
+    """Fresh projects for each round, one per client."""
     groups = []
-    for count in [1, *counts]:
+    for count in counts:
         made = [project_create(owner=user, name=f"Bakery {number}") for number in range(count)]
         groups.append([project.pk for project in made if isinstance(project, Project)])
     return groups
@@ -351,19 +175,30 @@ class Tab:
     """One client: every frame of its turn, with when it arrived."""
 
     url: str
+    origin: str
     frames: list[tuple[int, str | bytes]] = field(default_factory=list)
     sent: int = 0
     ended: int = 0
     error: str | None = None
 
 
+def tabs_for(projects: list[uuid.UUID], bases: list[str], as_json: bool) -> list[Tab]:
+    """A tab per project, spread round-robin over the servers at `bases`."""
+    query = "?format=json" if as_json else ""
+    tabs = []
+    for number, project in enumerate(projects):
+        base = bases[number % len(bases)]
+        tabs.append(Tab(f"ws://{base}/ws/projects/{project}/chat/{query}", f"http://{base}"))
+    return tabs
+
+
 async def open_tab(
-    tab: Tab, cookie: str, origin: str, gate: asyncio.Semaphore, as_json: bool
+    tab: Tab, cookie: str, gate: asyncio.Semaphore, as_json: bool
 ) -> ClientConnection:
     async with gate:
         socket_ = await connect(
             tab.url,
-            origin=Origin(origin),
+            origin=Origin(tab.origin),
             additional_headers={"Cookie": cookie},
             proxy=None,
             max_size=None,
@@ -373,6 +208,23 @@ async def open_tab(
         if not as_json:
             await asyncio.wait_for(socket_.recv(), 30)  # the snapshot (HTML only)
         return socket_
+
+
+async def open_tabs(
+    tabs: list[Tab], cookie: str, as_json: bool
+) -> list[tuple[ClientConnection, Tab]]:
+    """The tabs that could open a socket, with it; the others get an error."""
+    gate = asyncio.Semaphore(OPENING)
+    opened = await asyncio.gather(
+        *(open_tab(tab, cookie, gate, as_json) for tab in tabs), return_exceptions=True
+    )
+    live: list[tuple[ClientConnection, Tab]] = []
+    for tab, result in zip(tabs, opened, strict=True):
+        if isinstance(result, BaseException):
+            tab.error = f"could not open the socket: {result!r}"
+        else:
+            live.append((result, tab))
+    return live
 
 
 async def follow(socket_: ClientConnection, tab: Tab, ended: Callable[[str], bool]) -> None:
@@ -400,32 +252,34 @@ def json_ended(text: str) -> bool:
     return '"type": "done"' in text
 
 
-async def run_round(urls: list[str], cookie: str, origin: str, as_json: bool) -> list[Tab]:
+async def run_round(tabs: list[Tab], cookie: str, as_json: bool) -> None:
     """Every tab opens its socket, then all send their message at once."""
-    tabs = [Tab(url) for url in urls]
-    gate = asyncio.Semaphore(OPENING)
-    opened = await asyncio.gather(
-        *(open_tab(tab, cookie, origin, gate, as_json) for tab in tabs), return_exceptions=True
-    )
-    live: list[tuple[ClientConnection, Tab]] = []
-    for tab, result in zip(tabs, opened, strict=True):
-        if isinstance(result, BaseException):
-            tab.error = f"could not open the socket: {result!r}"
-        else:
-            live.append((result, tab))
+    live = await open_tabs(tabs, cookie, as_json)
     ended = json_ended if as_json else html_ended
     await asyncio.gather(*(follow(socket_, tab, ended) for socket_, tab in live))
     await asyncio.gather(*(socket_.close() for socket_, _ in live))
-    return tabs
 
 
-async def sample_cpu(pids: tuple[int, int], samples: list[Sample]) -> None:
-    """CPU seconds of daphne, the fake, this process and the whole machine, ten
-    times a second: anything else running on the machine skews every figure."""
+async def sample_cpu(pids: list[int], fake: int, samples: list[Sample]) -> None:
+    """CPU seconds of the servers, the fake, this process and the whole machine,
+    ten times a second: anything else running on the machine skews every figure."""
     while True:
-        daphne, fake = (cpu_seconds(pid) for pid in pids)
-        samples.append((time.monotonic_ns(), daphne, fake, time.process_time(), machine_busy()))
+        used = tuple(servers.cpu_seconds(pid) for pid in pids)
+        clients, machine = time.process_time(), servers.machine_busy()
+        samples.append(
+            Sample(time.monotonic_ns(), used, servers.cpu_seconds(fake), clients, machine)
+        )
         await asyncio.sleep(0.1)
+
+
+def cores_between(first: Sample, last: Sample) -> tuple[list[float], float, float, float]:
+    """Cores used by each server, the fake, the clients and the rest of the machine."""
+    seconds = (last.at - first.at) / 1e9
+    each = [(b - a) / seconds for a, b in zip(first.servers, last.servers, strict=True)]
+    fake = (last.fake - first.fake) / seconds
+    clients = (last.clients - first.clients) / seconds
+    machine = (last.machine - first.machine) / seconds
+    return each, fake, clients, machine - sum(each) - fake - clients
 
 
 # --- reading the frames -------------------------------------------------------------------
@@ -444,19 +298,13 @@ class Round:
     arrived: int = 0  # ns, the last chunk received
     turns: list[float] = field(default_factory=list)  # s, message sent -> footer
     samples: list[Sample] = field(default_factory=list)  # from sample_cpu
-    peak_rss: float = 0.0
+    peak_rss: list[float] = field(default_factory=list)  # MB, each server
 
-    def cpu_while_streaming(self) -> tuple[float, float, float, float]:
-        """Cores used by daphne, the fake, the clients and the rest of the machine,
-        from the first chunk sent to the last received."""
+    def cpu_while_streaming(self) -> tuple[list[float], float, float, float] | None:
+        """`cores_between` the first chunk sent and the last received."""
         start, end = min(self.stamps or [0]), self.arrived
-        inside = [sample for sample in self.samples if start <= sample[0] <= end]
-        if len(inside) < 2:
-            return (float("nan"),) * 4
-        first, last = inside[0], inside[-1]
-        seconds = (last[0] - first[0]) / 1e9
-        daphne, fake, clients, machine = ((last[i] - first[i]) / seconds for i in (1, 2, 3, 4))
-        return daphne, fake, clients, machine - daphne - fake - clients
+        inside = [sample for sample in self.samples if start <= sample.at <= end]
+        return cores_between(inside[0], inside[-1]) if len(inside) >= 2 else None
 
 
 def stamps_in(text: str, as_json: bool) -> Iterator[tuple[int, int]]:
@@ -499,42 +347,127 @@ def add_tab(figures: Round, number: int, tab: Tab, as_json: bool) -> None:
 
 
 def tracebacks(log: Path, offset: int) -> tuple[list[str], int]:
-    """Tracebacks daphne logged since `offset`, and the new offset."""
+    """Tracebacks a server logged since `offset`, and the new offset."""
     text = log.read_text(errors="replace")
-    found = [f"daphne: {part[:300]}" for part in text[offset:].split("Traceback")[1:]]
-    return found, len(text)
+    parts = text[offset:].split("Traceback")[1:]
+    return [f"{log.stem}: {_raised(part)} ({_last_frame(part)})" for part in parts], len(text)
+
+
+def _last_frame(traceback: str) -> str:
+    """Where a logged traceback was raised: its last `File ...` line."""
+    frames = [line.strip() for line in traceback.splitlines() if line.startswith('  File "')]
+    return frames[-1] if frames else "?"
+
+
+def _raised(traceback: str) -> str:
+    """The exception a logged traceback ends with (its first unindented line)."""
+    lines = traceback.splitlines()[1:]
+    return next((line for line in lines if line and not line.startswith(" ")), "?")
 
 
 @dataclass
-class Servers:
-    base: str  # host:port of daphne
-    cookie: str
-    daphne: int  # pids
-    fake: int
+class Bench:
+    """The running servers, and what the clients need to reach them."""
+
+    servers: list[servers.Server]
+    fake: int  # pid
     expected: Any  # the fake's multiprocessing.Value: streams asked for so far, all rounds
-    log: Path
+    cookie: str
+    logged: dict[Path, int] = field(default_factory=dict)  # log -> offset read so far
+
+    @property
+    def bases(self) -> list[str]:
+        return [server.base for server in self.servers]
+
+    @property
+    def pids(self) -> list[int]:
+        return [server.pid for server in self.servers]
+
+    def new_tracebacks(self) -> list[str]:
+        found: list[str] = []
+        for server in self.servers:
+            more, self.logged[server.log] = tracebacks(server.log, self.logged.get(server.log, 0))
+            found += more
+        return found
 
 
 async def measure(
-    groups: list[list[uuid.UUID]], servers: Servers, chunks: int, as_json: bool
+    groups: list[list[uuid.UUID]], bench: Bench, chunks: int, as_json: bool
 ) -> list[Round]:
-    rounds, offset = [], 0
-    query = "?format=json" if as_json else ""
+    rounds = []
     for projects in groups:
-        urls = [f"ws://{servers.base}/ws/projects/{project}/chat/{query}" for project in projects]
         figures = Round(len(projects), len(projects) * chunks)
-        servers.expected.value += len(projects)
-        sampler = asyncio.create_task(sample_cpu((servers.daphne, servers.fake), figures.samples))
-        tabs = await run_round(urls, servers.cookie, f"http://{servers.base}", as_json)
+        bench.expected.value += len(projects)
+        sampler = asyncio.create_task(sample_cpu(bench.pids, bench.fake, figures.samples))
+        tabs = tabs_for(projects, bench.bases, as_json)
+        await run_round(tabs, bench.cookie, as_json)
         sampler.cancel()
-        figures.peak_rss = peak_rss_mb(servers.daphne)
+        figures.peak_rss = [servers.memory_mb(pid) for pid in bench.pids]
         for number, tab in enumerate(tabs):
             add_tab(figures, number, tab, as_json)
-        logged, offset = tracebacks(servers.log, offset)
-        figures.errors += logged
+        figures.errors += bench.new_tracebacks()
         rounds.append(figures)
-        await asyncio.sleep(1)  # the turns release their locks; daphne settles
+        await asyncio.sleep(1)  # the turns release their locks; the servers settle
     return rounds
+
+
+# --- sockets that only stay open -------------------------------------------------------------
+
+
+@dataclass
+class Idle:
+    sockets: int
+    opened: int = 0
+    opening_s: float = 0.0
+    rss_before: list[float] = field(default_factory=list)  # MB, each server
+    rss_after: list[float] = field(default_factory=list)
+    peak_rss: list[float] = field(default_factory=list)
+    samples: list[Sample] = field(default_factory=list)  # while idle
+    errors: list[str] = field(default_factory=list)
+
+
+async def sit_idle(projects: list[uuid.UUID], bench: Bench, seconds: float) -> Idle:
+    """HTML tabs that open and then only stay open: what each server spends on them."""
+    figures = Idle(len(projects))
+    figures.rss_before = [servers.memory_mb(pid, "VmRSS") for pid in bench.pids]
+    tabs = tabs_for(projects, bench.bases, as_json=False)
+    began = time.monotonic()
+    live = await open_tabs(tabs, bench.cookie, as_json=False)
+    figures.opening_s, figures.opened = time.monotonic() - began, len(live)
+    await asyncio.sleep(2)  # the last connects' database work ends
+    sampler = asyncio.create_task(sample_cpu(bench.pids, bench.fake, figures.samples))
+    await asyncio.sleep(seconds)
+    sampler.cancel()
+    figures.rss_after = [servers.memory_mb(pid, "VmRSS") for pid in bench.pids]
+    figures.peak_rss = [servers.memory_mb(pid) for pid in bench.pids]
+    closed = [socket_ for socket_, _ in live if socket_.close_code is not None]
+    figures.errors = [tab.error for tab in tabs if tab.error]
+    figures.errors += [f"closed while idle: {socket_.close_code}" for socket_ in closed]
+    await asyncio.gather(*(socket_.close() for socket_, _ in live))
+    figures.errors += bench.new_tracebacks()
+    return figures
+
+
+def report_idle(figures: Idle, kind: str) -> None:
+    each, _, clients, rest = cores_between(figures.samples[0], figures.samples[-1])
+    seconds = (figures.samples[-1].at - figures.samples[0].at) / 1e9
+    print(f"{figures.opened:,}/{figures.sockets:,} sockets opened in {figures.opening_s:.1f} s")
+    print(f"{'server':>6} {'RSS before':>10} {'RSS open':>9} {'VmHWM':>7} {'cores idle':>10}")
+    for number, cores in enumerate(each):
+        before, after = figures.rss_before[number], figures.rss_after[number]
+        print(
+            f"{number:>6} {before:>7.0f} MB {after:>6.0f} MB"
+            f" {figures.peak_rss[number]:>4.0f} MB {cores:>10.4f}"
+        )
+    added = sum(figures.rss_after) - sum(figures.rss_before)
+    print(
+        f"total: {sum(each):.4f} cores over {seconds:.0f} s idle; {added:.0f} MB more resident"
+        f" with the sockets open ({added * 1024 / max(figures.opened, 1):.0f} KB a socket);"
+        f" clients {clients:.3f}, rest of the machine {rest:.3f} cores\n"
+        f"(cores idle: {kind}'s CPU from 2 s after the last socket opened, {seconds:.0f} s;"
+        " target: at most 0.05 for 1,000 sockets on one process)"
+    )
+    report_errors(figures.errors, "")
 
 
 # --- the report -------------------------------------------------------------------------
@@ -563,90 +496,132 @@ def report_delivery(rounds: list[Round]) -> None:
     print(
         "(latency: the fake writing a chunk -> the client receiving the frame with it;"
         " frames: every frame of the turns)\n"
-        "targets: p99 <= 25 ms at 50 clients and <= 100 ms at 200; no errors, nothing dropped"
-        " or repeated\n"
+        "targets: p99 <= 25 ms at 50 clients x 5 ms on one process and <= 100 ms at 200 x 20 ms"
+        " on two; no errors, nothing dropped or repeated\n"
     )
 
 
-def report_load(rounds: list[Round], scripted: float) -> None:
+def joined(values: list[float], form: str) -> str:
+    """Each server's figure, then their total when there are several."""
+    each = "+".join(format(value, form) for value in values)
+    return each if len(values) == 1 else f"{each}={format(sum(values), form)}"
+
+
+def report_load(rounds: list[Round], scripted: float, kind: str) -> None:
     print(
         f"{'clients':>7} {'chunks/s sent':>13} {'start s':>8} {'turn s p50/max':>15}"
-        f" {'cores daphne/fake/clients/others':>32} {'daphne µs/chunk':>15} {'VmHWM':>7}"
+        f" {'cores servers':>16} {'fake/clients/rest':>18} {'µs/chunk':>8} {'VmHWM MB':>12}"
     )
     for figures in rounds:
         first, last = min(figures.stamps or [0]), max(figures.stamps or [0])
         rate = len(figures.stamps) / max((last - first) / 1e9, 1e-9)
         start = (first - min(figures.sent or [first])) / 1e9
         turns = f"{statistics.median(figures.turns or [0]):.2f}/{max(figures.turns or [0]):.2f}"
-        cores = figures.cpu_while_streaming()
-        per_chunk = cores[0] * (figures.arrived - first) / 1e3 / max(len(figures.stamps), 1)
+        cores = figures.cpu_while_streaming() or ([float("nan")], *(float("nan"),) * 3)
+        each, others = cores[0], " / ".join(f"{share:.2f}" for share in cores[1:])
+        per_chunk = sum(each) * (figures.arrived - first) / 1e3 / max(len(figures.stamps), 1)
         print(
             f"{figures.clients:>7} {rate:>13,.0f} {start:>8.2f} {turns:>15}"
-            f" {' / '.join(f'{share:.2f}' for share in cores):>32} {per_chunk:>15,.0f}"
-            f" {f'{figures.peak_rss:.0f} MB':>7}"
+            f" {joined(each, '.2f'):>16} {others:>18} {per_chunk:>8,.0f}"
+            f" {joined(figures.peak_rss, '.0f'):>12}"
         )
     print(
         "(chunks/s sent: by the fake, all streams, first chunk to last; start: the messages"
         " sent -> the streams began, i.e. every turn had asked the model;\n turn: message"
         f" sent -> footer, the stream alone is {scripted:g} s; cores: CPU used from the first"
-        " chunk sent to the last received, by each process and by the rest of the machine"
-        f" (other processes, and kernel work such as loopback networking; {os.cpu_count()}"
-        " cores);\n daphne µs/chunk: its CPU meanwhile per chunk;"
-        " VmHWM: daphne's peak RSS since it started)"
+        f" chunk sent to the last received, by each {kind} process (and their total), the fake,"
+        " the clients and the rest of the machine (other processes, Redis and PostgreSQL,"
+        f" and kernel work such as loopback networking; {os.cpu_count()} cores);\n µs/chunk:"
+        f" the servers' CPU meanwhile per chunk; VmHWM: each {kind}'s peak RSS since it started)"
     )
     for figures in rounds:
-        for error in figures.errors[:5]:
-            print(f"  {figures.clients} clients: {error}")
-        if len(figures.errors) > 5:
-            print(f"  {figures.clients} clients: ... and {len(figures.errors) - 5} more errors")
+        report_errors(figures.errors, f"{figures.clients} clients: ")
 
 
-def arguments() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--clients", default="1,50,200", help="comma-separated counts")
-    parser.add_argument("--pace-ms", type=float, default=5.0, help="between two chunks")
-    parser.add_argument("--chunks", type=int, default=200, help="content chunks per turn")
-    parser.add_argument("--format", choices=("html", "json"), default="html")
-    return parser.parse_args()
+def report_errors(errors: list[str], prefix: str) -> None:
+    """The commonest errors, once each with how often they came."""
+    counted = Counter(errors).most_common()
+    for error, times in counted[:5]:
+        print(f"  {prefix}{times} x {error}")
+    if len(counted) > 5:
+        print(f"  {prefix}... and {sum(times for _, times in counted[5:])} more errors")
+
+
+# --- the run ------------------------------------------------------------------------------
+
+
+def shared_start() -> None:
+    """A fresh database and Redis db for the processes to share (N > 1), migrated."""
+    if ARGS.processes > 1:
+        servers.database_create(BENCH_DATABASE)
+        servers.redis_flush(ARGS.redis_url)
+    call_command("migrate", verbosity=0)
+
+
+def shared_end() -> None:
+    connections.close_all()
+    if ARGS.processes > 1:
+        servers.database_drop(BENCH_DATABASE)
+        servers.redis_flush(ARGS.redis_url)
+
+
+def describe(args: argparse.Namespace, data_dir: Path) -> str:
+    if args.processes > 1:
+        where = f"{args.processes} {args.server}s, Redis ({args.redis_url}), PostgreSQL"
+    else:
+        where = f"one {args.server}, in-memory channel layer, SQLite in {data_dir}"
+    if args.idle:
+        return f"{args.idle} idle HTML sockets for {args.idle_seconds:g} s; {where}\n"
+    return (
+        f"{args.chunks} chunks per turn, {args.pace_ms:g} ms apart; {where}; {args.format}"
+        " frames; one untimed turn per server first\n"
+    )
+
+
+def run(args: argparse.Namespace, fake: int, fake_port: int, expected: Any, data_dir: Path) -> None:
+    user = User.objects.create_user("bench", password="bench-password-1")
+    counts = [args.idle] if args.idle else [args.processes, *map(int, args.clients.split(","))]
+    groups = project_groups(user, counts)
+    cookie = session_cookie(user)
+    connections.close_all()
+    started: list[servers.Server] = []
+    try:
+        for number in range(args.processes):
+            log = data_dir / f"{args.server}-{number}.log"
+            started.append(servers.start(args.server, ROOT, fake_port, log))
+        print(describe(args, data_dir))
+        bench = Bench(started, fake, expected, cookie)
+        if args.idle:
+            report_idle(asyncio.run(sit_idle(groups[0], bench, args.idle_seconds)), args.server)
+            return
+        rounds = asyncio.run(measure(groups, bench, args.chunks, args.format == "json"))
+    finally:
+        for server in started:
+            servers.stop(server)
+    report_delivery(rounds[1:])
+    report_load(rounds[1:], args.chunks * args.pace_ms / 1000, args.server)
 
 
 def main() -> None:
-    args = arguments()
-    counts = [int(count) for count in args.clients.split(",")]
     data_dir = Path(os.environ["BUILTIT_DATA_DIR"])
     forking = multiprocessing.get_context("fork")
     ports, stop, expected = forking.Queue(), forking.Event(), forking.Value("i", 0)
     fake = forking.Process(
-        target=serve, args=(args.chunks, args.pace_ms / 1000, expected, ports, stop)
+        target=serve, args=(ARGS.chunks, ARGS.pace_ms / 1000, expected, ports, stop)
     )
     fake.start()
-    daphne: subprocess.Popen[bytes] | None = None
     try:
         fake_port = ports.get(timeout=30)
         assert fake.pid is not None
-        call_command("migrate", verbosity=0)
-        user = User.objects.create_user("bench", password="bench-password-1")
-        groups = project_groups(user, counts)
-        cookie = session_cookie(user)
-        connections.close_all()
-        port, log = free_port(), data_dir / "daphne.log"
-        daphne = start_daphne(port, fake_port, log)
-        print(
-            f"{args.chunks} chunks per turn, {args.pace_ms:g} ms apart; one daphne, in-memory"
-            f" channel layer, SQLite in {data_dir}; {args.format} frames; one untimed turn first\n"
-        )
-        servers = Servers(f"127.0.0.1:{port}", cookie, daphne.pid, fake.pid, expected, log)
-        rounds = asyncio.run(measure(groups, servers, args.chunks, args.format == "json"))
+        shared_start()
+        run(ARGS, fake.pid, fake_port, expected, data_dir)
     finally:
-        if daphne is not None:
-            stop_daphne(daphne)
         stop.set()
         fake.join(10)
         if fake.is_alive():
             fake.terminate()
+        shared_end()
         shutil.rmtree(data_dir, ignore_errors=True)
-    report_delivery(rounds[1:])
-    report_load(rounds[1:], args.chunks * args.pace_ms / 1000)
 
 
 if __name__ == "__main__":

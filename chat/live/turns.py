@@ -12,14 +12,16 @@ The lock names the turn's control channel. Through it any process can stop the
 turn (`stop`) or ask for what it has sent so far (`ask_replay`), which is how a
 tab opened mid-turn catches up before following it live.
 
-While the event loop is busy, events waiting to be sent go out together, with
-adjacent text pieces merged: many turns at once cost fewer, larger messages,
-and an idle server sends each piece at once.
+Streamed text goes out in frames at most FRAME_INTERVAL apart per turn, adjacent
+pieces merged: no one reads faster, and a busy server pays per message, not per
+piece the model sends. The first text after a quiet spell goes at once, and any
+other event (a tool call, done) takes the text waiting before it along at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
 from collections.abc import Callable
@@ -53,6 +55,8 @@ logger = logging.getLogger(__name__)
 LOCK_PURPOSE = "assistant"
 LISTENER_GRACE = 10.0  # seconds a turn's listener has to hear that the turn ended
 HEARTBEATS_PER_TTL = 5  # lock refreshes per BUILTIT_TURN_LOCK_TTL
+FRAME_INTERVAL = 0.03  # seconds: a turn's streamed text is sent at most this often
+_TEXT = (ContentText, ReasoningText)
 
 
 def group_name(project_id: uuid.UUID) -> str:
@@ -206,6 +210,8 @@ class LiveTurn:
     _heartbeat_task: asyncio.Task[None] | None = None
     # Stopped by the server (shutting down, or its lock lost), not by a person.
     _interrupted: bool = False
+    _framed: float = float("-inf")  # loop time text last went out
+    _holding: bool = False  # text waits for its frame: more text need not wake the publisher
 
     @property
     def key(self) -> str:
@@ -278,12 +284,14 @@ class LiveTurn:
         if self.observer is not None:
             self.observer(event)
         self._pending.append(event)
-        self._wake.set()
+        if not (self._holding and isinstance(event, _TEXT)):
+            self._wake.set()
 
     async def _publish(self) -> None:
         while True:
             await self._wake.wait()
             self._wake.clear()
+            await self._hold_text()
             batch, self._pending = self._pending, []
             if batch:
                 await self._send(merged(batch))
@@ -297,9 +305,28 @@ class LiveTurn:
         self._heartbeat_task = None
         await threads.run(lock_release, self.lock)
 
+    async def _hold_text(self) -> None:
+        """While only text waits, wait for its frame; any other event, or the
+        turn's end, sends it at once (so nothing is held behind text)."""
+        loop = asyncio.get_running_loop()
+        self._holding = True
+        try:
+            while not self._ended and all(isinstance(event, _TEXT) for event in self._pending):
+                due = self._framed + FRAME_INTERVAL - loop.time()
+                if due <= 0:
+                    return
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(due):
+                        await self._wake.wait()
+                self._wake.clear()
+        finally:
+            self._holding = False
+
     async def _send(self, events: list[Event]) -> None:
         if self.done is not None and self.done in events:
             await self._release()  # first: a tab that saw `done` may start the next turn at once
+        if any(isinstance(event, _TEXT) for event in events):
+            self._framed = asyncio.get_running_loop().time()
         first = len(self.history) + 1
         numbered = [Numbered(first + index, event) for index, event in enumerate(events)]
         self.history += numbered
