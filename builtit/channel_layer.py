@@ -1,5 +1,6 @@
-"""The channel layer used without REDIS_URL: Channels' in-memory layer, made
-cheap where a busy server feels it (bench/ws_fanout.py).
+"""The channel layers: without REDIS_URL, Channels' in-memory layer, made cheap
+where a busy server feels it (bench/ws_fanout.py); with it, channels_redis's,
+whose connection pool waits rather than fails when it is busy (RedisLayer).
 
 Channels' own `InMemoryChannelLayer`, on every `group_send`:
 - makes a task per member and waits for them all, one more trip round the
@@ -25,6 +26,8 @@ from copy import deepcopy
 from typing import Any
 
 from channels.layers import InMemoryChannelLayer
+from channels_redis.core import RedisChannelLayer
+from redis.asyncio import BlockingConnectionPool
 
 logger = logging.getLogger(__name__)
 
@@ -76,3 +79,16 @@ class LocalChannelLayer(InMemoryChannelLayer):  # type: ignore[misc]
         if now - self._swept >= SWEEP_EVERY:
             self._swept = now
             self._clean_expired()
+
+
+class RedisLayer(RedisChannelLayer):  # type: ignore[misc]
+    """channels_redis's layer (REDIS_URL), with a pool whose callers wait for a
+    free connection instead of failing. redis-py's own pool raises "Too many
+    connections" past 100 in use; a process streaming 100 turns at once reached
+    that, and each failed `group_send` lost a frame for every tab of its project
+    (bench/ws_fanout.py --processes 2). The bound stays (`max_connections`):
+    past it, senders queue for up to `timeout` seconds."""
+
+    def create_pool(self, index: int) -> BlockingConnectionPool:
+        host = dict(self.hosts[index])
+        return BlockingConnectionPool.from_url(host.pop("address"), **host)

@@ -134,7 +134,7 @@ _REDIS_URL = env_str("REDIS_URL", "")
 CHANNEL_LAYERS = {
     "default": (
         {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "BACKEND": "builtit.channel_layer.RedisLayer",
             "CONFIG": {
                 # No client-side read timeout for the channel layer: redis-py 8's
                 # default (5 s) equals the 5 s channels_redis asks Redis to block a
@@ -144,7 +144,16 @@ CHANNEL_LAYERS = {
                 # waiting. Redis itself ends each blocking read after 5 s, and
                 # redis-py's TCP keepalive (on by default: 30 s idle, 3 probes 5 s
                 # apart) finds a server that vanished, so no read waits forever.
-                "hosts": [{"address": _REDIS_URL, "socket_timeout": None}],
+                # Past `max_connections` in use at once, a send waits for one (up
+                # to `timeout` seconds) rather than fails (builtit.channel_layer).
+                "hosts": [
+                    {
+                        "address": _REDIS_URL,
+                        "socket_timeout": None,
+                        "max_connections": env_int("BUILTIT_REDIS_CONNECTIONS", 200, minimum=10),
+                        "timeout": 10,
+                    }
+                ],
                 "capacity": 2000,
             },
         }

@@ -1,17 +1,22 @@
-"""The channel layer used without REDIS_URL (builtit.channel_layer), and how a
-chat socket's messages reach its handlers (chat.live.dispatching)."""
+"""The channel layers (builtit.channel_layer): the one used without REDIS_URL,
+Redis's pool under a burst, and how a chat socket's messages reach its handlers
+(chat.live.dispatching)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
+import uuid
 from typing import Any
 
 import pytest
 from channels.exceptions import StopConsumer
+from channels_redis.core import RedisChannelLayer
+from redis.exceptions import MaxConnectionsError
 
-from builtit.channel_layer import LocalChannelLayer
+from builtit.channel_layer import LocalChannelLayer, RedisLayer
 from chat.live.dispatching import dispatch_all
 
 
@@ -180,3 +185,46 @@ async def test_a_failing_handler_fails_the_consumer() -> None:
 
     with pytest.raises(ValueError, match="nonsense"):
         await asyncio.wait_for(running, 2)
+
+
+# --- Redis (REDIS_URL: make test-services) ----------------------------------------------
+
+_REDIS = os.environ.get("REDIS_URL", "")
+needs_redis = pytest.mark.skipif(not _REDIS, reason="needs Redis (REDIS_URL): make test-services")
+
+
+async def _burst(layer: Any, sends: int) -> list[BaseException | None]:
+    """`sends` group messages at once, each to its own group of two members."""
+    groups = [f"burst.{index}.{uuid.uuid4().hex}" for index in range(sends)]
+    for group in groups:
+        for _ in range(2):
+            await layer.group_add(group, await layer.new_channel())
+    sent = await asyncio.gather(
+        *(layer.group_send(group, {"type": "turn.events"}) for group in groups),
+        return_exceptions=True,
+    )
+    return sent
+
+
+@needs_redis
+async def test_a_burst_of_sends_past_the_pool_size_waits_for_connections_and_all_arrive() -> None:
+    """redis-py's own pool fails a send past its size ("Too many connections"),
+    and the frame was lost for every tab of the project; this one waits."""
+    host = {"address": _REDIS, "socket_timeout": None, "max_connections": 3, "timeout": 10}
+    layer = RedisLayer(hosts=[host])
+    try:
+        assert await _burst(layer, 40) == [None] * 40
+    finally:
+        await layer.close_pools()
+
+
+@needs_redis
+async def test_channels_redis_own_pool_fails_the_same_burst() -> None:
+    """What the test above guards against: without RedisLayer, sends fail."""
+    layer = RedisChannelLayer(hosts=[{"address": _REDIS, "max_connections": 3}])
+    try:
+        failed = [error for error in await _burst(layer, 40) if error is not None]
+    finally:
+        await layer.close_pools()
+    assert failed
+    assert all(isinstance(error, MaxConnectionsError) for error in failed)

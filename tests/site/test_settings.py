@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from channels_redis.core import RedisChannelLayer
+
+from builtit.channel_layer import RedisLayer
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -156,7 +157,7 @@ def test_database_url_selects_postgresql(tmp_path):
 def test_redis_url_selects_channels_redis_and_the_redis_cache(tmp_path):
     url = "redis://redis.internal:6379/2"
     shown = _settings(_env(tmp_path, REDIS_URL=url))
-    assert shown["CHANNEL_BACKEND"] == "channels_redis.core.RedisChannelLayer"
+    assert shown["CHANNEL_BACKEND"] == "builtit.channel_layer.RedisLayer"
     (host,) = shown["CHANNEL_CONFIG"]["hosts"]
     assert host["address"] == url
     assert shown["CACHE_BACKEND"] == "django.core.cache.backends.redis.RedisCache"
@@ -170,9 +171,9 @@ def test_a_quiet_tab_on_redis_is_not_cut_off_by_the_clients_read_timeout(tmp_pat
     as channels_redis's). The layer's reads have none; TCP keepalive is what finds
     a server that went away."""
     shown = _settings(_env(tmp_path, REDIS_URL="redis://redis.internal:6379/2"))
-    layer = RedisChannelLayer(**shown["CHANNEL_CONFIG"])
+    layer = RedisLayer(**shown["CHANNEL_CONFIG"])
     pool = layer.create_pool(0)  # describes connections; opens none
-    connection = pool.connection_class(**pool.connection_kwargs)
+    connection: Any = pool.connection_class(**pool.connection_kwargs)
     assert connection.socket_timeout is None
     assert connection.socket_keepalive
 
