@@ -112,7 +112,12 @@ TEMPLATES = [
 _SQLITE_DEFAULT = f"sqlite:///{DATA_DIR / 'db.sqlite3'}"
 DATABASES = {
     "default": env_database(
-        "DATABASE_URL", _SQLITE_DEFAULT, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0)
+        # Connections kept a minute (checked before reuse): opening one per step
+        # cost PostgreSQL a new backend process each time, the most CPU of a
+        # busy server's database (bench/ws_fanout.py --processes 2).
+        "DATABASE_URL",
+        _SQLITE_DEFAULT,
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":

@@ -71,6 +71,14 @@ CLOSE_WAIT = 2.0  # seconds a restart waits for the tabs to answer its close
 _OPEN: weakref.WeakSet[ChatConsumer] = weakref.WeakSet()  # this process's chat sockets
 
 
+async def settle(*, timeout: float) -> None:
+    """Wait (up to `timeout` seconds) for the tabs kept open through a shutdown to
+    show their turn's end and close themselves (`_follow`)."""
+    async with asyncio.timeout(timeout):
+        while _OPEN:
+            await asyncio.sleep(0.05)
+
+
 async def close_all(*, keep: Collection[uuid.UUID] = ()) -> None:
     """Close this process's chat sockets for a restart, but those of the projects
     in `keep`, and wait (a little) for each tab to answer: a close frame still in
@@ -315,8 +323,12 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             for item in fresh:
                 for frame in json_frames(item["event"], settings.BUILTIT_MAX_FRAME_BYTES):
                     await self.send(text_data=frame)
-            return
-        await self._send_html(await self._html([from_json(item["event"]) for item in fresh]))
+        else:
+            await self._send_html(await self._html([from_json(item["event"]) for item in fresh]))
+        if ended and not turns.accepting():
+            # Kept open through a shutdown to see this turn end: now go elsewhere.
+            _OPEN.discard(self)
+            await self.close(code=SERVICE_RESTART)
 
     async def _html(self, events: list[Event]) -> str:
         parts: list[str] = []

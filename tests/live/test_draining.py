@@ -102,21 +102,37 @@ async def test_a_turn_past_its_grace_is_interrupted_with_what_it_did_kept(
     assert not await locked()
 
 
+async def html_until_closed(socket: WebsocketCommunicator) -> tuple[str, int]:
+    """The HTML frames a page's socket gets until it is closed, and the close code."""
+    frames: list[str] = []
+    while True:
+        output = await socket.receive_output(timeout=15)
+        if output["type"] == "websocket.close":
+            return "".join(frames), output.get("code", 1000)
+        frames.append(output["text"])
+
+
 async def test_a_turn_that_ends_within_the_grace_is_recorded_as_completed(
     scripted: FakeOpenRouter, project: Project, user: User
 ) -> None:
     held = Held(Reply(content="Done."))
     scripted.responder = WriteThenHold(held)
-    async with opened(project, user) as watcher:
-        await send(watcher, message="Build the bakery's page")
+    async with (
+        opened(project, user) as watcher,
+        opened(project, user, as_json=False) as page,
+    ):
+        await send(page, message="Build the bakery's page")
         await events_until(watcher, "files_changed")
         drain = asyncio.ensure_future(draining.drain(grace=30))
         await asyncio.sleep(0)  # the drain has begun: no new turn from here on
         held.release()
         events, code = await closed_with(watcher)
+        shown, page_code = await html_until_closed(page)
         drained = await drain
 
-    assert code == SERVICE_RESTART
+    assert code == page_code == SERVICE_RESTART
+    # The page that sent it saw the turn end (its footer) before it was closed.
+    assert 'class="turn-footer completed' in shown
     assert events[-1]["type"] == "done"
     assert events[-1]["status"] == "completed"
     assert drained == draining.Drained(finished=1, interrupted=0)
