@@ -403,14 +403,28 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     async def _watch(self) -> None:
         """As often as the turn refreshes its lock: is the watched turn's server still
         there? When its lock lapsed without a `done`, the turn is recorded as
-        interrupted (by whichever tab gets there first) and every tab redraws."""
+        interrupted (by whichever tab gets there first) and every tab redraws. A
+        lock released is a turn that ended: its `done` is on its way (a turn
+        releases the lock just before it publishes `done`)."""
         interval = settings.BUILTIT_TURN_LOCK_TTL / turns.HEARTBEATS_PER_TTL
+        ended: str | None = None  # a turn whose lock was gone at the last look
         while True:
             await asyncio.sleep(interval)
             key = self.watched
-            if key is None or await threads.run(turns.turn_alive, self.project.pk, key):
+            if key is None:
+                continue
+            state = await threads.run(turns.turn_state, self.project.pk, key)
+            if key != self.watched or state == "running":
+                continue
+            if state == "ended" and key != ended:
+                ended = key  # its `done` is on its way: look again next time
                 continue
             self.watched = None
+            if state == "ended":
+                # Released, yet no `done` came since: show what is stored.
+                if not self.as_json:
+                    await self._catch_up()
+                continue
             if await threads.run(turns.turn_abandon, self.project.pk, key):
                 lost = messages.TurnLost(type="turn.lost", turn=key)
                 await self.channel_layer.group_send(self.group, lost)

@@ -414,10 +414,18 @@ def _numbered_joined(last: Numbered, item: Numbered) -> Numbered | None:
     return Numbered(item.seq, joined[0]) if len(joined) == 1 else None
 
 
-def turn_alive(project_id: uuid.UUID, key: str) -> bool:
-    """Whether the turn `key` still holds the project (its server refreshes the lock)."""
-    lock = lock_current(project_id)
-    return lock is not None and lock.holder == key
+TurnState = Literal["running", "lapsed", "ended"]
+
+
+def turn_state(project_id: uuid.UUID, key: str) -> TurnState:
+    """What the lock says of the turn `key`: its server still refreshes it; it
+    lapsed (the server stopped: nobody else removes a lock); or it is gone (the
+    turn ended and released it, its `done` on its way, or another tab already
+    found it lapsed and said so)."""
+    lock = ProjectLock.objects.filter(project_id=project_id, holder=key).first()
+    if lock is None:
+        return "ended"
+    return "running" if lock.expires_at > timezone.now() else "lapsed"
 
 
 @transaction.atomic

@@ -3,20 +3,19 @@ and no turn left running into the next test."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
 from pytest_django.fixtures import Settings as SettingsWrapper
 
-from chat.live import turns
 from tests.fakes.openrouter import FakeOpenRouter
+from tests.live.tabs import settled
 
 
 @pytest.fixture(autouse=True)
 async def no_turn_outlives_the_test() -> AsyncIterator[None]:
     yield
-    await asyncio.wait_for(turns.wait_all(), 60)
+    await settled()
 
 
 @pytest.fixture

@@ -10,11 +10,13 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.test import Client
 
 from builtit.asgi import application
+from chat.live import turns
 from projects.models import Project
 
 ORIGIN = "http://localhost"
@@ -100,3 +102,16 @@ async def frames_until(
 
 def types(events: list[dict[str, Any]]) -> list[str]:
     return [event["type"] for event in events]
+
+
+async def settled() -> None:
+    """What a socket test's event loop must see finish before it closes: every
+    turn of this process, and channels_redis's receive cleaners. Each cleaner
+    holds a lock of the (process-wide) layer until it is done; one left pending
+    when a test's loop closed kept its lock taken, and the next test's socket
+    failed on it ("bound to a different event loop"). One loop, as in a server,
+    never meets this."""
+    await asyncio.wait_for(turns.wait_all(), 60)
+    cleaners = list(getattr(get_channel_layer(), "receive_cleaners", ()))
+    if cleaners:
+        await asyncio.wait(cleaners, timeout=10)

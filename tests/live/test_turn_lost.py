@@ -1,6 +1,6 @@
 """A turn whose server stopped (issue 19): killed, it never says so, but its lock
 lapses. Every tab showing the turn finds out within the lock's lifetime and a
-quarter, the turn is recorded as interrupted (once, with what it had stored
+fifth, the turn is recorded as interrupted (once, with what it had stored
 kept), and the project takes a new turn."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from tests.live.tabs import events_until, frames_until, opened, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-TTL = 0.6  # seconds: the watchdog looks every quarter of it
+TTL = 0.6  # seconds: the watchdog looks every fifth of it
 
 
 @sync_to_async
@@ -81,7 +81,9 @@ async def test_every_tab_is_told_the_turn_is_recorded_and_the_project_freed(
         assert closing[0].metadata["turn"]["status"] == "interrupted"
         assert not await sync_to_async(ProjectLock.objects.exists)()
 
+        # A real turn next, with a lock that lives long enough for this busy machine.
+        settings.BUILTIT_TURN_LOCK_TTL = 10.0
         scripted.script(Reply(content="Back at it."))
         await send(script, message="Go on")
         again = await events_until(script, "done")
-        assert again[-1]["status"] == "completed"
+        assert again[-1]["status"] == "completed", again

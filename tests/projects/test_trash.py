@@ -6,7 +6,6 @@ told and closed); staff purge it, or the period does."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -18,7 +17,6 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
-from chat.live import turns
 from chat.models import Conversation
 from chat.services import conversation_create
 from projects.lifecycle import project_trash, trash_purge_expired
@@ -26,7 +24,7 @@ from projects.locks import lock_acquire
 from projects.models import FileRevision, Project, ProjectFile
 from projects.results import ErrorCode, FileError
 from projects.services import Author, file_create
-from tests.live.tabs import communicator, next_event, opened, send, socket_path
+from tests.live.tabs import communicator, next_event, opened, send, settled, socket_path
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -34,7 +32,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture(autouse=True)
 async def no_turn_outlives_the_test() -> AsyncIterator[None]:
     yield
-    await asyncio.wait_for(turns.wait_all(), 30)
+    await settled()
 
 
 def trash(client: Client, project: Project):

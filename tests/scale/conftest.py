@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -25,9 +26,8 @@ from projects.models import Project
 from tests.fakes.openrouter import FakeOpenRouter
 from tests.servers import ServerProcess, server_start, shared_settings
 
-_LAYER = str(settings.CHANNEL_LAYERS["default"]["BACKEND"])
-SHARED = settings.DATABASES["default"]["ENGINE"].endswith("postgresql") and _LAYER.startswith(
-    "channels_redis"
+SHARED = str(settings.DATABASES["default"]["ENGINE"]).endswith("postgresql") and bool(
+    os.environ.get("REDIS_URL")
 )
 
 # Short, so a killed server's turn is found quickly: the tabs look every fifth of it.
