@@ -134,7 +134,8 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         self.own = False  # whether the followed turn is in this tab's conversation
         # The running turn this tab shows, until its `done`: the watchdog checks
         # that its server still holds the project (a killed process never says so).
-        self.watched: str | None = None
+        self._watched: str | None = None
+        self._watching = asyncio.Event()  # set while there is a turn to watch
         self.watchdog = asyncio.ensure_future(self._watch())
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
@@ -400,6 +401,18 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
 
     # --- a turn whose server stopped --------------------------------------------------
 
+    @property
+    def watched(self) -> str | None:
+        return self._watched
+
+    @watched.setter
+    def watched(self, key: str | None) -> None:
+        self._watched = key
+        if key is None:
+            self._watching.clear()
+        else:
+            self._watching.set()
+
     async def _watch(self) -> None:
         """As often as the turn refreshes its lock: is the watched turn's server still
         there? When its lock lapsed without a `done`, the turn is recorded as
@@ -409,6 +422,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         interval = settings.BUILTIT_TURN_LOCK_TTL / turns.HEARTBEATS_PER_TTL
         ended: str | None = None  # a turn whose lock was gone at the last look
         while True:
+            await self._watching.wait()  # an idle tab costs nothing here
             await asyncio.sleep(interval)
             key = self.watched
             if key is None:
