@@ -159,7 +159,12 @@ CHANNEL_LAYERS = {
                         "timeout": 10,
                     }
                 ],
-                "capacity": 2000,
+                # Per process, not per tab: channels_redis keeps every message
+                # for a process's sockets in one Redis key, and past this a
+                # group_send skips them without a word (bench/ws_fanout.py
+                # --processes 2 lost frames at 2,000 while a busy process caught
+                # up). Messages still expire after 60 s, which bounds the memory.
+                "capacity": 50_000,
             },
         }
         if _REDIS_URL
