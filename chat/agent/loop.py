@@ -21,7 +21,7 @@ from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal
 
 from django.contrib.auth.models import User
 
@@ -103,11 +103,11 @@ async def run_turn(
     tools: ToolRegistry | None = None,
     limits: TurnLimits | None = None,
     on_stopped: Callable[[Done], None] | None = None,
-    interrupted: Callable[[], bool] | None = None,
+    stopped_by: Callable[[], StopCause] | None = None,
 ) -> AsyncGenerator[Event, None]:
     """The turn's events. A cancelled turn cannot yield its `done`: it is handed
-    to `on_stopped` instead, once the stop has been recorded: as stopped by the
-    person, or as interrupted when `interrupted()` says the server is stopping."""
+    to `on_stopped` instead, once the stop has been recorded, as `stopped_by()`
+    says (the person, by default)."""
     model = choose_model(request.model, request.project, personal_key=bool(request.api_key))
     own_client = demo_client() if client is None and is_demo(model) else None
     turn = _Turn(
@@ -116,7 +116,7 @@ async def run_turn(
         tools or file_tools(),
         limits or TurnLimits.for_project(request.project),
         on_stopped=on_stopped,
-        interrupted=interrupted,
+        stopped_by=stopped_by,
         model=model,
     )
     try:
@@ -146,6 +146,11 @@ class _Request:
     def as_shown(self, text: str) -> AssistantMessage:
         """The reply as far as it got: the text shown and the calls started."""
         return AssistantMessage(content=text, tool_calls=tuple(self.started))
+
+
+# Who stopped a cancelled turn: the person (Stop); the server, shutting down; or
+# nobody in time (its lock lapsed and a tab recorded it already).
+StopCause = Literal["person", "server", "taken"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,12 +183,12 @@ class _Turn:
         limits: TurnLimits,
         *,
         on_stopped: Callable[[Done], None] | None = None,
-        interrupted: Callable[[], bool] | None = None,
+        stopped_by: Callable[[], StopCause] | None = None,
         model: str,
     ) -> None:
         self.request = request
         self.on_stopped = on_stopped
-        self.interrupted = interrupted
+        self.stopped_by = stopped_by
         self.client = client
         self.tools = tools
         self.limits = limits
@@ -527,8 +532,21 @@ class _Turn:
 
     async def _stop(self) -> Done:
         await self.runner.abandon()
+        cause = self.stopped_by() if self.stopped_by is not None else "person"
+        if cause == "taken":
+            # A tab found this turn's lock lapsed and recorded it as interrupted;
+            # another turn may be running now, so nothing more is written.
+            return Done(
+                "server_stopped",
+                "interrupted",
+                self.iterations,
+                None,
+                tuple(self.files_changed),
+                self.usage.total_tokens,
+                money(self.usage.cost),
+            )
         stopped = _Outcome("stopped", "stopped")
-        if self.interrupted is not None and self.interrupted():
+        if cause == "server":
             stopped = _Outcome("interrupted", "server_stopped", SERVER_STOPPED)
         closing = await threads.run(self._store_closing, stopped, await self._settle_current())
         return self._done(stopped, closing)

@@ -439,10 +439,12 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
                 if not self.as_json:
                     await self._catch_up()
                 continue
-            if await threads.run(turns.turn_abandon, self.project.pk, key):
+            recorded = await threads.run(turns.turn_abandon, self.project.pk, key)
+            # This tab first: its own `turn.lost` then finds nothing left to do.
+            await self._lost(key)
+            if recorded:
                 lost = messages.TurnLost(type="turn.lost", turn=key)
                 await self.channel_layer.group_send(self.group, lost)
-            await self._lost(key)
 
     async def turn_lost(self, message: messages.TurnLost) -> None:
         if message["turn"] in (self.watched, self.turn_key):

@@ -39,7 +39,7 @@ from chat import services
 from chat.agent import records, threads
 from chat.agent.events import ContentText, Done, Event, ReasoningText, to_json
 from chat.agent.failures import INTERNAL_ERROR, SERVER_STOPPED
-from chat.agent.loop import TurnRequest, run_turn
+from chat.agent.loop import StopCause, TurnRequest, run_turn
 from chat.agent.person_limits import running_turn_limit, too_many_turns_message
 from chat.changes import turn_revisions
 from chat.live import messages
@@ -55,6 +55,7 @@ logger = logging.getLogger(__name__)
 LOCK_PURPOSE = "assistant"
 LISTENER_GRACE = 10.0  # seconds a turn's listener has to hear that the turn ended
 HEARTBEATS_PER_TTL = 5  # lock refreshes per BUILTIT_TURN_LOCK_TTL
+STOP_WAIT = 10.0  # seconds a shutdown waits for its interrupted turns to record themselves
 FRAME_INTERVAL = 0.03  # seconds: a turn's streamed text is sent at most this often
 _TEXT = (ContentText, ReasoningText)
 
@@ -100,6 +101,9 @@ async def start(
         return lock
     if isinstance(lock, LockHeld):
         return Busy(busy_message())
+    if not _PROCESS.accepting:  # the shutdown began meanwhile: it would not wait for this one
+        await threads.run(lock_release, lock)
+        return Busy(RESTARTING)
     turn = LiveTurn(order, lock, layer, control, client, observer)
     turn.begin()
     return turn
@@ -168,7 +172,9 @@ async def finish_all(*, grace: float) -> int:
     for turn in late:
         turn.interrupt()
     if late:
-        await asyncio.wait([turn.task for turn in late if turn.task is not None])
+        # A write under way completes first (up to a tool's timeout): past this
+        # the process exits anyway, and the tabs' watchdogs record what is left.
+        await asyncio.wait([turn.task for turn in late if turn.task is not None], timeout=STOP_WAIT)
     return len(late)
 
 
@@ -208,8 +214,11 @@ class LiveTurn:
     _ended: bool = False
     _drive: asyncio.Task[None] | None = None
     _heartbeat_task: asyncio.Task[None] | None = None
-    # Stopped by the server (shutting down, or its lock lost), not by a person.
+    _stopping: bool = False
+    # Stopped by the server (shutting down), not by a person; or found lapsed by a
+    # tab, which recorded the turn already.
     _interrupted: bool = False
+    _taken: bool = False
     _framed: float = float("-inf")  # loop time text last went out
     _holding: bool = False  # text waits for its frame: more text need not wake the publisher
 
@@ -227,7 +236,11 @@ class LiveTurn:
         self.task.add_done_callback(lambda _: _LIVE.discard(self))
 
     def stop(self) -> None:
-        if self._drive is not None:
+        """Cancel the turn's loop, once: a second cancel (Stop pressed twice, or a
+        shutdown's interrupt during a person's stop) would cut short the stop's
+        own recording, and the turn would end with no record."""
+        if self._drive is not None and not self._stopping:
+            self._stopping = True
             self._drive.cancel()
 
     def interrupt(self) -> None:
@@ -261,7 +274,7 @@ class LiveTurn:
                 self.order,
                 client=self.client,
                 on_stopped=self._stopped,
-                interrupted=lambda: self._interrupted,
+                stopped_by=self._stopped_by,
             ):
                 self._emit(event)
         except asyncio.CancelledError:
@@ -270,6 +283,9 @@ class LiveTurn:
             logger.exception("Turn %s failed outside the loop", self.key)
             self._emit(INTERNAL_ERROR)
             self._emit(Done("error", "failed", 0, None))
+
+    def _stopped_by(self) -> StopCause:
+        return "taken" if self._taken else "server" if self._interrupted else "person"
 
     def _stopped(self, done: Done) -> None:
         if done.status == "interrupted":  # the tabs say why, as for a crash
@@ -377,7 +393,7 @@ class LiveTurn:
             logger.exception("Could not tell turn %s's listener to stop", self.key)
         # Redis ends a blocking read within brpop_timeout (5 s): if the note has
         # not arrived by then, it never will, and a cancel loses nothing more.
-        await asyncio.wait({listener}, timeout=LISTENER_GRACE)
+        await asyncio.wait({listener}, timeout=LISTENER_GRACE if _PROCESS.accepting else 1.0)
         listener.cancel()
 
     async def _heartbeat(self) -> None:
@@ -395,6 +411,7 @@ class LiveTurn:
                 # A tab found the lock lapsed and recorded the turn as interrupted;
                 # another turn may start now, so this one must not write on.
                 logger.warning("Turn %s lost its project lock; stopping it", self.key)
+                self._taken = True
                 self.interrupt()
                 return
 
@@ -498,6 +515,12 @@ def _acquire(order: TurnRequest, control: str | None) -> ProjectLock | LockHeld 
         )
         if running >= limit:
             return Busy(too_many_turns_message(running))
+    for lapsed in ProjectLock.objects.filter(
+        project=order.project, purpose=LOCK_PURPOSE, expires_at__lte=timezone.now()
+    ):
+        # Its server died and no tab was there to see it: record it before the
+        # lock is taken over, as a watching tab would have.
+        turn_abandon(order.project.pk, lapsed.holder)
     details = {
         "conversation": order.conversation.pk,
         "first_sequence": services.next_sequence(order.conversation),

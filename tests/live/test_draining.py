@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from typing import Any
 
 import pytest
@@ -16,7 +17,7 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 
 from chat import services
-from chat.agent.loop import TurnRequest
+from chat.agent.loop import TurnRequest, _Turn
 from chat.live import draining, turns
 from chat.live.consumers import SERVICE_RESTART
 from chat.models import Message
@@ -179,3 +180,43 @@ async def test_a_busy_notice_reaches_a_tab_that_sends_while_the_drain_runs(
         await drain
     assert refusal["code"] == "busy"
     assert refusal["message"] == turns.RESTARTING
+
+
+async def test_an_interrupt_during_a_persons_stop_leaves_the_stop_recorded(
+    scripted: FakeOpenRouter, project: Project, user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stop pressed, and the shutdown's interrupt arriving while the stop is being
+    recorded: a second cancel cut the recording short, and the turn ended on a
+    `done` that pointed at no record."""
+    held = Held(Reply(content="Done."))
+    scripted.responder = WriteThenHold(held)
+    changed = asyncio.Event()
+    conversation = await sync_to_async(services.conversation_create)(project=project)
+    live = await turns.start(
+        TurnRequest(project, conversation, "Build the bakery's page", user=user),
+        observer=lambda event: changed.set() if event.type == "files_changed" else None,
+    )
+    assert isinstance(live, turns.LiveTurn)
+    await asyncio.wait_for(changed.wait(), 15)
+    # The stop's recording waits until the interrupt has come.
+    recording, interrupted = threading.Event(), threading.Event()
+    store_closing = _Turn._store_closing
+
+    def held_store(turn: _Turn, *args: Any) -> Any:
+        recording.set()
+        interrupted.wait(15)
+        return store_closing(turn, *args)
+
+    monkeypatch.setattr(_Turn, "_store_closing", held_store)
+    live.stop()
+    assert await asyncio.to_thread(recording.wait, 15)
+    live.interrupt()
+    interrupted.set()
+    assert live.task is not None
+    await asyncio.wait_for(asyncio.shield(live.task), 15)
+    held.release()
+
+    assert live.done is not None
+    assert live.done.message_id is not None, "the done points at its record"
+    assert (await closing_record(project))["status"] == live.done.status
+    assert not await locked()

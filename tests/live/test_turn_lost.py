@@ -87,3 +87,22 @@ async def test_every_tab_is_told_the_turn_is_recorded_and_the_project_freed(
         await send(script, message="Go on")
         again = await events_until(script, "done")
         assert again[-1]["status"] == "completed", again
+
+
+async def test_a_dead_servers_turn_no_tab_saw_is_recorded_when_the_next_turn_starts(
+    scripted: FakeOpenRouter, project: Project, user: User
+) -> None:
+    """No tab was open when its server died: the next turn, taking the lapsed
+    lock over, records it as interrupted first."""
+    conversation = await a_turn_whose_server_died(project)
+    await sync_to_async(ProjectLock.objects.update)(
+        expires_at=timezone.now() - timedelta(seconds=1)
+    )
+    scripted.script(Reply(content="Back at it."))
+    async with opened(project, user, query=f"conversation={conversation.pk}") as script:
+        await send(script, message="Go on")
+        again = await events_until(script, "done")
+    assert again[-1]["status"] == "completed"
+    records = [message.metadata["turn"] for message in await closing_messages(conversation)]
+    assert [record["status"] for record in records] == ["interrupted", "completed"]
+    assert records[0]["error"]["code"] == "server_stopped"
