@@ -10,7 +10,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from channels.layers import get_channel_layer
+from channels import DEFAULT_CHANNEL_LAYER
+from channels.layers import channel_layers, get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.test import Client
@@ -106,12 +107,14 @@ def types(events: list[dict[str, Any]]) -> list[str]:
 
 async def settled() -> None:
     """What a socket test's event loop must see finish before it closes: every
-    turn of this process, and channels_redis's receive cleaners. Each cleaner
-    holds a lock of the (process-wide) layer until it is done; one left pending
-    when a test's loop closed kept its lock taken, and the next test's socket
-    failed on it ("bound to a different event loop"). One loop, as in a server,
-    never meets this."""
+    turn of this process, then the channel layer itself. channels_redis's layer
+    lives for the process and keeps state bound to the loop that used it: its
+    receive cleaners each hold a lock until they are done, and one left pending
+    when a test's loop closed kept its lock taken, so a later test's socket
+    failed on it ("bound to a different event loop"). Each test gets a fresh
+    layer instead; one loop, as in a server, never meets this."""
     await asyncio.wait_for(turns.wait_all(), 60)
-    cleaners = list(getattr(get_channel_layer(), "receive_cleaners", ()))
-    if cleaners:
-        await asyncio.wait(cleaners, timeout=10)
+    layer = get_channel_layer()
+    if layer is not None and hasattr(layer, "close_pools"):
+        await asyncio.wait_for(layer.close_pools(), 30)  # waits for its cleaners first
+    channel_layers.backends.pop(DEFAULT_CHANNEL_LAYER, None)

@@ -196,14 +196,19 @@ async def test_sigterm_interrupts_a_turn_past_the_grace_and_sends_tabs_elsewhere
 async def test_a_rolling_restart_of_A_then_B_loses_no_turn(
     servers: Servers, project: Project, user: User
 ) -> None:
-    """Each process is restarted while it runs a turn that ends within its grace."""
+    """Each process is restarted while it runs a turn that ends within its grace;
+    a tab of the project on the process that stays follows the turn to its end,
+    and the restarting process sends new tabs elsewhere meanwhile."""
     a, b = servers.start("A"), servers.start("B")
     token = await bearer(user)
     other = await sync_to_async(Project.objects.create)(owner=user, name="Another site")
-    for restarting, site in ((a, project), (b, other)):
+    for restarting, staying, site in ((a, b, project), (b, servers.start("A2"), other)):
         held = Held(Reply(content="Done."))
         servers.fake.responder = WriteThenHold(held)
-        async with tab(restarting, site, token) as running:
+        async with (
+            tab(restarting, site, token) as running,
+            tab(staying, site, token) as elsewhere,
+        ):
             await running.send(message="Build the bakery's page")
             await running.until("files_changed")
             terminated = asyncio.ensure_future(asyncio.to_thread(restarting.terminate))
@@ -211,13 +216,12 @@ async def test_a_rolling_restart_of_A_then_B_loses_no_turn(
             assert await turns_refused_by(restarting, site, token)
             held.release()
             events, code = await running.closed()
+            followed = await elsewhere.until("done")
             assert await terminated == 0
-        assert events[-1]["status"] == "completed"
+        assert events[-1]["status"] == followed[-1]["status"] == "completed"
         assert code == SERVICE_RESTART
         assert [record["status"] for record in await closing_records(site)] == ["completed"]
         assert await page_kept(site)
-        if restarting is a:  # A's replacement is up before B goes
-            servers.start("A2")
 
 
 async def turns_refused_by(server: ServerProcess, project: Project, token: str) -> bool:
