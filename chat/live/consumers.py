@@ -126,6 +126,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         self.group = turns.group_name(self.project.pk)
         # The turn this tab follows, how far, and how it is drawn.
         self.turn_key: str | None = None
+        self.turn_request: object = None  # the person's message that began it (its id)
         self.last_seq = 0
         self.drawing: TurnDrawing | None = None
         self.catching_up: str | None = None  # a turn whose replay is awaited
@@ -315,6 +316,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
                     await self._catch_up()
                 return
             self.turn_key, self.last_seq, self.drawing = key, 0, None
+            self.turn_request = items[0]["event"].get("message_id")
             self.own = message["conversation"] == (self.conversation and self.conversation.pk)
         fresh = [item for item in items if item["seq"] > self.last_seq]
         if not fresh:
@@ -436,8 +438,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             self.watched = None
             if state == "ended":
                 # Released, yet no `done` came since: show what is stored.
-                if not self.as_json:
-                    await self._catch_up()
+                await self._ended_unseen(key)
                 continue
             recorded = await threads.run(turns.turn_abandon, self.project.pk, key)
             # This tab first: its own `turn.lost` then finds nothing left to do.
@@ -445,6 +446,18 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             if recorded:
                 lost = messages.TurnLost(type="turn.lost", turn=key)
                 await self.channel_layer.group_send(self.group, lost)
+
+    async def _ended_unseen(self, key: str) -> None:
+        """A turn that ended without its `done` reaching this tab (the channel
+        layer failed it, or its server died as it sent it)."""
+        if not self.as_json:
+            await self._catch_up()
+            return
+        request = self.turn_request if self.turn_key == key else None
+        done = await threads.run(turns.turn_recorded, request) if isinstance(request, int) else None
+        if done is not None:
+            self.turn_key = None
+            await self.send(text_data=json.dumps(to_json(done), ensure_ascii=False))
 
     async def turn_lost(self, message: messages.TurnLost) -> None:
         if message["turn"] in (self.watched, self.turn_key):

@@ -26,7 +26,7 @@ import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from channels.layers import BaseChannelLayer, get_channel_layer
 from django.conf import settings
@@ -37,7 +37,15 @@ from django.utils import timezone
 
 from chat import services
 from chat.agent import records, threads
-from chat.agent.events import ContentText, Done, Event, ReasoningText, to_json
+from chat.agent.events import (
+    ContentText,
+    Done,
+    Event,
+    FinishReason,
+    ReasoningText,
+    TurnStatus,
+    to_json,
+)
 from chat.agent.failures import INTERNAL_ERROR, SERVER_STOPPED
 from chat.agent.loop import StopCause, TurnRequest, run_turn
 from chat.agent.person_limits import running_turn_limit, too_many_turns_message
@@ -45,7 +53,7 @@ from chat.changes import turn_revisions
 from chat.live import messages
 from chat.llm import LLMClient, Usage
 from chat.llm.deltas import joined_runs, joined_text
-from chat.llm.jsontypes import as_object
+from chat.llm.jsontypes import as_int, as_object
 from chat.models import Conversation, Message
 from projects.locks import LockHeld, lock_acquire, lock_current, lock_refresh, lock_release
 from projects.models import Project, ProjectLock
@@ -443,6 +451,39 @@ def turn_state(project_id: uuid.UUID, key: str) -> TurnState:
     if lock is None:
         return "ended"
     return "running" if lock.expires_at > timezone.now() else "lapsed"
+
+
+def turn_recorded(request_id: int) -> Done | None:
+    """The `done` of the turn that began with message `request_id`, from its stored
+    closing record (for a tab whose live `done` never came); None while it has none."""
+    request = Message.objects.filter(pk=request_id, role=Message.Role.USER).first()
+    if request is None:
+        return None
+    closing = (
+        Message.objects.filter(
+            conversation_id=request.conversation_id,
+            sequence__gt=request.sequence,
+            metadata__has_key="turn",
+        )
+        .order_by("sequence")
+        .first()
+    )
+    if closing is None:
+        return None
+    record = as_object(closing.metadata.get("turn"))
+    usage = as_object(record.get("usage"))
+    files = record.get("files_changed")
+    cost = record.get("cost")
+    reason, status = record.get("finish_reason"), record.get("status")
+    return Done(
+        reason if reason in get_args(FinishReason) else "stop",  # type: ignore[arg-type]
+        status if status in get_args(TurnStatus) else "completed",  # type: ignore[arg-type]
+        as_int(record.get("iterations")) or 0,
+        closing.pk,
+        tuple(str(path) for path in files) if isinstance(files, list) else (),
+        as_int(usage.get("total_tokens")) or 0,
+        cost if isinstance(cost, str) else None,
+    )
 
 
 @transaction.atomic

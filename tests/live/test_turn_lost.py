@@ -6,9 +6,11 @@ kept), and the project takes a new turn."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
 from django.contrib.auth.models import User
 from django.utils import timezone
 from pytest_django.fixtures import Settings as SettingsWrapper
@@ -106,3 +108,34 @@ async def test_a_dead_servers_turn_no_tab_saw_is_recorded_when_the_next_turn_sta
     records = [message.metadata["turn"] for message in await closing_messages(conversation)]
     assert [record["status"] for record in records] == ["interrupted", "completed"]
     assert records[0]["error"]["code"] == "server_stopped"
+
+
+async def test_a_script_whose_done_was_lost_on_the_way_gets_the_recorded_one(
+    scripted: FakeOpenRouter,
+    project: Project,
+    user: User,
+    settings: SettingsWrapper,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The channel layer failed the message carrying `done` (the turn logs it):
+    the tab's watchdog sees the lock released, looks once more, then sends the
+    `done` from the stored record instead of leaving the script waiting."""
+    settings.BUILTIT_TURN_LOCK_TTL = 3.0  # the tab looks every 0.6 s
+    layer = get_channel_layer()
+    group_send = layer.group_send
+
+    async def losing_done(group: str, message: dict[str, Any]) -> None:
+        if any(item["event"]["type"] == "done" for item in message.get("events", [])):
+            raise ConnectionError("the layer dropped it")
+        await group_send(group, message)
+
+    monkeypatch.setattr(layer, "group_send", losing_done)
+    scripted.script(Reply(content="All done."))
+    async with opened(project, user) as script:
+        await send(script, message="Hello")
+        events = await events_until(script, "done")
+    assert events[-1]["status"] == "completed"
+    assert events[-1]["message_id"] is not None
+    assert "".join(e["text"] for e in events if e["type"] == "content") == "All done."
+    assert "Could not send turn" in caplog.text
