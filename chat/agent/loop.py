@@ -247,14 +247,14 @@ class _Turn:
         if outcome.error is not None:
             yield outcome.error
         closing = await threads.run(self._store_closing, outcome, await self._settle_current())
-        yield self._done(outcome, closing)
+        yield self._done(outcome, closing.pk)
 
-    def _done(self, outcome: _Outcome, closing: Message) -> Done:
+    def _done(self, outcome: _Outcome, closing_id: int | None) -> Done:
         return Done(
             outcome.finish_reason,
             outcome.status,
             self.iterations,
-            closing.pk,
+            closing_id,
             tuple(self.files_changed),
             self.usage.total_tokens,
             money(self.usage.cost),
@@ -536,20 +536,12 @@ class _Turn:
         if cause == "taken":
             # A tab found this turn's lock lapsed and recorded it as interrupted;
             # another turn may be running now, so nothing more is written.
-            return Done(
-                "server_stopped",
-                "interrupted",
-                self.iterations,
-                None,
-                tuple(self.files_changed),
-                self.usage.total_tokens,
-                money(self.usage.cost),
-            )
+            return self._done(_Outcome("interrupted", "server_stopped"), None)
         stopped = _Outcome("stopped", "stopped")
         if cause == "server":
             stopped = _Outcome("interrupted", "server_stopped", SERVER_STOPPED)
         closing = await threads.run(self._store_closing, stopped, await self._settle_current())
-        return self._done(stopped, closing)
+        return self._done(stopped, closing.pk)
 
     async def _settle_current(self) -> Message | int:
         """Where the closing message goes. A reply whose storing began (its

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
-from chat.agent.events import ErrorEvent, FinishReason, TurnStatus
+from chat.agent.events import Done, ErrorEvent, FinishReason, TurnStatus
 from chat.llm import AssistantMessage, Usage
+from chat.llm.jsontypes import JSONObject, as_int, as_object
 from chat.money import money
 
 
@@ -48,3 +49,20 @@ def turn_metadata(
         if error is None
         else {"code": error.code, "message": error.message, "retryable": error.retryable},
     }
+
+
+def turn_done(record: JSONObject, message_id: int) -> Done:
+    """The `done` a stored turn record (`turn_metadata`, on message `message_id`) says."""
+    usage = as_object(record.get("usage"))
+    files = record.get("files_changed")
+    cost = record.get("cost")
+    reason, status = record.get("finish_reason"), record.get("status")
+    return Done(
+        reason if reason in get_args(FinishReason) else "stop",  # type: ignore[arg-type]
+        status if status in get_args(TurnStatus) else "completed",  # type: ignore[arg-type]
+        as_int(record.get("iterations")) or 0,
+        message_id,
+        tuple(str(path) for path in files) if isinstance(files, list) else (),
+        as_int(usage.get("total_tokens")) or 0,
+        cost if isinstance(cost, str) else None,
+    )

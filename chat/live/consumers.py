@@ -74,9 +74,7 @@ _OPEN: weakref.WeakSet[ChatConsumer] = weakref.WeakSet()  # this process's chat 
 async def settle(*, timeout: float) -> None:
     """Wait (up to `timeout` seconds) for the tabs kept open through a shutdown to
     show their turn's end and close themselves (`_follow`)."""
-    async with asyncio.timeout(timeout):
-        while _OPEN:
-            await asyncio.sleep(0.05)
+    await _gone(list(_OPEN), timeout=timeout)
 
 
 async def close_all(*, keep: Collection[uuid.UUID] = ()) -> None:
@@ -91,10 +89,15 @@ async def close_all(*, keep: Collection[uuid.UUID] = ()) -> None:
             await consumer.close(code=SERVICE_RESTART)
         except Exception:  # one broken socket must not hold up the others
             logger.warning("Could not close a chat socket for the restart", exc_info=True)
-    answered = [asyncio.ensure_future(consumer.gone.wait()) for consumer in closing]
-    if answered:
-        await asyncio.wait(answered, timeout=CLOSE_WAIT)
-        for waiting in answered:
+    await _gone(closing, timeout=CLOSE_WAIT)
+
+
+async def _gone(consumers: list[ChatConsumer], *, timeout: float) -> None:
+    """Until each of `consumers` has seen its socket close, or `timeout` seconds."""
+    waits = [asyncio.ensure_future(consumer.gone.wait()) for consumer in consumers]
+    if waits:
+        await asyncio.wait(waits, timeout=timeout)
+        for waiting in waits:
             waiting.cancel()
 
 
@@ -126,7 +129,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         self.group = turns.group_name(self.project.pk)
         # The turn this tab follows, how far, and how it is drawn.
         self.turn_key: str | None = None
-        self.turn_request: object = None  # the person's message that began it (its id)
+        self.turn_request: int | None = None  # the id of the person's message that began it
         self.last_seq = 0
         self.drawing: TurnDrawing | None = None
         self.catching_up: str | None = None  # a turn whose replay is awaited
@@ -316,7 +319,8 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
                     await self._catch_up()
                 return
             self.turn_key, self.last_seq, self.drawing = key, 0, None
-            self.turn_request = items[0]["event"].get("message_id")
+            started = items[0]["event"].get("message_id")
+            self.turn_request = started if isinstance(started, int) else None
             self.own = message["conversation"] == (self.conversation and self.conversation.pk)
         fresh = [item for item in items if item["seq"] > self.last_seq]
         if not fresh:
@@ -454,7 +458,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self._catch_up()
             return
         request = self.turn_request if self.turn_key == key else None
-        done = await threads.run(turns.turn_recorded, request) if isinstance(request, int) else None
+        done = await threads.run(turns.turn_recorded, request) if request is not None else None
         if done is not None:
             self.turn_key = None
             await self.send(text_data=json.dumps(to_json(done), ensure_ascii=False))

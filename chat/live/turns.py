@@ -26,7 +26,7 @@ import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from channels.layers import BaseChannelLayer, get_channel_layer
 from django.conf import settings
@@ -37,15 +37,7 @@ from django.utils import timezone
 
 from chat import services
 from chat.agent import records, threads
-from chat.agent.events import (
-    ContentText,
-    Done,
-    Event,
-    FinishReason,
-    ReasoningText,
-    TurnStatus,
-    to_json,
-)
+from chat.agent.events import ContentText, Done, Event, ReasoningText, to_json
 from chat.agent.failures import INTERNAL_ERROR, SERVER_STOPPED
 from chat.agent.loop import StopCause, TurnRequest, run_turn
 from chat.agent.person_limits import running_turn_limit, too_many_turns_message
@@ -53,7 +45,7 @@ from chat.changes import turn_revisions
 from chat.live import messages
 from chat.llm import LLMClient, Usage
 from chat.llm.deltas import joined_runs, joined_text
-from chat.llm.jsontypes import as_int, as_object
+from chat.llm.jsontypes import as_object
 from chat.models import Conversation, Message
 from projects.locks import LockHeld, lock_acquire, lock_current, lock_refresh, lock_release
 from projects.models import Project, ProjectLock
@@ -223,10 +215,7 @@ class LiveTurn:
     _drive: asyncio.Task[None] | None = None
     _heartbeat_task: asyncio.Task[None] | None = None
     _stopping: bool = False
-    # Stopped by the server (shutting down), not by a person; or found lapsed by a
-    # tab, which recorded the turn already.
-    _interrupted: bool = False
-    _taken: bool = False
+    _cause: StopCause = "person"  # who stops it, when it is stopped (chat.agent.loop)
     _framed: float = float("-inf")  # loop time text last went out
     _holding: bool = False  # text waits for its frame: more text need not wake the publisher
 
@@ -253,7 +242,8 @@ class LiveTurn:
 
     def interrupt(self) -> None:
         """Stop the turn as interrupted by the server: recorded so, with what it did kept."""
-        self._interrupted = True
+        if self._cause != "taken":
+            self._cause = "server"
         self.stop()
 
     async def _run(self) -> None:
@@ -282,7 +272,7 @@ class LiveTurn:
                 self.order,
                 client=self.client,
                 on_stopped=self._stopped,
-                stopped_by=self._stopped_by,
+                stopped_by=lambda: self._cause,
             ):
                 self._emit(event)
         except asyncio.CancelledError:
@@ -291,9 +281,6 @@ class LiveTurn:
             logger.exception("Turn %s failed outside the loop", self.key)
             self._emit(INTERNAL_ERROR)
             self._emit(Done("error", "failed", 0, None))
-
-    def _stopped_by(self) -> StopCause:
-        return "taken" if self._taken else "server" if self._interrupted else "person"
 
     def _stopped(self, done: Done) -> None:
         if done.status == "interrupted":  # the tabs say why, as for a crash
@@ -419,7 +406,7 @@ class LiveTurn:
                 # A tab found the lock lapsed and recorded the turn as interrupted;
                 # another turn may start now, so this one must not write on.
                 logger.warning("Turn %s lost its project lock; stopping it", self.key)
-                self._taken = True
+                self._cause = "taken"
                 self.interrupt()
                 return
 
@@ -470,20 +457,7 @@ def turn_recorded(request_id: int) -> Done | None:
     )
     if closing is None:
         return None
-    record = as_object(closing.metadata.get("turn"))
-    usage = as_object(record.get("usage"))
-    files = record.get("files_changed")
-    cost = record.get("cost")
-    reason, status = record.get("finish_reason"), record.get("status")
-    return Done(
-        reason if reason in get_args(FinishReason) else "stop",  # type: ignore[arg-type]
-        status if status in get_args(TurnStatus) else "completed",  # type: ignore[arg-type]
-        as_int(record.get("iterations")) or 0,
-        closing.pk,
-        tuple(str(path) for path in files) if isinstance(files, list) else (),
-        as_int(usage.get("total_tokens")) or 0,
-        cost if isinstance(cost, str) else None,
-    )
+    return records.turn_done(as_object(closing.metadata.get("turn")), closing.pk)
 
 
 @transaction.atomic
@@ -518,9 +492,11 @@ def turn_abandon(project_id: uuid.UUID, key: str) -> bool:
 def _interrupted_record(in_turn: QuerySet[Message]) -> dict[str, Any]:
     """The closing record of a turn its server never closed, from what it stored:
     its replies' usage and the files its calls changed."""
-    usage = Usage()
-    for metadata in in_turn.filter(role=Message.Role.ASSISTANT).values_list("metadata", flat=True):
-        usage += Usage.from_wire(as_object(as_object(metadata).get("usage")))
+    replies = list(in_turn.filter(role=Message.Role.ASSISTANT).values_list("metadata", flat=True))
+    usage = sum(
+        (Usage.from_wire(as_object(as_object(metadata).get("usage"))) for metadata in replies),
+        Usage(),
+    )
     request = in_turn.filter(role=Message.Role.USER).order_by("sequence").first()
     last = in_turn.order_by("sequence").last()
     changed = turn_revisions(request).values_list("path", flat=True) if request else []
@@ -529,7 +505,7 @@ def _interrupted_record(in_turn: QuerySet[Message]) -> dict[str, Any]:
     return records.turn_metadata(
         status="interrupted",
         finish_reason="server_stopped",
-        iterations=in_turn.filter(role=Message.Role.ASSISTANT).count(),
+        iterations=len(replies),
         usage=usage,
         files_changed=list(dict.fromkeys(changed)),
         tool_timings=[],
