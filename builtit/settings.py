@@ -377,6 +377,6 @@ LOGGING = {
 BUILTIT_TURN_LOCK_TTL = env_float("BUILTIT_TURN_LOCK_TTL", 10.0, minimum=3.0)
 # Seconds a shutting-down process (SIGTERM) lets its running turns finish before
 # it stops them as interrupted (chat.live.draining). The whole shutdown takes
-# up to about 15 s more: keep the sum under what the process manager waits
+# up to about 20 s more: keep the sum under what the process manager waits
 # before SIGKILL (Kubernetes: 30 s by default; systemd: 90 s).
 BUILTIT_SHUTDOWN_GRACE = env_float("BUILTIT_SHUTDOWN_GRACE", 20.0, minimum=0.0)

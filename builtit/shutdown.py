@@ -22,18 +22,36 @@ from twisted.internet import defer
 logger = logging.getLogger(__name__)
 
 
+REQUESTS_WAIT = 5.0  # seconds requests under way get to finish once the drain is done
+
+
 def install() -> None:
     if getattr(Server.kill_all_applications, "drains_first", False):
         return
     kill_all_applications = Server.kill_all_applications
 
     def drain_then_kill(server: Server) -> Any:
-        from chat.live.draining import drain  # noqa: PLC0415 (Django is set up by now)
-
-        drained = defer.Deferred.fromFuture(asyncio.ensure_future(drain()))
+        drained = defer.Deferred.fromFuture(asyncio.ensure_future(_drain(server)))
         drained.addErrback(lambda failure: logger.error("Shutdown drain failed: %s", failure))
         drained.addBoth(lambda _: kill_all_applications(server))
         return drained
 
     drain_then_kill.drains_first = True  # type: ignore[attr-defined]
     Server.kill_all_applications = drain_then_kill
+
+
+async def _drain(server: Server) -> None:
+    from chat.live.draining import drain  # noqa: PLC0415 (Django is set up by now)
+
+    await drain()
+    # Then let requests under way finish before daphne cancels them: a Django
+    # view cancelled mid-request leaves its thread waiting on an event loop that
+    # has stopped, and the process never exits (seen under load, with a page's
+    # requests in flight). Bounded: one that hangs is cancelled as before.
+    running = [
+        details["application_instance"]
+        for details in list(server.connections.values())
+        if "application_instance" in details and not details["application_instance"].done()
+    ]
+    if running:
+        await asyncio.wait(running, timeout=REQUESTS_WAIT)
