@@ -113,8 +113,16 @@ async def settled() -> None:
     when a test's loop closed kept its lock taken, so a later test's socket
     failed on it ("bound to a different event loop"). Each test gets a fresh
     layer instead; one loop, as in a server, never meets this."""
-    await asyncio.wait_for(turns.wait_all(), 60)
-    layer = get_channel_layer()
-    if layer is not None and hasattr(layer, "close_pools"):
-        await asyncio.wait_for(layer.close_pools(), 30)  # waits for its cleaners first
+    try:
+        await asyncio.wait_for(turns.wait_all(), 60)
+        layer = get_channel_layer()
+        if layer is not None and hasattr(layer, "close_pools"):
+            await asyncio.wait_for(layer.close_pools(), 30)  # waits for its cleaners first
+    finally:
+        fresh_layer()
+
+
+def fresh_layer() -> None:
+    """The next `get_channel_layer()` makes a new layer (each socket test starts
+    with one too, whatever ran before it)."""
     channel_layers.backends.pop(DEFAULT_CHANNEL_LAYER, None)

@@ -24,13 +24,22 @@ from projects.locks import lock_acquire
 from projects.models import FileRevision, Project, ProjectFile
 from projects.results import ErrorCode, FileError
 from projects.services import Author, file_create
-from tests.live.tabs import communicator, next_event, opened, send, settled, socket_path
+from tests.live.tabs import (
+    communicator,
+    fresh_layer,
+    next_event,
+    opened,
+    send,
+    settled,
+    socket_path,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture(autouse=True)
 async def no_turn_outlives_the_test() -> AsyncIterator[None]:
+    fresh_layer()
     yield
     await settled()
 
