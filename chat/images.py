@@ -4,7 +4,9 @@ with the next message to a model that reads images, kept with that message,
 and savable into the project.
 
 Bounds: bytes per image, images per message, and images waiting in a person's
-message boxes (the oldest waiting ones go first).
+message boxes (the oldest waiting ones go first, and any left unsent for a
+day are swept). Pictures count in the person's storage quota, like their
+projects' files (`KEEPER`, registered with projects.usage).
 """
 
 from __future__ import annotations
@@ -12,21 +14,28 @@ from __future__ import annotations
 import base64
 import fnmatch
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Sum
+from django.utils import timezone
 
 from chat.models import ChatImage
 from projects.binaries import BinaryProblem, Sniffed, checked, sniff
+from projects.limits import human_size
 from projects.models import Project
 from projects.paths import extension_of
 from projects.results import FileError, FileWrite
 from projects.services import Author, file_upload
+from projects.usage import Keeper, storage_used
 
 _IMAGE_EXTENSIONS = frozenset({"png", "jpg", "jpeg", "gif", "webp"})
 _NOT_A_PICTURE = "Attach a PNG, JPEG, GIF or WebP picture."
 _EXTENSION_OF = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
 MAX_WAITING = 20  # uploaded, not yet sent, per person
+WAITING_KEPT = timedelta(days=1)  # then an unsent picture is swept
 
 
 @dataclass(frozen=True)
@@ -53,9 +62,22 @@ def image_upload(
         return ImageProblem(
             problem.message if isinstance(problem, BinaryProblem) else _NOT_A_PICTURE
         )
+    return _kept(user, project, name, data, found)
+
+
+@transaction.atomic
+def _kept(
+    user: User, project: Project, name: str, data: bytes, found: Sniffed
+) -> ChatImage | ImageProblem:
+    # The person's row is locked so that two uploads at once cannot both pass
+    # the quota, nor both keep a place among the waiting pictures.
+    User.objects.select_for_update().filter(pk=user.pk).first()
     waiting = ChatImage.objects.filter(user=user, message__isnull=True).order_by("-created_at")
     stale = list(waiting.values_list("pk", flat=True)[MAX_WAITING - 1 :])
     ChatImage.objects.filter(pk__in=stale).delete()
+    full = _storage_problem(user, len(data))
+    if full is not None:
+        return full
     return ChatImage.objects.create(
         user=user,
         project=project,
@@ -120,6 +142,34 @@ def image_to_project(
         data=bytes(image.data),
         author=Author.person(user),
     )
+
+
+def _storage_problem(user: User, size: int) -> ImageProblem | None:
+    quota = settings.BUILTIT_MAX_USER_STORAGE_BYTES
+    used = storage_used(user.pk)
+    if not quota or used + size <= quota:
+        return None
+    return ImageProblem(
+        f"This picture would pass your storage: your projects and chat pictures take "
+        f"{human_size(used)} of {human_size(quota)}. Make room by deleting projects you no "
+        "longer need and then deleting them for good from the Trash."
+    )
+
+
+def pictures_stored(user_id: int) -> int:
+    """Bytes of a person's chat pictures, sent or waiting."""
+    total = ChatImage.objects.filter(user_id=user_id).aggregate(total=Sum("size"))["total"]
+    return int(total or 0)
+
+
+def pictures_sweep() -> int:
+    """Pictures left unsent in a message box for over a day: how many went."""
+    cutoff = timezone.now() - WAITING_KEPT
+    deleted, _ = ChatImage.objects.filter(message__isnull=True, created_at__lt=cutoff).delete()
+    return deleted
+
+
+KEEPER = Keeper("chat pictures", pictures_stored, pictures_sweep)
 
 
 def _clean_name(name: str, extension: str) -> str:

@@ -27,6 +27,8 @@ from projects.models import BinaryBlob, Project
 from projects.paths import BINARY_EXTENSIONS, CONTENT_TYPES
 
 MARKER = "\ufdd0binary:"
+# Where the bytes go in Django's storage: STORAGE_FOLDER/<project id>/<digest>.
+STORAGE_FOLDER = "binaries"
 MAX_PIXELS = 100_000_000  # an image declaring more is refused (a decompression bomb)
 
 # Extension -> the content type its bytes must show (the one list: projects.paths).
@@ -202,16 +204,21 @@ def _image(content_type: str, width: int, height: int) -> Sniffed | BinaryProble
 # --- where the bytes live -----------------------------------------------------------
 
 
-def blob_store(project: Project, data: bytes, sniffed: Sniffed) -> BinaryBlob:
-    """The project's blob for `data`, made if new (identical uploads are kept once)."""
-    digest = hashlib.sha256(data).hexdigest()
+def bytes_digest(data: bytes) -> str:
+    """The name bytes are stored under (BinaryBlob.digest)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def blob_store(project: Project, data: bytes, sniffed: Sniffed, *, digest: str) -> BinaryBlob:
+    """The project's blob for `data` (whose `bytes_digest` is `digest`), made if
+    new (identical uploads are kept once)."""
     found = BinaryBlob.objects.filter(project=project, digest=digest).first()
     if found is not None:
         return found
     in_storage = settings.BUILTIT_BINARY_STORAGE == "storage"
     name = ""
     if in_storage:
-        name = default_storage.save(f"binaries/{project.pk}/{digest}", ContentFile(data))
+        name = default_storage.save(f"{STORAGE_FOLDER}/{project.pk}/{digest}", ContentFile(data))
     return BinaryBlob.objects.create(
         project=project,
         digest=digest,

@@ -4,19 +4,14 @@ touches one stretch of it, so the new text is kept as the start and end it
 shares with the old (two counts) and the changed stretch between them; reading
 it back rebuilds it from its base, at most MAX_DEPTH bases deep, where a whole
 text is stored again. Only the file service writes blobs, inside its own
-transaction (with the project's writers serialised).
-
-Also what a person's projects take in storage, for their quota."""
+transaction (with the project's writers serialised)."""
 
 from __future__ import annotations
 
 import hashlib
 import zlib
 
-from django.db.models import Sum
-
-from projects.binaries import MARKER
-from projects.models import BinaryBlob, Project, ProjectFile, RevisionBlob
+from projects.models import Project, RevisionBlob
 
 MAX_DEPTH = 16
 # A change sharing less than this share of its base is stored whole: rebuilding
@@ -93,17 +88,3 @@ def _shared_start(a: str, b: str, limit: int | None = None) -> int:
         else:
             high = middle - 1
     return low
-
-
-def storage_used(owner_id: int) -> int:
-    """Bytes a person's projects take: their files and their history, the trash too."""
-    # Binary files' bytes are counted once, in their blobs (current or not).
-    files = ProjectFile.objects.filter(project__owner_id=owner_id).exclude(
-        content__startswith=MARKER
-    )
-    blobs = RevisionBlob.objects.filter(project__owner_id=owner_id)
-    binaries = BinaryBlob.objects.filter(project__owner_id=owner_id)
-    in_files = files.aggregate(total=Sum("size"))["total"] or 0
-    in_history = blobs.aggregate(total=Sum("stored_size"))["total"] or 0
-    in_binaries = binaries.aggregate(total=Sum("size"))["total"] or 0
-    return int(in_files) + int(in_history) + int(in_binaries)

@@ -12,11 +12,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from projects.locks import lock_current
-from projects.models import Project, RetiredPreviewToken, new_preview_token
+from projects.models import BinaryBlob, Project, RetiredPreviewToken, new_preview_token
 from projects.results import FileError
 from projects.services import Author, file_create
 from projects.signals import project_trashed
 from projects.starter import STARTER_FILES
+from projects.sweep import stored_files_delete
 
 # Replaced preview addresses remembered per project, to tell visitors they were replaced.
 RETIRED_TOKENS_KEPT = 20
@@ -110,7 +111,14 @@ def project_purge(*, project: Project) -> ProjectError | None:
     """Deleted for good, files, history and conversations with it."""
     if lock_current(project) is not None:
         return ProjectError(_WORKING)
+    # The database deletes the rows; files in Django's storage go once it has.
+    stored = list(
+        BinaryBlob.objects.filter(project=project)
+        .exclude(stored_name="")
+        .values_list("stored_name", flat=True)
+    )
     project.delete()
+    transaction.on_commit(lambda: stored_files_delete(stored))
     return None
 
 

@@ -109,9 +109,9 @@ def storage_problem(path: str, used: int, adding: int, limits: Limits) -> FileEr
     return FileError(
         ErrorCode.STORAGE_FULL,
         f"Writing {path} would pass the project owner's storage: their projects take "
-        f"{human_size(used)} of {human_size(quota)} (files and their history, the trash "
-        "included). Make room by deleting projects that are no longer needed and then "
-        "deleting them for good from the Trash.",
+        f"{human_size(used)} of {human_size(quota)} (files, their history and chat "
+        "pictures, the trash included). Make room by deleting projects that are no longer "
+        "needed and then deleting them for good from the Trash.",
         path=path,
         size=used + adding,
         limit=quota,

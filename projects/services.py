@@ -8,8 +8,10 @@ values; nothing is half-written.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import ParamSpec
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -22,11 +24,12 @@ from projects.binaries import (
     Sniffed,
     blob_for_marker,
     blob_store,
+    bytes_digest,
     is_marker,
     marker_for,
 )
 from projects.binaries import checked as binary_checked
-from projects.blobs import blob_for, storage_used
+from projects.blobs import blob_for
 from projects.editing import Edit, apply_edits
 from projects.limits import (
     Limits,
@@ -39,7 +42,7 @@ from projects.limits import (
     storage_problem,
 )
 from projects.locks import lock_current
-from projects.models import FileRevision, Project, ProjectFile, Reversal
+from projects.models import BinaryBlob, FileRevision, Project, ProjectFile, Reversal
 from projects.paths import (
     PathError,
     extension_of,
@@ -49,6 +52,7 @@ from projects.paths import (
 )
 from projects.results import ErrorCode, FileError, FileWrite
 from projects.selectors import file_not_found, path_error
+from projects.usage import storage_used
 
 __all__ = [
     "Author",
@@ -60,6 +64,30 @@ __all__ = [
     "file_update",
     "file_upload",
 ]
+
+_P = ParamSpec("_P")
+
+
+def _all_or_nothing(
+    write: Callable[_P, FileWrite | FileError],
+) -> Callable[_P, FileWrite | FileError]:
+    """One transaction per write, undone whole when the write is refused.
+
+    A refusal is a value, not an exception, so `transaction.atomic` alone would
+    commit whatever the write stored before something refused it (a binary
+    file's bytes, history's texts): a refused upload kept its bytes, ten MiB a
+    request. Inside a caller's transaction (an undo, an import) this is a
+    savepoint, and only the refused write is taken back."""
+
+    @functools.wraps(write)
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> FileWrite | FileError:
+        with transaction.atomic():
+            result = write(*args, **kwargs)
+            if isinstance(result, FileError):
+                transaction.set_rollback(True)
+            return result
+
+    return run
 
 
 @dataclass(frozen=True)
@@ -87,7 +115,7 @@ class Author:
         return cls(FileRevision.Actor.ASSISTANT, user, message_id)
 
 
-@transaction.atomic
+@_all_or_nothing
 def file_create(
     *, project: Project, path: str, content: str, author: Author
 ) -> FileWrite | FileError:
@@ -109,7 +137,7 @@ def file_create(
     return _record(project, record, FileRevision.Action.CREATE, author, before=None)
 
 
-@transaction.atomic
+@_all_or_nothing
 def file_update(
     *,
     project: Project,
@@ -124,7 +152,7 @@ def file_update(
     return _write_content(project, record, content, FileRevision.Action.UPDATE, author)
 
 
-@transaction.atomic
+@_all_or_nothing
 def file_edit(
     *,
     project: Project,
@@ -144,7 +172,7 @@ def file_edit(
     return _write_content(project, record, edited, FileRevision.Action.EDIT, author)
 
 
-@transaction.atomic
+@_all_or_nothing
 def file_rename(
     *,
     project: Project,
@@ -188,7 +216,7 @@ def file_rename(
     )
 
 
-@transaction.atomic
+@_all_or_nothing
 def file_delete(
     *, project: Project, path: str, author: Author, expected_version: int | None = None
 ) -> FileWrite | FileError:
@@ -280,12 +308,7 @@ def _write_content(
             path=record.path,
             current_version=record.version,
         )
-    limits = current_limits()
-    problem = (
-        _file_size_problem(record.path, size, limits)
-        or project_size_problem(record.path, _project_size(project) - record.size + size, limits)
-        or _storage_problem(project, record.path, size, limits)
-    )
+    problem = _update_limits_problem(project, record, size)
     if problem:
         return problem
     before = record.content
@@ -360,7 +383,7 @@ def _file_size_problem(path: str, size: int, limits: Limits) -> FileError | None
     )
 
 
-@transaction.atomic
+@_all_or_nothing
 def file_upload(
     *, project: Project, path: str, data: bytes, author: Author
 ) -> FileWrite | FileError:
@@ -375,8 +398,20 @@ def file_upload(
     busy = _lock(project) or _busy_problem(project, author)
     if busy:
         return busy
-    marker = marker_for(blob_store(project, data, sniffed).digest)
     existing = ProjectFile.objects.filter(project=project, path=canonical).first()
+    # Every limit before the bytes are kept: a refusal after them would leave
+    # them in storage (a database rollback cannot take back a file in a folder).
+    digest = bytes_digest(data)
+    adding = 0 if BinaryBlob.objects.filter(project=project, digest=digest).exists() else len(data)
+    problem = (
+        _update_limits_problem(project, existing, len(data), adding=adding)
+        if existing is not None
+        else _placement_problem(project, canonical)
+        or _create_limits_problem(project, canonical, len(data), adding=adding)
+    )
+    if problem:
+        return problem
+    marker = marker_for(blob_store(project, data, sniffed, digest=digest).digest)
     if existing is not None:
         return _write_content(project, existing, marker, FileRevision.Action.UPDATE, author)
     return file_create(project=project, path=canonical, content=marker, author=author)
@@ -409,22 +444,45 @@ def _project_size(project: Project) -> int:
     return int(total or 0)
 
 
-def _create_limits_problem(project: Project, path: str, size: int) -> FileError | None:
+def _create_limits_problem(
+    project: Project, path: str, size: int, *, adding: int | None = None
+) -> FileError | None:
+    """Every limit a new file of `size` bytes must fit. `adding`: what it adds to
+    the owner's storage, if not `_adding`'s answer (an upload not yet stored)."""
     limits = current_limits()
     count = ProjectFile.objects.filter(project=project).count()
     return (
         _file_size_problem(path, size, limits)
         or file_count_problem(path, count + 1, limits)
         or project_size_problem(path, _project_size(project) + size, limits)
-        or _storage_problem(project, path, size, limits)
+        or _storage_problem(project, path, _adding(path, size, adding), limits)
     )
 
 
-def _storage_problem(project: Project, path: str, size: int, limits: Limits) -> FileError | None:
+def _update_limits_problem(
+    project: Project, record: ProjectFile, size: int, *, adding: int | None = None
+) -> FileError | None:
+    limits = current_limits()
+    return (
+        _file_size_problem(record.path, size, limits)
+        or project_size_problem(record.path, _project_size(project) - record.size + size, limits)
+        or _storage_problem(project, record.path, _adding(record.path, size, adding), limits)
+    )
+
+
+def _adding(path: str, size: int, adding: int | None) -> int:
+    """Bytes a write adds to the owner's storage: a text's size; nothing for a
+    binary file, whose content names a blob already stored (and counted)."""
+    if adding is not None:
+        return adding
+    return 0 if is_binary_path(path) else size
+
+
+def _storage_problem(project: Project, path: str, adding: int, limits: Limits) -> FileError | None:
     """The owner's quota, counted across all their projects; skipped without one."""
     if not limits.max_user_storage_bytes:
         return None
-    return storage_problem(path, storage_used(project.owner_id), size, limits)
+    return storage_problem(path, storage_used(project.owner_id), adding, limits)
 
 
 def _placement_problem(

@@ -14,7 +14,6 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from builtit.users import current_user
 from projects.archive import ImportRefused, project_export_zip, project_import_zip, skipped_shown
-from projects.blobs import storage_used
 from projects.lifecycle import (
     ProjectError,
     project_create,
@@ -31,6 +30,7 @@ from projects.selectors import (
     trash_list_for,
     trashed_get_for,
 )
+from projects.usage import storage_used
 
 
 @require_GET

@@ -13,7 +13,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from projects.blobs import storage_used
+from projects.usage import storage_used
 from projects.lifecycle import project_create, project_purge, project_trash
 from projects.models import Project, ProjectFile
 from projects.results import ErrorCode, FileError, FileWrite

@@ -1,5 +1,6 @@
 """`manage.py purge_trash`: delete for good what has been in the trash longer
-than BUILTIT_TRASH_DAYS (run it daily, e.g. from cron)."""
+than BUILTIT_TRASH_DAYS, then sweep the bytes nothing refers to any more
+(run it daily, e.g. from cron)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from projects.lifecycle import trash_purge_expired
+from projects.sweep import storage_sweep
 
 
 class Command(BaseCommand):
@@ -16,3 +18,4 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         count = trash_purge_expired()
         self.stdout.write(f"Purged {count} project{'' if count == 1 else 's'} from the trash.")
+        self.stdout.write(storage_sweep().describe())
