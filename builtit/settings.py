@@ -304,6 +304,10 @@ BUILTIT_HISTORY_TOKENS = env_int("BUILTIT_HISTORY_TOKENS", 16_000)
 # A project can set its own in the admin.
 BUILTIT_TURN_COST_LIMIT = env_decimal("BUILTIT_TURN_COST_LIMIT", "1.00")
 BUILTIT_PROJECT_COST_LIMIT = env_decimal("BUILTIT_PROJECT_COST_LIMIT", "25.00")
+# Answer tokens a model request asks for at most (its max_tokens), when the
+# provider's model list does not give the model's own limit; within the caps,
+# fewer when what is left under a spending cap pays for fewer (chat.agent.budget).
+BUILTIT_MAX_ANSWER_TOKENS = env_int("BUILTIT_MAX_ANSWER_TOKENS", 16_384, minimum=1024)
 # Bounds on one answer of the model and one turn, so that a broken or hostile
 # model server cannot take the memory or the time of the machine. Reaching one
 # ends the turn in words, keeping what was done.

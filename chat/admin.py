@@ -1,5 +1,5 @@
-"""Staff views of conversations, their messages (read-only), spending per project and
-users' personal API keys (never the key itself)."""
+"""Staff views of conversations, their messages (read-only), spending per project,
+the spending ledger and users' personal API keys (never the key itself)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib import admin
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Sum
 from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.text import Truncator
 
 from chat.models import (
     AccessToken,
+    Charge,
     Conversation,
     Message,
     PersonalKey,
@@ -146,7 +147,14 @@ class ProjectSpendingAdmin(admin.ModelAdmin[ProjectSpending]):
                     filter=Q(conversations__messages__role=Message.Role.USER),
                     distinct=True,
                 ),
-                _cost=Sum("conversations__messages__cost"),
+                # From the ledger, like the caps (in a subquery: beside the counts'
+                # joins, a sum would count each charge once per message).
+                _cost=Subquery(
+                    Charge.objects.filter(project=OuterRef("pk"))
+                    .values("project")
+                    .annotate(total=Sum("cost"))
+                    .values("total")
+                ),
             )
         )
 
@@ -176,6 +184,33 @@ class ProjectSpendingAdmin(admin.ModelAdmin[ProjectSpending]):
         return format_html(
             "{} / {}", shown(project.turn_cost_limit), shown(project.project_cost_limit)
         )
+
+
+@admin.register(Charge)
+class ChargeAdmin(admin.ModelAdmin[Charge]):
+    """The spending ledger, read-only: what each model request cost, kept when its
+    project is deleted (the caps count it)."""
+
+    list_display = ["created_at", "user", "project_name", "cost_display"]
+    list_filter = ["created_at"]
+    list_select_related = ["user"]
+    search_fields = ["user__username", "project_name"]
+    fields = ["user", "project", "project_name", "message", "cost_display", "created_at"]
+    readonly_fields = ["user", "project", "project_name", "message", "cost_display", "created_at"]
+    date_hierarchy = "created_at"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # a ledger that could be emptied would give spending back
+
+    @admin.display(description="cost", ordering="cost")
+    def cost_display(self, charge: Charge) -> str:
+        return _cost(charge.cost)
 
 
 @admin.register(PersonalKey)

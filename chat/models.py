@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from projects.models import Project
 
@@ -61,6 +62,38 @@ class Message(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role} #{self.sequence}"
+
+
+class Charge(models.Model):
+    """What one model request cost, in the person's spending ledger (chat.spending).
+
+    The spending caps read this, not the messages: deleting a project for good
+    deletes its conversations, and must not give its spending back. So the
+    project and the message are only pointers, emptied when they go; the person
+    and the amount stay."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="charges"
+    )
+    project = models.ForeignKey(
+        Project, on_delete=models.SET_NULL, null=True, blank=True, related_name="charges"
+    )
+    project_name = models.CharField(max_length=100, help_text="As it was, for after it is gone.")
+    message = models.OneToOneField(
+        Message, on_delete=models.SET_NULL, null=True, blank=True, related_name="charge"
+    )
+    cost = models.DecimalField(max_digits=20, decimal_places=10)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["user", "created_at"]),
+            models.Index(fields=["project", "created_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.cost} by {self.user_id} on {self.created_at:%Y-%m-%d}"
 
 
 class ChatImage(models.Model):

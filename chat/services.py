@@ -22,13 +22,14 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Max, Sum
+from django.db.models import Max
 from django.utils import timezone
 
 from chat.llm.jsontypes import JSONObject
 from chat.llm.unicode import well_formed
 from chat.models import ChatImage, Conversation, Message
 from chat.plaintext import plain_excerpt
+from chat.spending import charge_record
 from projects.models import Project, Reversal
 
 # A conversation is named after its first message: one line, Markdown out, cut at a word.
@@ -119,6 +120,7 @@ def message_user_create(
     return message
 
 
+@transaction.atomic
 def message_create(
     *,
     conversation: Conversation,
@@ -131,7 +133,7 @@ def message_create(
     metadata: JSONObject | None = None,
     cost: Decimal | None = None,
 ) -> Message:
-    return Message.objects.create(
+    message = Message.objects.create(
         conversation=conversation,
         sequence=sequence,
         role=role,
@@ -142,8 +144,11 @@ def message_create(
         metadata=metadata or {},
         cost=cost,
     )
+    charge_record(message=message)
+    return message
 
 
+@transaction.atomic
 def message_update(
     *,
     message: Message,
@@ -156,14 +161,9 @@ def message_update(
     message.content, message.reasoning, message.tool_calls = content, reasoning, tool_calls
     message.metadata, message.cost = metadata, cost
     message.save(update_fields=["content", "reasoning", "tool_calls", "metadata", "cost"])
+    charge_record(message=message)
     Conversation.objects.filter(pk=message.conversation_id).update(updated_at=timezone.now())
     return message
-
-
-def project_spent(project: Project) -> Decimal:
-    """Everything the project's turns have cost so far, as reported by the provider."""
-    total = Message.objects.filter(conversation__project=project).aggregate(total=Sum("cost"))
-    return total["total"] or Decimal(0)
 
 
 def past_turns(conversation: Conversation, *, before_sequence: int | None = None) -> list[PastTurn]:

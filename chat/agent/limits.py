@@ -46,22 +46,50 @@ def _cap(own: Decimal | None, server: Decimal) -> Decimal | None:
 
 
 def cap_reached(
-    limits: TurnLimits, *, turn_cost: Decimal | None, spent_before: Decimal
+    limits: TurnLimits,
+    *,
+    turn_cost: Decimal | None,
+    spent_before: Decimal,
+    reserve: Decimal = Decimal(0),
 ) -> str | None:
-    """Why spending must stop now, in words for the person; None while within the caps."""
+    """Why spending must stop now, in words for the person; None while within the
+    caps with `reserve` (the least the next request costs) still left."""
     spent_now = turn_cost or Decimal(0)
     turn_cap = limits.turn_cost_limit
-    if turn_cap and spent_now >= turn_cap:
+    if turn_cap and spent_now + reserve >= turn_cap:
         return (
-            f"This turn reached its spending limit ({dollars(spent_now)} of "
-            f"{dollars(turn_cap)}), so it was ended. Send a new message to go on, "
-            "or ask the administrator to raise the limit."
+            f"This turn {_at(spent_now, turn_cap)} its spending limit ({dollars(spent_now)} of "
+            f"{dollars(turn_cap)}){no_room(spent_now, turn_cap)}, so it was ended. Send a new "
+            "message to go on, or ask the administrator to raise the limit."
         )
     project_cap = limits.project_cost_limit
     spent = spent_before + spent_now
-    if project_cap and spent >= project_cap:
+    if project_cap and spent + reserve >= project_cap:
         return (
-            f"This project reached its spending limit ({dollars(spent)} of "
-            f"{dollars(project_cap)}). Ask the administrator to raise the limit."
+            f"This project {_at(spent, project_cap)} its spending limit ({dollars(spent)} of "
+            f"{dollars(project_cap)}){no_room(spent, project_cap)}. Ask the "
+            "administrator to raise the limit."
         )
     return None
+
+
+def cost_left(limits: TurnLimits, *, turn_cost: Decimal, spent_before: Decimal) -> Decimal | None:
+    """What the tighter of the turn's and the project's caps has left; None: no cap."""
+    left = [
+        cap - spent
+        for cap, spent in (
+            (limits.turn_cost_limit, turn_cost),
+            (limits.project_cost_limit, spent_before + turn_cost),
+        )
+        if cap
+    ]
+    return min(left, default=None)
+
+
+def no_room(spent: Decimal, cap: Decimal) -> str:
+    """Said of a cap not passed yet whose rest would not pay for another request."""
+    return ": what is left would not pay for another request" if spent < cap else ""
+
+
+def _at(spent: Decimal, cap: Decimal) -> str:
+    return "reached" if spent >= cap else "is close to"

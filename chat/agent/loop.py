@@ -25,8 +25,8 @@ from typing import Any, Literal
 
 from django.contrib.auth.models import User
 
-from chat import services
-from chat.agent import prompt, records, threads
+from chat import services, spending
+from chat.agent import budget, prompt, records, threads
 from chat.agent.attachments import Attachment, for_model
 from chat.agent.attachments import to_json as attachments_json
 from chat.agent.events import (
@@ -43,7 +43,7 @@ from chat.agent.events import (
     UsageEvent,
 )
 from chat.agent.failures import INTERNAL_ERROR, SERVER_STOPPED, error_event
-from chat.agent.limits import TurnLimits, cap_reached
+from chat.agent.limits import TurnLimits, cap_reached, cost_left
 from chat.agent.model_choice import choose_model
 from chat.agent.person_limits import PersonBudget, person_budget
 from chat.agent.recorder import TurnRecorder
@@ -62,6 +62,8 @@ from chat.llm import (
     LLMClient,
     LLMError,
     MessageAssembler,
+    ModelInfo,
+    ModelParameters,
     ReasoningDelta,
     StreamEvent,
     ToolCall,
@@ -210,6 +212,7 @@ class _Turn:
         self.unstored_cost = Decimal(0)  # of replies kept on no message (empty ones)
         self.spent_before = Decimal(0)
         self.person: PersonBudget | None = None  # the project owner's, read at the start
+        self.model_info: ModelInfo | None = None  # from the provider's list: price, limits
         self.files_changed: dict[str, None] = {}
         self.timings: list[dict[str, Any]] = []
         self.partial = ""  # text shown to the person and stored on no message yet
@@ -263,6 +266,7 @@ class _Turn:
     # --- the turn --------------------------------------------------------------
 
     async def _work(self, outcome: _Outcome) -> AsyncGenerator[Event, None]:
+        self.model_info = await self._model_info()
         cap = self._cost_cap_reached()
         if cap:
             outcome.fail("cost_limit", ErrorEvent("cost_limit", cap, retryable=False))
@@ -351,11 +355,19 @@ class _Turn:
     async def _ask(
         self, asked: _Request, notes: list[ChatMessage], choice: ToolChoice
     ) -> AsyncGenerator[Event, None]:
+        messages = [*self.messages, *notes]
+        tools = self.tools.specs()
+        answer_tokens = budget.answer_tokens(
+            info=self.model_info,
+            prompt=budget.prompt_tokens(messages, tools),
+            left=self._cost_left(),
+        )
         request = ChatRequest(
             model=self.model,
-            messages=[*self.messages, *notes],
-            tools=self.tools.specs(),
+            messages=messages,
+            tools=tools,
             tool_choice=choice,
+            parameters=ModelParameters(max_tokens=answer_tokens),
         )
         self.current = asked
         started = time.perf_counter()
@@ -580,9 +592,32 @@ class _Turn:
         )
 
     def _cost_cap_reached(self) -> str | None:
+        """Why no more requests with tools may be sent: a cap reached, or what it
+        has left would not pay for the next one (chat.agent.budget)."""
         turn_cost = self.usage.cost or Decimal(0)
-        own = cap_reached(self.limits, turn_cost=turn_cost, spent_before=self.spent_before)
-        return own or (self.person.reached(turn_cost) if self.person is not None else None)
+        prompt_tokens = budget.prompt_tokens(self.messages, self.tools.specs())
+        reserve = budget.reserve(info=self.model_info, prompt=prompt_tokens)
+        own = cap_reached(
+            self.limits, turn_cost=turn_cost, spent_before=self.spent_before, reserve=reserve
+        )
+        person = self.person.reached(turn_cost, reserve) if self.person is not None else None
+        return own or person
+
+    def _cost_left(self) -> Decimal | None:
+        """What the tightest spending cap has left; None: no cap applies."""
+        turn_cost = self.usage.cost or Decimal(0)
+        left = [
+            cost_left(self.limits, turn_cost=turn_cost, spent_before=self.spent_before),
+            self.person.left(turn_cost) if self.person is not None else None,
+        ]
+        return min((value for value in left if value is not None), default=None)
+
+    async def _model_info(self) -> ModelInfo | None:
+        """The model's price and limits, from the provider's list (kept an hour)."""
+        if is_demo(self.model):
+            return ModelInfo(prompt_price=Decimal(0), completion_price=Decimal(0))
+        catalog = await self.client.model_catalog(api_key=self.request.api_key or None)
+        return catalog.get(self.model) if catalog is not None else None
 
     # --- storage (these run in a pool thread) ------------------------------------------
 
@@ -596,7 +631,7 @@ class _Turn:
         conversation = self.request.conversation
         files = selectors.file_list(project)
         self.runner.known_versions.update({info.path: info.version for info in files})
-        self.spent_before = services.project_spent(project)
+        self.spent_before = spending.project_spent(project_id=project.pk)
         self.person = person_budget(user_id=project.owner_id)
         history = services.past_turns(conversation)  # before this turn's message exists
         system = prompt.system_prompt(

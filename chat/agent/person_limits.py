@@ -2,8 +2,9 @@
 and turns running at once. The server's settings, with staff's overrides
 (chat.models.PersonLimits) for one person.
 
-Spending counts every request's recorded cost in the person's projects, those
-of running turns too (each reply is stored with its cost as the turn goes). A
+Spending is what the person's ledger holds (chat.spending): every request's
+cost, those of running turns too (each reply is recorded as the turn goes),
+and those of projects deleted since. A
 turn checks the person's spending when it starts and adds its own as it goes,
 so turns running side by side can pass a cap by at most what one of them
 spends (the turn cap, BUILTIT_TURN_COST_LIMIT) each: at most
@@ -17,11 +18,12 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
-from django.db.models import Sum
 from django.utils import timezone
 
-from chat.models import Message, PersonLimits
+from chat.agent.limits import no_room
+from chat.models import PersonLimits
 from chat.money import dollars
+from chat.spending import person_spent
 
 
 @dataclass(frozen=True)
@@ -32,23 +34,42 @@ class PersonBudget:
     spent_this_month: Decimal
     now: datetime
 
-    def reached(self, turn_cost: Decimal) -> str | None:
-        """Why spending must stop, in words with when it resets; None within the caps."""
+    def reached(self, turn_cost: Decimal, reserve: Decimal = Decimal(0)) -> str | None:
+        """Why spending must stop, in words with when it resets; None within the
+        caps with `reserve` (the least the next request costs) still left."""
         today = self.spent_today + turn_cost
-        if self.daily_limit is not None and today >= self.daily_limit:
+        if self.daily_limit is not None and today + reserve >= self.daily_limit:
             return (
-                f"You reached your daily spending limit ({dollars(today)} of "
-                f"{dollars(self.daily_limit)}). It resets at midnight "
+                f"You {_at(today, self.daily_limit)} your daily spending limit "
+                f"({dollars(today)} of {dollars(self.daily_limit)})"
+                f"{no_room(today, self.daily_limit)}. It resets at midnight "
                 f"({_until(self.now, _next_day(self.now))}). Ask the administrator to raise it."
             )
         month = self.spent_this_month + turn_cost
-        if self.monthly_limit is not None and month >= self.monthly_limit:
+        if self.monthly_limit is not None and month + reserve >= self.monthly_limit:
             return (
-                f"You reached your monthly spending limit ({dollars(month)} of "
-                f"{dollars(self.monthly_limit)}). It resets on the 1st "
+                f"You {_at(month, self.monthly_limit)} your monthly spending limit "
+                f"({dollars(month)} of {dollars(self.monthly_limit)})"
+                f"{no_room(month, self.monthly_limit)}. It resets on the 1st "
                 f"({_until(self.now, _next_month(self.now))}). Ask the administrator to raise it."
             )
         return None
+
+    def left(self, turn_cost: Decimal) -> Decimal | None:
+        """What the tighter of the daily and monthly caps has left; None: no cap."""
+        left = [
+            cap - spent - turn_cost
+            for cap, spent in (
+                (self.daily_limit, self.spent_today),
+                (self.monthly_limit, self.spent_this_month),
+            )
+            if cap is not None
+        ]
+        return min(left, default=None)
+
+
+def _at(spent: Decimal, cap: Decimal) -> str:
+    return "reached" if spent >= cap else "are close to"
 
 
 def person_budget(*, user_id: int) -> PersonBudget:
@@ -56,7 +77,6 @@ def person_budget(*, user_id: int) -> PersonBudget:
     now = timezone.localtime()
     day = now.replace(hour=0, minute=0, second=0, microsecond=0)
     month = day.replace(day=1)
-    spent = Message.objects.filter(conversation__project__owner_id=user_id)
     return PersonBudget(
         daily_limit=_cap(
             own.daily_cost_limit if own else None, settings.BUILTIT_USER_DAILY_COST_LIMIT
@@ -64,9 +84,8 @@ def person_budget(*, user_id: int) -> PersonBudget:
         monthly_limit=_cap(
             own.monthly_cost_limit if own else None, settings.BUILTIT_USER_MONTHLY_COST_LIMIT
         ),
-        spent_today=spent.filter(created_at__gte=day).aggregate(t=Sum("cost"))["t"] or Decimal(0),
-        spent_this_month=spent.filter(created_at__gte=month).aggregate(t=Sum("cost"))["t"]
-        or Decimal(0),
+        spent_today=person_spent(user_id=user_id, since=day),
+        spent_this_month=person_spent(user_id=user_id, since=month),
         now=now,
     )
 

@@ -10,6 +10,7 @@ Nothing outside this package builds a request body or reads an SSE line.
 """
 
 from chat.llm.assembler import MessageAssembler
+from chat.llm.catalog import ModelInfo
 from chat.llm.client import ChatStream, LLMClient, get_client
 from chat.llm.config import ClientConfig
 from chat.llm.deltas import (
@@ -64,6 +65,7 @@ __all__ = [
     "LLMError",
     "LimitError",
     "MessageAssembler",
+    "ModelInfo",
     "ModelNotFoundError",
     "ModelParameters",
     "ModerationError",

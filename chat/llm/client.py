@@ -29,6 +29,7 @@ from django.dispatch import receiver
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 from tenacity.wait import wait_exponential_jitter
 
+from chat.llm.catalog import ModelInfo, catalog_from
 from chat.llm.chunks import ChunkParser, parse_json_chunk
 from chat.llm.config import ClientConfig
 from chat.llm.deltas import (
@@ -52,7 +53,7 @@ from chat.llm.errors import (
     error_from_transport,
     error_from_web_page,
 )
-from chat.llm.jsontypes import JSONObject, decoded_object
+from chat.llm.jsontypes import JSONObject
 from chat.llm.request import ChatRequest, build_body
 from chat.llm.sse import SSEDecoder
 from chat.llm.unicode import well_formed
@@ -109,8 +110,8 @@ class LLMClient:
     ) -> None:
         self.config = config
         self._sleep = sleep
-        self._inputs: dict[str, frozenset[str]] | None = None
-        self._inputs_until = 0.0
+        self._catalog: dict[str, ModelInfo] | None = None
+        self._catalog_until = 0.0
         self._backoff = wait_exponential_jitter(
             multiplier=config.backoff_initial, max=config.backoff_max, jitter=config.backoff_initial
         )
@@ -129,23 +130,31 @@ class LLMClient:
     async def aclose(self) -> None:
         await self._http.aclose()
 
-    async def model_inputs(self, *, api_key: str | None = None) -> dict[str, frozenset[str]] | None:
-        """What each listed model takes in ("text", "image", …), from the provider's
-        model list; None when the list cannot be read. Kept for an hour (a failure
-        for a minute), so a message with pictures costs no extra request."""
+    async def model_catalog(self, *, api_key: str | None = None) -> dict[str, ModelInfo] | None:
+        """The provider's model list (chat.llm.catalog); None when it cannot be
+        read. Kept for an hour (a failure for a minute), so a turn or a message
+        with pictures costs no extra request."""
         now = time.monotonic()
-        if now < self._inputs_until:
-            return self._inputs
-        found: dict[str, frozenset[str]] | None = None
+        if now < self._catalog_until:
+            return self._catalog
+        found: dict[str, ModelInfo] | None = None
         try:
             response = await self._http.get("models", headers=self._auth(api_key), timeout=10.0)
             if response.is_success:
-                found = _model_inputs(await _body(response, _MAX_MODEL_LIST))
+                found = catalog_from(await _body(response, _MAX_MODEL_LIST))
         except (httpx.HTTPError, LLMError):
             found = None
-        self._inputs = found
-        self._inputs_until = now + (_INPUTS_KEPT if found is not None else _INPUTS_RETRY)
+        self._catalog = found
+        self._catalog_until = now + (_CATALOG_KEPT if found is not None else _CATALOG_RETRY)
         return found
+
+    async def model_inputs(self, *, api_key: str | None = None) -> dict[str, frozenset[str]] | None:
+        """What each listed model takes in ("text", "image", …), for the models
+        whose entry says."""
+        catalog = await self.model_catalog(api_key=api_key)
+        if catalog is None:
+            return None
+        return {model: info.inputs for model, info in catalog.items() if info.inputs is not None}
 
     def stream(self, request: ChatRequest, *, api_key: str | None = None) -> ChatStream:
         body = _encode(build_body(request, stream=True))
@@ -342,25 +351,8 @@ async def _event_data(
 
 
 _MAX_MODEL_LIST = 16 * 1024 * 1024  # bytes; OpenRouter's list is a few MB
-_INPUTS_KEPT = 3600.0
-_INPUTS_RETRY = 60.0
-
-
-def _model_inputs(body: bytes) -> dict[str, frozenset[str]] | None:
-    listed = decoded_object(body)
-    entries = listed.get("data") if isinstance(listed, dict) else None
-    if not isinstance(entries, list):
-        return None
-    found: dict[str, frozenset[str]] = {}
-    for entry in entries[:20_000]:
-        model = entry.get("id") if isinstance(entry, dict) else None
-        if not isinstance(entry, dict) or not isinstance(model, str):
-            continue
-        architecture = entry.get("architecture")
-        inputs = architecture.get("input_modalities") if isinstance(architecture, dict) else None
-        if isinstance(inputs, list):
-            found[model] = frozenset(item for item in inputs if isinstance(item, str))
-    return found
+_CATALOG_KEPT = 3600.0
+_CATALOG_RETRY = 60.0
 
 
 def _encode(body: JSONObject) -> bytes:

@@ -36,7 +36,8 @@ from chat.agent.limits import TurnLimits
 from chat.agent.loop import MAX_FAILED_ROUNDS, TurnRequest, run_turn
 from chat.llm import LLMClient
 from chat.models import Conversation, Message
-from chat.services import project_spent
+from chat.services import message_create
+from chat.spending import project_spent
 from chat.tools import Arguments, Tool, ToolContext, ToolOutcome, ToolRegistry, file_tools
 from chat.tools.definitions import FILE_TOOLS
 from chat.tools.files import WriteArgs, create_file
@@ -145,10 +146,14 @@ def revisions(project: Project, path: str) -> list[FileRevision]:
     return list(rows.select_related("before", "after"))
 
 
+def spent_on(project: Project) -> Decimal:
+    return project_spent(project_id=project.pk)
+
+
 @sync_to_async
 def seed_spending(project: Project, amount: Decimal) -> None:
     earlier = Conversation.objects.create(project=project, title="Earlier")
-    Message.objects.create(
+    message_create(
         conversation=earlier, sequence=1, role=Message.Role.ASSISTANT, content="ok", cost=amount
     )
 
@@ -519,7 +524,7 @@ async def test_two_empty_answers_end_the_turn_with_an_error(
     closing = await closing_message(events)
     assert closing.metadata["turn"]["error"]["code"] == "empty_reply"
     # Empty answers cost money too, and count against the project's cap.
-    assert await sync_to_async(project_spent)(project) == 2 * Decimal(str(DEFAULT_USAGE["cost"]))
+    assert await sync_to_async(spent_on)(project) == 2 * Decimal(str(DEFAULT_USAGE["cost"]))
 
 
 async def test_a_turn_over_its_spending_cap_ends_with_an_answer_without_tools(
@@ -556,7 +561,7 @@ async def test_a_turn_over_its_spending_cap_ends_with_an_answer_without_tools(
         "retryable": False,
     }
     # What counts against the project's cap: every request of the turn.
-    spent = await sync_to_async(project_spent)(starter_project)
+    spent = await sync_to_async(spent_on)(starter_project)
     assert spent == Decimal("1.2") + Decimal(str(DEFAULT_USAGE["cost"]))
 
 

@@ -68,11 +68,14 @@ class Handler(BaseHTTPRequestHandler):
             sys.stderr.write(f"fake OpenRouter: {format % args}\n")
 
     def do_GET(self) -> None:
-        request = self._record()
-        if self.command == "GET" and _route(request.path) == "models":
+        if self.command == "GET" and _route(self.path) == "models":
+            # Kept apart from `requests`: a turn reads the list (for prices) before
+            # it asks the model, and tests read `requests` as what the model was asked.
+            self.server.fake._listed(self._record(keep=False))
             self._send_json(200, {"data": self.server.fake.models})
-        else:
-            self._send_error(HttpError(404, f"No route for {request.method} {request.path}"))
+            return
+        request = self._record()
+        self._send_error(HttpError(404, f"No route for {request.method} {request.path}"))
 
     def do_POST(self) -> None:
         request = self._record()
@@ -96,7 +99,7 @@ class Handler(BaseHTTPRequestHandler):
 
     do_PUT = do_PATCH = do_DELETE = do_GET
 
-    def _record(self) -> RecordedRequest:
+    def _record(self, *, keep: bool = True) -> RecordedRequest:
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
         try:
@@ -105,7 +108,8 @@ class Handler(BaseHTTPRequestHandler):
             parsed = None
         headers = {name.lower(): value for name, value in self.headers.items()}
         request = RecordedRequest(self.command, self.path, headers, body, parsed)
-        self.server.fake._append(request)
+        if keep:
+            self.server.fake._append(request)
         return request
 
     def _send_json(self, status: int, body: object) -> None:

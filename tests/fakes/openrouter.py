@@ -83,6 +83,7 @@ class FakeOpenRouter:
         self.verbose = verbose
         self.models: list[dict[str, Any]] = copy.deepcopy(DEFAULT_MODELS)
         self.requests: list[RecordedRequest] = []
+        self.model_lists: list[RecordedRequest] = []  # GET /models, kept apart
         self.stopping = threading.Event()
         self._changed = threading.Condition()
         self._queue: collections.deque[Scripted] = collections.deque()
@@ -175,6 +176,10 @@ class FakeOpenRouter:
         with self._changed:
             self.requests.append(request)
             self._changed.notify_all()
+
+    def _listed(self, request: RecordedRequest) -> None:
+        with self._changed:
+            self.model_lists.append(request)
 
     def _disconnected(self) -> None:
         with self._changed:

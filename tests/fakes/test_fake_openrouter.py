@@ -278,15 +278,18 @@ def test_requests_are_recorded(fake_openrouter: FakeOpenRouter, client: httpx.Cl
     headers = {"Authorization": "Bearer sk-or-test", "X-Title": "Built-It"}
     client.post("/chat/completions", json={**STREAM, "messages": ["m"]}, headers=headers)
     client.get("/models")
+    client.get("/elsewhere")
     assert fake_openrouter.wait_for_requests(2)
     post, get = fake_openrouter.requests
+    (listed,) = fake_openrouter.model_lists  # kept apart: what the model was asked stays first
+    assert (listed.method, listed.path) == ("GET", "/api/v1/models")
     assert isinstance(post, RecordedRequest)
     assert (post.method, post.path) == ("POST", "/api/v1/chat/completions")
     assert post.headers["authorization"] == "Bearer sk-or-test"
     assert post.headers["x-title"] == "Built-It"
     assert post.json == {**STREAM, "messages": ["m"]}
     assert json.loads(post.body) == post.json
-    assert (get.method, get.path, get.body, get.json) == ("GET", "/api/v1/models", b"", None)
+    assert (get.method, get.path, get.body, get.json) == ("GET", "/api/v1/elsewhere", b"", None)
     assert not fake_openrouter.wait_for_requests(3, timeout=0.01)
 
 
@@ -397,7 +400,7 @@ def test_stopped_fake_serves_no_pooled_connection(fake_openrouter: FakeOpenRoute
         fake_openrouter.stop()
         with pytest.raises(httpx.TransportError):
             http.get("/models")
-    assert len(fake_openrouter.requests) == 1
+    assert len(fake_openrouter.model_lists) == 1
 
 
 WISH = "A site for <Bob's> café & bakery, with fresh bread every morning and cakes too"
