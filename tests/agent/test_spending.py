@@ -101,7 +101,11 @@ async def test_deleting_a_project_for_good_does_not_give_its_spending_back(
     assert "daily spending limit ($6.00 of $5.00)" in error.message
     assert len(fake_openrouter.requests) == 1, "nothing more was asked of the model"
     charge = await sync_to_async(Charge.objects.get)()
-    assert (charge.project_id, charge.project_name, charge.cost) == (None, "Starter site", Decimal(6))
+    assert (charge.project_id, charge.project_name, charge.cost) == (
+        None,
+        "Starter site",
+        Decimal(6),
+    )
 
 
 async def test_every_request_asks_for_no_more_than_what_is_left_pays_for(
