@@ -126,7 +126,7 @@ def file_create(
     if isinstance(size, FileError):
         return size
     problem = (
-        _lock(project)
+        writes_held(project)
         or _busy_problem(project, author)
         or _placement_problem(project, canonical)
         or _create_limits_problem(project, canonical, size)
@@ -243,9 +243,11 @@ def file_delete(
 # --- helpers ---------------------------------------------------------------
 
 
-def _lock(project: Project) -> FileError | None:
-    """Serialise writers of one project (PostgreSQL row lock; SQLite uses IMMEDIATE);
-    a project in the trash, or deleted meanwhile, takes no writes."""
+def writes_held(project: Project) -> FileError | None:
+    """Serialise writers of one project until the transaction ends (PostgreSQL: a
+    row lock; SQLite: IMMEDIATE transactions); a project in the trash, or deleted
+    meanwhile, takes no writes. Every write takes it first; so does a larger
+    write that must read and write with nothing changing between (projects.undo)."""
     found = Project.objects.select_for_update().filter(pk=project.pk).values_list("pk").first()
     if found is None:
         return FileError(
@@ -274,7 +276,7 @@ def _locked_file(
     canonical = normalize_path(path)
     if isinstance(canonical, PathError):
         return path_error(canonical)
-    busy = _lock(project) or _busy_problem(project, author)
+    busy = writes_held(project) or _busy_problem(project, author)
     if busy:
         return busy
     record = ProjectFile.objects.filter(project=project, path=canonical).first()
@@ -395,7 +397,7 @@ def file_upload(
     sniffed = _upload_checked(canonical, data)
     if isinstance(sniffed, FileError):
         return sniffed
-    busy = _lock(project) or _busy_problem(project, author)
+    busy = writes_held(project) or _busy_problem(project, author)
     if busy:
         return busy
     existing = ProjectFile.objects.filter(project=project, path=canonical).first()

@@ -6,6 +6,11 @@ service, as new revisions tied to one `Reversal`, in one transaction; if any
 write is refused (a limit, the assistant at work) nothing changes at all. A
 file changed since the run being undone is a conflict: the person is told which,
 and chooses to undo the rest or to restore the whole project instead.
+
+Nothing is overwritten unseen: the plan is made inside the transaction that
+writes it, with the project's writers held (services.writes_held), and each
+write names the version the plan saw. A save racing an undo either lands first,
+and the undo sees it as a conflict, or waits and is refused as stale.
 """
 
 from __future__ import annotations
@@ -21,7 +26,14 @@ from projects.changesets import FileChange, net_changes, texts
 from projects.locks import lock_current
 from projects.models import FileRevision, Project, ProjectFile, Reversal, RevisionBlob
 from projects.results import ErrorCode, FileError, FileWrite
-from projects.services import Author, file_create, file_delete, file_rename, file_update
+from projects.services import (
+    Author,
+    file_create,
+    file_delete,
+    file_rename,
+    file_update,
+    writes_held,
+)
 
 BUSY = (
     "The assistant is working on this project right now. Wait for it to finish "
@@ -66,6 +78,7 @@ def undo_plan(project: Project, revisions: Iterable[FileRevision]) -> Plan:
     return Plan(steps, conflicts)
 
 
+@transaction.atomic
 def changes_undo(
     *,
     project: Project,
@@ -79,8 +92,9 @@ def changes_undo(
 ) -> Reversal | Refused:
     """Take back `revisions`. Files changed since are a refusal listing them,
     unless `keep_changed`: then they stay as they are and the rest is undone."""
-    if lock_current(project) is not None:
-        return Refused(BUSY)
+    held = _hold(project)
+    if held is not None:
+        return held
     plan = undo_plan(project, revisions)
     if plan.conflicts and not keep_changed:
         names = ", ".join(conflict.path for conflict in plan.conflicts)
@@ -142,12 +156,14 @@ def restore_plan(project: Project, point: int) -> list[FileChange]:
     return sorted(steps, key=lambda step: (order[step.action], step.path))
 
 
+@transaction.atomic
 def project_restore(
     *, project: Project, point: int, user: User, summary: str, message_id: int | None = None
 ) -> Reversal | Refused:
     """Put every file back as it was right after revision `point`."""
-    if lock_current(project) is not None:
-        return Refused(BUSY)
+    held = _hold(project)
+    if held is not None:
+        return held
     steps = restore_plan(project, point)
     if not steps:
         return Refused("The files are already exactly as they were then; nothing to restore.")
@@ -171,6 +187,17 @@ class _Rollback(Exception):
         self.error = error
 
 
+def _hold(project: Project) -> Refused | None:
+    """Hold the project's writers for the rest of the transaction: from here to
+    the last write, no save can land unseen between the plan and the writes."""
+    gone = writes_held(project)
+    if gone is not None:
+        return Refused(gone.message)
+    if lock_current(project) is not None:
+        return Refused(BUSY)
+    return None
+
+
 def _apply(project: Project, steps: list[FileChange], reversal: Reversal) -> Reversal | Refused:
     if not steps:
         return Refused("Nothing is left to put back: every file it changed has changed since.")
@@ -185,20 +212,31 @@ def _apply(project: Project, steps: list[FileChange], reversal: Reversal) -> Rev
 
 class _Writer:
     """Writes the steps: deletions, renames (in an order that frees each name
-    before it is taken), texts, creations."""
+    before it is taken), texts, creations. Each write names the version of the
+    file it saw (and the one its own earlier write left), so a file changed in
+    between is refused, never overwritten."""
 
     def __init__(self, project: Project, author: Author) -> None:
         self.project = project
         self.author = author
         self.texts: dict[int, str] = {}
+        self.versions: dict[str, int] = {}
 
     def run(self, steps: list[FileChange]) -> None:
         self.texts = texts(step.after_id for step in steps)
+        self.versions = dict(
+            ProjectFile.objects.filter(project=self.project).values_list("path", "version")
+        )
         for step in steps:
             if step.action == "deleted":
-                assert step.start_path is not None
+                path = _path(step.start_path)
                 self._check(
-                    file_delete(project=self.project, path=step.start_path, author=self.author)
+                    file_delete(
+                        project=self.project,
+                        path=path,
+                        author=self.author,
+                        expected_version=self.versions.get(path),
+                    )
                 )
         self._renames([step for step in steps if step.action == "renamed"])
         for step in steps:
@@ -213,6 +251,7 @@ class _Writer:
                         path=step.end_path,
                         content=self.texts[step.after_id],
                         author=self.author,
+                        expected_version=self.versions.get(step.end_path),
                     )
                 )
         for step in steps:
@@ -254,12 +293,22 @@ class _Writer:
                 self._rename(_path(step.start_path), _path(step.end_path), taken)
 
     def _rename(self, old: str, new: str, taken: set[str]) -> None:
-        self._check(file_rename(project=self.project, path=old, new_path=new, author=self.author))
+        self._check(
+            file_rename(
+                project=self.project,
+                path=old,
+                new_path=new,
+                author=self.author,
+                expected_version=self.versions.pop(old, None),
+            )
+        )
         taken.discard(old.lower())
         taken.add(new.lower())
 
     def _check(self, result: FileWrite | FileError) -> None:
-        if isinstance(result, FileError) and result.code != ErrorCode.NO_CHANGE:
+        if isinstance(result, FileWrite) and result.version is not None:
+            self.versions[result.path] = result.version
+        elif isinstance(result, FileError) and result.code != ErrorCode.NO_CHANGE:
             raise _Rollback(result)
 
 
