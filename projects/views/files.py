@@ -53,7 +53,8 @@ def file_open(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     project = owned_project(request, project_id)
     opened = file_read(project, request.GET.get("path", ""))
     if isinstance(opened, FileError):
-        return error_response(request, opened, target="#editor-status")
+        # Said beside the open editor, whose text is another file's: nothing to save.
+        return error_response(request, opened, target="#editor-status", offer_save=False)
     return _editor(request, project, opened)
 
 
@@ -184,8 +185,13 @@ def changed_response(request: HttpRequest, project: Project, open_path: str | No
     )
 
 
-def error_response(request: HttpRequest, error: FileError, *, target: str) -> HttpResponse:
-    body = render_to_string("projects/partials/file_error.html", {"error": error}, request=request)
+def error_response(
+    request: HttpRequest, error: FileError, *, target: str, offer_save: bool = True
+) -> HttpResponse:
+    """The error, in words, where `target` says; `offer_save`: a missing file comes
+    with "Save my text as a new file" (the open editor's text is that file's)."""
+    context = {"error": error, "offer_save": offer_save}
+    body = render_to_string("projects/partials/file_error.html", context, request=request)
     response = HttpResponse(body, status=_STATUS_FOR.get(error.code, 422))
     response = retarget(response, target)
     response["HX-Reswap"] = "innerHTML"

@@ -8,6 +8,7 @@
   let assistantTimer = null;
   let quietReload = null;   // the GET that reloads the open file after the assistant changed it
   let keepPlace = null;     // where the cursor and scroll were, to restore once it re-mounts
+  let quietSwap = false;    // the editor pane's next swap follows someone else's change
 
   // ── editor ────────────────────────────────────────────────────────────
   function mountEditor() {
@@ -172,6 +173,16 @@
     if (NARROW.matches) showPanel("editor");
   }
 
+  // The tree's links and buttons are replaced whenever the tree is (by the
+  // assistant's changes, an undo, another tab): a request made from one would
+  // be answered into a page it is no longer part of, and its error lost. So they
+  // go through the workspace's own requests, made from the page itself.
+  function openFile(path) {
+    if (!path || !confirmDiscard()) return;
+    dirty = false;
+    request("GET", openUrl(path));
+  }
+
   function reloadFile() {
     const path = openPath();
     if (!path || !confirmDiscard()) return;
@@ -230,6 +241,8 @@
     const button = event.target.closest("[data-action]");
     if (!button) return;
     const actions = {
+      "open-file": () => openFile(button.dataset.path),
+      "restore-revision": () => request("POST", grid().dataset.restoreUrl, { revision: button.dataset.revision }),
       "reload-file": reloadFile,
       "rename-file": renameFile,
       "delete-file": deleteFile,
@@ -274,9 +287,17 @@
     }
   });
 
-  // Opening another file (or creating one) replaces the editor: ask first.
+  // Opening another file (or creating one) replaces the editor: ask first. The
+  // quiet reload asks nobody: its answer keeps unsaved edits (htmx:beforeSwap).
   document.addEventListener("htmx:confirm", (event) => {
+    const form = event.detail.elt;
+    if (form && form.id === "editor-form" && form.dataset.gone) {
+      event.preventDefault();
+      saveAsNew();
+      return;
+    }
     const target = event.detail.target;
+    if (quietReload && event.detail.path === quietReload.url) return;
     if (!dirty || !target || target.id !== "editor-pane") return;
     event.preventDefault();
     if (confirmDiscard()) { dirty = false; event.detail.issueRequest(true); }
@@ -326,7 +347,6 @@
   function followAssistant() {
     const path = openPath();
     if (!path) return;
-    if (dirty) { warnChangedUnderEdits(); return; }
     const reload = { url: openUrl(path), place: { ...placeOf(), by: changedBy } };
     const done = () => { if (quietReload === reload) quietReload = null; };
     quietReload = reload;
@@ -347,17 +367,37 @@
       "</span>";
   }
 
-  // Edits typed while the quiet reload was on its way are kept, not replaced.
-  // A file that is gone (renamed or deleted) answers 404 into #editor-status,
-  // with the server's explanation and "Save my text as a new file".
+  // A file someone else deleted (renamed away) under the open editor: the
+  // editor keeps the text and says so in its status line, with a way to keep
+  // it. Save then asks for a new name (a save to the old one could only fail).
+  function showGone() {
+    const form = document.getElementById("editor-form");
+    const status = document.getElementById("editor-status");
+    if (!form || !status) return;
+    form.dataset.gone = "true";
+    status.innerHTML =
+      '<span class="status warning" role="alert">' +
+      (changedBy === "history" ? "An undo or restore" : "The assistant") +
+      " deleted this file (or renamed it). Your text is still here: save it as a new file to keep it.</span>" +
+      '<span class="conflict-actions">' +
+      '<button type="button" class="small" data-action="save-as-new">Save my text as a new file</button>' +
+      "</span>";
+  }
+
+  // The quiet reload's answer: a file gone shows as gone; edits typed meanwhile
+  // are kept, not replaced, with a warning; otherwise the new text, in place.
+  // Nothing of it is swapped but the editor (never the page around it).
   document.addEventListener("htmx:beforeSwap", (event) => {
     const reload = quietReload;
     const config = event.detail.requestConfig;
     if (!reload || !config || config.path !== reload.url) return;
     quietReload = null;
-    if (!event.detail.target || event.detail.target.id !== "editor-pane") return;
+    const status = event.detail.xhr ? event.detail.xhr.status : 0;
+    if (status === 404) { event.detail.shouldSwap = false; showGone(); return; }
+    if (status !== 200 || !event.detail.target || event.detail.target.id !== "editor-pane") return;
     if (dirty) { event.detail.shouldSwap = false; warnChangedUnderEdits(); return; }
     keepPlace = reload.place;
+    quietSwap = true;
   });
 
   window.addEventListener("beforeunload", (event) => {
@@ -639,12 +679,13 @@
     }
   });
 
-  // On a narrow screen, opening a file shows it.
+  // On a narrow screen, opening a file shows it; following someone else's
+  // change to it does not take the person away from the panel they are on.
   document.addEventListener("htmx:afterSettle", (event) => {
-    if (NARROW.matches && event.detail.target && event.detail.target.id === "editor-pane"
-        && document.getElementById("editor-form")) {
-      showPanel("editor");
-    }
+    if (!event.detail.target || event.detail.target.id !== "editor-pane") return;
+    const followed = quietSwap;
+    quietSwap = false;
+    if (NARROW.matches && !followed && document.getElementById("editor-form")) showPanel("editor");
   });
 
   // ── line wrap ─────────────────────────────────────────────────────────

@@ -139,3 +139,31 @@ def _editor_shows(page: Page, needle: str) -> None:
 def _close(page: Page) -> None:
     page.locator("#changes-dialog form.dialog-actions button").click()
     expect(page.locator("#changes-dialog")).to_be_hidden()
+
+
+def test_undoing_a_turn_that_created_the_open_file_keeps_the_workspace(
+    page, chat_server, browser_user
+) -> None:
+    """The file the editor shows goes with the undo: the editor says so, and the
+    chat, the tree and the menu stay (the page had become that one line)."""
+    project = project_create(owner=browser_user, name="Blank")
+    assert isinstance(project, Project)
+    sign_in(page, chat_server.url)
+    _open(page, chat_server, project)
+    index = ToolCallScript("create_file", {"path": "index.html", "content": "<h1>Hi</h1>\n"})
+    chat_server.fake.script(tool_calls(index), text("Made it."))
+    _send(page, "Make a page")
+    expect(page.locator("#chat-log .turn-footer")).to_have_class(re.compile(r"\bcompleted\b"))
+    open_file(page, "/index.html")
+
+    page.locator("#chat-log button", has_text="Undo this turn").click()
+    expect(page.locator("#changes-dialog")).to_contain_text("Turn undone")
+    _close(page)
+
+    expect(page.locator("#editor-status .status.warning")).to_have_text(
+        "An undo or restore deleted this file (or renamed it). Your text is still here: save "
+        "it as a new file to keep it."
+    )
+    expect(page.locator("#editor-form")).to_have_attribute("data-path", "/index.html")
+    expect(page.locator("#chat-log .turn-changes summary")).to_contain_text("Undone")
+    expect(page.locator("#file-tree")).to_contain_text("No files yet")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import User
+from playwright.sync_api import Route
 
 from projects.lifecycle import project_create
 from projects.models import Project, ProjectFile
@@ -220,8 +221,11 @@ def test_an_open_file_the_assistant_deleted_can_be_saved_again(
     assert isinstance(result, FileWrite), result
     _assistant_changed(page, "/index.html")
 
-    error = page.wait_for_selector("#editor-status .status.error")
-    assert "does not exist" in error.inner_text()
+    gone = page.wait_for_selector("#editor-status .status.warning")
+    assert "The assistant deleted this file" in gone.inner_text()
+    assert "Your text is still here" in gone.inner_text()
+    # The editor keeps the text; the rest of the workspace is as it was.
+    assert page.evaluate("builtitWorkspace.text()") == INDEX
     page.evaluate("() => { window.staleForm = document.getElementById('editor-form'); }")
     page.once("dialog", lambda dialog: dialog.accept("/index.html"))
     page.click("#editor-status [data-action=save-as-new]")
@@ -232,6 +236,72 @@ def test_an_open_file_the_assistant_deleted_can_be_saved_again(
     )
     assert page.inner_text("#editor-status") == ""
     assert ProjectFile.objects.get(project=project, path="/index.html").content == INDEX
+
+
+def test_saving_a_file_deleted_under_the_editor_asks_for_a_new_name(
+    page, live_server, browser_user
+) -> None:
+    project = _site(browser_user)
+    _open_workspace(page, live_server, project)
+    _type_at_end(page, "<!-- mine -->")
+    assert isinstance(
+        file_delete(project=project, path="/index.html", author=Author.assistant(browser_user)),
+        FileWrite,
+    )
+    _assistant_changed(page, "/index.html")
+    page.wait_for_selector("#editor-status .status.warning")
+
+    page.once("dialog", lambda dialog: dialog.accept("/kept.html"))
+    page.keyboard.press("Control+s")
+    page.wait_for_selector("#editor-form[data-path='/kept.html']")
+    assert ProjectFile.objects.get(project=project, path="/kept.html").content == (
+        INDEX + "<!-- mine -->"
+    )
+
+
+def test_a_file_opened_as_it_is_deleted_says_so_beside_the_open_one(
+    page, live_server, browser_user
+) -> None:
+    """The click's answer comes after the tree it was made from was replaced (as
+    the assistant's changes replace it): it still reaches the editor panel."""
+    project = _site(browser_user)
+    _open_workspace(page, live_server, project)
+    held: list[Route] = []
+    page.route("**/files/open/**", lambda route: held.append(route))  # noqa: PLW0108
+    page.click("#file-tree .file-link[data-path='/about.html']")
+    while not held:
+        page.wait_for_timeout(50)
+    assert isinstance(
+        file_delete(project=project, path="/about.html", author=Author.assistant(browser_user)),
+        FileWrite,
+    )
+    page.evaluate(
+        """() => {
+            const old = document.getElementById("file-tree");
+            const fresh = old.cloneNode(true);
+            fresh.querySelector("[data-path='/about.html']").closest("li").remove();
+            old.replaceWith(fresh);
+        }"""
+    )
+    held[0].continue_()
+
+    error = page.wait_for_selector("#editor-status .status.error")
+    assert error.inner_text() == "File /about.html does not exist."
+    assert page.locator("#editor-status [data-action=save-as-new]").count() == 0
+    assert page.get_attribute("#editor-form", "data-path") == "/index.html"
+    assert page.evaluate("builtitWorkspace.text()") == INDEX
+
+
+def test_no_answer_replaces_the_whole_page(page, live_server, browser_user) -> None:
+    project = _site(browser_user)
+    _open_workspace(page, live_server, project)
+    page.evaluate(
+        "(url) => htmx.ajax('GET', url)", f"/projects/{project.pk}/files/open/?path=/about.html"
+    )
+    page.wait_for_selector("#toast:not([hidden])")
+    assert "nothing was lost" in page.inner_text("#toast")
+    assert page.locator("#file-tree").count() == 1
+    assert page.locator("#editor-form[data-path='/index.html']").count() == 1
 
 
 def test_the_open_file_stays_marked_when_the_tree_is_replaced_from_elsewhere(
