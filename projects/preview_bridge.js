@@ -14,13 +14,15 @@
   const cut = (value, size) => {
     let text = "";
     try { text = String(value === undefined ? "" : value); } catch (e) { text = "(unreadable)"; }
-    return text.length > size ? text.slice(0, size) + "…" : text;
+    return text.length > size ? text.slice(0, size - 1) + "…" : text;
   };
   const post = (message) => {
     try { parent.postMessage({ builtitPreview: message }, "*"); } catch (e) { /* gone */ }
   };
   const where = () => location.pathname + location.search + location.hash;
-  const problem = (kind, message, file, line, column, stack) => {
+  // No stack: the workspace's problems panel shows what it sends to the model,
+  // and a stack is too long to show.
+  const problem = (kind, message, file, line, column) => {
     const key = [kind, message, file, line].join("|");
     if (seen.has(key) || problems >= MAX_PROBLEMS) return;
     seen.add(key);
@@ -30,7 +32,7 @@
         kind, message: cut(message, 500), file: cut(file, 300),
         line: Number(line) > 0 ? Math.floor(Number(line)) : 0,
         column: Number(column) > 0 ? Math.floor(Number(column)) : 0,
-        stack: cut(stack, 1500), page: cut(where(), 300),
+        page: cut(where(), 300),
       },
     });
     post(sent[sent.length - 1]);
@@ -76,21 +78,21 @@
     const target = event.target;
     if (target && target !== window && target.tagName) {
       const url = target.src || target.href || "";
-      problem("resource", `${target.tagName.toLowerCase()} could not load ${url}`, url, 0, 0, "");
+      problem("resource", `${target.tagName.toLowerCase()} could not load ${url}`, url, 0, 0);
       return;
     }
     const error = event.error;
     problem("error", event.message || (error && error.message), event.filename, event.lineno,
-      event.colno, error && error.stack);
+      event.colno);
   }, true);
   addEventListener("unhandledrejection", (event) => {
     const reason = event.reason;
-    problem("rejection", (reason && reason.message) || reason, "", 0, 0, reason && reason.stack);
+    problem("rejection", (reason && reason.message) || reason, "", 0, 0);
   });
   for (const level of ["error", "warn"]) {
     const original = console[level];
     console[level] = function (...args) {
-      problem(`console.${level}`, args.map((arg) => cut(arg, 200)).join(" "), "", 0, 0, "");
+      problem(`console.${level}`, args.map((arg) => cut(arg, 200)).join(" "), "", 0, 0);
       return original.apply(this, args);
     };
   }
@@ -99,7 +101,7 @@
     window.fetch = function (input, init) {
       return fetched.call(this, input, init).then((response) => {
         if (response.status === 404) {
-          problem("resource", `fetch of ${response.url} found nothing (404)`, response.url, 0, 0, "");
+          problem("resource", `fetch of ${response.url} found nothing (404)`, response.url, 0, 0);
         }
         return response;
       });
@@ -108,6 +110,8 @@
 
   // The element picker: the workspace turns it on; hover outlines, a click
   // picks, Esc leaves. Only the workspace (this frame's parent) may turn it on.
+  // A pick says what the person can see of the element: its tag, its rendered
+  // text (innerText: hidden children and markup are not sent) and where it is.
   let picking = false;
   let outlined = null;
   const box = document.createElement("div");
@@ -146,19 +150,18 @@
     if (picking && event.target && event.target.nodeType === 1 && event.target !== box) show(event.target);
   }, true);
   addEventListener("click", (event) => {
-    if (!picking) return;
+    // Only the person's own click picks, not one the page's scripts make.
+    if (!picking || !event.isTrusted) return;
     event.preventDefault();
     event.stopPropagation();
     const el = outlined || event.target;
     stopPicking();
     if (!el || el.nodeType !== 1) return;
+    const shown = typeof el.innerText === "string" ? el.innerText : el.textContent || "";
     post({
       picked: {
-        selector: cut(selectorOf(el), 300), tag: el.tagName.toLowerCase(),
-        id: cut(el.id, 100), classes: cut(el.className && el.className.baseVal !== undefined
-          ? el.className.baseVal : el.className, 200),
-        html: cut(el.outerHTML, 1500), text: cut((el.textContent || "").trim(), 300),
-        page: cut(location.pathname, 300),
+        selector: cut(selectorOf(el), 200), tag: el.tagName.toLowerCase(),
+        text: cut(shown.replace(/\s+/g, " ").trim(), 100), page: cut(location.pathname, 300),
       },
     });
   }, true);

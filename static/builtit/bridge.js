@@ -4,12 +4,14 @@
 // message counts only from this workspace's preview frame, in the expected
 // shape, with every field checked and cut; the rest is dropped and counted.
 // Nothing a page sends starts a turn or changes a file: only the person's click.
+// What goes to the model is what the person sees: a problem as the panel lists
+// it, an element as its chip shows it (issue 26); chat.agent.attachments keeps
+// the same fields, cut and cleaned the same way, and draws the same chips.
 (function () {
   "use strict";
   const MAX_PROBLEMS = 50;
   const MAX_FIX_IN_A_ROW = 3;
-  const LIMITS = { message: 500, file: 300, stack: 1500, page: 300, selector: 300, tag: 40,
-    id: 100, classes: 200, html: 1500, text: 300 };
+  const LIMITS = { message: 500, file: 300, page: 300, selector: 200, tag: 40, text: 100 };
   const KINDS = ["error", "rejection", "console.error", "console.warn", "resource"];
   const NAMES = { error: "Error", rejection: "Unhandled rejection", "console.error": "console.error",
     "console.warn": "console.warn", resource: "Failed to load" };
@@ -27,8 +29,19 @@
     return form ? form.dataset.previewBase : "";
   };
 
+  // Text as it shows: one line, without invisible characters, at most `limit`
+  // characters (code points). chat.agent.attachments._line does the same, so
+  // the server keeps exactly what the person saw: the whitespace Python knows,
+  // then the controls, format characters and lone surrogates it drops.
+  const SPACE = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/g;
+  function line(value, limit) {
+    if (typeof value !== "string") return "";
+    const kept = value.replace(SPACE, " ").replace(/\p{C}/gu, "").replace(/ +/g, " ").trim();
+    return Array.from(kept).slice(0, limit).join("").trimEnd();
+  }
+
   function text(value, name) {
-    return typeof value === "string" ? value.slice(0, LIMITS[name]) : "";
+    return line(value, LIMITS[name]);
   }
 
   function number(value) {
@@ -47,7 +60,8 @@
     const base = previewBase();
     if (typeof path !== "string" || !path.startsWith(base)) return "";
     const found = projectPath(location.origin + path);
-    return found.endsWith("/") ? found + "index.html" : found;  // a folder shows its index.html
+    // A folder shows its index.html; a decoded path may hold what does not show.
+    return line(found.endsWith("/") ? found + "index.html" : found, LIMITS.page);
   }
 
   // ── messages from the page ─────────────────────────────────────────────
@@ -60,7 +74,7 @@
     if (typeof data.load === "string") { pageLoaded(); return; }
     if (data.problem && typeof data.problem === "object") { addProblem(data.problem); return; }
     if (data.picked && typeof data.picked === "object") { picked(data.picked); return; }
-    if (data.pickEnded === true) { pickerShown(false); return; }
+    if (data.pickEnded === true && picking()) { pickerLeft(); return; }
     drop();
   });
 
@@ -73,6 +87,7 @@
     problems = [];
     keys = new Set();
     schedule();
+    if (picking()) tell({ pick: true });  // a new page in the frame picks on
   }
 
   function addProblem(raw) {
@@ -82,8 +97,8 @@
     const url = text(raw.file, "file");
     const problem = {
       type: "problem", kind: raw.kind, message, url,
-      file: projectPath(url), line: number(raw.line), column: number(raw.column),
-      stack: text(raw.stack, "stack"), page: pagePath(text(raw.page, "page")),
+      file: line(projectPath(url), LIMITS.file), line: number(raw.line), column: number(raw.column),
+      page: pagePath(text(raw.page, "page")),
     };
     const key = [problem.kind, problem.message, problem.url, problem.line].join("|");
     if (keys.has(key) || problems.length >= MAX_PROBLEMS) return;
@@ -98,17 +113,31 @@
     if (tab && window.matchMedia("(max-width: 999px)").matches) tab.click();
   }
 
+  // A pick counts only while the person's Pick is on, and only the first one:
+  // the page cannot attach anything by itself, nor a second thing per press.
   function picked(raw) {
-    pickerShown(false);
+    if (!picking()) { drop(); return; }
+    picker(false);
     const selector = text(raw.selector, "selector");
     const tag = text(raw.tag, "tag");
     if (!selector || !/^[a-z][a-z0-9-]*$/.test(tag)) { drop(); return; }
     const page = pagePath(text(raw.page, "page")) || "/index.html";
-    window.builtitChat.attach({
-      type: "element", selector, tag, page, id: text(raw.id, "id"),
-      classes: text(raw.classes, "classes"), html: text(raw.html, "html"), text: text(raw.text, "text"),
-    }, `${selector} in ${page.replace(/^\//, "")}`);
+    const item = { type: "element", selector, tag, page, text: text(raw.text, "text") };
+    window.builtitChat.attach(item, elementLabel(item));
     showChat();
+  }
+
+  // A chip's words, as chat.agent.attachments.label draws them in the transcript.
+  const bare = (path) => path.replace(/^\/+/, "");
+
+  function elementLabel(item) {
+    const shows = item.text ? ` “${item.text}”` : "";
+    return `<${item.tag}>${shows} at ${item.selector} in ${bare(item.page) || "the page"}`;
+  }
+
+  function problemLabel(item) {
+    const place = bare(item.file) || bare(item.page) || "the page";
+    return `${NAMES[item.kind]} in ${place}${item.line ? `:${item.line}` : ""}`;
   }
 
   // ── the problems badge and list (drawn at most every 150 ms, however many come) ─
@@ -116,10 +145,26 @@
     if (renderTimer === null) renderTimer = setTimeout(render, 150);
   }
 
-  function where(problem) {
-    const file = problem.file || problem.page;
-    if (!file) return "";
-    return file.replace(/^\//, "") + (problem.line ? `:${problem.line}` : "");
+  // A problem as the panel lists it, which is all "Fix" sends: its kind, its
+  // message (for a failed load: what and for which page), where it is.
+  function shown(problem) {
+    const resource = problem.kind === "resource";
+    const placed = !resource && problem.file;  // a line is of a project file
+    const message = resource && problem.page
+      ? text(`${problem.file || problem.url} (asked for by ${bare(problem.page)})`, "message")
+      : problem.message;
+    return {
+      type: "problem", kind: problem.kind, message, file: problem.file,
+      line: placed ? problem.line : 0, column: placed && problem.line ? problem.column : 0,
+      page: problem.page,
+    };
+  }
+
+  function where(item) {
+    const place = item.kind === "resource" ? item.page : item.file || item.page;
+    if (!place) return "";
+    const at = item.line ? `:${item.line}` + (item.column ? `:${item.column}` : "") : "";
+    return bare(place) + at;
   }
 
   function render() {
@@ -132,30 +177,30 @@
     if (!problems.length) { panel.hidden = true; badge.setAttribute("aria-expanded", "false"); }
     const list = panel.querySelector(".problems-list");
     list.replaceChildren(...problems.map((problem, index) => {
+      const seen = shown(problem);
       const item = document.createElement("li");
       const kind = document.createElement("span");
       kind.className = "problem-kind";
-      kind.textContent = NAMES[problem.kind] + " ";
+      kind.textContent = NAMES[seen.kind] + " ";
       const message = document.createElement("span");
       message.className = "problem-message";
-      message.textContent = problem.kind === "resource" && problem.page
-        ? `${problem.file || problem.url} (asked for by ${problem.page.replace(/^\//, "")})`
-        : problem.message;
+      message.textContent = seen.message;
       item.append(kind, message);
-      const file = problem.kind === "resource" ? problem.page : problem.file;
-      if (file) {
+      const place = where(seen);
+      if (place) {
         const open = document.createElement("button");
         open.type = "button";
         open.className = "link small";
         open.dataset.problem = String(index);
-        open.textContent = " " + (problem.kind === "resource" ? file.replace(/^\//, "") : where(problem));
+        open.textContent = " " + place;
         item.append(" ", open);
       }
       return item;
     }));
     const note = panel.querySelector(".problems-dropped");
     note.hidden = dropped === 0;
-    note.textContent = `${dropped} message${dropped === 1 ? "" : "s"} from the page were not understood and ignored.`;
+    note.textContent = `${dropped} message${dropped === 1 ? "" : "s"} from the page ignored: `
+      + "not understood, or not asked for.";
     const offer = panel.querySelector(".problems-offer");
     const fix = panel.querySelector("[data-action='fix-problems']");
     const tired = window.builtitChat.fixesInARow() >= MAX_FIX_IN_A_ROW;
@@ -184,8 +229,10 @@
       fixProblems();
     } else if (target.closest("[data-problem]")) {
       const problem = problems[Number(target.closest("[data-problem]").dataset.problem)];
-      if (problem) window.builtitWorkspace.openAt(problem.kind === "resource" ? problem.page : problem.file,
-        problem.kind === "resource" ? 0 : problem.line, problem.column);
+      if (!problem) return;
+      const seen = shown(problem);
+      const resource = seen.kind === "resource";
+      window.builtitWorkspace.openAt(resource ? seen.page : seen.file || seen.page, seen.line, seen.column);
     } else if (target.closest("[data-action='pick-element']")) {
       const button = target.closest("[data-action='pick-element']");
       picker(button.getAttribute("aria-pressed") !== "true");
@@ -194,33 +241,46 @@
 
   function fixProblems() {
     if (!problems.length || window.builtitChat.fixesInARow() >= MAX_FIX_IN_A_ROW) return;
-    const attached = problems.slice(0, 10).map((p) => ({
-      type: "problem", kind: p.kind, message: p.message, file: p.file, line: p.line,
-      column: p.column, stack: p.stack, page: p.page,
-    }));
-    window.builtitChat.fix(attached, problems.slice(0, 10).map((p) => `${NAMES[p.kind]} ${where(p)}`.trim()));
+    const attached = problems.slice(0, 10).map(shown);
+    window.builtitChat.fix(attached, attached.map(problemLabel));
     afterAssistant = false;
     openList(false);
     showChat();
   }
 
   // ── the picker ─────────────────────────────────────────────────────────
+  // Whether it is on is the Pick button's state, which only the person's press
+  // sets: what they see is what holds, and a new preview pane (New link) comes
+  // with the button off.
+  const pickButton = () => document.querySelector("[data-action='pick-element']");
+
+  function picking() {
+    const button = pickButton();
+    return button !== null && button.getAttribute("aria-pressed") === "true";
+  }
+
+  function tell(order) {
+    const preview = frame();
+    if (preview && preview.contentWindow) preview.contentWindow.postMessage({ builtitBridge: order }, "*");
+  }
+
   function picker(on) {
     const preview = frame();
-    if (!preview || !preview.contentWindow) return;
-    preview.contentWindow.postMessage({ builtitBridge: { pick: on } }, "*");
-    pickerShown(on);
+    const button = pickButton();
+    if (!preview || !button) return;
+    tell({ pick: on });
+    button.setAttribute("aria-pressed", String(on));
     if (on) preview.focus();
   }
 
-  function pickerShown(on) {
-    const button = document.querySelector("[data-action='pick-element']");
-    if (button) button.setAttribute("aria-pressed", String(on));
+  // Esc in the page: the keyboard comes back to the Pick button.
+  function pickerLeft() {
+    picker(false);
+    pickButton().focus();
   }
 
   document.addEventListener("keydown", (event) => {
-    const button = document.querySelector("[data-action='pick-element'][aria-pressed='true']");
-    if (button && event.key === "Escape") picker(false);
+    if (picking() && event.key === "Escape") picker(false);
   });
 
   // How many fixes in a row changed: the Fix button and the offer follow.
@@ -233,13 +293,7 @@
 
   // The page in the frame may have reported before this script ran (it is
   // deferred; the frame loads on its own): ask it to say it all again.
-  function askAgain() {
-    const preview = frame();
-    if (preview && preview.contentWindow) {
-      preview.contentWindow.postMessage({ builtitBridge: { report: true } }, "*");
-    }
-  }
-  askAgain();
+  tell({ report: true });
 
   // For scripts and browser tests.
   window.builtitBridge = {

@@ -2,7 +2,9 @@
 loads show as problems with their files and lines, "Fix with the assistant"
 sends them to the model, the address box follows pushState, a picked element
 goes with the next message, and a page flooding the workspace with messages
-neither breaks it nor gets anything done."""
+neither breaks it nor gets anything done. What the model gets is what the
+person chose and sees (issue 26): one pick per press of Pick, none without it;
+an element as its chip shows it; a problem as the panel lists it."""
 
 from __future__ import annotations
 
@@ -29,7 +31,8 @@ PAGE = """<!doctype html>
 <head><title>Broken</title><link rel="stylesheet" href="missing.css"></head>
 <body>
   <h1 id="title">Hello</h1>
-  <p class="lead">Some text</p>
+  <p class="lead" data-note="ATTRIBUTE-SECRET">Some
+     text<span style="display:none">HIDDEN-CHILD-SECRET</span></p>
   <script src="app.js"></script>
 </body>
 </html>
@@ -54,6 +57,13 @@ def _open(page: Page, server: ChatServer, project: Project) -> Frame:
     expect(frame.locator("#title")).to_have_text("Hello")
     found = next(f for f in page.frames if "/preview/" in f.url)
     return found
+
+
+def _chip_words(page: Page, chips: str) -> list[str]:
+    """What each chip says (without its remove button)."""
+    return list(
+        page.eval_on_selector_all(chips, "items => items.map((i) => i.firstChild.textContent)")
+    )
 
 
 def _last_user_content(server: ChatServer) -> str:
@@ -99,10 +109,12 @@ def test_problems_are_listed_and_fixed_with_the_assistant(
     asked = _last_user_content(chat_server)
     assert asked.startswith("Fix the problems the preview shows.")
     assert "Context from the live preview" in asked
-    assert (
-        "Error at /app.js:2:1: Uncaught ReferenceError: undefinedFunction is not defined" in asked
-    )
-    assert "Failed to load at /missing.css" in asked or "/missing.css" in asked
+    # Each problem as the panel listed it, and nothing else: no stack.
+    assert sorted(asked.splitlines()[3:]) == [
+        "- Error at /app.js:2:1: Uncaught ReferenceError: undefinedFunction is not defined",
+        "- Failed to load at /missing.css: /missing.css (asked for by index.html)",
+    ]
+    assert "at http" not in asked
     stored = Message.objects.get(role=Message.Role.USER)
     assert stored.content == "Fix the problems the preview shows.", "the words stay the person's"
     assert len(stored.metadata["attachments"]) == 2
@@ -131,7 +143,8 @@ def test_a_picked_element_goes_with_the_message(
     frame.locator("p.lead").click()
     chip = page.locator("#composer-chips li")
     expect(chip).to_have_count(1)
-    expect(chip).to_contain_text("body > p in index.html")
+    # What it is, the text it shows (not its hidden child), where, on which page.
+    assert _chip_words(page, "#composer-chips li") == ["<p> “Some text” at body > p in index.html"]
     expect(page.locator("[data-action='pick-element']")).to_have_attribute("aria-pressed", "false")
     # The click chose; it did not reach the page.
     chat_server.fake.script(text("Made it bigger."))
@@ -139,9 +152,96 @@ def test_a_picked_element_goes_with_the_message(
     page.click("#composer-send")
     expect(page.locator("#chat-log .turn-footer").last).to_have_class(re.compile(r"\bcompleted\b"))
     asked = _last_user_content(chat_server)
-    assert "The person pointed at the element `body > p` (<p>) on /index.html" in asked
-    assert '<p class="lead">Some text</p>' in asked
+    assert asked.splitlines()[-1] == (
+        '- The person picked an element on /index.html: <p>, selector "body > p", '
+        'its text "Some text"'
+    )
+    for hidden in ("ATTRIBUTE-SECRET", "HIDDEN-CHILD-SECRET", "lead", "data-note", "<span"):
+        assert hidden not in asked
     expect(chip).to_have_count(0)
+    assert _chip_words(page, "#chat-log .bubble-chips li") == [
+        "<p> “Some text” at body > p in index.html"
+    ], "the transcript's chip is the composer's"
+
+
+POST_PICKS = """(count) => {
+  for (let i = 1; i <= count; i++) {
+    const picked = {selector: '#title', tag: 'h1', text: 'Pick ' + i, page: location.pathname};
+    parent.postMessage({builtitPreview: {picked}}, '*');
+  }
+}"""
+
+
+def _posted(page: Page, frame: Frame, script: str, arg: object) -> None:
+    """The page runs `script`; returns once the workspace has dropped at least one
+    of its messages (messages are handled in order, so all of them by then)."""
+    before = page.evaluate("builtitBridge.dropped()")
+    frame.evaluate(script, arg)
+    page.wait_for_function("(before) => builtitBridge.dropped() > before", arg=before)
+
+
+def test_a_page_attaches_nothing_by_itself_and_one_pick_per_press(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = _project(browser_user)
+    sign_in(page, chat_server.url)
+    frame = _open(page, chat_server, project)
+    pick = page.locator("[data-action='pick-element']")
+    chips = page.locator("#composer-chips li")
+
+    _posted(page, frame, POST_PICKS, 1)  # no one pressed Pick
+    assert page.evaluate("builtitChat.attachments()") == []
+    expect(chips).to_have_count(0)
+
+    pick.click()
+    expect(pick).to_have_attribute("aria-pressed", "true")
+    frame.evaluate("document.querySelector('#title').click()")  # the page clicks, not the person
+    expect(chips).to_have_count(0)
+    expect(pick).to_have_attribute("aria-pressed", "true")
+    _posted(page, frame, POST_PICKS, 2)  # Pick is on: the page sends two picks
+    assert _chip_words(page, "#composer-chips li") == ["<h1> “Pick 1” at #title in index.html"]
+    expect(pick).to_have_attribute("aria-pressed", "false")
+    _posted(page, frame, POST_PICKS, 1)  # and more once it is off
+    expect(chips).to_have_count(1)
+
+    chat_server.fake.script(text("Looked."))
+    page.fill("#composer-input", "what is this?")
+    page.click("#composer-send")
+    expect(page.locator("#chat-log .turn-footer").last).to_have_class(re.compile(r"\bcompleted\b"))
+    asked = _last_user_content(chat_server)
+    assert asked.splitlines()[-1] == (
+        '- The person picked an element on /index.html: <h1>, selector "#title", its text "Pick 1"'
+    )
+    assert "Pick 2" not in asked, "only the first pick of the press"
+
+
+def test_the_picker_from_the_keyboard_and_across_a_reload(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = _project(browser_user)
+    sign_in(page, chat_server.url)
+    frame = _open(page, chat_server, project)
+    pick = page.locator("[data-action='pick-element']")
+    pick.focus()
+    page.keyboard.press("Enter")
+    expect(pick).to_have_attribute("aria-pressed", "true")
+    page.wait_for_function("() => document.activeElement.id === 'preview-frame'")
+    page.keyboard.press("Escape")  # in the page, which has the keyboard now
+    expect(pick).to_have_attribute("aria-pressed", "false")
+    expect(pick).to_be_focused()
+    page.keyboard.press("Space")
+    expect(pick).to_have_attribute("aria-pressed", "true")
+
+    # The page in the frame reloads (the assistant changed a file): Pick stays on.
+    frame.evaluate(
+        "document.documentElement.dataset.old = 'yes'; setTimeout(() => location.reload())"
+    )
+    reloaded = page.frame_locator("#preview-frame")
+    expect(reloaded.locator("html:not([data-old])")).to_have_css("cursor", "crosshair")
+    reloaded.locator("#title").hover()
+    reloaded.locator("#title").click()
+    assert _chip_words(page, "#composer-chips li") == ["<h1> “Hello” at #title in index.html"]
+    expect(pick).to_have_attribute("aria-pressed", "false")
 
 
 def test_a_hostile_page_only_ever_reports(
@@ -175,7 +275,7 @@ def test_a_hostile_page_only_ever_reports(
     expect(page.locator("#preview-problems .problems-count")).to_have_text("50")
     assert page.evaluate("builtitBridge.problems().length") == 50
     page.wait_for_function("() => builtitBridge.dropped() >= 20200")
-    expect(page.locator(".problems-dropped")).to_contain_text("were not understood and ignored")
+    expect(page.locator(".problems-dropped")).to_contain_text("ignored: not understood, or not")
     assert page.evaluate("builtitChat.attachments().length") == 0
     assert not Message.objects.exists(), "nothing a page sends starts a turn"
     assert (
