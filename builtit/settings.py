@@ -216,6 +216,9 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False
+# The address counted is the one the edge decided (builtit.client_address), never
+# one read from X-Forwarded-For by another library.
+AXES_CLIENT_IP_CALLABLE = "builtit.client_address.request_address"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -348,8 +351,13 @@ SECURE_SSL_REDIRECT = BUILTIT_HTTPS
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000 if BUILTIT_HTTPS else 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = BUILTIT_HTTPS
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
-if env_bool("BUILTIT_BEHIND_PROXY", False):
+BUILTIT_BEHIND_PROXY = env_bool("BUILTIT_BEHIND_PROXY", False)
+if BUILTIT_BEHIND_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Proxies in front that append to X-Forwarded-For: the visitor is the entry this
+# many places from the right (builtit.client_address); 0 ignores the header,
+# which a server facing the internet directly must do (anyone can send one).
+BUILTIT_TRUSTED_PROXIES = env_int("BUILTIT_TRUSTED_PROXIES", 1 if BUILTIT_BEHIND_PROXY else 0)
 SESSION_COOKIE_HTTPONLY = True
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
