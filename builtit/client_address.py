@@ -55,7 +55,9 @@ def _address(entry: str) -> str | None:
     elif entry.count(":") == 1:
         host = entry.partition(":")[0]
     try:
-        return str(ipaddress.ip_address(host))
+        # Without a zone ("%eth0"): it names an interface of the proxy's, and
+        # PostgreSQL's inet (the throttling's column) refuses it.
+        return str(ipaddress.ip_address(host.partition("%")[0]))
     except ValueError:
         return None
 

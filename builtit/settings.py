@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "django_ace",
     "axes",
     "csp",
+    "accounts",
     "projects",
     "chat",
 ]
@@ -202,6 +203,13 @@ LOGOUT_REDIRECT_URL = "login"
 # Open sign-up lets strangers spend the server's credits: off in production
 # unless turned on (`make run` turns it on, for trying the product).
 BUILTIT_ALLOW_SIGNUP = env_bool("BUILTIT_ALLOW_SIGNUP", DEBUG)
+# Sign-up forms one address may send per hour, whatever their outcome: a name
+# that is taken must be refused, so this is what bounds trying names (and making
+# accounts by the dozen). 0: no bound.
+BUILTIT_SIGNUP_ATTEMPTS = env_int("BUILTIT_SIGNUP_ATTEMPTS", 10, minimum=0)
+# Database sessions that know whose they are, so that "Sign out everywhere" can
+# end them all (accounts.sessions).
+SESSION_ENGINE = "accounts.sessions"
 
 # Sign-in throttling (django-axes), for the site's and the admin's sign-in alike:
 # after BUILTIT_LOGIN_FAILURES wrong passwords for one account from one address,

@@ -52,6 +52,7 @@ class ReplayOverdue(TypedDict):
 class SessionCheck(TypedDict):
     type: Literal["session.check"]
     ended: NotRequired[str]  # the session key signed out, if one was
+    everywhere: NotRequired[bool]  # the person signed out everywhere
 
 
 class FilesMoved(TypedDict):

@@ -1,7 +1,7 @@
-"""Sockets follow the session and the project: signing out, changing a password
-and revoking a token (in Settings or the admin) reach the person's open chat
-sockets (chat.live.socket_auth), wherever they were made; a project moved to the
-trash closes the sockets open on it."""
+"""Sockets follow the session and the project: signing out (here or
+everywhere), changing a password and revoking a token (in Settings or the admin)
+reach the person's open chat sockets (chat.live.socket_auth), wherever they were
+made; a project moved to the trash closes the sockets open on it."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 from django.http import HttpRequest
 
+from chat.access_tokens import signed_out_everywhere
 from chat.live.messages import ProjectGone
 from chat.live.socket_auth import sessions_changed
 from chat.live.turns import group_name
@@ -39,6 +40,11 @@ def _saved(sender: object, instance: User, **_: Any) -> None:
     if getattr(instance, "_password", None) is not None or not instance.is_active:
         user_id = instance.pk
         transaction.on_commit(lambda: sessions_changed(user_id))
+
+
+@receiver(signed_out_everywhere)
+def _everywhere(sender: object, user_id: int, **_: Any) -> None:
+    transaction.on_commit(lambda: sessions_changed(user_id, everywhere=True))
 
 
 @receiver(post_delete, sender=AccessToken)

@@ -37,6 +37,7 @@ WRONG_PASSWORDS = 12
         (["forged, , 203.0.113.7:4711"], 1, "203.0.113.7"),
         (["[2001:db8::7]:443"], 1, "2001:db8::7"),
         (["2001:DB8::7"], 1, "2001:db8::7"),
+        (["fe80::7%eth0"], 1, "fe80::7"),
         (["198.51.100.1, not-an-address"], 1, "10.0.0.2"),
         ([], 1, "10.0.0.2"),  # straight to the server: its health check, say
         ([" , "], 1, "10.0.0.2"),
@@ -92,9 +93,10 @@ def production(
         server.stop()
 
 
-README = (["--proxy-headers"], {})
-WITHOUT_FLAG = ([], {})
-NO_PROXY_TRUSTED = (["--proxy-headers"], {"BUILTIT_TRUSTED_PROXIES": "0"})
+Setup = tuple[list[str], dict[str, str]]  # daphne's flags, the environment
+README: Setup = (["--proxy-headers"], {})
+WITHOUT_FLAG: Setup = ([], {})
+NO_PROXY_TRUSTED: Setup = (["--proxy-headers"], {"BUILTIT_TRUSTED_PROXIES": "0"})
 
 
 def _sign_in(server: ServerProcess, password: str, forwarded: str) -> httpx.Response:
