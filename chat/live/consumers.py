@@ -48,6 +48,7 @@ from chat.live.socket_auth import (
     SESSION_ENDED_REASON,
     SIGNED_OUT_EVERYWHERE,
     SIGNED_OUT_EVERYWHERE_REASON,
+    session_follow,
     session_valid,
     user_group,
 )
@@ -286,6 +287,10 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             session_valid, self.scope
         ):
             await self._session_ended(everywhere=message.get("everywhere", False))
+
+    async def session_moved(self, message: messages.SessionMoved) -> None:
+        """This tab's session changed the password and went on under a new key."""
+        session_follow(self.scope, old_key=message["old_key"], new_key=message["new_key"])
 
     async def project_gone(self, message: messages.ProjectGone) -> None:
         await self._notice(PROJECT_GONE, code="project_gone")

@@ -55,6 +55,14 @@ class SessionCheck(TypedDict):
     everywhere: NotRequired[bool]  # the person signed out everywhere
 
 
+class SessionMoved(TypedDict):
+    """A password change kept its session under a new key: tabs on the old one follow."""
+
+    type: Literal["session.moved"]
+    old_key: str
+    new_key: str
+
+
 class FilesMoved(TypedDict):
     """Files changed outside a turn (an undo, a redo, a restore), to every tab."""
 

@@ -16,8 +16,10 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 from django.http import HttpRequest
 
+from accounts.signals import session_moved
 from chat.access_tokens import signed_out_everywhere
 from chat.live.messages import ProjectGone
+from chat.live.socket_auth import session_moved as tell_session_moved
 from chat.live.socket_auth import sessions_changed
 from chat.live.turns import group_name
 from chat.models import AccessToken
@@ -42,9 +44,16 @@ def _saved(sender: object, instance: User, **_: Any) -> None:
         transaction.on_commit(lambda: sessions_changed(user_id))
 
 
+@receiver(session_moved)
+def _moved(sender: object, user_id: int, old_key: str, new_key: str, **_: Any) -> None:
+    tell_session_moved(user_id, old_key=old_key, new_key=new_key)
+
+
 @receiver(signed_out_everywhere)
 def _everywhere(sender: object, user_id: int, **_: Any) -> None:
-    transaction.on_commit(lambda: sessions_changed(user_id, everywhere=True))
+    # Robust: the sessions and tokens are gone either way, and each socket checks
+    # again before any turn; a channel layer that is down is logged, not a 500.
+    transaction.on_commit(lambda: sessions_changed(user_id, everywhere=True), robust=True)
 
 
 @receiver(post_delete, sender=AccessToken)

@@ -34,7 +34,7 @@ from django.http.request import split_domain_port, validate_host
 from django.utils.crypto import constant_time_compare
 
 from chat.access_tokens import token_authenticate, token_exists
-from chat.live.messages import SessionCheck
+from chat.live.messages import SessionCheck, SessionMoved
 
 SESSION_ENDED = 4401
 SESSION_ENDED_REASON = (
@@ -168,3 +168,19 @@ def sessions_changed(
     if everywhere:
         message["everywhere"] = True
     async_to_sync(layer.group_send)(user_group(user_id), message)
+
+
+def session_moved(user_id: int, *, old_key: str, new_key: str) -> None:
+    """Tell the person's sockets: those on `old_key` now belong to `new_key`."""
+    layer = get_channel_layer()
+    if layer is None or not old_key or not new_key:
+        return
+    message = SessionMoved(type="session.moved", old_key=old_key, new_key=new_key)
+    async_to_sync(layer.group_send)(user_group(user_id), message)
+
+
+def session_follow(scope: dict[str, Any], *, old_key: str, new_key: str) -> None:
+    """Point a socket's scope at its session's new key, if it was on the old one."""
+    session = scope.get("session")
+    if session is not None and getattr(session, "session_key", None) == old_key:
+        scope["session"] = import_module(settings.SESSION_ENGINE).SessionStore(new_key)

@@ -1,8 +1,9 @@
 """Sign out everywhere (issue 26, finding 8a): one POST ends every session of
 the person (this one too) and revokes every token, and every socket they have
 open, browser tab or script, is closed saying why. A password change closes
-the other sessions' sockets and offers it; staff changing a password and a
-deactivated account close the sockets too. Real ASGI app, real database."""
+the other sessions' sockets (its own session's stay open) and offers it; staff
+changing a password and a deactivated account close the sockets too. Real ASGI
+app, real database."""
 
 from __future__ import annotations
 
@@ -99,6 +100,7 @@ async def test_a_password_change_closes_other_sessions_and_offers_signing_out_ev
     elsewhere = await signed_in(user)
     other_tab = await tab(project, elsewhere)
     here = await signed_in(user)
+    this_tab = await tab(project, here)
     response = await sync_to_async(here.post)(
         "/accounts/password/",
         {
@@ -110,6 +112,7 @@ async def test_a_password_change_closes_other_sessions_and_offers_signing_out_ev
     )
     assert (await closed_with(other_tab))["code"] == SESSION_ENDED
     assert (await sync_to_async(elsewhere.get)("/")).status_code == 302
+    assert await this_tab.receive_nothing(), "the session that changed it goes on, its tabs too"
     page = response.content.decode()
     assert "Password changed" in page
     assert "Your access tokens for scripts still work" in page
@@ -117,6 +120,7 @@ async def test_a_password_change_closes_other_sessions_and_offers_signing_out_ev
     script = await connected_with_token(project, made.secret)  # kept, as the page says
     await sync_to_async(here.post)("/accounts/sign-out-everywhere/")
     await closed_everywhere(script)
+    await closed_everywhere(this_tab)  # followed its session to the new key
 
 
 async def test_staff_changing_a_password_closes_the_persons_sockets(
