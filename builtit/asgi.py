@@ -12,7 +12,7 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from builtit import bodylimit, shutdown  # noqa: E402
+from builtit import bodylimit, client_address, shutdown  # noqa: E402
 from builtit.routing import websocket_urlpatterns  # noqa: E402
 from chat.live.socket_auth import SocketGate  # noqa: E402
 
@@ -20,11 +20,17 @@ from chat.live.socket_auth import SocketGate  # noqa: E402
 bodylimit.install()
 # On SIGTERM the process finishes or interrupts its turns before it exits.
 shutdown.install()
+# Daphne's --proxy-headers takes the visitor's address as the application does.
+client_address.install()
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        # A personal access token, or a session from this site's own pages.
-        "websocket": SocketGate(URLRouter(websocket_urlpatterns)),
-    }
+# The visitor's address is decided here, once, for pages and sockets alike:
+# the entry our own proxies added to X-Forwarded-For, never one the client wrote.
+application = client_address.ClientAddress(
+    ProtocolTypeRouter(
+        {
+            "http": django_asgi_app,
+            # A personal access token, or a session from this site's own pages.
+            "websocket": SocketGate(URLRouter(websocket_urlpatterns)),
+        }
+    )
 )

@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "django_ace",
     "axes",
     "csp",
+    "accounts",
     "projects",
     "chat",
 ]
@@ -202,6 +203,13 @@ LOGOUT_REDIRECT_URL = "login"
 # Open sign-up lets strangers spend the server's credits: off in production
 # unless turned on (`make run` turns it on, for trying the product).
 BUILTIT_ALLOW_SIGNUP = env_bool("BUILTIT_ALLOW_SIGNUP", DEBUG)
+# Sign-up forms one address may send per hour, whatever their outcome: a name
+# that is taken must be refused, so this is what bounds trying names (and making
+# accounts by the dozen). 0: no bound.
+BUILTIT_SIGNUP_ATTEMPTS = env_int("BUILTIT_SIGNUP_ATTEMPTS", 10, minimum=0)
+# Database sessions that know whose they are, so that "Sign out everywhere" can
+# end them all (accounts.sessions).
+SESSION_ENGINE = "accounts.sessions"
 
 # Sign-in throttling (django-axes), for the site's and the admin's sign-in alike:
 # after BUILTIT_LOGIN_FAILURES wrong passwords for one account from one address,
@@ -216,6 +224,9 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False
+# The address counted is the one the edge decided (builtit.client_address), never
+# one read from X-Forwarded-For by another library.
+AXES_CLIENT_IP_CALLABLE = "builtit.client_address.request_address"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -352,8 +363,13 @@ SECURE_SSL_REDIRECT = BUILTIT_HTTPS
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000 if BUILTIT_HTTPS else 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = BUILTIT_HTTPS
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
-if env_bool("BUILTIT_BEHIND_PROXY", False):
+BUILTIT_BEHIND_PROXY = env_bool("BUILTIT_BEHIND_PROXY", False)
+if BUILTIT_BEHIND_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Proxies in front that append to X-Forwarded-For: the visitor is the entry this
+# many places from the right (builtit.client_address); 0 ignores the header,
+# which a server facing the internet directly must do (anyone can send one).
+BUILTIT_TRUSTED_PROXIES = env_int("BUILTIT_TRUSTED_PROXIES", 1 if BUILTIT_BEHIND_PROXY else 0)
 SESSION_COOKIE_HTTPONLY = True
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"

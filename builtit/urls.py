@@ -7,9 +7,9 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from builtit import accounts
+from accounts.views import PasswordChange, signup
 from builtit.health import healthz
-from chat.views.settings import settings_page
+from chat.views.settings import settings_page, sign_out_everywhere
 
 # The admin says whose it is: staff run Built-It from here.
 admin.site.site_header = "Built-It administration"
@@ -20,16 +20,17 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("accounts/signup/", accounts.signup, name="signup"),
-    path(
-        "accounts/password/",
-        auth_views.PasswordChangeView.as_view(),
-        name="password_change",
-    ),
+    path("accounts/signup/", signup, name="signup"),
+    path("accounts/password/", PasswordChange.as_view(), name="password_change"),
     path(
         "accounts/password/done/",
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
+    ),
+    path(
+        "accounts/sign-out-everywhere/",
+        sign_out_everywhere,
+        name="sign_out_everywhere",
     ),
     path("settings/", settings_page, name="settings"),
     path("healthz", healthz, name="healthz"),

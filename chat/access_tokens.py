@@ -1,4 +1,5 @@
-"""Personal access tokens: made, listed, revoked, and checked on the socket.
+"""Personal access tokens: made, listed, revoked, and checked on the socket;
+and "Sign out everywhere", which ends them with every session of the person.
 
 A token is 32 random bytes (`bit_` + URL-safe base64), shown to its owner once;
 the database keeps its SHA-256, so a leaked dump opens nothing. A high-entropy
@@ -13,8 +14,10 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.dispatch import Signal
 from django.utils import timezone
 
+from accounts.services import user_sessions_end
 from chat.models import AccessToken
 
 PREFIX = "bit_"
@@ -31,6 +34,17 @@ class TokenProblem:
 class NewToken:
     row: AccessToken
     secret: str  # shown once
+
+
+@dataclass(frozen=True)
+class SignedOut:
+    sessions: int
+    tokens: int
+
+
+# Every session and token of a person was ended (sender: User; user_id=int):
+# chat.live closes their sockets, saying why.
+signed_out_everywhere = Signal()
 
 
 def _digest(secret: str) -> str:
@@ -79,3 +93,15 @@ def token_authenticate(secret: str) -> tuple[User, int] | None:
 
 def token_exists(token_id: int) -> bool:
     return AccessToken.objects.filter(pk=token_id, user__is_active=True).exists()
+
+
+@transaction.atomic
+def user_sign_out_everywhere(*, user: User) -> SignedOut:
+    """End every session of the person (wherever made, the caller's too) and
+    revoke every token they made: whoever holds any of them is shut out."""
+    # Announced first: the sockets hear "signed out everywhere" once this
+    # commits, before each revoked token's own notice.
+    signed_out_everywhere.send(sender=User, user_id=user.pk)
+    sessions = user_sessions_end(user_id=user.pk)
+    tokens, _ = AccessToken.objects.filter(user=user).delete()
+    return SignedOut(sessions=sessions, tokens=tokens)

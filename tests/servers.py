@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import json
 import os
+import queue
+import re
 import select
 import signal
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+from urllib.parse import quote
 
 from django.conf import settings
 from django.db import connections
@@ -139,3 +143,61 @@ def _port_of(process: subprocess.Popen[str], log: Path | None) -> int:
         said = log.read_text(errors="replace")[-3000:] if log is not None else "see its stderr"
         raise RuntimeError(f"the server did not start (exit code {status}): {said}")
     return int(line)
+
+
+def database_url() -> str:
+    """The test database as a DATABASE_URL, for a server started the way an
+    operator starts one (environment variables, no settings of ours)."""
+    given = connections["default"].settings_dict
+    if given["ENGINE"] == "django.db.backends.sqlite3":
+        return f"sqlite:///{given['NAME']}"
+    user = quote(str(given.get("USER") or ""), safe="")
+    password = quote(str(given.get("PASSWORD") or ""), safe="")
+    login = f"{user}:{password}@" if password else (f"{user}@" if user else "")
+    host = f"{given.get('HOST') or '127.0.0.1'}:{given.get('PORT') or 5432}"
+    return f"postgres://{login}{host}/{given['NAME']}"
+
+
+def daphne_cli_start(arguments: list[str], env: dict[str, str], *, stdout: Path) -> ServerProcess:
+    """`daphne <arguments>` as an operator types it (with `-p 0` for a free
+    port), on the test settings and `env`; its access log goes to `stdout`."""
+    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": settings.SETTINGS_MODULE, **env}
+    environment.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    with stdout.open("w") as log:
+        process = subprocess.Popen(  # noqa: S603 (our own command)
+            [sys.executable, "-m", "daphne", *arguments],
+            cwd=ROOT,
+            env=environment,
+            stdout=log,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    return ServerProcess(process, _listening_port(process), None)
+
+
+def _listening_port(process: subprocess.Popen[str]) -> int:
+    """The port daphne says it listens on. Its stderr is read by a thread to the
+    end, line by line: an undrained pipe would fill and block the server."""
+    assert process.stderr is not None
+    lines: queue.Queue[str] = queue.Queue()
+
+    def drain(stream: IO[str]) -> None:
+        for line in stream:
+            lines.put(line)
+        lines.put("")  # the end: daphne exited
+
+    threading.Thread(target=drain, args=(process.stderr,), daemon=True).start()
+    seen: list[str] = []
+    while True:
+        try:
+            line = lines.get(timeout=START_LIMIT)
+        except queue.Empty:
+            line = ""
+        if not line:
+            process.kill()
+            process.wait()
+            raise RuntimeError("daphne did not start: " + "".join(seen)[-3000:])
+        seen.append(line)
+        found = re.search(r"Listening on TCP address 127\.0\.0\.1:(\d+)", line)
+        if found:
+            return int(found.group(1))

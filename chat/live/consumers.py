@@ -43,7 +43,15 @@ from chat.live import messages, snapshot, turns
 from chat.live.dispatching import dispatch_all
 from chat.live.frames import Frame, FrameError, parse_frame
 from chat.live.framing import html_frames, json_frames
-from chat.live.socket_auth import SESSION_ENDED, SESSION_ENDED_REASON, session_valid, user_group
+from chat.live.socket_auth import (
+    SESSION_ENDED,
+    SESSION_ENDED_REASON,
+    SIGNED_OUT_EVERYWHERE,
+    SIGNED_OUT_EVERYWHERE_REASON,
+    session_follow,
+    session_valid,
+    user_group,
+)
 from chat.llm import get_client
 from chat.models import Conversation
 from chat.personal_keys import key_for
@@ -59,7 +67,11 @@ PROJECT_GONE = "This project was moved to the trash. Restore it from the Trash t
 PROJECT_GONE_CODE = 4404
 # Why the server closed a socket, by close code, for the page to say: daphne
 # drops a close frame's reason, so the page is given these with the code.
-CLOSE_REASONS = {SESSION_ENDED: SESSION_ENDED_REASON, PROJECT_GONE_CODE: PROJECT_GONE}
+CLOSE_REASONS = {
+    SESSION_ENDED: SESSION_ENDED_REASON,
+    SIGNED_OUT_EVERYWHERE: SIGNED_OUT_EVERYWHERE_REASON,
+    PROJECT_GONE_CODE: PROJECT_GONE,
+}
 # How long a connecting tab waits for a running turn's replay before giving up on it.
 REPLAY_WAIT = 3.0
 # This process is shutting down (chat.live.draining): the page reconnects at once,
@@ -267,19 +279,28 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     # --- the person's session ------------------------------------------------------
 
     async def session_check(self, message: messages.SessionCheck) -> None:
-        """Signed out somewhere, a password changed, a token revoked: still valid?"""
+        """Signed out somewhere or everywhere, a password changed, a token
+        revoked: still valid?"""
         session = self.scope.get("session")
         ended = message.get("ended")
         if (ended and ended == getattr(session, "session_key", None)) or not await threads.run(
             session_valid, self.scope
         ):
-            await self._session_ended()
+            await self._session_ended(everywhere=message.get("everywhere", False))
+
+    async def session_moved(self, message: messages.SessionMoved) -> None:
+        """This tab's session changed the password and went on under a new key."""
+        session_follow(self.scope, old_key=message["old_key"], new_key=message["new_key"])
 
     async def project_gone(self, message: messages.ProjectGone) -> None:
         await self._notice(PROJECT_GONE, code="project_gone")
         await self.close(code=PROJECT_GONE_CODE, reason=PROJECT_GONE)
 
-    async def _session_ended(self) -> None:
+    async def _session_ended(self, *, everywhere: bool = False) -> None:
+        if everywhere:
+            await self._notice(SIGNED_OUT_EVERYWHERE_REASON, code="signed_out_everywhere")
+            await self.close(code=SIGNED_OUT_EVERYWHERE, reason=SIGNED_OUT_EVERYWHERE_REASON)
+            return
         await self._notice(SESSION_ENDED_REASON, code="session_ended")
         await self.close(code=SESSION_ENDED, reason=SESSION_ENDED_REASON)
 

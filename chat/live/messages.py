@@ -52,6 +52,15 @@ class ReplayOverdue(TypedDict):
 class SessionCheck(TypedDict):
     type: Literal["session.check"]
     ended: NotRequired[str]  # the session key signed out, if one was
+    everywhere: NotRequired[bool]  # the person signed out everywhere
+
+
+class SessionMoved(TypedDict):
+    """A password change kept its session under a new key: tabs on the old one follow."""
+
+    type: Literal["session.moved"]
+    old_key: str
+    new_key: str
 
 
 class FilesMoved(TypedDict):

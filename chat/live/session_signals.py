@@ -1,7 +1,7 @@
-"""Sockets follow the session and the project: signing out, changing a password
-and revoking a token (in Settings or the admin) reach the person's open chat
-sockets (chat.live.socket_auth), wherever they were made; a project moved to the
-trash closes the sockets open on it."""
+"""Sockets follow the session and the project: signing out (here or
+everywhere), changing a password and revoking a token (in Settings or the admin)
+reach the person's open chat sockets (chat.live.socket_auth), wherever they were
+made; a project moved to the trash closes the sockets open on it."""
 
 from __future__ import annotations
 
@@ -16,7 +16,10 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 from django.http import HttpRequest
 
+from accounts.signals import session_moved
+from chat.access_tokens import signed_out_everywhere
 from chat.live.messages import ProjectGone
+from chat.live.socket_auth import session_moved as tell_session_moved
 from chat.live.socket_auth import sessions_changed
 from chat.live.turns import group_name
 from chat.models import AccessToken
@@ -39,6 +42,18 @@ def _saved(sender: object, instance: User, **_: Any) -> None:
     if getattr(instance, "_password", None) is not None or not instance.is_active:
         user_id = instance.pk
         transaction.on_commit(lambda: sessions_changed(user_id))
+
+
+@receiver(session_moved)
+def _moved(sender: object, user_id: int, old_key: str, new_key: str, **_: Any) -> None:
+    tell_session_moved(user_id, old_key=old_key, new_key=new_key)
+
+
+@receiver(signed_out_everywhere)
+def _everywhere(sender: object, user_id: int, **_: Any) -> None:
+    # Robust: the sessions and tokens are gone either way, and each socket checks
+    # again before any turn; a channel layer that is down is logged, not a 500.
+    transaction.on_commit(lambda: sessions_changed(user_id, everywhere=True), robust=True)
 
 
 @receiver(post_delete, sender=AccessToken)

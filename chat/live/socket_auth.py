@@ -7,11 +7,13 @@ Two ways in:
   and `*` there no longer opens the socket to every site.
 - A script: `Authorization: Bearer <personal access token>`. No Origin is
   needed: a page of another site cannot set that header on a websocket, so a
-  token cannot be used across sites the way a cookie could.
+  token cannot be used across sites the way a cookie could. Another scheme
+  (`Basic`, from a password-protecting proxy in front) is left to the session.
 
-A socket lives longer than a check at connect: signing out, changing the
-password or revoking the token tells the person's sockets (a channel-layer
-group per person, see `user_group`), and each re-checks before every turn.
+A socket lives longer than a check at connect: signing out (here or
+everywhere), changing the password or revoking the token tells the person's
+sockets (a channel-layer group per person, see `user_group`), and each
+re-checks before every turn.
 """
 
 from __future__ import annotations
@@ -32,11 +34,16 @@ from django.http.request import split_domain_port, validate_host
 from django.utils.crypto import constant_time_compare
 
 from chat.access_tokens import token_authenticate, token_exists
-from chat.live.messages import SessionCheck
+from chat.live.messages import SessionCheck, SessionMoved
 
 SESSION_ENDED = 4401
 SESSION_ENDED_REASON = (
     "Your session ended (signed out, or the password changed). Reload the page to sign in again."
+)
+SIGNED_OUT_EVERYWHERE = 4402
+SIGNED_OUT_EVERYWHERE_REASON = (
+    "You signed out everywhere: every session and access token of yours has ended. "
+    "Reload the page to sign in again."
 )
 _DEFAULT_PORTS = {"http": "80", "https": "443"}
 
@@ -76,11 +83,14 @@ def _header(scope: dict[str, Any], name: bytes) -> str | None:
 
 
 def _bearer(scope: dict[str, Any]) -> str | None:
+    """The token of `Authorization: Bearer <token>` ("" when it names none), or
+    None without one. Any other scheme is not ours: a basic-auth proxy in front
+    of the site sends its own on every request, and the session decides then."""
     value = _header(scope, b"authorization")
     if value is None:
         return None
-    kind, _, token = value.partition(" ")
-    return token.strip() if kind.lower() == "bearer" else ""
+    kind, _, token = value.strip().partition(" ")
+    return token.strip() if kind.lower() == "bearer" else None
 
 
 def origin_allowed(scope: dict[str, Any]) -> bool:
@@ -143,13 +153,34 @@ def session_valid(scope: dict[str, Any]) -> bool:
     return constant_time_compare(str(data.get(HASH_SESSION_KEY, "")), fresh.get_session_auth_hash())
 
 
-def sessions_changed(user_id: int, *, ended_session: str | None = None) -> None:
+def sessions_changed(
+    user_id: int, *, ended_session: str | None = None, everywhere: bool = False
+) -> None:
     """Tell the person's sockets: the one on `ended_session` closes at once, and
-    every other re-checks (a password change, a revoked token)."""
+    every other re-checks (a password change, a revoked token); `everywhere`:
+    the person signed out everywhere, which those closing say."""
     layer = get_channel_layer()
     if layer is None:
         return
     message = SessionCheck(type="session.check")
     if ended_session:
         message["ended"] = ended_session
+    if everywhere:
+        message["everywhere"] = True
     async_to_sync(layer.group_send)(user_group(user_id), message)
+
+
+def session_moved(user_id: int, *, old_key: str, new_key: str) -> None:
+    """Tell the person's sockets: those on `old_key` now belong to `new_key`."""
+    layer = get_channel_layer()
+    if layer is None or not old_key or not new_key:
+        return
+    message = SessionMoved(type="session.moved", old_key=old_key, new_key=new_key)
+    async_to_sync(layer.group_send)(user_group(user_id), message)
+
+
+def session_follow(scope: dict[str, Any], *, old_key: str, new_key: str) -> None:
+    """Point a socket's scope at its session's new key, if it was on the old one."""
+    session = scope.get("session")
+    if session is not None and getattr(session, "session_key", None) == old_key:
+        scope["session"] = import_module(settings.SESSION_ENGINE).SessionStore(new_key)

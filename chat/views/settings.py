@@ -1,18 +1,26 @@
-"""The Settings page: a user's own OpenRouter API key (see chat.personal_keys) and
-personal access tokens for scripts (chat.access_tokens)."""
+"""The Settings page: a user's own OpenRouter API key (see chat.personal_keys),
+personal access tokens for scripts (chat.access_tokens), and signing out
+everywhere (every session and token at once)."""
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import logout
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.views.decorators.debug import sensitive_post_parameters
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from builtit.users import current_user
-from chat.access_tokens import TokenProblem, token_create, token_list, token_revoke
+from chat.access_tokens import (
+    TokenProblem,
+    token_create,
+    token_list,
+    token_revoke,
+    user_sign_out_everywhere,
+)
 from chat.personal_keys import KeyProblem, key_delete, key_save, key_status
 
 
@@ -69,3 +77,19 @@ def settings_page(request: HttpRequest) -> HttpResponse:
     else:
         return HttpResponseBadRequest("Unknown action.")
     return redirect("settings")
+
+
+@require_POST
+def sign_out_everywhere(request: HttpRequest) -> HttpResponse:
+    """Every session (this one too) and every token of the person end, and their
+    open chats close, saying why; the sign-in page then says what was done."""
+    ended = user_sign_out_everywhere(user=current_user(request))
+    logout(request)
+    tokens = f"{ended.tokens} access token{'' if ended.tokens == 1 else 's'}"
+    messages.success(
+        request,
+        f"You are signed out everywhere: {ended.sessions} "
+        f"session{'' if ended.sessions == 1 else 's'} ended (this one too), "
+        f"{tokens} revoked, and every open chat closed. Sign in again to go on.",
+    )
+    return redirect("login")

@@ -45,6 +45,26 @@ def test_signing_out_in_one_tab_tells_the_other(
     )
 
 
+def test_signing_out_everywhere_tells_the_open_tab_and_lands_on_sign_in(
+    context, chat_server: ChatServer, browser_user: User
+) -> None:
+    """Issue 26, finding 8a."""
+    project = _project(browser_user)
+    first, second = context.new_page(), context.new_page()
+    sign_in(first, chat_server.url)
+    _workspace(second, chat_server, project)
+
+    first.goto(f"{chat_server.url}/settings/")
+    first.click("button:has-text('Sign out everywhere')")
+
+    expect(second.locator("#chat-connection")).to_have_text(
+        "You signed out everywhere: every session and access token of yours has ended. "
+        "Reload the page to sign in again."
+    )
+    expect(first.locator(".message.success")).to_contain_text("You are signed out everywhere")
+    expect(first.locator("h1")).to_have_text("Sign in")
+
+
 def test_moving_the_project_to_the_trash_tells_its_open_tab(
     context, chat_server: ChatServer, browser_user: User
 ) -> None:

@@ -16,10 +16,10 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
-from django.contrib.sessions.models import Session
 from django.test import Client
 from pytest_django.fixtures import Settings as SettingsWrapper
 
+from accounts.models import UserSession
 from builtit.asgi import application
 from chat.access_tokens import NewToken, token_create
 from chat.live import turns
@@ -114,7 +114,7 @@ async def test_a_socket_whose_session_is_gone_starts_no_turn(
     scripted: FakeOpenRouter, project: Project, user: User
 ) -> None:
     socket = await tab(project, await signed_in(user))
-    await sync_to_async(Session.objects.all().delete)()  # e.g. cleared by staff
+    await sync_to_async(UserSession.objects.all().delete)()  # e.g. cleared by staff
     await send(socket, message="Build a site")
     await closed_with(socket)
     assert scripted.requests == []
@@ -263,3 +263,30 @@ async def test_deleting_a_token_in_the_admin_closes_its_sockets(
     assert connected
     await sync_to_async(AccessToken.objects.filter(pk=made.row.pk).delete)()
     assert (await closed_with(socket))["code"] == SESSION_ENDED
+
+
+async def test_a_basic_auth_header_leaves_the_socket_to_the_session(
+    project: Project, user: User
+) -> None:
+    """A password-protecting proxy in front sends `Authorization: Basic` on every
+    request, the browser's socket too (issue 26, finding 8d)."""
+    client = await signed_in(user)
+    socket = await tab(project, client, authorization="Basic dXNlcjpwcm94eSBwYXNzd29yZA==")
+    assert await socket.receive_nothing()
+    await socket.disconnect()
+
+
+@pytest.mark.parametrize("value", ["Bearer bit_not-a-token", "Bearer", "bearer  "])
+async def test_a_bearer_without_a_good_token_is_refused_even_with_a_session(
+    project: Project, user: User, value: str
+) -> None:
+    cookie = (await signed_in(user)).cookies["sessionid"].value
+    headers = [
+        (b"host", b"localhost"),
+        (b"origin", b"http://localhost"),
+        (b"cookie", f"sessionid={cookie}".encode()),
+        (b"authorization", value.encode()),
+    ]
+    socket = WebsocketCommunicator(application, socket_path(project), headers=headers)
+    connected, _ = await socket.connect()
+    assert not connected

@@ -124,7 +124,7 @@ def test_signup_refuses_a_username_taken_in_another_case(user):
         {"username": "ADA", "password1": NEW_PASSWORD, "password2": NEW_PASSWORD},
     )
     assert response.status_code == 200
-    assert "A user with that username already exists." in response.content.decode()
+    assert "This username is not available. Please choose another." in response.content.decode()
     assert User.objects.count() == 1
 
 

@@ -1,0 +1,82 @@
+"""Sign-up's form and its bound per address.
+
+A username sign-up cannot hide that a name is taken from someone who wants that
+name: it must refuse it. What it can do is say no more than that (the form
+never says that an account exists) and bound how many names one address can
+try: BUILTIT_SIGNUP_ATTEMPTS forms sent per hour (an IPv6 address counts with
+its /64), whatever their outcome, so testing a list of names, or making
+accounts by the dozen to multiply the per-person spending caps, goes at a few
+an hour per address.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.models import SignupAttempt
+
+SIGNUP_WINDOW = timedelta(hours=1)
+# One IPv6 customer usually holds a whole /64: counted per address, each could
+# try names without end.
+IPV6_NETWORK = 64
+NAME_UNAVAILABLE = "This username is not available. Please choose another."
+
+
+class SignupForm(UserCreationForm[User]):
+    def clean_username(self) -> str:
+        # Django's own says "A user with that username already exists."
+        username: str = self.cleaned_data["username"]
+        if User.objects.filter(username__iexact=username).exists():
+            raise ValidationError(NAME_UNAVAILABLE, code="unavailable")
+        return username
+
+    def signup(self) -> User | None:
+        """The new account, or None when the name was taken meanwhile (by a
+        sign-up sent at the same moment): the form then says so."""
+        try:
+            with transaction.atomic():
+                return self.save()
+        except IntegrityError:
+            self.add_error("username", ValidationError(NAME_UNAVAILABLE, code="unavailable"))
+            return None
+
+
+def _counted_as(address: str | None) -> str | None:
+    """Where a sign-up is counted: the IPv4 address, or the /64 of an IPv6 one."""
+    try:
+        parsed = ipaddress.ip_address(address or "")
+    except ValueError:
+        return None
+    if isinstance(parsed, ipaddress.IPv4Address):
+        return str(parsed)
+    if parsed.ipv4_mapped is not None:  # ::ffff:203.0.113.7, an IPv4 visitor
+        return str(parsed.ipv4_mapped)
+    return str(ipaddress.IPv6Network((int(parsed), IPV6_NETWORK), strict=False).network_address)
+
+
+@transaction.atomic
+def signup_attempt(*, address: str | None) -> timedelta | None:
+    """Count a sign-up form sent from `address`; past the bound, how long until
+    the oldest counted one leaves the hour (nothing is counted then)."""
+    limit = int(settings.BUILTIT_SIGNUP_ATTEMPTS)
+    if limit <= 0:
+        return None
+    address = _counted_as(address)
+    now = timezone.now()
+    since = now - SIGNUP_WINDOW
+    # Only the last hour matters; older rows go as new ones come.
+    SignupAttempt.objects.filter(at__lt=since).delete()
+    recent = SignupAttempt.objects.filter(address=address, at__gte=since).order_by("at")
+    if recent.count() >= limit:
+        oldest = recent.values_list("at", flat=True)[0]
+        return max(oldest + SIGNUP_WINDOW - now, timedelta(seconds=1))
+    SignupAttempt.objects.create(address=address, at=now)
+    return None
