@@ -17,7 +17,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 
 from chat.models import ChatImage
-from projects.binaries import BinaryProblem, Sniffed, checked, sniff
+from projects.binaries import BinaryProblem, checked, sniff
 from projects.models import Project
 from projects.paths import extension_of
 from projects.results import FileError, FileWrite
@@ -47,12 +47,12 @@ def image_upload(
     if extension not in _IMAGE_EXTENSIONS:
         return ImageProblem(_NOT_A_PICTURE)
     # What it is comes from its bytes: a pasted picture's label may say otherwise.
-    found = sniff(data)
-    if not isinstance(found, Sniffed) or found.content_type not in _EXTENSION_OF:
-        problem = checked(name or "picture", extension, data)  # says what is wrong
-        return ImageProblem(
-            problem.message if isinstance(problem, BinaryProblem) else _NOT_A_PICTURE
-        )
+    # Any other type is checked as the label says, which says what is wrong.
+    claimed = sniff(data)
+    extension = _EXTENSION_OF.get(claimed or "", extension)
+    found = checked(name or "picture", extension, data)
+    if isinstance(found, BinaryProblem):
+        return ImageProblem(found.message)
     waiting = ChatImage.objects.filter(user=user, message__isnull=True).order_by("-created_at")
     stale = list(waiting.values_list("pk", flat=True)[MAX_WAITING - 1 :])
     ChatImage.objects.filter(pk__in=stale).delete()
