@@ -28,16 +28,14 @@ import struct
 import warnings
 import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 from PIL import AvifImagePlugin, BmpImagePlugin, IcoImagePlugin, Image, PngImagePlugin
 
+from projects.media.budget import MAX_FRAMES, DecodeBudget
 from projects.media.results import BinaryProblem, Sniffed
 
 MAX_DECODE_BYTES = 256 * 1024 * 1024
 MAX_PIXELS = MAX_DECODE_BYTES // 4  # 67,108,864 (8192 x 8192): no picture may be larger
-MAX_FRAMES = 1000
-MAX_DECODED_PIXELS = 200_000_000
 MAX_JPEG_SCANS = 100
 
 # Pillow's format names for each type (a JPEG with several pictures opens as MPO).
@@ -98,35 +96,6 @@ def pillow_configure() -> None:
     warnings.filterwarnings("ignore", module=r"PIL\.")
     warnings.filterwarnings("error", category=Image.DecompressionBombWarning)
     AvifImagePlugin.DEFAULT_MAX_THREADS = 1  # one upload, one core
-
-
-@dataclass
-class _Budget:
-    """What decoding one file may still cost: pictures and pixels."""
-
-    frames: int = 0
-    pixels: int = 0
-
-    def spend(self, size: tuple[int, int], limit: int) -> BinaryProblem | None:
-        width, height = size
-        if width <= 0 or height <= 0:
-            return BinaryProblem("the image says it has no size.")
-        if width * height > limit:
-            return _too_large(width, height, limit)
-        self.frames += 1
-        self.pixels += width * height
-        if self.frames > MAX_FRAMES:
-            return BinaryProblem(
-                f"the image has more than {MAX_FRAMES:,} pictures (frames or sizes); "
-                "make it shorter or save it as a video."
-            )
-        if self.pixels > MAX_DECODED_PIXELS:
-            return BinaryProblem(
-                f"the image's pictures hold more than {MAX_DECODED_PIXELS // 1_000_000:,} "
-                "million pixels in all, too many to check and show safely: make it "
-                "smaller or shorter, or save it as a video."
-            )
-        return None
 
 
 def image_checked(content_type: str, data: bytes) -> Sniffed | BinaryProblem:
@@ -216,10 +185,14 @@ def _icon_loader(icon: IcoImagePlugin.IcoFile, index: int) -> Callable[[], objec
 def _decoded(
     pictures: Iterator[tuple[tuple[int, int], Callable[[], object]]], limit: int
 ) -> BinaryProblem | None:
-    """Decodes each picture once the budget allows it."""
-    budget = _Budget()
-    for size, decode in pictures:
-        problem = budget.spend(size, limit)
+    """Decodes each picture once its size and the budget allow it."""
+    budget = DecodeBudget()
+    for (width, height), decode in pictures:
+        if width <= 0 or height <= 0:
+            return BinaryProblem("the image says it has no size.")
+        if width * height > limit:
+            return _too_large(width, height, limit)
+        problem = budget.spend(width * height)
         if problem:
             return problem
         decode()

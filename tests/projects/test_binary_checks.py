@@ -5,17 +5,20 @@ A refusal is a sentence a person can act on, with nothing in the log."""
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import subprocess
 import sys
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
 
-from projects.media import images
+from projects.archive import Imported, project_import_zip
+from projects.media import budget, images
 from projects.models import Project, ProjectFile
 from projects.results import FileError, FileWrite
 from projects.selectors import file_read
@@ -119,10 +122,10 @@ def test_a_file_that_is_not_whole_or_not_what_it_says_is_refused_quietly(
 def test_deep_animations_are_bounded_by_frames_and_by_pixels_decoded(
     project: Project, user: User, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    many = upload(project, "/many.gif", fake.animated("GIF", images.MAX_FRAMES + 1, 2, 2), user)
+    many = upload(project, "/many.gif", fake.animated("GIF", budget.MAX_FRAMES + 1, 2, 2), user)
     assert isinstance(many, FileError)
     assert "more than 1,000 pictures" in many.message
-    monkeypatch.setattr(images, "MAX_DECODED_PIXELS", 8 * 8 * 10)
+    monkeypatch.setattr(budget, "MAX_DECODED_PIXELS", 8 * 8 * 10)
     assert isinstance(upload(project, "/ten.webp", fake.animated("WEBP", 10), user), FileWrite)
     deep = upload(project, "/eleven.webp", fake.animated("WEBP", 11), user)
     assert isinstance(deep, FileError)
@@ -163,3 +166,39 @@ def test_pillows_decompression_bomb_warning_is_a_refusal_not_a_log_line(tmp_path
     )
     assert "larger than 67,108,864 pixels" in ran.stdout
     assert ran.stderr == ""
+
+
+def _zip(entries: list[tuple[str, bytes]]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in entries:
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def test_an_import_checks_each_image_whole_and_bounds_what_they_cost_together(
+    user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(budget, "MAX_SHARED_DECODED_PIXELS", 250)
+    data = _zip(
+        [
+            ("index.html", b"<p>hi</p>"),
+            ("a.png", fake.png(10, 10)),
+            ("b.png", fake.png(10, 10)),
+            ("c.png", fake.png(10, 10)),
+            ("favicon.ico", fake.ico_with_html()),
+        ]
+    )
+    result = project_import_zip(
+        owner=user, name="Site", upload=io.BytesIO(data), upload_size=len(data)
+    )
+    assert isinstance(result, Imported)
+    assert sorted(result.project.files.values_list("path", flat=True)) == [
+        "/a.png",
+        "/b.png",
+        "/index.html",
+    ]
+    (bounded,) = [message for message in result.skipped if message.startswith("/c.png")]
+    assert "uploaded together hold more than" in bounded
+    (icon,) = [message for message in result.skipped if message.startswith("/favicon.ico")]
+    assert "damaged or cut short" in icon
