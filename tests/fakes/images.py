@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from fontTools.fontBuilder import FontBuilder
 from fontTools.pens.t2CharStringPen import T2CharStringPen
 from fontTools.pens.ttGlyphPen import TTGlyphPen
+from fontTools.ttLib import newTable
 from PIL import Image
 
 # --- images -------------------------------------------------------------------------
@@ -167,8 +168,15 @@ def woff() -> bytes:
     return _font_bytes(_font(truetype=True), "woff")
 
 
-def woff2() -> bytes:
-    return _font_bytes(_font(truetype=True), "woff2")
+def woff2(padding: int = 0) -> bytes:
+    """A WOFF2 font; with `padding` bytes of zeros in a table of its own (they
+    unpack from a few bytes)."""
+    builder = _font(truetype=True)
+    if padding:
+        table = newTable("zPad")
+        table.data = bytes(padding)
+        builder.font["zPad"] = table
+    return _font_bytes(builder, "woff2")
 
 
 def woff_claiming(size: int) -> bytes:

@@ -49,6 +49,7 @@ def upload(project: Project, path: str, data: bytes, user: User) -> FileWrite | 
         ("/f.otf", fake.otf, "font/otf", (None, None)),
         ("/f.woff", fake.woff, "font/woff", (None, None)),
         ("/f.woff2", fake.woff2, "font/woff2", (None, None)),
+        ("/big.woff2", lambda: fake.woff2(padding=5_000_000), "font/woff2", (None, None)),
         ("/doc.pdf", fake.pdf, "application/pdf", (None, None)),
         ("/clip.mp4", fake.mp4, "video/mp4", (None, None)),
         ("/clip.webm", fake.webm, "video/webm", (None, None)),
