@@ -11,7 +11,8 @@ bench/binary_checks.py and bench/README.md, Pillow 13 on a 2-core machine):
   need at most MAX_DECODE_BYTES, so at most MAX_PIXELS pixels for the cheapest
   format (8192 x 8192) and fewer for dearer ones (a WebP image: 4096 x 4096);
 - time: each picture decoded costs about 15 ns a pixel; a file may make us decode
-  at most MAX_FRAMES pictures and MAX_DECODED_PIXELS pixels in all (about 3 s);
+  at most MAX_FRAMES pictures and MAX_DECODED_PIXELS pixels in all, and files
+  checked together (a ZIP import) MAX_SHARED_DECODED_PIXELS (projects.media.budget);
 - a JPEG's scans: the decoder passes over the whole picture for each scan, and a
   scan can be a few bytes, so at most MAX_JPEG_SCANS.
 
@@ -67,9 +68,9 @@ _BYTES_PER_PIXEL = {
     "WEBP": 16,
     "AVIF": 10,
 }
-_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _ANIMATED_BYTES_PER_PIXEL = {"PNG": 12, "GIF": 12, "WEBP": 16, "AVIF": 24}
 _PROGRESSIVE_JPEG_BYTES_PER_PIXEL = 6
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # What Pillow raises for a file it cannot read: a hostile file reaches many
 # corners of its decoders, and each of these means "not a whole image".
 _UNREADABLE = (
