@@ -204,6 +204,26 @@ def pdf() -> bytes:
     return _saved(_picture(10, 10), "PDF")
 
 
+def pdf_with_xref_stream() -> bytes:
+    """A PDF 1.5 whose cross-reference section is a compressed stream (PNG Up rows)."""
+    head = b"%PDF-1.5\n"
+    objects = [
+        b"1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n",
+        b"2 0 obj\n<< /Type /Pages /Kids [] /Count 0 >>\nendobj\n",
+    ]
+    offsets = [len(head), len(head) + len(objects[0])]
+    xref_at = offsets[1] + len(objects[1])
+    rows = [(0, 0, 255), (1, offsets[0], 0), (1, offsets[1], 0), (1, xref_at, 0)]
+    raw = b"".join(b"\x00" + struct.pack(">BHB", *row) for row in rows)  # filter byte 0
+    packed = zlib.compress(raw)
+    stream = (
+        b"3 0 obj\n<< /Type /XRef /Size 4 /W [1 2 1] /Root 1 0 R /Filter /FlateDecode "
+        b"/DecodeParms << /Predictor 12 /Columns 4 >> /Length %d >>\nstream\n" % len(packed)
+    )
+    stream += packed + b"\nendstream\nendobj\n"
+    return head + b"".join(objects) + stream + b"startxref\n%d\n%%%%EOF\n" % xref_at
+
+
 def pdf_prefixed_html() -> bytes:
     return b"%PDF-1.7\n<html><body><script>alert(document.domain)</script></body></html>\n"
 
