@@ -56,12 +56,12 @@ def image_upload(
     if extension not in _IMAGE_EXTENSIONS:
         return ImageProblem(_NOT_A_PICTURE)
     # What it is comes from its bytes: a pasted picture's label may say otherwise.
-    found = sniff(data)
-    if not isinstance(found, Sniffed) or found.content_type not in _EXTENSION_OF:
-        problem = checked(name or "picture", extension, data)  # says what is wrong
-        return ImageProblem(
-            problem.message if isinstance(problem, BinaryProblem) else _NOT_A_PICTURE
-        )
+    # Any other type is checked as the label says, which says what is wrong.
+    claimed = sniff(data)
+    extension = _EXTENSION_OF.get(claimed or "", extension)
+    found = checked(name or "picture", extension, data)
+    if isinstance(found, BinaryProblem):
+        return ImageProblem(found.message)
     return _kept(user, project, name, data, found)
 
 

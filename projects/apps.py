@@ -2,7 +2,12 @@ from __future__ import annotations
 
 from django.apps import AppConfig
 
+from projects.media.images import pillow_configure
+
 
 class ProjectsConfig(AppConfig):
     name = "projects"
     verbose_name = "Projects"
+
+    def ready(self) -> None:
+        pillow_configure()

@@ -18,12 +18,12 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from projects.binaries import BinaryProblem, blob_bytes, blob_for_marker, is_marker
-from projects.binaries import checked as binary_checked
+from projects.binaries import blob_bytes, blob_for_marker, is_marker
 from projects.lifecycle import ProjectError, project_create
 from projects.limits import current_limits, human_size
+from projects.media.budget import decoding_shared
 from projects.models import Project, ProjectFile
-from projects.paths import PathError, extension_of, is_binary_path, normalize_path
+from projects.paths import PathError, is_binary_path, normalize_path
 from projects.results import ErrorCode, FileError
 from projects.services import Author, file_create, file_upload
 
@@ -175,12 +175,8 @@ def _read_entries(
             return ImportRefused(
                 f"Unpacked, the archive is larger than {human_size(limits.max_project_bytes)}."
             )
-        if binary:
-            checked = binary_checked(path, extension_of(path), data)
-            if isinstance(checked, BinaryProblem):
-                problems.append(checked.message)
-            else:
-                files[path] = data
+        if binary:  # checked whole as it is uploaded (_create_project)
+            files[path] = data
             continue
         try:
             files[path] = data.decode("utf-8")
@@ -196,7 +192,18 @@ def _create_project(
     project = project_create(owner=owner, name=name)
     if isinstance(project, ProjectError):
         return ImportRefused(project.message)
-    author = Author.person(owner)
+    with decoding_shared():  # one import may not make us decode images for long
+        created = _files_written(project, Author.person(owner), files, skipped)
+    if isinstance(created, ImportRefused) or not created:
+        transaction.set_rollback(True)
+        return created if isinstance(created, ImportRefused) else _refused(skipped)
+    return Imported(project, tuple(skipped))
+
+
+def _files_written(
+    project: Project, author: Author, files: dict[str, str | bytes], skipped: list[str]
+) -> int | ImportRefused:
+    """How many of `files` were written; each one refused is added to `skipped`."""
     created = 0
     for path in sorted(files):
         content = files[path]
@@ -207,16 +214,12 @@ def _create_project(
         )
         if isinstance(result, FileError) and result.code in _WHOLE_ARCHIVE:
             # A limit of the project or the person, not a fault of this file.
-            transaction.set_rollback(True)
             return ImportRefused("The archive could not be imported.", (result.message,))
         if isinstance(result, FileError):  # nothing of it was written: skip it
             skipped.append(result.message)
         else:
             created += 1
-    if not created:
-        transaction.set_rollback(True)
-        return _refused(skipped)
-    return Imported(project, tuple(skipped))
+    return created
 
 
 def _is_junk(info: zipfile.ZipInfo) -> bool:

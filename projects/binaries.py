@@ -15,21 +15,27 @@ django-storages) keeps them.
 from __future__ import annotations
 
 import hashlib
-import struct
 import uuid
-from dataclasses import dataclass
+from collections.abc import Callable
 
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
+from projects.media.fonts import font_checked
+from projects.media.images import image_checked
+from projects.media.pdf import pdf_checked
+from projects.media.results import BinaryProblem, Sniffed
+from projects.media.signatures import sniff
+from projects.media.video import mp4_checked, webm_checked
 from projects.models import BinaryBlob, Project
 from projects.paths import BINARY_EXTENSIONS, CONTENT_TYPES
+
+__all__ = ["BinaryProblem", "Sniffed", "checked", "sniff"]
 
 MARKER = "\ufdd0binary:"
 # Where the bytes go in Django's storage: STORAGE_FOLDER/<project id>/<digest>.
 STORAGE_FOLDER = "binaries"
-MAX_PIXELS = 100_000_000  # an image declaring more is refused (a decompression bomb)
 
 # Extension -> the content type its bytes must show (the one list: projects.paths).
 BINARY_TYPES: dict[str, str] = {ext: CONTENT_TYPES[ext] for ext in BINARY_EXTENSIONS}
@@ -48,18 +54,18 @@ _NAMES = {
     "video/mp4": "an MP4 video",
     "video/webm": "a WebM video",
 }
-
-
-@dataclass(frozen=True)
-class Sniffed:
-    content_type: str
-    width: int | None = None
-    height: int | None = None
-
-
-@dataclass(frozen=True)
-class BinaryProblem:
-    message: str
+# How each type is checked whole (projects.media): the first bytes only say what a
+# file claims to be.
+_CHECKS: dict[str, Callable[[str, bytes], Sniffed | BinaryProblem]] = {
+    **dict.fromkeys(
+        ("image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "image/x-icon"),
+        image_checked,
+    ),
+    **dict.fromkeys(("font/woff", "font/woff2", "font/ttf", "font/otf"), font_checked),
+    "application/pdf": lambda _type, data: pdf_checked(data),
+    "video/mp4": lambda _type, data: mp4_checked(data),
+    "video/webm": lambda _type, data: webm_checked(data),
+}
 
 
 def is_marker(content: str) -> bool:
@@ -79,7 +85,8 @@ def type_name(content_type: str) -> str:
 
 
 def checked(path: str, extension: str, data: bytes) -> Sniffed | BinaryProblem:
-    """What `data` is, if it is what `path`'s extension says it is and whole."""
+    """What `data` is, if it is what `path`'s extension says it is and whole: its
+    first bytes must say so (cheap), then its structure (projects.media)."""
     expected = BINARY_TYPES.get(extension)
     if expected is None:
         return BinaryProblem(f"{path}: '.{extension}' is not a binary file type Built-It keeps.")
@@ -91,114 +98,15 @@ def checked(path: str, extension: str, data: bytes) -> Sniffed | BinaryProblem:
             f"{path} is not {type_name(expected)}: its content is not a file type "
             "Built-It keeps (or the file is damaged)."
         )
-    if isinstance(found, BinaryProblem):
-        return BinaryProblem(f"{path}: {found.message}")
-    if found.content_type != expected:
+    if found != expected:
         return BinaryProblem(
             f"{path} is named like {type_name(expected)} but its content is "
-            f"{type_name(found.content_type)}. Rename it to match what it is."
+            f"{type_name(found)}. Rename it to match what it is."
         )
-    return found
-
-
-def sniff(data: bytes) -> Sniffed | BinaryProblem | None:
-    """The type of `data` from its first bytes (and, for images, that it is whole)."""
-    for check in (_png, _jpeg, _gif, _webp, _others):
-        found = check(data)
-        if found is not None:
-            return found
-    return None
-
-
-def _png(data: bytes) -> Sniffed | BinaryProblem | None:
-    if not data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return None
-    if len(data) < 33 or data[12:16] != b"IHDR":
-        return BinaryProblem("the PNG image is cut short (no header).")
-    if not data.rstrip(b"\x00").endswith(b"IEND\xaeB`\x82"):
-        return BinaryProblem("the PNG image is cut short (it does not end).")
-    width, height = struct.unpack(">II", data[16:24])
-    return _image("image/png", width, height)
-
-
-def _jpeg(data: bytes) -> Sniffed | BinaryProblem | None:
-    if not data.startswith(b"\xff\xd8\xff"):
-        return None
-    if not data.rstrip(b"\x00").endswith(b"\xff\xd9"):
-        return BinaryProblem("the JPEG image is cut short (it does not end).")
-    at = 2
-    while at + 9 < len(data):  # segments up to the frame header, which has the size
-        if data[at] != 0xFF:
-            break
-        marker = data[at + 1]
-        length = struct.unpack(">H", data[at + 2 : at + 4])[0]
-        if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF):
-            height, width = struct.unpack(">HH", data[at + 5 : at + 9])
-            return _image("image/jpeg", width, height)
-        at += 2 + length
-    return Sniffed("image/jpeg")
-
-
-def _gif(data: bytes) -> Sniffed | BinaryProblem | None:
-    if not data.startswith((b"GIF87a", b"GIF89a")):
-        return None
-    if len(data) < 14 or not data.rstrip(b"\x00").endswith(b";"):
-        return BinaryProblem("the GIF image is cut short.")
-    width, height = struct.unpack("<HH", data[6:10])
-    return _image("image/gif", width, height)
-
-
-def _webp(data: bytes) -> Sniffed | BinaryProblem | None:
-    if not (data.startswith(b"RIFF") and data[8:12] == b"WEBP"):
-        return None
-    declared = struct.unpack("<I", data[4:8])[0]
-    if declared + 8 > len(data) or len(data) < 30:
-        return BinaryProblem("the WebP image is cut short.")
-    chunk = data[12:16]
-    if chunk == b"VP8X":
-        width = 1 + int.from_bytes(data[24:27], "little")
-        height = 1 + int.from_bytes(data[27:30], "little")
-    elif chunk == b"VP8L":
-        bits = int.from_bytes(data[21:25], "little")
-        width, height = 1 + (bits & 0x3FFF), 1 + ((bits >> 14) & 0x3FFF)
-    elif chunk == b"VP8 ":
-        width = struct.unpack("<H", data[26:28])[0] & 0x3FFF
-        height = struct.unpack("<H", data[28:30])[0] & 0x3FFF
-    else:
-        return Sniffed("image/webp")
-    return _image("image/webp", width, height)
-
-
-def _others(data: bytes) -> Sniffed | None:
-    head = data[:16]
-    if head[4:12] in (b"ftypavif", b"ftypavis"):
-        return Sniffed("image/avif")
-    if head[4:8] == b"ftyp":
-        return Sniffed("video/mp4")
-    signatures = (
-        (b"\x00\x00\x01\x00", "image/x-icon"),
-        (b"wOFF", "font/woff"),
-        (b"wOF2", "font/woff2"),
-        (b"\x00\x01\x00\x00", "font/ttf"),
-        (b"true", "font/ttf"),
-        (b"OTTO", "font/otf"),
-        (b"%PDF-", "application/pdf"),
-        (b"\x1a\x45\xdf\xa3", "video/webm"),
-    )
-    for signature, content_type in signatures:
-        if head.startswith(signature):
-            return Sniffed(content_type)
-    return None
-
-
-def _image(content_type: str, width: int, height: int) -> Sniffed | BinaryProblem:
-    if width <= 0 or height <= 0:
-        return BinaryProblem("the image says it has no size.")
-    if width * height > MAX_PIXELS:
-        return BinaryProblem(
-            f"the image says it is {width:,} by {height:,} pixels, too large to show safely."
-        )
-    return Sniffed(content_type, width, height)
+    whole = _CHECKS[expected](expected, data)
+    if isinstance(whole, BinaryProblem):
+        return BinaryProblem(f"{path}: {whole.message}")
+    return whole
 
 
 # --- where the bytes live -----------------------------------------------------------

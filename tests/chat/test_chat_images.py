@@ -17,7 +17,14 @@ from chat.live.frames import Frame, FrameError, parse_frame
 from chat.llm import ChatMessage
 from chat.models import ChatImage
 from projects.models import Project, ProjectFile
-from tests.fakes.images import jpeg, png
+from tests.fakes.images import (
+    gif_frame_larger_than_screen,
+    jpeg,
+    jpeg_with_fill_byte,
+    png,
+    webp,
+    webp_with_chunk_first,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -54,6 +61,10 @@ def test_a_picture_is_uploaded_shown_to_its_owner_only_and_saved_into_the_projec
         (b"<svg onload=alert(1)>", "x.svg", "image/svg+xml", "Attach a PNG, JPEG, GIF or WebP"),
         (b"<html>not a picture</html>", "x.png", "image/png", "is not a PNG image"),
         (png()[:20], "x.png", "image/png", "cut short"),
+        # Past the old pixel count (issue 26): each one decodes to a giant picture.
+        (jpeg_with_fill_byte(60_000, 60_000), "x.jpg", "image/jpeg", "too large"),
+        (gif_frame_larger_than_screen(10_000, 10_000), "x.gif", "image/gif", "too large"),
+        (webp_with_chunk_first(), "x.webp", "image/webp", "damaged or cut short"),
     ],
 )
 def test_anything_but_a_whole_picture_is_refused(
@@ -71,6 +82,9 @@ def test_a_pasted_picture_is_read_by_its_bytes_not_its_label(
     answer = upload(user_client, project, jpeg(), "image.png", "image/png")
     assert answer.status_code == 200
     assert ChatImage.objects.get().content_type == "image/jpeg"
+    answer = upload(user_client, project, webp(6, 4), "image.png", "image/png")
+    assert answer.status_code == 200
+    assert answer.json()["name"] == "image.webp"
 
 
 def test_size_and_waiting_pictures_are_bounded(

@@ -62,7 +62,7 @@ def test_an_uploaded_image_is_a_file_with_its_type_and_size(project: Project, us
         ("/photo.png", png()[:-12], "cut short"),
         ("/photo.png", jpeg(), "named like a PNG image but its content is a JPEG image"),
         ("/photo.png", b"PK\x03\x04" + b"\x00" * 100, "is not a PNG image"),
-        ("/photo.png", png_claiming(20_000, 20_000), "too large to show safely"),
+        ("/photo.png", png_claiming(20_000, 20_000), "too large to check and show safely"),
         ("/photo.png", b"", "is empty"),
         ("/font.woff2", b"wOFF" + b"\x00" * 40, "its content is a WOFF font"),
     ],
