@@ -522,9 +522,15 @@
     });
   }
 
+  // Each file refused in one batch says why, one line each: the last one's
+  // reason must not hide the others'.
   function showUploadError(text) {
     const box = document.getElementById("new-file-error");
-    if (box) box.textContent = text;
+    if (!box) return;
+    if (!text) { box.replaceChildren(); return; }
+    const line = document.createElement("p");
+    line.textContent = text;
+    box.append(line);
   }
 
   async function uploadFiles(files, folder) {
