@@ -353,18 +353,37 @@
     request("GET", reload.url).then(done, done);
   }
 
-  function warnChangedUnderEdits() {
+  // What the editor's status line says when someone else changed the open file
+  // under it: who, what it means, and the buttons that deal with it.
+  function editorNotice(text, actions) {
     const status = document.getElementById("editor-status");
     if (!status) return;
-    status.innerHTML =
-      '<span class="status warning" role="alert">' +
+    const notice = document.createElement("span");
+    notice.className = "status warning";
+    notice.setAttribute("role", "alert");
+    notice.textContent = text;
+    const buttons = document.createElement("span");
+    buttons.className = "conflict-actions";
+    for (const [action, label] of actions) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "small";
+      button.dataset.action = action;
+      button.textContent = label;
+      buttons.append(button);
+    }
+    status.replaceChildren(notice, buttons);
+  }
+
+  const SAVE_AS_NEW = ["save-as-new", "Save my text as a new file"];
+
+  function warnChangedUnderEdits() {
+    editorNotice(
       (changedBy === "history" ? "An undo or restore changed this file. " : "The assistant changed this file. ") +
       "Your unsaved edits are still here, but Save will be refused because the file changed. " +
-      "Load the saved version (discarding your edits), or save your text as a new file.</span>" +
-      '<span class="conflict-actions">' +
-      '<button type="button" class="small" data-action="reload-file">Load the saved version</button>' +
-      '<button type="button" class="small" data-action="save-as-new">Save my text as a new file</button>' +
-      "</span>";
+      "Load the saved version (discarding your edits), or save your text as a new file.",
+      [["reload-file", "Load the saved version"], SAVE_AS_NEW],
+    );
   }
 
   // A file someone else deleted (renamed away) under the open editor: the
@@ -372,16 +391,13 @@
   // it. Save then asks for a new name (a save to the old one could only fail).
   function showGone() {
     const form = document.getElementById("editor-form");
-    const status = document.getElementById("editor-status");
-    if (!form || !status) return;
+    if (!form) return;
     form.dataset.gone = "true";
-    status.innerHTML =
-      '<span class="status warning" role="alert">' +
+    editorNotice(
       (changedBy === "history" ? "An undo or restore" : "The assistant") +
-      " deleted this file (or renamed it). Your text is still here: save it as a new file to keep it.</span>" +
-      '<span class="conflict-actions">' +
-      '<button type="button" class="small" data-action="save-as-new">Save my text as a new file</button>' +
-      "</span>";
+      " deleted this file (or renamed it). Your text is still here: save it as a new file to keep it.",
+      [SAVE_AS_NEW],
+    );
   }
 
   // The quiet reload's answer: a file gone shows as gone; edits typed meanwhile

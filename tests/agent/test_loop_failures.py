@@ -25,8 +25,6 @@ from pytest_django.fixtures import Settings
 
 from chat.agent.events import (
     ContentText,
-    Done,
-    ErrorEvent,
     Event,
     ToolResultEvent,
     to_json,
@@ -48,6 +46,8 @@ from tests.agent.conftest import Clients
 from tests.agent.turns import (
     HANG,
     LIMITS,
+    done,
+    errors,
     kinds,
     limits,
     new_conversation,
@@ -99,16 +99,6 @@ def bodies(fake: FakeOpenRouter) -> list[dict[str, Any]]:
 
 def results(events: list[Event]) -> list[ToolResultEvent]:
     return [event for event in events if isinstance(event, ToolResultEvent)]
-
-
-def errors(events: list[Event]) -> list[ErrorEvent]:
-    return [event for event in events if isinstance(event, ErrorEvent)]
-
-
-def done(events: list[Event]) -> Done:
-    last = events[-1]
-    assert isinstance(last, Done)
-    return last
 
 
 def shown_text(events: list[Event]) -> str:

@@ -17,7 +17,6 @@ from django.test import Client
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat.agent.budget import MIN_ANSWER_TOKENS, answer_tokens, prompt_tokens, reserve
-from chat.agent.events import Done, ErrorEvent, Event
 from chat.live import turns
 from chat.llm import ChatMessage, ModelInfo, ToolSpec
 from chat.llm.catalog import catalog_from
@@ -27,7 +26,7 @@ from chat.spending import person_spent, project_spent
 from projects.lifecycle import project_create, project_purge, project_trash
 from projects.models import Project
 from tests.agent.conftest import Clients
-from tests.agent.turns import limits, turn_events
+from tests.agent.turns import done, errors, limits, turn_events
 from tests.fakes.openrouter import FakeOpenRouter
 from tests.fakes.script import DEFAULT_USAGE, ToolCallScript, text, tool_calls
 
@@ -49,16 +48,6 @@ def costing(amount: float) -> Any:
         ToolCallScript("read_file", {"path": "/index.html"}),
         usage={**DEFAULT_USAGE, "cost": amount},
     )
-
-
-def errors(events: list[Event]) -> list[ErrorEvent]:
-    return [event for event in events if isinstance(event, ErrorEvent)]
-
-
-def done(events: list[Event]) -> Done:
-    last = events[-1]
-    assert isinstance(last, Done)
-    return last
 
 
 def max_tokens_sent(fake: FakeOpenRouter) -> list[int]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 
-from chat.agent.events import Event
+from chat.agent.events import Done, ErrorEvent, Event
 from chat.agent.limits import TurnLimits
 from chat.agent.loop import TurnRequest, run_turn
 from chat.llm import LLMClient
@@ -75,3 +75,13 @@ def kinds(events: list[Event]) -> list[str]:
 
 def cost(value: str) -> Decimal:
     return Decimal(value)
+
+
+def errors(events: list[Event]) -> list[ErrorEvent]:
+    return [event for event in events if isinstance(event, ErrorEvent)]
+
+
+def done(events: list[Event]) -> Done:
+    last = events[-1]
+    assert isinstance(last, Done)
+    return last
