@@ -30,6 +30,7 @@ Behind a reverse proxy, set its own limit too (README, "Production").
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from io import BytesIO
@@ -41,6 +42,8 @@ from django.conf import settings
 from builtit import bodypages, bodystream
 from builtit.bodypace import Pace
 from builtit.bodysession import SignIn, session_check_later, session_key
+
+logger = logging.getLogger(__name__)
 
 # Multipart framing around an uploaded file: the boundary lines and headers.
 _MULTIPART_ROOM = 64 * 1024
@@ -71,7 +74,7 @@ def stranger_limit(path: bytes) -> int:
 class LimitedWebRequest(http_protocol.WebRequest):  # type: ignore[misc]
     """Daphne's request, bounding its body before keeping it."""
 
-    content: IO[bytes]  # Twisted's: the body so far, in memory or a temporary file
+    content: IO[bytes] | None  # Twisted's: the body so far, in memory or a temporary file
     _route = 0  # the route's limit, for a signed-in person
     _limit = 0  # the limit that holds now
     _declared: int | None = None
@@ -138,6 +141,7 @@ class LimitedWebRequest(http_protocol.WebRequest):  # type: ignore[misc]
         # reads an empty one instead, and the message it queued for it is
         # replaced by one that carries the file (builtit.bodystream).
         body, self.content = self.content, BytesIO()
+        assert body is not None  # Twisted made it when the length was known
         try:
             processed = super().process()
         finally:
@@ -197,12 +201,24 @@ class LimitedWebRequest(http_protocol.WebRequest):  # type: ignore[misc]
         """Answer `response` ourselves and close; what arrived is dropped."""
         self._answered = True
         self._pace.done()
-        self.content = BytesIO()
+        dropped, self.content = self.content, BytesIO()
+        if dropped is not None:  # None before Twisted made it (gotLength)
+            dropped.close()
         self.requestHeaders.removeHeader(b"Expect")  # no 100 Continue after it
         channel = self.channel
         if channel is not None and channel.transport is not None:
+            logger.info(
+                "%s %s: %s",
+                _text(getattr(channel, "_command", b"")),
+                _text(getattr(channel, "_path", b"")),
+                response.split(b"\r\n", 1)[0].decode()[9:],
+            )
             channel.transport.write(response)
             channel.loseConnection()
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("ascii", "replace")[:200]
 
 
 def install() -> None:
