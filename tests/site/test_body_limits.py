@@ -35,6 +35,10 @@ START_LIMIT = 60.0
 # sends a byte every TRICKLE seconds, below that rate over any window.
 PACE = {"BUILTIT_BODY_TIMEOUT": "3", "BUILTIT_BODY_MIN_RATE": "1"}
 TRICKLE = 6.0
+MB = 2**20
+CSRF = "k" * 32
+MULTIPART = "multipart/form-data; boundary=built-it-test"
+PROJECT = "0b4e8f1c-0000-4000-8000-000000000000"
 
 
 DAPHNE = [
@@ -85,6 +89,12 @@ def server(django_db_setup: None) -> Iterator[tuple[str, int]]:
 @pytest.fixture(scope="module")
 def pace_server(django_db_setup: None) -> Iterator[tuple[str, int]]:
     yield from _serve(DAPHNE, **PACE)
+
+
+@pytest.fixture(scope="module")
+def server_without_database(django_db_setup: None) -> Iterator[tuple[str, int]]:
+    """Its database refuses every connection (nothing listens on port 9)."""
+    yield from _serve(DAPHNE, DATABASE_URL="postgres://builtit@127.0.0.1:9/builtit")
 
 
 @pytest.fixture(scope="module")
@@ -153,11 +163,6 @@ def post_head(
         lines.append(f"Cookie: csrftoken={CSRF}; sessionid={session}")
         lines.append(f"X-CSRFToken: {CSRF}")
     return ("\r\n".join(lines) + "\r\n\r\n").encode()
-
-
-CSRF = "k" * 32
-PROJECT = "0b4e8f1c-0000-4000-8000-000000000000"
-MB = 2**20
 
 
 def test_a_huge_declared_body_to_the_login_page_is_refused_before_it_is_sent(server) -> None:
@@ -317,7 +322,17 @@ def test_a_signed_in_person_is_still_held_to_the_routes_limit(
     assert b"accepts at most 20.1 MB" in answer
 
 
-MULTIPART = "multipart/form-data; boundary=built-it-test"
+def test_a_session_that_cannot_be_checked_is_answered_503_before_the_body(
+    server_without_database,
+) -> None:
+    made_up = "abcdefghijklmnopqrstuvwxyz012345"
+    head = post_head("/projects/import/", length=20 * MB, session=made_up, content_type=MULTIPART)
+    answer = exchange(server_without_database, head)
+    assert answer.startswith(b"HTTP/1.1 503")
+    assert b"could not check your sign-in" in answer
+    # A stranger needs no database to be refused.
+    stranger = post_head("/projects/import/", length=20 * MB, content_type=MULTIPART)
+    assert exchange(server_without_database, stranger).startswith(b"HTTP/1.1 413")
 
 
 def multipart(field: str, filename: str, data: bytes) -> bytes:
