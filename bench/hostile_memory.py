@@ -8,13 +8,15 @@ end where the case says so. The fake runs in a forked process, so only the
 app's memory is measured: the peak RSS of this process (VmHWM, reset before
 each case through /proc/self/clear_refs) minus its RSS before the case.
 
-Bodies: daphne serves the app as a separate process; a raw socket sends a
-1,000 MiB POST to the login page and a 200 MiB ZIP import (generated on the
-fly, never held), and the server's own peak RSS is read from its /proc.
+Bodies (bench/hostile_bodies.py): daphne serves the app as a separate
+process; raw sockets send a 1,000 MiB POST to the login page, a 200 MiB ZIP
+import, ten parallel 20 MiB imports anonymous and ten signed in (generated on
+the fly, never held), and the server's own RSS is read from its /proc.
 
 A watchdog ends a case that passes WATCHDOG_BYTES or WATCHDOG_SECONDS (the
 code before the fix ran until memory ran out), and says so.
-Target: the peak grows by less than 100 MB for each case.
+Target: the peak grows by less than 100 MB for each case; after ten parallel
+anonymous imports the server's RSS is within 50 MB of where it was.
 """
 
 from __future__ import annotations
@@ -24,8 +26,6 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import re
-import select
-import socket
 import subprocess
 import sys
 import tempfile
@@ -51,6 +51,7 @@ import json
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
+from bench.hostile_bodies import bodies
 from chat.agent.limits import TurnLimits
 from chat.agent.loop import TurnRequest, run_turn
 from chat.llm import ClientConfig, LLMClient
@@ -249,103 +250,6 @@ def stream_case(index: int) -> None:
     project = project_create(owner=user, name=f"Bench {index}")
     assert isinstance(project, Project)
     print(run_stream_case(index, project, user), flush=True)
-
-
-# --- bodies ---------------------------------------------------------------------------
-
-
-def start_daphne() -> tuple[subprocess.Popen[str], int]:
-    env = {**os.environ}
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "daphne",
-            "-v",
-            "1",
-            "-e",
-            "tcp:port=0:interface=127.0.0.1",
-            "builtit.asgi:application",
-        ],
-        cwd=ROOT,
-        env=env,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stderr is not None
-    while True:
-        ready, _, _ = select.select([process.stderr], [], [], 60)
-        line = process.stderr.readline() if ready else ""
-        if not line:
-            raise RuntimeError("daphne did not start")
-        if found := re.search(r"Listening on TCP address 127\.0\.0\.1:(\d+)", line):
-            return process, int(found.group(1))
-
-
-def send_body(port: int, path: str, size: int, content_type: str) -> str:
-    head = (
-        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: {content_type}\r\n"
-        f"Content-Length: {size}\r\nConnection: close\r\n\r\n"
-    ).encode()
-    piece = b"x" * MB
-    sent = 0
-    with socket.create_connection(("127.0.0.1", port), timeout=120) as connection:
-        try:
-            connection.sendall(head)
-            while sent < size:
-                connection.sendall(piece[: min(MB, size - sent)])
-                sent += min(MB, size - sent)
-        except OSError:
-            pass  # the server closed: refused before the rest was read
-        try:
-            answer = connection.recv(200)
-        except OSError:
-            answer = b""
-    status_line = answer.split(b"\r\n", 1)[0].decode(errors="replace") or "(connection closed)"
-    return f"{status_line}; {sent / MB:.0f} MB of {size / MB:.0f} MB sent"
-
-
-def _watch_server(
-    process: subprocess.Popen[str], base: int, killed: threading.Event, name: str
-) -> None:
-    """The code before the fix held the whole body: stop it before the machine does."""
-    while process.poll() is None:
-        if status(process.pid, "VmRSS") - base > WATCHDOG_BYTES:
-            killed.set()
-            print(f"  {name:36} > {WATCHDOG_BYTES / MB:.0f} MB: server killed", flush=True)
-            process.kill()
-        time.sleep(0.05)
-
-
-def bodies() -> None:
-    print("Request bodies (daphne's peak RSS growth, what it answered):")
-    cases = [
-        (
-            "1,000 MiB POST to /accounts/login/",
-            "/accounts/login/",
-            1000 * MB,
-            "application/x-www-form-urlencoded",
-        ),
-        ("200 MiB ZIP import", "/projects/import/", 200 * MB, "multipart/form-data; boundary=x"),
-    ]
-    for name, path, size, kind in cases:
-        process, port = start_daphne()
-        try:
-            base = status(process.pid, "VmRSS")
-            killed = threading.Event()
-            watcher = threading.Thread(
-                target=_watch_server, args=(process, base, killed, name), daemon=True
-            )
-            watcher.start()
-            outcome = send_body(port, path, size, kind)
-            if killed.is_set():
-                continue
-            time.sleep(1.0)  # what the server does with the body, it does by now
-            growth = status(process.pid, "VmHWM") - base
-            print(f"  {name:36} {growth / MB:7.1f} MB  {outcome}", flush=True)
-        finally:
-            process.terminate()
-            process.wait(30)
 
 
 if __name__ == "__main__":

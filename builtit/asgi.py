@@ -13,10 +13,12 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from builtit import bodylimit, client_address, shutdown  # noqa: E402
+from builtit.bodystream import BodyFromFile  # noqa: E402
 from builtit.routing import websocket_urlpatterns  # noqa: E402
 from chat.live.socket_auth import SocketGate  # noqa: E402
 
-# Bodies over their route's limit are refused by daphne before they are read.
+# Bodies over their route's limit (for strangers, the form limit) are refused by
+# daphne before they are read; a large one reaches Django a piece at a time.
 bodylimit.install()
 # On SIGTERM the process finishes or interrupts its turns before it exits.
 shutdown.install()
@@ -28,7 +30,7 @@ client_address.install()
 application = client_address.ClientAddress(
     ProtocolTypeRouter(
         {
-            "http": django_asgi_app,
+            "http": BodyFromFile(django_asgi_app),
             # A personal access token, or a session from this site's own pages.
             "websocket": SocketGate(URLRouter(websocket_urlpatterns)),
         }

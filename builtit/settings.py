@@ -257,6 +257,14 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 # Any other request body (sign-in, settings, small forms): refused with 413 by
 # the server before it is read (builtit.bodylimit), like the two limits above.
 BUILTIT_MAX_FORM_BYTES = env_int("BUILTIT_MAX_FORM_BYTES", 64 * 1024, minimum=1024)
+# The larger limits above are for signed-in people: a request without a valid
+# session gets this one on every route, decided from its cookie before its body
+# is read. A request must keep coming: its head within BUILTIT_BODY_TIMEOUT
+# seconds, then at least BUILTIT_BODY_MIN_RATE bytes of body a second over each
+# such window, or it is answered 408 and closed (Apache httpd's defaults for
+# the same check, mod_reqtimeout: a body of 20 s at 500 bytes a second).
+BUILTIT_BODY_TIMEOUT = env_float("BUILTIT_BODY_TIMEOUT", 20.0, minimum=1.0)
+BUILTIT_BODY_MIN_RATE = env_int("BUILTIT_BODY_MIN_RATE", 500, minimum=1)
 
 # --- The model provider (DESIGN §4) ----------------------------------------
 

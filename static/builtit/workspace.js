@@ -525,7 +525,11 @@
           if (NARROW.matches) showPanel("editor");  // on a phone, show what was uploaded
           document.body.dispatchEvent(new CustomEvent("filesChanged", { detail: { paths: [] } }));
         } else if (xhr.status === 413) {
-          showUploadError(`${file.name} is too large to upload.`);
+          // The server's own answer (builtit.bodypages): too large for anyone,
+          // or for someone whose session has ended. A proxy's page says neither.
+          const page = new DOMParser().parseFromString(xhr.responseText, "text/html");
+          const said = page.querySelector("p")?.textContent.trim();
+          showUploadError(said ? `${file.name}: ${said}` : `${file.name} is too large to upload.`);
         } else {
           const box = document.createElement("div");
           box.innerHTML = xhr.responseText;

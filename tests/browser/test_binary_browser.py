@@ -5,13 +5,15 @@ and appears in the preview page that references it."""
 from __future__ import annotations
 
 import re
+from importlib import import_module
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import User
 from playwright.sync_api import FilePayload, Page, expect
 
 from projects.lifecycle import project_create
-from projects.models import Project
+from projects.models import Project, ProjectFile
 from projects.results import FileWrite
 from projects.services import Author, file_create
 from tests.browser.conftest import ChatServer, sign_in
@@ -81,6 +83,28 @@ def test_a_file_that_is_not_what_its_name_says_is_refused_in_words(
     page.set_input_files("#upload-input", files=[lying])
     expect(page.locator("#new-file-error")).to_contain_text("/photo.png is not a PNG image")
     expect(page.locator("#file-tree .file-link", has_text="photo.png")).to_have_count(0)
+
+
+def test_an_upload_after_the_session_ended_says_to_sign_in(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    """The server refuses it before reading it (a stranger's limit, issue 26):
+    the box says why, not that the file is too large."""
+    project = project_create(owner=browser_user, name="Pictures", starter=True)
+    assert isinstance(project, Project)
+    sign_in(page, chat_server.url)
+    page.goto(f"{chat_server.url}/projects/{project.pk}/")
+    page.wait_for_selector("#chat-signal[data-signal]", state="attached")
+    # Signed out elsewhere, or the session expired.
+    cookie = next(c for c in page.context.cookies() if c["name"] == settings.SESSION_COOKIE_NAME)
+    import_module(settings.SESSION_ENGINE).SessionStore().delete(cookie["value"])
+    big = png(4, 3) + bytes(100_000)  # past the 64 KB a stranger may send
+    photo: FilePayload = {"name": "photo.png", "mimeType": "image/png", "buffer": big}
+    page.set_input_files("#upload-input", files=[photo])
+    error = page.locator("#new-file-error")
+    expect(error).to_contain_text("your session has ended")
+    expect(error).to_contain_text("Sign in, then send it again")
+    assert ProjectFile.objects.filter(project=project, path="/photo.png").count() == 0
 
 
 PASTE = """(bytes) => {
