@@ -206,7 +206,14 @@ class ChargeAdmin(admin.ModelAdmin[Charge]):
         return False
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False  # a ledger that could be emptied would give spending back
+        # Nothing here deletes a charge: a ledger that could be emptied would give
+        # spending back. A person deleted by staff takes theirs along (the admin
+        # asks this of every model a deletion reaches, from the person's page).
+        match = request.resolver_match
+        return match is not None and not (match.url_name or "").startswith("chat_charge_")
+
+    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+        return {}  # no "delete selected"
 
     @admin.display(description="cost", ordering="cost")
     def cost_display(self, charge: Charge) -> str:

@@ -235,9 +235,8 @@ def turn_restore(*, user: User, turn: Message, when: When) -> Reversal | Refused
 
 
 def reversal_revert(*, user: User, reversal: Reversal) -> Reversal | Refused:
-    """Take back an undo, a redo or a restore ("Redo" for an undo)."""
-    if reversal.reversed_by.exists():
-        return Refused("That was already taken back.")
+    """Take back an undo, a redo or a restore ("Redo" for an undo); one taken
+    back already is refused (projects.undo)."""
     return changes_undo(
         project=reversal.project,
         revisions=list(reversal.revisions.all()),

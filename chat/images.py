@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from chat.models import ChatImage
 from projects.binaries import BinaryProblem, Sniffed, checked, sniff
-from projects.limits import human_size
+from projects.limits import current_limits, storage_problem
 from projects.models import Project
 from projects.paths import extension_of
 from projects.results import FileError, FileWrite
@@ -69,15 +69,18 @@ def image_upload(
 def _kept(
     user: User, project: Project, name: str, data: bytes, found: Sniffed
 ) -> ChatImage | ImageProblem:
-    # The person's row is locked so that two uploads at once cannot both pass
-    # the quota, nor both keep a place among the waiting pictures.
+    # The person's row is held, as every write that counts their storage holds
+    # it: two uploads at once cannot both pass the quota, nor both keep a place
+    # among the waiting pictures.
     User.objects.select_for_update().filter(pk=user.pk).first()
+    limits = current_limits()
+    if limits.max_user_storage_bytes:
+        full = storage_problem(name, storage_used(user.pk), len(data), limits)
+        if full is not None:
+            return ImageProblem(full.message)  # before anything is let go
     waiting = ChatImage.objects.filter(user=user, message__isnull=True).order_by("-created_at")
     stale = list(waiting.values_list("pk", flat=True)[MAX_WAITING - 1 :])
     ChatImage.objects.filter(pk__in=stale).delete()
-    full = _storage_problem(user, len(data))
-    if full is not None:
-        return full
     return ChatImage.objects.create(
         user=user,
         project=project,
@@ -141,18 +144,6 @@ def image_to_project(
         path=f"/{folder}/{image.name}",
         data=bytes(image.data),
         author=Author.person(user),
-    )
-
-
-def _storage_problem(user: User, size: int) -> ImageProblem | None:
-    quota = settings.BUILTIT_MAX_USER_STORAGE_BYTES
-    used = storage_used(user.pk)
-    if not quota or used + size <= quota:
-        return None
-    return ImageProblem(
-        f"This picture would pass your storage: your projects and chat pictures take "
-        f"{human_size(used)} of {human_size(quota)}. Make room by deleting projects you no "
-        "longer need and then deleting them for good from the Trash."
     )
 
 

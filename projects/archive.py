@@ -18,14 +18,16 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from projects.binaries import blob_bytes, blob_for_marker, is_marker
+from projects.binaries import Sniffed, blob_bytes, blob_for_marker, is_marker, storage_written
 from projects.lifecycle import ProjectError, project_create
-from projects.limits import current_limits, human_size
+from projects.limits import current_limits, human_size, storage_problem
 from projects.media.budget import decoding_shared
 from projects.models import Project, ProjectFile
 from projects.paths import PathError, is_binary_path, normalize_path
 from projects.results import ErrorCode, FileError
-from projects.services import Author, file_create, file_upload
+from projects.services import Author, file_create, file_upload_checked, upload_checked
+from projects.sweep import stored_files_delete
+from projects.usage import storage_used
 
 # Files that operating systems add to archives on their own; skipped, not refused.
 _JUNK_NAMES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
@@ -82,7 +84,10 @@ def project_import_zip(
             f"{human_size(settings.BUILTIT_MAX_IMPORT_BYTES)}."
         )
     try:
-        with zipfile.ZipFile(upload) as archive:
+        # Images are decoded here, before the import's transaction (on SQLite it
+        # holds every other writer), sharing one budget: an import cannot make
+        # us decode for long.
+        with zipfile.ZipFile(upload) as archive, decoding_shared():
             files = _read_archive(archive)
     except NotImplementedError:
         return ImportRefused(
@@ -93,10 +98,37 @@ def project_import_zip(
         return ImportRefused("That file is not a readable ZIP archive.")
     if isinstance(files, ImportRefused):
         return files
-    return _create_project(owner, name, *files)
+    full = _storage_refusal(owner, files[0])
+    if full is not None:
+        return full
+    with storage_written() as stored:
+        created = _create_project(owner, name, *files)
+    if isinstance(created, ImportRefused):
+        # Its rows were rolled back; the files it saved in storage go too.
+        stored_files_delete(stored)
+    return created
 
 
-_Read = tuple[dict[str, str | bytes], list[str]]
+def _storage_refusal(owner: User, files: dict[str, str | _Binary]) -> ImportRefused | None:
+    """The whole archive against the owner's storage, before anything of it is kept."""
+    limits = current_limits()
+    if not limits.max_user_storage_bytes:
+        return None
+    size = sum(
+        len(content.encode("utf-8")) if isinstance(content, str) else len(content.data)
+        for content in files.values()
+    )
+    problem = storage_problem("this archive", storage_used(owner.pk), size, limits)
+    return None if problem is None else ImportRefused(problem.message)
+
+
+@dataclass(frozen=True)
+class _Binary:
+    data: bytes
+    sniffed: Sniffed  # what upload_checked found it to be
+
+
+_Read = tuple[dict[str, str | _Binary], list[str]]
 
 
 def _read_archive(archive: zipfile.ZipFile) -> _Read | ImportRefused:
@@ -158,7 +190,7 @@ def _read_entries(
     archive: zipfile.ZipFile, paths: dict[str, zipfile.ZipInfo]
 ) -> _Read | ImportRefused:
     limits = current_limits()
-    files: dict[str, str | bytes] = {}
+    files: dict[str, str | _Binary] = {}
     total = 0
     problems: list[str] = []
     for path, info in paths.items():
@@ -175,8 +207,12 @@ def _read_entries(
             return ImportRefused(
                 f"Unpacked, the archive is larger than {human_size(limits.max_project_bytes)}."
             )
-        if binary:  # checked whole as it is uploaded (_create_project)
-            files[path] = data
+        if binary:
+            checked = upload_checked(path, data)
+            if isinstance(checked, FileError):
+                problems.append(checked.message)
+            else:
+                files[path] = _Binary(data, checked[1])
             continue
         try:
             files[path] = data.decode("utf-8")
@@ -187,13 +223,12 @@ def _read_entries(
 
 @transaction.atomic
 def _create_project(
-    owner: User, name: str, files: dict[str, str | bytes], skipped: list[str]
+    owner: User, name: str, files: dict[str, str | _Binary], skipped: list[str]
 ) -> Imported | ImportRefused:
     project = project_create(owner=owner, name=name)
     if isinstance(project, ProjectError):
         return ImportRefused(project.message)
-    with decoding_shared():  # one import may not make us decode images for long
-        created = _files_written(project, Author.person(owner), files, skipped)
+    created = _files_written(project, Author.person(owner), files, skipped)
     if isinstance(created, ImportRefused) or not created:
         transaction.set_rollback(True)
         return created if isinstance(created, ImportRefused) else _refused(skipped)
@@ -201,16 +236,22 @@ def _create_project(
 
 
 def _files_written(
-    project: Project, author: Author, files: dict[str, str | bytes], skipped: list[str]
+    project: Project, author: Author, files: dict[str, str | _Binary], skipped: list[str]
 ) -> int | ImportRefused:
     """How many of `files` were written; each one refused is added to `skipped`."""
     created = 0
     for path in sorted(files):
         content = files[path]
         result = (
-            file_upload(project=project, path=path, data=content, author=author)
-            if isinstance(content, bytes)
-            else file_create(project=project, path=path, content=content, author=author)
+            file_create(project=project, path=path, content=content, author=author)
+            if isinstance(content, str)
+            else file_upload_checked(
+                project=project,
+                path=path,
+                data=content.data,
+                sniffed=content.sniffed,
+                author=author,
+            )
         )
         if isinstance(result, FileError) and result.code in _WHOLE_ARCHIVE:
             # A limit of the project or the person, not a fault of this file.

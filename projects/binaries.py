@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from django.conf import settings
 from django.core.files.base import ContentFile
@@ -117,6 +119,26 @@ def bytes_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+# The names saved in Django's storage within `storage_written()`: a transaction
+# rolled back cannot take them back, so whoever rolls it back deletes them.
+_written: ContextVar[list[str] | None] = ContextVar("builtit_storage_written", default=None)
+
+
+@contextmanager
+def storage_written() -> Iterator[list[str]]:
+    """The names `blob_store` saves in Django's storage while it is open; those
+    left in the list when it closes go on to an enclosing one."""
+    names: list[str] = []
+    token = _written.set(names)
+    try:
+        yield names
+    finally:
+        _written.reset(token)
+        outer = _written.get()
+        if outer is not None:
+            outer.extend(names)
+
+
 def blob_store(project: Project, data: bytes, sniffed: Sniffed, *, digest: str) -> BinaryBlob:
     """The project's blob for `data` (whose `bytes_digest` is `digest`), made if
     new (identical uploads are kept once)."""
@@ -127,6 +149,9 @@ def blob_store(project: Project, data: bytes, sniffed: Sniffed, *, digest: str) 
     name = ""
     if in_storage:
         name = default_storage.save(f"{STORAGE_FOLDER}/{project.pk}/{digest}", ContentFile(data))
+        written = _written.get()
+        if written is not None:
+            written.append(name)
     return BinaryBlob.objects.create(
         project=project,
         digest=digest,

@@ -101,8 +101,10 @@ def file_count_problem(path: str, count_after: int, limits: Limits) -> FileError
 
 
 def storage_problem(path: str, used: int, adding: int, limits: Limits) -> FileError | None:
-    """`adding` bytes more would pass the owner's storage quota. Counted high (the
-    new text in full, though history keeps it compressed) so the bound holds."""
+    """`adding` bytes more would pass the owner's storage quota. A text write adds
+    its size to the files and, in history, the text compressed (at most its size
+    again): so storage can pass the quota by at most one write's history copy,
+    less than one file's limit."""
     quota = limits.max_user_storage_bytes
     if not quota or used + adding <= quota:
         return None

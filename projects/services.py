@@ -27,6 +27,7 @@ from projects.binaries import (
     bytes_digest,
     is_marker,
     marker_for,
+    storage_written,
 )
 from projects.binaries import checked as binary_checked
 from projects.blobs import blob_for
@@ -52,6 +53,7 @@ from projects.paths import (
 )
 from projects.results import ErrorCode, FileError, FileWrite
 from projects.selectors import file_not_found, path_error
+from projects.sweep import stored_files_delete
 from projects.usage import storage_used
 
 __all__ = [
@@ -77,15 +79,22 @@ def _all_or_nothing(
     commit whatever the write stored before something refused it (a binary
     file's bytes, history's texts): a refused upload kept its bytes, ten MiB a
     request. Inside a caller's transaction (an undo, an import) this is a
-    savepoint, and only the refused write is taken back."""
+    savepoint, and only the refused write is taken back; the caller that rolls
+    back a larger transaction deletes what its writes stored (binaries.storage_written)."""
 
     @functools.wraps(write)
     def run(*args: _P.args, **kwargs: _P.kwargs) -> FileWrite | FileError:
-        with transaction.atomic():
-            result = write(*args, **kwargs)
+        with storage_written() as stored:
+            with transaction.atomic():
+                result = write(*args, **kwargs)
+                if isinstance(result, FileError):
+                    transaction.set_rollback(True)
             if isinstance(result, FileError):
-                transaction.set_rollback(True)
-            return result
+                # A file saved in Django's storage is not the database's to take
+                # back: it goes now (a sweep would find it only an hour later).
+                stored_files_delete(stored)
+                stored.clear()
+        return result
 
     return run
 
@@ -385,38 +394,59 @@ def _file_size_problem(path: str, size: int, limits: Limits) -> FileError | None
     )
 
 
-@_all_or_nothing
 def file_upload(
     *, project: Project, path: str, data: bytes, author: Author
 ) -> FileWrite | FileError:
     """A binary file from its bytes: created, or replacing the binary file at `path`.
-    The bytes must be what the extension says (projects.binaries)."""
+    The bytes must be what the extension says (projects.binaries). They are
+    checked (an image decoded whole) before the write's transaction begins: on
+    SQLite that holds every other writer (IMMEDIATE), for as long as it lasts."""
+    checked = upload_checked(path, data)
+    if isinstance(checked, FileError):
+        return checked
+    canonical, sniffed = checked
+    return file_upload_checked(
+        project=project, path=canonical, data=data, sniffed=sniffed, author=author
+    )
+
+
+def upload_checked(path: str, data: bytes) -> tuple[str, Sniffed] | FileError:
+    """The canonical path and what `data` is, if it may be uploaded there; the
+    check of `file_upload`, for a caller that writes many (a ZIP import) to do
+    before its own transaction."""
     canonical = normalize_path(path)
     if isinstance(canonical, PathError):
         return path_error(canonical)
     sniffed = _upload_checked(canonical, data)
-    if isinstance(sniffed, FileError):
-        return sniffed
+    return sniffed if isinstance(sniffed, FileError) else (canonical, sniffed)
+
+
+@_all_or_nothing
+def file_upload_checked(
+    *, project: Project, path: str, data: bytes, sniffed: Sniffed, author: Author
+) -> FileWrite | FileError:
+    """`file_upload`'s write, for bytes `upload_checked` found to be `sniffed` at
+    the canonical `path`."""
     busy = writes_held(project) or _busy_problem(project, author)
     if busy:
         return busy
-    existing = ProjectFile.objects.filter(project=project, path=canonical).first()
-    # Every limit before the bytes are kept: a refusal after them would leave
-    # them in storage (a database rollback cannot take back a file in a folder).
+    existing = ProjectFile.objects.filter(project=project, path=path).first()
+    # Every limit before the bytes are kept: a refusal after them would have
+    # stored them for nothing.
     digest = bytes_digest(data)
     adding = 0 if BinaryBlob.objects.filter(project=project, digest=digest).exists() else len(data)
     problem = (
         _update_limits_problem(project, existing, len(data), adding=adding)
         if existing is not None
-        else _placement_problem(project, canonical)
-        or _create_limits_problem(project, canonical, len(data), adding=adding)
+        else _placement_problem(project, path)
+        or _create_limits_problem(project, path, len(data), adding=adding)
     )
     if problem:
         return problem
     marker = marker_for(blob_store(project, data, sniffed, digest=digest).digest)
     if existing is not None:
         return _write_content(project, existing, marker, FileRevision.Action.UPDATE, author)
-    return file_create(project=project, path=canonical, content=marker, author=author)
+    return file_create(project=project, path=path, content=marker, author=author)
 
 
 def _upload_checked(path: str, data: bytes) -> Sniffed | FileError:
@@ -481,9 +511,13 @@ def _adding(path: str, size: int, adding: int | None) -> int:
 
 
 def _storage_problem(project: Project, path: str, adding: int, limits: Limits) -> FileError | None:
-    """The owner's quota, counted across all their projects; skipped without one."""
+    """The owner's quota, counted across all their projects; skipped without one.
+    The owner's row is held to the end of the transaction (after the project's:
+    always in that order), so writes to two of their projects at once, or a
+    write and a chat picture, cannot each pass the quota unseen by the other."""
     if not limits.max_user_storage_bytes:
         return None
+    User.objects.select_for_update().filter(pk=project.owner_id).first()
     return storage_problem(path, storage_used(project.owner_id), adding, limits)
 
 

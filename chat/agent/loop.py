@@ -142,6 +142,7 @@ class _Request:
     row_task: asyncio.Task[Message] | None = None
     started: list[ToolCall] = field(default_factory=list)
     stored: bool = False
+    prompt_tokens: int = 0  # its prompt, estimated (chat.agent.budget)
     seconds: float = 0.0
     bound: LLMError | None = None  # one of our limits ended it after calls had started
 
@@ -210,6 +211,9 @@ class _Turn:
         self.iterations = 0
         self.usage = Usage()
         self.unstored_cost = Decimal(0)  # of replies kept on no message (empty ones)
+        # Answers that ended before the provider reported their cost (stopped, cut,
+        # asked again): counted at an estimate, so stopping cannot dodge the caps.
+        self.estimated_cost = Decimal(0)
         self.spent_before = Decimal(0)
         self.person: PersonBudget | None = None  # the project owner's, read at the start
         self.model_info: ModelInfo | None = None  # from the provider's list: price, limits
@@ -314,7 +318,8 @@ class _Turn:
             raise asked.bound
 
     def _answered(self, asked: _Request, outcome: _Outcome, *, retried: bool) -> bool:
-        """A reply without tool calls ends the turn, unless it is the first empty one."""
+        """A reply without tool calls ends the turn, unless it is the first empty
+        one and the caps leave room to ask again."""
         reply = asked.reply
         assert reply is not None
         if reply.content.strip():
@@ -324,7 +329,11 @@ class _Turn:
         self.unstored_cost += (reply.usage and reply.usage.cost) or Decimal(0)
         if retried:
             outcome.fail("empty", _EMPTY)
-        return retried
+            return True
+        cap = self._cost_cap_reached()  # asked again only within the caps
+        if cap:
+            outcome.fail("cost_limit", ErrorEvent("cost_limit", cap, retryable=False))
+        return cap is not None
 
     def _reason_to_stop(self, outcome: _Outcome) -> str | None:
         cap = self._cost_cap_reached()
@@ -357,10 +366,9 @@ class _Turn:
     ) -> AsyncGenerator[Event, None]:
         messages = [*self.messages, *notes]
         tools = self.tools.specs()
+        asked.prompt_tokens = budget.prompt_tokens(messages, tools)
         answer_tokens = budget.answer_tokens(
-            info=self.model_info,
-            prompt=budget.prompt_tokens(messages, tools),
-            left=self._cost_left(),
+            info=self.model_info, prompt=asked.prompt_tokens, left=self._cost_left()
         )
         request = ChatRequest(
             model=self.model,
@@ -416,9 +424,20 @@ class _Turn:
             asked.reply = assembler.message()
         finally:
             self.partial = assembler.content  # what the person has seen of it
+            self.estimated_cost += self._unreported(asked, assembler)
             if not reader.done():
                 reader.cancel()
                 await asyncio.wait({reader})
+
+    def _unreported(self, asked: _Request, assembler: MessageAssembler) -> Decimal:
+        """An answer that wrote something but ended without its cost reported
+        (stopped, cut off, to be asked again) is counted at an estimate."""
+        usage = assembler.usage
+        if (usage is not None and usage.cost is not None) or not (assembler.written or usage):
+            return Decimal(0)
+        return budget.unreported_cost(
+            info=self.model_info, prompt=asked.prompt_tokens, written=assembler.written, usage=usage
+        )
 
     async def _on_piece(
         self, piece: StreamEvent, asked: _Request, assembler: MessageAssembler
@@ -594,7 +613,7 @@ class _Turn:
     def _cost_cap_reached(self) -> str | None:
         """Why no more requests with tools may be sent: a cap reached, or what it
         has left would not pay for the next one (chat.agent.budget)."""
-        turn_cost = self.usage.cost or Decimal(0)
+        turn_cost = self._turn_cost()
         prompt_tokens = budget.prompt_tokens(self.messages, self.tools.specs())
         reserve = budget.reserve(info=self.model_info, prompt=prompt_tokens)
         own = cap_reached(
@@ -605,19 +624,23 @@ class _Turn:
 
     def _cost_left(self) -> Decimal | None:
         """What the tightest spending cap has left; None: no cap applies."""
-        turn_cost = self.usage.cost or Decimal(0)
+        turn_cost = self._turn_cost()
         left = [
             cost_left(self.limits, turn_cost=turn_cost, spent_before=self.spent_before),
             self.person.left(turn_cost) if self.person is not None else None,
         ]
         return min((value for value in left if value is not None), default=None)
 
+    def _turn_cost(self) -> Decimal:
+        """What the turn has cost so far: as reported, and estimated where not."""
+        return (self.usage.cost or Decimal(0)) + self.estimated_cost
+
     async def _model_info(self) -> ModelInfo | None:
         """The model's price and limits, from the provider's list (kept an hour)."""
         if is_demo(self.model):
             return ModelInfo(prompt_price=Decimal(0), completion_price=Decimal(0))
         catalog = await self.client.model_catalog(api_key=self.request.api_key or None)
-        return catalog.get(self.model) if catalog is not None else None
+        return budget.model_info(catalog, self.model)
 
     # --- storage (these run in a pool thread) ------------------------------------------
 
@@ -663,7 +686,7 @@ class _Turn:
             final_seconds=final.seconds if final else None,
             text=self.partial,
             iteration=self.iterations,
-            extra_cost=self.unstored_cost,
+            extra_cost=self.unstored_cost + self.estimated_cost,
             turn=records.turn_metadata(
                 status=outcome.status,
                 finish_reason=outcome.finish_reason,

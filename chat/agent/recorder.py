@@ -107,7 +107,8 @@ class TurnRecorder:
     ) -> Message:
         """The message that ends every turn: the answer (or what was shown of
         one), with the turn's outcome in `metadata["turn"]`. `extra_cost` is
-        what replies stored nowhere else cost (empty ones). `at` is a reserved
+        what replies stored nowhere else cost (empty ones, and the estimates
+        for answers whose cost was never reported). `at` is a reserved
         number, or the row of a reply that began storing but started no call."""
         metadata: dict[str, Any] = {}
         cost = extra_cost or None

@@ -71,6 +71,13 @@ class MessageAssembler:
         return self._content.getvalue()
 
     @property
+    def written(self) -> int:
+        """Characters of the answer so far: text, reasoning and tool calls (for an
+        estimate of its cost when the provider never reports one)."""
+        calls = sum(len(parts.name) + parts.arguments.tell() for parts in self._calls)
+        return self._content.tell() + self._reasoning.tell() + calls
+
+    @property
     def call_count(self) -> int:
         """Calls begun so far; grows when a new call starts in the stream."""
         return len(self._calls)

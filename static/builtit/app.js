@@ -13,6 +13,9 @@
   }
   window.builtitToast = toast;
 
+  const CHANGED_MEANWHILE = "The page changed while the server answered, so its answer was not " +
+    "shown. Reload the page to see where things stand.";
+
   // No answer replaces the whole page: every request here is made for a part
   // of it. One whose part has gone (replaced while it was on its way) is told,
   // never swapped into the page around it.
@@ -20,12 +23,10 @@
     const target = event.detail.target;
     if (target === document.body || target === document.documentElement) {
       event.detail.shouldSwap = false;
-      toast("The page changed while the server answered; nothing was lost. Please try again.");
+      toast(CHANGED_MEANWHILE);
     }
   });
-  document.addEventListener("htmx:targetError", () => {
-    toast("The page changed while the server answered; nothing was lost. Please try again.");
-  });
+  document.addEventListener("htmx:targetError", () => toast(CHANGED_MEANWHILE));
 
   document.addEventListener("htmx:responseError", () => {
     toast("The server could not finish that request. Nothing was lost; please try again.");

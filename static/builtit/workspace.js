@@ -187,7 +187,7 @@
     const path = openPath();
     if (!path || !confirmDiscard()) return;
     dirty = false;
-    request("GET", openUrl(path));
+    reopen(path, null);
   }
 
   function renameFile() {
@@ -242,6 +242,7 @@
     if (!button) return;
     const actions = {
       "open-file": () => openFile(button.dataset.path),
+      "add-picture": () => request("POST", button.dataset.url),
       "restore-revision": () => request("POST", grid().dataset.restoreUrl, { revision: button.dataset.revision }),
       "reload-file": reloadFile,
       "rename-file": renameFile,
@@ -346,8 +347,14 @@
 
   function followAssistant() {
     const path = openPath();
-    if (!path) return;
-    const reload = { url: openUrl(path), place: { ...placeOf(), by: changedBy } };
+    if (path) reopen(path, { ...placeOf(), by: changedBy });
+  }
+
+  // The open file again, from the server: after someone else changed it (`place`:
+  // where the person was, to go back to), or when the person asks for the saved
+  // version (`place` null). Its answer is read by htmx:beforeSwap below.
+  function reopen(path, place) {
+    const reload = { url: openUrl(path), place };
     const done = () => { if (quietReload === reload) quietReload = null; };
     quietReload = reload;
     request("GET", reload.url).then(done, done);
@@ -389,13 +396,18 @@
   // A file someone else deleted (renamed away) under the open editor: the
   // editor keeps the text and says so in its status line, with a way to keep
   // it. Save then asks for a new name (a save to the old one could only fail).
-  function showGone() {
+  function showGone(by) {
     const form = document.getElementById("editor-form");
     if (!form) return;
     form.dataset.gone = "true";
+    const who = { history: "An undo or restore deleted", assistant: "The assistant deleted" }[by]
+      || "Someone deleted";
+    if (form.dataset.binary) {
+      editorNotice(`${who} this file (or renamed it). Its versions stay in its History.`, []);
+      return;
+    }
     editorNotice(
-      (changedBy === "history" ? "An undo or restore" : "The assistant") +
-      " deleted this file (or renamed it). Your text is still here: save it as a new file to keep it.",
+      `${who} this file (or renamed it). Your text is still here: save it as a new file to keep it.`,
       [SAVE_AS_NEW],
     );
   }
@@ -408,9 +420,17 @@
     const config = event.detail.requestConfig;
     if (!reload || !config || config.path !== reload.url) return;
     quietReload = null;
-    const status = event.detail.xhr ? event.detail.xhr.status : 0;
-    if (status === 404) { event.detail.shouldSwap = false; showGone(); return; }
-    if (status !== 200 || !event.detail.target || event.detail.target.id !== "editor-pane") return;
+    const xhr = event.detail.xhr;
+    const status = xhr ? xhr.status : 0;
+    if (status !== 200) {
+      event.detail.shouldSwap = false;
+      // The file's own "not found" is retargeted to the editor; any other
+      // answer (the project itself gone) is said as the server words it.
+      if (status === 404 && xhr.getResponseHeader("HX-Retarget")) showGone(reload.place && reload.place.by);
+      else editorNotice(answerText(xhr) || "The file could not be loaded again.", []);
+      return;
+    }
+    if (!event.detail.target || event.detail.target.id !== "editor-pane") return;
     if (dirty) { event.detail.shouldSwap = false; warnChangedUnderEdits(); return; }
     keepPlace = reload.place;
     quietSwap = true;
@@ -540,6 +560,11 @@
       xhr.onerror = () => { showUploadError("Could not reach the server; nothing was uploaded."); resolve(); };
       xhr.send(body);
     });
+  }
+
+  function answerText(xhr) {
+    const page = new DOMParser().parseFromString(xhr.responseText || "", "text/html");
+    return page.body ? page.body.textContent.trim().slice(0, 300) : "";
   }
 
   // Each file refused in one batch says why, one line each: the last one's

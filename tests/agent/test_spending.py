@@ -17,6 +17,8 @@ from django.test import Client
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat.agent.budget import MIN_ANSWER_TOKENS, answer_tokens, prompt_tokens, reserve
+from chat.agent.events import ContentText
+from chat.agent.loop import TurnRequest, run_turn
 from chat.live import turns
 from chat.llm import ChatMessage, ModelInfo, ToolSpec
 from chat.llm.catalog import catalog_from
@@ -28,7 +30,7 @@ from projects.models import Project
 from tests.agent.conftest import Clients
 from tests.agent.turns import done, errors, limits, turn_events
 from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import DEFAULT_USAGE, ToolCallScript, text, tool_calls
+from tests.fakes.script import DEFAULT_USAGE, Stall, Stream, ToolCallScript, text, tool_calls
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -186,15 +188,77 @@ async def test_a_turn_at_its_cap_ends_with_one_short_answer(
     assert done(events).finish_reason == "cost_limit"
 
 
+async def test_a_stopped_answer_is_charged_what_it_cost_so_far(
+    fake_openrouter: FakeOpenRouter, starter_project: Project, llm_client: Clients
+) -> None:
+    """The provider reports a cost at the end of an answer: one stopped before it
+    is counted at an estimate (its prompt and what it wrote), so a script that
+    stops every turn just before it ends cannot spend past the caps for free."""
+    shown = "Working on your page " * 50  # 1,050 characters, in one piece
+    started = text(shown, content_pieces=1, finish_reason=None, usage=None, done=False)
+    fake_openrouter.script(Stream([*started.to_stream().events, Stall()]))
+    conversation = await sync_to_async(conversation_create)(project=starter_project)
+    request = TurnRequest(starter_project, conversation, "Build a page", model=SONNET)
+
+    async def until_stopped() -> None:
+        turn = run_turn(request, client=llm_client(), limits=limits())
+        async for event in turn:
+            if isinstance(event, ContentText):
+                break
+        await turn.aclose()
+
+    await asyncio.wait_for(until_stopped(), 15)
+
+    charge = await sync_to_async(Charge.objects.get)()
+    assert charge.cost >= ANSWER_PRICE * (len(shown) // 3) + PROMPT_PRICE * 1000
+    assert charge.cost < Decimal("0.1")
+
+
+async def test_an_unlisted_model_is_priced_as_the_dearest_listed_one(
+    fake_openrouter: FakeOpenRouter,
+    starter_project: Project,
+    settings: SettingsWrapper,
+    llm_client: Clients,
+) -> None:
+    """An id the provider's list does not have (or a variant of one it has) is no
+    way around the bound: it is priced as the dearest model listed, or as its base."""
+    settings.BUILTIT_USER_DAILY_COST_LIMIT = Decimal("0.10")
+    fake_openrouter.script(text("One."), text("Two."))
+    client = llm_client()
+    await turn_events(client, starter_project, "1", model="vendor/not-listed")
+    await turn_events(client, starter_project, "2", model="openai/gpt-4o-mini:nitro")
+    dearest, variant = max_tokens_sent(fake_openrouter)
+    assert MIN_ANSWER_TOKENS < dearest < int(Decimal("0.10") / ANSWER_PRICE), "Sonnet's price"
+    assert variant == 16_384, "gpt-4o-mini's price: the cap pays for more than the default"
+
+
+async def test_an_empty_answer_is_asked_again_only_within_the_caps(
+    fake_openrouter: FakeOpenRouter, starter_project: Project, llm_client: Clients
+) -> None:
+    fake_openrouter.script(text("", usage={**DEFAULT_USAGE, "cost": 0.6}), text("never"))
+    events = await turn_events(
+        llm_client(),
+        starter_project,
+        "Hello",
+        model=SONNET,
+        turn_limits=limits(turn_cost_limit=Decimal("0.62")),
+    )
+    assert len(fake_openrouter.requests) == 1
+    (error,) = errors(events)
+    assert error.code == "cost_limit"
+
+
 async def test_a_model_without_a_listed_price_asks_for_the_default(
     fake_openrouter: FakeOpenRouter,
     starter_project: Project,
     settings: SettingsWrapper,
     llm_client: Clients,
 ) -> None:
+    """No price anywhere in the list (a local server's): the default, and no more."""
     settings.BUILTIT_MAX_ANSWER_TOKENS = 4096
+    fake_openrouter.models = [{"id": "local-model", "max_model_len": 1_000_000}]
     fake_openrouter.script(text("Hello."))
-    await turn_events(llm_client(), starter_project, "Hi", model="vendor/unlisted-model")
+    await turn_events(llm_client(), starter_project, "Hi", model="local-model")
     assert max_tokens_sent(fake_openrouter) == [4096]
 
 
@@ -268,6 +332,27 @@ def test_staff_see_the_ledger_and_cannot_empty_it(
     assert Charge.objects.filter(pk=charge.pk).exists()
     spending = admin_client.get("/admin/chat/projectspending/").content.decode()
     assert "$1.50" in spending
+    changelist = admin_client.get("/admin/chat/charge/").content.decode()
+    assert "delete_selected" not in changelist
+
+
+def test_staff_can_still_delete_a_person_who_has_spent(
+    project: Project, user: User, admin_client: Client
+) -> None:
+    """Their ledger goes with them (it is theirs); it is not what stops it."""
+    message_create(
+        conversation=conversation_create(project=project),
+        sequence=1,
+        role=Message.Role.ASSISTANT,
+        cost=Decimal("1.5"),
+    )
+    assert project_trash(project=project) is None
+    assert project_purge(project=project) is None
+    url = f"/admin/auth/user/{user.pk}/delete/"
+    assert "Are you sure" in admin_client.get(url).content.decode()
+    assert admin_client.post(url, {"post": "yes"}).status_code == 302
+    assert not User.objects.filter(pk=user.pk).exists()
+    assert not Charge.objects.exists()
 
 
 # --- the numbers -------------------------------------------------------------------------
@@ -281,7 +366,9 @@ def test_answer_tokens_within_what_is_left_the_model_and_its_context() -> None:
         max_answer_tokens=64_000,
     )
     assert answer_tokens(info=priced, prompt=10_000, left=None) == 64_000
-    assert answer_tokens(info=priced, prompt=90_000, left=None) == 10_000, "the context holds"
+    # Counted higher still against the context: 60,000 as 90,000, so 10,000 fit.
+    assert answer_tokens(info=priced, prompt=60_000, left=None) == 10_000, "the context holds"
+    assert answer_tokens(info=priced, prompt=90_000, left=None) == MIN_ANSWER_TOKENS
     assert answer_tokens(info=priced, prompt=10_000, left=Decimal("0.11")) == 10_000
     assert answer_tokens(info=priced, prompt=10_000, left=Decimal("0")) == MIN_ANSWER_TOKENS
     assert reserve(info=priced, prompt=10_000) == Decimal("0.01") + MIN_ANSWER_TOKENS * Decimal(

@@ -12,8 +12,9 @@ from playwright.sync_api import Route
 from projects.lifecycle import project_create
 from projects.models import Project, ProjectFile
 from projects.results import FileWrite
-from projects.services import Author, file_create, file_delete, file_update
+from projects.services import Author, file_create, file_delete, file_update, file_upload
 from tests.browser.conftest import sign_in
+from tests.fakes.images import png
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -299,7 +300,7 @@ def test_no_answer_replaces_the_whole_page(page, live_server, browser_user) -> N
         "(url) => htmx.ajax('GET', url)", f"/projects/{project.pk}/files/open/?path=/about.html"
     )
     page.wait_for_selector("#toast:not([hidden])")
-    assert "nothing was lost" in page.inner_text("#toast")
+    assert "its answer was not shown" in page.inner_text("#toast")
     assert page.locator("#file-tree").count() == 1
     assert page.locator("#editor-form[data-path='/index.html']").count() == 1
 
@@ -414,3 +415,54 @@ def test_a_preview_page_cannot_open_dialogs_over_the_workspace_and_says_so(
     assert "Re-enter your password" in notices.nth(1).inner_text()
     assert frame.locator("#home").get_attribute("data-answer") == "null"
     assert dialogs == []
+
+
+def test_a_picture_deleted_under_the_open_viewer_says_so_and_offers_no_text(
+    page, live_server, browser_user
+) -> None:
+    project = _site(browser_user)
+    assert isinstance(
+        file_upload(
+            project=project, path="/logo.png", data=png(3, 2), author=Author.person(browser_user)
+        ),
+        FileWrite,
+    )
+    _open_workspace(page, live_server, project)
+    page.click("#file-tree .file-link[data-path='/logo.png']")
+    page.wait_for_selector("#editor-form[data-path='/logo.png'][data-binary]")
+    assert isinstance(
+        file_delete(project=project, path="/logo.png", author=Author.assistant(browser_user)),
+        FileWrite,
+    )
+    _assistant_changed(page, "/logo.png")
+
+    notice = page.wait_for_selector("#editor-status .status.warning")
+    assert notice.inner_text() == (
+        "The assistant deleted this file (or renamed it). Its versions stay in its History."
+    )
+    assert page.locator("#editor-status [data-action=save-as-new]").count() == 0
+
+
+def test_loading_the_saved_version_of_a_file_deleted_meanwhile_keeps_the_text(
+    page, live_server, browser_user
+) -> None:
+    project = _site(browser_user)
+    _open_workspace(page, live_server, project)
+    _type_at_end(page, "<!-- mine -->")
+    _assistant_writes(project, browser_user, "/index.html", INDEX.replace("Home", "Welcome"))
+    _assistant_changed(page, "/index.html")
+    page.wait_for_selector("#editor-status .status.warning")
+    assert isinstance(
+        file_delete(project=project, path="/index.html", author=Author.assistant(browser_user)),
+        FileWrite,
+    )
+
+    page.once("dialog", lambda dialog: dialog.accept())  # discard my edits: yes
+    page.click("#editor-status [data-action=reload-file]")
+
+    page.wait_for_function(
+        "() => (document.querySelector('#editor-status .status') || {}).textContent"
+        "?.startsWith('Someone deleted this file')"
+    )
+    assert page.locator("#editor-status [data-action=save-as-new]").count() == 1
+    assert page.evaluate("builtitWorkspace.text()") == INDEX + "<!-- mine -->"

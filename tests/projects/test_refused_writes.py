@@ -18,10 +18,12 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
+from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
 from chat.models import ChatImage
+from projects import services
 from projects.archive import ImportRefused, project_import_zip
 from projects.binaries import marker_for
 from projects.lifecycle import project_purge, project_trash
@@ -272,7 +274,7 @@ def test_chat_pictures_count_in_the_quota_and_unsent_ones_are_swept(
     third.name = "three.png"
     refused = user_client.post(url, {"image": third})
     assert refused.status_code == 422
-    assert "would pass your storage" in refused.json()["error"]
+    assert "three.png would pass the project owner's storage" in refused.json()["error"]
     assert ChatImage.objects.count() == 2
 
     ChatImage.objects.filter(name="shot.png").update(created_at=timezone.now() - timedelta(days=2))
@@ -281,3 +283,71 @@ def test_chat_pictures_count_in_the_quota_and_unsent_ones_are_swept(
     assert list(ChatImage.objects.values_list("name", flat=True)) == ["two.png"]
     # Nothing of the swept picture is counted any more.
     assert storage_used(user.pk) < 400 * KIB
+
+
+def _zip(files: dict[str, bytes]) -> io.BytesIO:
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for name, data in files.items():
+            zipped.writestr(name, data)
+    archive.seek(0)
+    return archive
+
+
+def test_an_import_past_the_quota_stores_nothing_even_in_storage(
+    settings, tmp_path: Path, user: User
+) -> None:
+    settings.BUILTIT_BINARY_STORAGE = "storage"
+    settings.MEDIA_ROOT = tmp_path
+    settings.BUILTIT_MAX_USER_STORAGE_BYTES = 300 * KIB
+    archive = _zip({"a.png": noise_png(200 * KIB, 1), "b.png": noise_png(200 * KIB, 2)})
+
+    for _ in range(3):
+        refused = project_import_zip(
+            owner=user, name="Big", upload=archive, upload_size=len(archive.getvalue())
+        )
+        assert isinstance(refused, ImportRefused)
+        assert "would pass the project owner's storage" in refused.message
+
+    assert not [path for path in tmp_path.rglob("*") if path.is_file()]
+    assert storage_used(user.pk) == 0
+
+
+def test_a_write_refused_after_its_bytes_were_stored_takes_them_back(
+    settings, tmp_path: Path, monkeypatch, project: Project, user: User
+) -> None:
+    """Refused past the check before the bytes (another write of the owner's
+    landed in between, say): the file saved in storage goes with the rows."""
+    settings.BUILTIT_BINARY_STORAGE = "storage"
+    settings.MEDIA_ROOT = tmp_path
+    checks = iter([None, FileError(ErrorCode.STORAGE_FULL, "Full by now.")])
+    monkeypatch.setattr(services, "_create_limits_problem", lambda *args, **kwargs: next(checks))
+
+    refused = upload(project, "/a.png", noise_png(20 * KIB, 1), user)
+
+    assert isinstance(refused, FileError)
+    assert refused.message == "Full by now."
+    assert not BinaryBlob.objects.exists()
+    assert not [path for path in tmp_path.rglob("*") if path.is_file()]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_upload_is_checked_before_its_transaction_holds_other_writers(
+    monkeypatch, project: Project, user: User
+) -> None:
+    """Decoding an image takes time: on SQLite, inside the write's transaction,
+    every other writer (a turn storing its messages, a save) would wait."""
+    real = services.binary_checked  # type: ignore[attr-defined]
+    seen: list[bool] = []
+
+    def checked(*args, **kwargs):
+        seen.append(connection.in_atomic_block)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(services, "binary_checked", checked)
+    assert isinstance(upload(project, "/a.png", png(), user), FileWrite)
+    imported = project_import_zip(
+        owner=user, name="Zip", upload=_zip({"b.png": png(2, 2)}), upload_size=200
+    )
+    assert not isinstance(imported, ImportRefused)
+    assert seen == [False, False]
