@@ -38,6 +38,76 @@
     if (event.target.closest("#toast")) document.getElementById("toast").hidden = true;
   });
 
+  // ── asking the person: a dialog in the page, never the browser's ─────────
+  // Chromium closes a tab's confirm() and prompt(), answered "no", when any of
+  // its frames commits a navigation, and the preview frame loads again after
+  // every change to the files: a Delete, a Restore or "Save my text as a new
+  // file" asked while the assistant worked was refused without a word (seen in
+  // the browser tests, the dialog closed the instant the preview loaded).
+  // `ask` resolves true or false; with `value` (a text to edit), the text or null.
+  function ask({ message, confirm = "OK", cancel = "Cancel", danger = false, value = null, label = "" }) {
+    return new Promise((resolve) => {
+      const dialog = document.createElement("dialog");
+      dialog.className = "ask-dialog";
+      const form = document.createElement("form");
+      form.method = "dialog";
+      const text = document.createElement("p");
+      text.id = "ask-message";
+      text.textContent = message;
+      dialog.setAttribute("aria-labelledby", text.id);
+      form.append(text);
+      let input = null;
+      if (value !== null) {
+        input = document.createElement("input");
+        input.value = value;
+        input.spellcheck = false;
+        input.setAttribute("aria-label", label || message);
+        form.append(input);
+      }
+      const actions = document.createElement("div");
+      actions.className = "dialog-actions";
+      const no = document.createElement("button");
+      no.value = "cancel";
+      no.textContent = cancel;
+      const yes = document.createElement("button");
+      yes.value = "ok";
+      yes.className = danger ? "danger" : "primary";
+      yes.textContent = confirm;
+      actions.append(no, yes);
+      form.append(actions);
+      dialog.append(form);
+      dialog.addEventListener("close", () => {
+        const ok = dialog.returnValue === "ok";
+        dialog.remove();
+        if (input === null) resolve(ok);
+        else resolve(ok && input.value.trim() ? input.value.trim() : null);
+      });
+      document.body.append(dialog);
+      dialog.showModal();
+      if (input) { input.focus(); input.select(); } else { yes.focus(); }
+    });
+  }
+  window.builtitAsk = ask;
+
+  // Before a request that asks first (hx-confirm), or that would lose something
+  // (a page registers the check: workspace.js, unsaved edits), the person is
+  // asked in the page; the request goes only if every answer was yes.
+  const checksBeforeRequests = [];
+  window.builtitCheckBeforeRequests = (check) => { checksBeforeRequests.push(check); };
+  document.addEventListener("htmx:confirm", (event) => {
+    const questions = checksBeforeRequests.map((check) => check(event.detail)).filter(Boolean);
+    if (event.detail.question) questions.push({ message: event.detail.question });
+    if (!questions.length) return;
+    event.preventDefault();
+    (async () => {
+      for (const question of questions) {
+        if (!(await ask(question))) return;
+        if (question.then) question.then();
+      }
+      event.detail.issueRequest(true);
+    })();
+  });
+
   // ── a person's preferences, saved on the server (projects.preferences) ──
   // The token htmx sends (base.html's hx-headers), for requests made by hand.
   function csrfToken() {

@@ -141,8 +141,18 @@
     return form ? form.dataset.path : null;
   }
 
-  function confirmDiscard() {
-    return !dirty || window.confirm("You have unsaved changes in " + openPath() + ". Discard them?");
+  // The page's own dialog (app.js), never the browser's: a preview loading again
+  // closes those, answered "no".
+  const ask = (question) => window.builtitAsk(question);
+
+  function discardQuestion() {
+    return { message: `You have unsaved changes in ${openPath()}. Discard them?`, confirm: "Discard them",
+      cancel: "Keep editing", danger: true };
+  }
+
+  // True when there are no unsaved edits, or the person agrees to lose them.
+  async function discardAgreed() {
+    return !dirty || ask(discardQuestion());
   }
 
   function request(method, url, values, target) {
@@ -155,11 +165,11 @@
 
   // Open `path` with the cursor at `line` (a problem's place in a file).
   let pendingLine = null;
-  function openAt(path, line, column) {
+  async function openAt(path, line, column) {
     if (!path) return;
     pendingLine = { path, line: line || 1, column: column || 0 };
     if (openPath() === path && editor) { goToPending(); return; }
-    if (!confirmDiscard()) { pendingLine = null; return; }
+    if (!(await discardAgreed())) { pendingLine = null; return; }
     dirty = false;
     request("GET", openUrl(path));
   }
@@ -177,43 +187,47 @@
   // assistant's changes, an undo, another tab): a request made from one would
   // be answered into a page it is no longer part of, and its error lost. So they
   // go through the workspace's own requests, made from the page itself.
-  function openFile(path) {
-    if (!path || !confirmDiscard()) return;
+  async function openFile(path) {
+    if (!path || !(await discardAgreed())) return;
     dirty = false;
     request("GET", openUrl(path));
   }
 
-  function reloadFile() {
+  async function reloadFile() {
     const path = openPath();
-    if (!path || !confirmDiscard()) return;
+    if (!path || !(await discardAgreed())) return;
     dirty = false;
     reopen(path, null);
   }
 
-  function renameFile() {
+  // The version the person saw when they asked: a file changed while the
+  // question was open is refused as changed, not renamed or deleted unseen.
+  async function renameFile() {
     const path = openPath();
     if (!path) return;
-    const next = window.prompt("Rename " + path + " to:", path);
+    const version = document.getElementById("editor-version").value;
+    const next = await ask({ message: `Rename ${path} to:`, value: path, label: "New path", confirm: "Rename" });
     if (!next || next === path) return;
-    if (dirty && !window.confirm("Save or discard your edits first? Renaming reloads the file. Continue and discard them?")) return;
+    if (dirty && !(await ask({ message: "Renaming reloads the file: your unsaved edits would be lost. " +
+        "Rename anyway and discard them?", confirm: "Discard and rename", danger: true }))) return;
     dirty = false;
-    request("POST", grid().dataset.renameUrl, {
-      path: path, new_path: next, version: document.getElementById("editor-version").value,
-    });
+    request("POST", grid().dataset.renameUrl, { path: path, new_path: next, version: version });
   }
 
-  function deleteFile() {
+  async function deleteFile() {
     const path = openPath();
-    if (!path || !window.confirm("Delete " + path + "? Its history is kept, but the file leaves the site.")) return;
+    if (!path) return;
+    const version = document.getElementById("editor-version").value;
+    if (!(await ask({ message: `Delete ${path}? Its history is kept, but the file leaves the site.`,
+      confirm: "Delete", danger: true }))) return;
     dirty = false;
-    request("POST", grid().dataset.deleteUrl, {
-      path: path, version: document.getElementById("editor-version").value,
-    });
+    request("POST", grid().dataset.deleteUrl, { path: path, version: version });
   }
 
-  function saveAsNew() {
+  async function saveAsNew() {
     const path = openPath();
-    const next = window.prompt("Save your text as a new file named:", path || "");
+    const next = await ask({ message: "Save your text as a new file named:", value: path || "",
+      label: "New file's path", confirm: "Save" });
     if (!next) return;
     const form = document.querySelector("form.new-file");
     dirty = false;
@@ -288,20 +302,23 @@
     }
   });
 
-  // Opening another file (or creating one) replaces the editor: ask first. The
-  // quiet reload asks nobody: its answer keeps unsaved edits (htmx:beforeSwap).
+  // Opening another file (or creating one) replaces the editor: ask first (in
+  // app.js's check before requests). The quiet reload asks nobody: its answer
+  // keeps unsaved edits (htmx:beforeSwap).
+  window.builtitCheckBeforeRequests((detail) => {
+    const target = detail.target;
+    if (quietReload && detail.path === quietReload.url) return null;
+    if (!dirty || !target || target.id !== "editor-pane") return null;
+    return { ...discardQuestion(), then: () => { dirty = false; } };
+  });
+
+  // Save on a file deleted under the editor asks for a new name instead.
   document.addEventListener("htmx:confirm", (event) => {
     const form = event.detail.elt;
     if (form && form.id === "editor-form" && form.dataset.gone) {
       event.preventDefault();
       saveAsNew();
-      return;
     }
-    const target = event.detail.target;
-    if (quietReload && event.detail.path === quietReload.url) return;
-    if (!dirty || !target || target.id !== "editor-pane") return;
-    event.preventDefault();
-    if (confirmDiscard()) { dirty = false; event.detail.issueRequest(true); }
   });
 
   document.addEventListener("htmx:afterRequest", (event) => {

@@ -11,6 +11,7 @@ import os
 import re
 import threading
 import time
+from collections import deque
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,6 +95,50 @@ def context(browser, request: pytest.FixtureRequest) -> Iterator[object]:
 @pytest.fixture
 def page(context) -> object:
     return context.new_page()
+
+
+class Dialogs:
+    """The browser's own dialogs (alert, confirm, prompt) of a test's pages, seen
+    and answered in the order the test queued the answers; with none queued, as
+    Playwright does by default (dismissed; a beforeunload accepted). The app asks
+    its questions in dialogs of its own (`answer`); this is for what must not
+    happen (a preview page's alert) and for the browser's leave-the-page one.
+    One listener on the context for the whole test, set before any page acts."""
+
+    def __init__(self, context) -> None:
+        self.answers: deque[tuple[str, str | None]] = deque()
+        self.seen: list[str] = []
+        context.on("dialog", self._answer)
+
+    def accept(self, text: str | None = None) -> None:
+        self.answers.append(("accept", text))
+
+    def dismiss(self) -> None:
+        self.answers.append(("dismiss", None))
+
+    def _answer(self, dialog) -> None:
+        self.seen.append(dialog.message)
+        how, text = self.answers.popleft() if self.answers else ("default", None)
+        if how == "accept" or (how == "default" and dialog.type == "beforeunload"):
+            dialog.accept(text) if text is not None else dialog.accept()
+        else:
+            dialog.dismiss()
+
+
+@pytest.fixture
+def dialogs(context) -> Dialogs:
+    return Dialogs(context)
+
+
+def answer(page, text: str | None = None, *, accept: bool = True) -> None:
+    """Answer the question the page asks in its own dialog (app.js's `ask`):
+    with `text` typed in, if given, then its confirming button, or Cancel."""
+    dialog = page.locator("dialog.ask-dialog[open]")
+    dialog.wait_for()
+    if text is not None:
+        dialog.locator("input").fill(text)
+    dialog.locator(f"button[value={'ok' if accept else 'cancel'}]").click()
+    dialog.wait_for(state="detached")
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from projects.lifecycle import project_create
 from projects.models import FileRevision, Project, ProjectFile
 from projects.services import Author, file_update
-from tests.browser.conftest import PASSWORD, sign_in
+from tests.browser.conftest import PASSWORD, answer, sign_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -115,13 +115,13 @@ def test_new_rename_and_delete_files(page, live_server, browser_user) -> None:
     assert page.inner_text("#new-file-error") == ""
     page.wait_for_selector("#file-tree .folder >> text=pages")
 
-    page.once("dialog", lambda dialog: dialog.accept("/pages/about.html"))
     page.click("[data-action=rename-file]")
+    answer(page, "/pages/about.html")
     page.wait_for_selector("#editor-form[data-path='/pages/about.html']")
     assert page.locator("#file-tree .file-link", has_text="about.html").count() == 1
 
-    page.once("dialog", lambda dialog: dialog.accept())
     page.click("[data-action=delete-file]")
+    answer(page)
     page.wait_for_selector(".editor-empty")
     assert not ProjectFile.objects.filter(project=project, path__startswith="/pages/").exists()
     assert page.locator("#file-tree .file-link", has_text="about.html").count() == 0
@@ -136,14 +136,14 @@ def test_opening_another_file_with_unsaved_edits_asks_first(
     page.wait_for_selector(".ace_content")
     _type_at_end(page, "<!-- draft -->")
 
-    page.once("dialog", lambda dialog: dialog.dismiss())
     page.click("#file-tree .file-link[data-path='/styles.css']")
+    answer(page, accept=False)
     page.wait_for_timeout(300)  # a dismissed dialog sends nothing; give it a chance to misbehave
     assert page.get_attribute("#editor-form", "data-path") == "/index.html"
     assert "<!-- draft -->" in page.evaluate("builtitWorkspace.text()")
 
-    page.once("dialog", lambda dialog: dialog.accept())
     page.click("#file-tree .file-link[data-path='/styles.css']")
+    answer(page)
     page.wait_for_selector("#editor-form[data-path='/styles.css']")
 
 
@@ -203,8 +203,8 @@ def test_history_restores_an_earlier_version_and_a_deleted_file(
     assert "History of /index.html" in dialog.inner_text()
     page.click(".revision-list li:last-child >> text=View")
     assert page.inner_text(".revision-content") == original
-    page.once("dialog", lambda confirm: confirm.accept())
     page.click(".revision-list li:last-child >> text=Restore")
+    answer(page)
     page.wait_for_selector("#history-dialog:not([open])", state="attached")
     page.wait_for_function(
         "([text]) => builtitWorkspace.editor() && builtitWorkspace.text() === text", arg=[original]
@@ -213,8 +213,8 @@ def test_history_restores_an_earlier_version_and_a_deleted_file(
 
     page.click("#file-tree .file-link[data-path='/script.js']")
     page.wait_for_selector("#editor-form[data-path='/script.js']")
-    page.once("dialog", lambda confirm: confirm.accept())
     page.click("[data-action=delete-file]")
+    answer(page)
     page.wait_for_selector(".editor-empty")
     page.click("text=Deleted files (1)")
     page.click(".deleted-files >> text=Restore")
