@@ -45,6 +45,7 @@
   // file" asked while the assistant worked was refused without a word (seen in
   // the browser tests, the dialog closed the instant the preview loaded).
   // `ask` resolves true or false; with `value` (a text to edit), the text or null.
+  let asked = 0;
   function ask({ message, confirm = "OK", cancel = "Cancel", danger = false, value = null, label = "" }) {
     return new Promise((resolve) => {
       const dialog = document.createElement("dialog");
@@ -52,7 +53,7 @@
       const form = document.createElement("form");
       form.method = "dialog";
       const text = document.createElement("p");
-      text.id = "ask-message";
+      text.id = `ask-message-${++asked}`;
       text.textContent = message;
       dialog.setAttribute("aria-labelledby", text.id);
       form.append(text);
@@ -66,9 +67,13 @@
       }
       const actions = document.createElement("div");
       actions.className = "dialog-actions";
+      // Cancel is no submit button: Enter in the text field submits with the
+      // form's first submit button, which must be the one that says yes.
       const no = document.createElement("button");
+      no.type = "button";
       no.value = "cancel";
       no.textContent = cancel;
+      no.addEventListener("click", () => dialog.close("cancel"));
       const yes = document.createElement("button");
       yes.value = "ok";
       yes.className = danger ? "danger" : "primary";
@@ -84,7 +89,8 @@
       });
       document.body.append(dialog);
       dialog.showModal();
-      if (input) { input.focus(); input.select(); } else { yes.focus(); }
+      // A question that would lose something starts on its safe answer.
+      if (input) { input.focus(); input.select(); } else if (danger) { no.focus(); } else { yes.focus(); }
     });
   }
   window.builtitAsk = ask;

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import User
+from playwright.sync_api import expect
 
 from projects.lifecycle import project_create
 from projects.models import FileRevision, Project, ProjectFile
@@ -125,6 +126,42 @@ def test_new_rename_and_delete_files(page, live_server, browser_user) -> None:
     page.wait_for_selector(".editor-empty")
     assert not ProjectFile.objects.filter(project=project, path__startswith="/pages/").exists()
     assert page.locator("#file-tree .file-link", has_text="about.html").count() == 0
+
+
+def test_the_apps_questions_answer_to_the_keyboard(page, live_server, browser_user) -> None:
+    """Enter in the rename field renames (the yes button is the form's first
+    submit button); a question that would lose a file starts on its safe answer,
+    so Enter keeps it and Escape does too; Tab then Enter deletes."""
+    project = _starter(browser_user)
+    sign_in(page, live_server.url)
+    page.goto(f"{live_server.url}/projects/{project.pk}/")
+    page.wait_for_selector("#editor-form[data-path='/index.html'] .ace_content")
+    dialog = page.locator("dialog.ask-dialog[open]")
+
+    page.focus("[data-action=rename-file]")
+    page.keyboard.press("Enter")
+    expect(dialog.locator("input")).to_be_focused()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("/home.html")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#editor-form[data-path='/home.html'] .ace_content")
+    expect(dialog).to_have_count(0)
+
+    for key in ("Enter", "Escape"):
+        page.focus("[data-action=delete-file]")
+        page.keyboard.press("Enter")
+        expect(dialog.locator("button", has_text="Cancel")).to_be_focused()
+        page.keyboard.press(key)
+        expect(dialog).to_have_count(0)
+        assert ProjectFile.objects.filter(project=project, path="/home.html").exists()
+
+    page.focus("[data-action=delete-file]")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    expect(dialog.locator("button.danger")).to_be_focused()
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".editor-empty")
+    assert not ProjectFile.objects.filter(project=project, path="/home.html").exists()
 
 
 def test_opening_another_file_with_unsaved_edits_asks_first(
