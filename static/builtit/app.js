@@ -102,7 +102,10 @@
   window.builtitCheckBeforeRequests = (check) => { checksBeforeRequests.push(check); };
   document.addEventListener("htmx:confirm", (event) => {
     const questions = checksBeforeRequests.map((check) => check(event.detail)).filter(Boolean);
-    if (event.detail.question) questions.push({ message: event.detail.question });
+    if (event.detail.question) {
+      // The yes button says what it does where the element names it (data-confirm-label).
+      questions.push({ message: event.detail.question, confirm: event.detail.elt.dataset.confirmLabel || "OK" });
+    }
     if (!questions.length) return;
     event.preventDefault();
     (async () => {

@@ -241,6 +241,7 @@ def test_history_restores_an_earlier_version_and_a_deleted_file(
     page.click(".revision-list li:last-child >> text=View")
     assert page.inner_text(".revision-content") == original
     page.click(".revision-list li:last-child >> text=Restore")
+    expect(page.locator("dialog.ask-dialog[open] button[value=ok]")).to_have_text("Restore")
     answer(page)
     page.wait_for_selector("#history-dialog:not([open])", state="attached")
     page.wait_for_function(
