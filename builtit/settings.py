@@ -181,7 +181,7 @@ if _REDIS_URL:
         }
     }
 
-# Where binary files' bytes live (projects.binaries): "database" (the default,
+# Where binary files' bytes live (projects.files.binaries): "database" (the default,
 # nothing else to run), or "storage": Django's default storage (STORAGES), a
 # folder or an S3-compatible store through django-storages.
 BUILTIT_BINARY_STORAGE = env_str("BUILTIT_BINARY_STORAGE", "database").strip()

@@ -4,7 +4,7 @@ A turn is a person's message and the messages up to their next one; the file
 revisions its tool calls made are linked to those messages. These functions
 read a turn's changes (file by file, with line counts) and undo a turn, redo an
 undo, or restore the whole project to before or after a turn, through
-projects.undo; each undo or restore is a `Reversal`, which the next turn's
+projects.history.undo; each undo or restore is a `Reversal`, which the next turn's
 history mentions (chat.services.past_turns).
 """
 
@@ -20,11 +20,11 @@ from django.db.models import F, QuerySet
 
 from chat.models import Message
 from chat.plaintext import plain_excerpt
-from projects.changesets import FileChange, counts_of, net_changes
-from projects.diffs import LineCounts
+from projects.files.paths import is_binary_path
+from projects.history.changesets import FileChange, counts_of, net_changes
+from projects.history.diffs import LineCounts
+from projects.history.undo import Refused, changes_undo, project_restore, restore_plan
 from projects.models import FileRevision, Reversal
-from projects.paths import is_binary_path
-from projects.undo import Refused, changes_undo, project_restore, restore_plan
 
 When = Literal["before", "after"]
 _EXCERPT = 60
@@ -236,7 +236,7 @@ def turn_restore(*, user: User, turn: Message, when: When) -> Reversal | Refused
 
 def reversal_revert(*, user: User, reversal: Reversal) -> Reversal | Refused:
     """Take back an undo, a redo or a restore ("Redo" for an undo); one taken
-    back already is refused (projects.undo)."""
+    back already is refused (projects.history.undo)."""
     return changes_undo(
         project=reversal.project,
         revisions=list(reversal.revisions.all()),

@@ -1,5 +1,5 @@
 """Pictures with a chat message (issue 18): uploaded from the message box
-(paste, drop, a button), checked like any image file (projects.binaries), sent
+(paste, drop, a button), checked like any image file (projects.files.binaries), sent
 with the next message to a model that reads images, kept with that message,
 and savable into the project.
 
@@ -23,11 +23,11 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from chat.models import ChatImage
-from projects.binaries import BinaryProblem, Sniffed, checked, sniff
-from projects.limits import current_limits, storage_problem
+from projects.files.binaries import BinaryProblem, Sniffed, checked, sniff
+from projects.files.limits import current_limits, storage_problem
+from projects.files.paths import extension_of
+from projects.files.results import FileError, FileWrite
 from projects.models import Project
-from projects.paths import extension_of
-from projects.results import FileError, FileWrite
 from projects.services import Author, file_upload
 from projects.usage import Keeper, storage_used
 

@@ -15,13 +15,13 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from builtit.users import current_user
-from projects.diff_html import file_diff
+from projects.files.limits import human_size
+from projects.files.paths import PathError, normalize_path
+from projects.files.results import FileError, FileWrite
 from projects.lifecycle import project_purge, project_restore, project_rotate_preview_token
-from projects.limits import human_size
 from projects.models import FileRevision, Project, ProjectFile, Reversal
-from projects.paths import PathError, normalize_path
-from projects.results import FileError, FileWrite
 from projects.services import Author, file_create, file_delete, file_rename, file_update
+from projects.web.diff_html import file_diff
 
 
 class InTrash(admin.SimpleListFilter):

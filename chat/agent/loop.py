@@ -76,7 +76,7 @@ from chat.models import Conversation, Message
 from chat.money import money
 from chat.tools import ToolRegistry, file_tools
 from projects import selectors
-from projects.limits import current_limits
+from projects.files.limits import current_limits
 from projects.models import Project
 from projects.services import Author
 

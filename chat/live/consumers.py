@@ -59,7 +59,7 @@ from chat.render import panel
 from chat.render.fragments import TurnDrawing
 from projects.lifecycle import project_remember_model
 from projects.models import Project
-from projects.workspace import tree_html
+from projects.web.workspace import tree_html
 
 logger = logging.getLogger(__name__)
 

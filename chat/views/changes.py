@@ -18,11 +18,11 @@ from builtit.users import current_user
 from chat import changes
 from chat.live.broadcast import files_moved
 from chat.models import Message
-from projects.changesets import FileChange, texts
-from projects.diff_html import FileDiff, file_diff, layout_of
+from projects.history.changesets import FileChange, texts
+from projects.history.undo import Refused
 from projects.models import Project, Reversal
 from projects.selectors import owned_project
-from projects.undo import Refused
+from projects.web.diff_html import FileDiff, file_diff, layout_of
 
 # A whole turn's view shows this many files' diffs; the rest are named.
 MAX_FILES_SHOWN = 20

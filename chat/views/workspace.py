@@ -19,7 +19,7 @@ from chat.live.consumers import CLOSE_REASONS
 from chat.models import Message
 from chat.render import panel
 from projects.selectors import owned_project
-from projects.workspace import workspace_context
+from projects.web.workspace import workspace_context
 
 
 @require_GET

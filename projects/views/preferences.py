@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_POST
 
 from builtit.users import current_user
-from projects.preferences import PreferenceProblem, preferences_clean, preferences_save
+from projects.web.preferences import PreferenceProblem, preferences_clean, preferences_save
 
 
 @require_POST

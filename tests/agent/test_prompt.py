@@ -26,9 +26,9 @@ from chat.services import (
     past_turns,
 )
 from chat.tools import PATH_RULES
-from projects.limits import Limits, current_limits
+from projects.files.limits import Limits, current_limits
+from projects.files.results import FileInfo
 from projects.models import Project
-from projects.results import FileInfo
 from projects.selectors import file_list
 from projects.starter import STARTER_FILES
 

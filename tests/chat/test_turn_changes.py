@@ -14,9 +14,9 @@ from django.test import Client
 from chat import changes, services
 from chat.models import Conversation, Message
 from chat.render import panel
+from projects.files.results import FileWrite
 from projects.locks import lock_acquire
 from projects.models import FileRevision, Project, ProjectFile, ProjectLock, Reversal
-from projects.results import FileWrite
 from projects.services import Author, Edit, file_create, file_edit, file_update
 
 pytestmark = pytest.mark.django_db

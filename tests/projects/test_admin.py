@@ -8,11 +8,11 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from projects.files.results import FileWrite
+from projects.history.undo import project_restore
 from projects.models import FileRevision, Project, ProjectFile, Reversal
-from projects.results import FileWrite
 from projects.services import Author, file_update
 from projects.starter import STARTER_FILES
-from projects.undo import project_restore
 
 PROJECTS = "/admin/projects/project/"
 FILES = "/admin/projects/projectfile/"

@@ -18,9 +18,9 @@ import pytest
 from django.contrib.auth.models import User
 
 from projects.archive import Imported, project_import_zip
-from projects.media import budget, images
+from projects.files.media import budget, images
+from projects.files.results import FileError, FileWrite
 from projects.models import Project, ProjectFile
-from projects.results import FileError, FileWrite
 from projects.selectors import file_read
 from projects.services import Author, file_upload
 from tests.fakes import images as fake
@@ -159,7 +159,7 @@ def test_pillows_decompression_bomb_warning_is_a_refusal_not_a_log_line(tmp_path
     bomb.write_bytes(fake.png_claiming(9_000, 8_000))  # 72 million pixels
     script = (
         "import django, pathlib, sys; django.setup()\n"
-        "from projects.binaries import checked\n"
+        "from projects.files.binaries import checked\n"
         "print(checked('/b.png', 'png', pathlib.Path(sys.argv[1]).read_bytes()).message)\n"
     )
     environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings", "PYTHONWARNINGS": ""}

@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from projects.models import Project
-from projects.preferences import preferences_of
+from projects.web.preferences import preferences_of
 
 pytestmark = pytest.mark.django_db
 

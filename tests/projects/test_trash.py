@@ -19,10 +19,10 @@ from django.utils import timezone
 
 from chat.models import Conversation
 from chat.services import conversation_create
+from projects.files.results import ErrorCode, FileError
 from projects.lifecycle import project_trash, trash_purge_expired
 from projects.locks import lock_acquire
 from projects.models import FileRevision, Project, ProjectFile
-from projects.results import ErrorCode, FileError
 from projects.services import Author, file_create
 from tests.live.tabs import (
     communicator,

@@ -26,9 +26,9 @@ from chat.tools import (
     tool_schema,
 )
 from chat.tools.files import EditBlock
+from projects.files.paths import ALLOWED_EXTENSIONS
+from projects.files.results import FileWrite
 from projects.models import FileRevision, Project, ProjectFile
-from projects.paths import ALLOWED_EXTENSIONS
-from projects.results import FileWrite
 from projects.selectors import file_list
 from projects.services import Author, file_create, file_update
 from projects.starter import STARTER_FILES

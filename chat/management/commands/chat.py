@@ -33,9 +33,9 @@ from chat.live.broadcast import files_moved
 from chat.llm import ClientConfig, LLMClient
 from chat.models import Conversation, Message
 from chat.render.console import ConsoleRenderer
+from projects.history.undo import Refused
 from projects.lifecycle import ProjectError, project_create
 from projects.models import Project
-from projects.undo import Refused
 
 _FAILED = 1
 _INTERRUPTED = 130

@@ -18,8 +18,8 @@ import zlib
 import brotli
 from fontTools.ttLib import TTFont, TTLibError
 
-from projects.media.packed_fonts import FontRefused, woff2_weighed, woff_weighed
-from projects.media.results import BinaryProblem, Sniffed
+from projects.files.media.packed_fonts import FontRefused, woff2_weighed, woff_weighed
+from projects.files.media.results import BinaryProblem, Sniffed
 
 _REQUIRED = ("cmap", "head", "hhea", "hmtx", "maxp", "name", "OS/2", "post")
 _NAMES = {

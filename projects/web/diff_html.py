@@ -1,9 +1,9 @@
-"""A `projects.diffs.Diff` as an HTML table, inline or side by side.
+"""A `projects.history.diffs.Diff` as an HTML table, inline or side by side.
 
 Built as strings rather than through a template: a 5,000-line file's diff is
 thousands of rows, and Django's template engine would spend most of the second
 budgeted for it (bench/diff_render.py). Every piece of file text in a row was
-escaped by projects.diffs.
+escaped by projects.history.diffs.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Literal
 
 from django.utils.safestring import SafeString, mark_safe
 
-from projects.diffs import Diff, Fold, LineCounts, Pair, Row, diff
+from projects.history.diffs import Diff, Fold, LineCounts, Pair, Row, diff
 
 Layout = Literal["inline", "split"]
 _SIGN = {"same": " ", "removed": "\u2212", "added": "+"}  # a minus sign, not a hyphen
@@ -32,7 +32,7 @@ def diff_table(diff: Diff, *, layout: Layout) -> SafeString:
         for entry in diff.split:
             parts.append(_fold(entry, 4) if isinstance(entry, Fold) else _pair(entry))
     parts.append("</tbody></table></div>")
-    return mark_safe("".join(parts))  # noqa: S308 (escaped in projects.diffs)
+    return mark_safe("".join(parts))  # noqa: S308 (escaped in projects.history.diffs)
 
 
 def diff_notes(diff: Diff) -> list[str]:

@@ -4,7 +4,7 @@ bytes, and where their bytes live.
 A binary file's `ProjectFile.content` (and its revisions' texts) is a marker,
 `"\\ufdd0binary:<sha256>"`, naming a `BinaryBlob` of the project that holds the
 bytes once. U+FDD0 is a Unicode noncharacter: no text file may begin with the
-marker (projects.limits refuses it), so a marker is never mistaken for text
+marker (projects.files.limits refuses it), so a marker is never mistaken for text
 (and, unlike a NUL, PostgreSQL stores it in a text column). History, renames,
 undo and restore work on binary files as on any other: they move markers.
 The bytes are in the database unless BUILTIT_BINARY_STORAGE is "storage": then
@@ -24,14 +24,14 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
-from projects.media.fonts import font_checked
-from projects.media.images import image_checked
-from projects.media.pdf import pdf_checked
-from projects.media.results import BinaryProblem, Sniffed
-from projects.media.signatures import sniff
-from projects.media.video import mp4_checked, webm_checked
+from projects.files.media.fonts import font_checked
+from projects.files.media.images import image_checked
+from projects.files.media.pdf import pdf_checked
+from projects.files.media.results import BinaryProblem, Sniffed
+from projects.files.media.signatures import sniff
+from projects.files.media.video import mp4_checked, webm_checked
+from projects.files.paths import BINARY_EXTENSIONS, CONTENT_TYPES
 from projects.models import BinaryBlob, Project
-from projects.paths import BINARY_EXTENSIONS, CONTENT_TYPES
 
 __all__ = ["BinaryProblem", "Sniffed", "checked", "sniff"]
 
@@ -39,7 +39,7 @@ MARKER = "\ufdd0binary:"
 # Where the bytes go in Django's storage: STORAGE_FOLDER/<project id>/<digest>.
 STORAGE_FOLDER = "binaries"
 
-# Extension -> the content type its bytes must show (the one list: projects.paths).
+# Extension -> the content type its bytes must show (the one list: projects.files.paths).
 BINARY_TYPES: dict[str, str] = {ext: CONTENT_TYPES[ext] for ext in BINARY_EXTENSIONS}
 _NAMES = {
     "image/png": "a PNG image",
@@ -56,7 +56,7 @@ _NAMES = {
     "video/mp4": "an MP4 video",
     "video/webm": "a WebM video",
 }
-# How each type is checked whole (projects.media): the first bytes only say what a
+# How each type is checked whole (projects.files.media): the first bytes only say what a
 # file claims to be.
 _CHECKS: dict[str, Callable[[str, bytes], Sniffed | BinaryProblem]] = {
     **dict.fromkeys(
@@ -88,7 +88,7 @@ def type_name(content_type: str) -> str:
 
 def checked(path: str, extension: str, data: bytes) -> Sniffed | BinaryProblem:
     """What `data` is, if it is what `path`'s extension says it is and whole: its
-    first bytes must say so (cheap), then its structure (projects.media)."""
+    first bytes must say so (cheap), then its structure (projects.files.media)."""
     expected = BINARY_TYPES.get(extension)
     if expected is None:
         return BinaryProblem(f"{path}: '.{extension}' is not a binary file type Built-It keeps.")

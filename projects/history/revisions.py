@@ -13,9 +13,9 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.db.models.functions import Coalesce
 
+from projects.files.paths import PathError, normalize_path
+from projects.files.results import ErrorCode, FileError, FileWrite
 from projects.models import FileRevision, Project, ProjectFile
-from projects.paths import PathError, normalize_path
-from projects.results import ErrorCode, FileError, FileWrite
 from projects.selectors import path_error
 from projects.services import Author, file_create, file_update
 

@@ -6,7 +6,7 @@ Computed on the server with difflib and bounded: texts past MAX_LINES lines or
 MAX_CHARS characters are not compared ("too large to compare here" instead of
 a hang), lines both versions share at their start and end are set aside before
 difflib sees them (an edit to a big file compares only the edited stretch), and
-a diff shows at most MAX_ROWS rows. Rendering is projects.diff_html.
+a diff shows at most MAX_ROWS rows. Rendering is projects.web.diff_html.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pygments.lexers import get_lexer_for_filename
 from pygments.token import STANDARD_TYPES, _TokenType
 from pygments.util import ClassNotFound
 
-from projects.binaries import is_marker
+from projects.files.binaries import is_marker
 
 CONTEXT = 3  # unchanged lines shown around a change
 MAX_LINES = 20_000  # per version

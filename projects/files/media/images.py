@@ -12,7 +12,7 @@ bench/binary_checks.py and bench/README.md, Pillow 13 on a 2-core machine):
   format (8192 x 8192) and fewer for dearer ones (a WebP image: 4096 x 4096);
 - time: each picture decoded costs about 15 ns a pixel; a file may make us decode
   at most MAX_FRAMES pictures and MAX_DECODED_PIXELS pixels in all, and files
-  checked together (a ZIP import) MAX_SHARED_DECODED_PIXELS (projects.media.budget);
+  checked together (a ZIP import) MAX_SHARED_DECODED_PIXELS (projects.files.media.budget);
 - a JPEG's scans: the decoder passes over the whole picture for each scan, and a
   scan can be a few bytes, so at most MAX_JPEG_SCANS.
 
@@ -32,8 +32,8 @@ from collections.abc import Callable, Iterator
 
 from PIL import AvifImagePlugin, BmpImagePlugin, IcoImagePlugin, Image, PngImagePlugin
 
-from projects.media.budget import MAX_FRAMES, DecodeBudget
-from projects.media.results import BinaryProblem, Sniffed
+from projects.files.media.budget import MAX_FRAMES, DecodeBudget
+from projects.files.media.results import BinaryProblem, Sniffed
 
 MAX_DECODE_BYTES = 256 * 1024 * 1024
 MAX_PIXELS = MAX_DECODE_BYTES // 4  # 67,108,864 (8192 x 8192): no picture may be larger

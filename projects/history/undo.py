@@ -21,11 +21,11 @@ from dataclasses import dataclass, replace
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from projects.blobs import text_digest
-from projects.changesets import FileChange, net_changes, texts
+from projects.files.blobs import text_digest
+from projects.files.results import ErrorCode, FileError, FileWrite
+from projects.history.changesets import FileChange, net_changes, texts
 from projects.locks import lock_current
 from projects.models import FileRevision, Project, ProjectFile, Reversal, RevisionBlob
-from projects.results import ErrorCode, FileError, FileWrite
 from projects.services import (
     Author,
     file_create,

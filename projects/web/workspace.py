@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from django.template.loader import render_to_string
 
-from projects.history import deleted_files
+from projects.files.paths import extension_of
+from projects.files.results import FileContent, FileError, FileInfo
+from projects.history.revisions import deleted_files
 from projects.models import Project
-from projects.paths import extension_of
-from projects.preferences import preferences_of
-from projects.results import FileContent, FileError, FileInfo
 from projects.selectors import file_list, file_read
-from projects.tree import build_tree
+from projects.web.preferences import preferences_of
+from projects.web.tree import build_tree
 
 _ACE_MODES = {
     "html": "html",

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from projects.binaries import MARKER as BINARY_MARKER
-from projects.results import ErrorCode, FileError
+from projects.files.binaries import MARKER as BINARY_MARKER
+from projects.files.results import ErrorCode, FileError
 
 
 @dataclass(frozen=True)

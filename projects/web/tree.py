@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from projects.results import FileInfo
+from projects.files.results import FileInfo
 
 
 @dataclass

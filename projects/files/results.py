@@ -49,7 +49,7 @@ class FileError:
 
 @dataclass(frozen=True)
 class BinaryInfo:
-    """What a binary file is (its bytes stay in its blob: projects.binaries)."""
+    """What a binary file is (its bytes stay in its blob: projects.files.binaries)."""
 
     content_type: str
     size: int

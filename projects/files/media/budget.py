@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from projects.media.results import BinaryProblem
+from projects.files.media.results import BinaryProblem
 
 MAX_FRAMES = 1000  # pictures in one file: an animation's frames, an icon's sizes
 MAX_DECODED_PIXELS = 200_000_000  # in one file

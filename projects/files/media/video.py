@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from projects.media.results import BinaryProblem, Sniffed
+from projects.files.media.results import BinaryProblem, Sniffed
 
 MAX_ELEMENTS = 100_000
 

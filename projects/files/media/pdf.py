@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import zlib
 
-from projects.media.results import BinaryProblem, Sniffed
+from projects.files.media.results import BinaryProblem, Sniffed
 
 MAX_SECTIONS = 64  # one per incremental update
 MAX_XREF_STREAM_BYTES = 8 * 1024 * 1024

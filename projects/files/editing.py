@@ -13,8 +13,8 @@ import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from projects.results import ErrorCode, FileError
-from projects.text import bare_lines, split_lines, with_line_endings_of
+from projects.files.results import ErrorCode, FileError
+from projects.files.text import bare_lines, split_lines, with_line_endings_of
 
 _MAX_REPORTED_LINES = 20
 _MAX_CLOSEST_LINES = 30

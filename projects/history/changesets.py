@@ -14,7 +14,7 @@ from typing import Literal
 
 from django.core.cache import cache
 
-from projects.diffs import LineCounts, line_counts
+from projects.history.diffs import LineCounts, line_counts
 from projects.models import FileRevision, RevisionBlob
 
 Action = Literal["created", "edited", "renamed", "deleted"]

@@ -25,7 +25,7 @@ ALLOWED_EXTENSIONS: Final = (
     "md",
     "xml",
     "webmanifest",
-    # Binary files: uploaded, never written as text (projects.binaries).
+    # Binary files: uploaded, never written as text (projects.files.binaries).
     "png",
     "jpg",
     "jpeg",
