@@ -19,7 +19,7 @@ from django.contrib.auth.models import User
 from django.db.models import F, QuerySet
 
 from chat.models import Message
-from chat.plaintext import plain_excerpt
+from common.text import plain_excerpt
 from projects.files.paths import is_binary_path
 from projects.history.changesets import FileChange, counts_of, net_changes
 from projects.history.diffs import LineCounts

@@ -25,11 +25,10 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from chat.llm.jsontypes import JSONObject
-from chat.llm.unicode import well_formed
 from chat.models import ChatImage, Conversation, Message
-from chat.plaintext import plain_excerpt
 from chat.spending import charge_record
+from common.jsontypes import JSONObject
+from common.text import plain_excerpt, well_formed
 from projects.models import Project, Reversal
 
 # A conversation is named after its first message: one line, Markdown out, cut at a word.

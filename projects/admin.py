@@ -14,8 +14,8 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from builtit.users import current_user
-from projects.files.limits import human_size
+from common.sizes import human_size
+from common.users import current_user
 from projects.files.paths import PathError, normalize_path
 from projects.files.results import FileError, FileWrite
 from projects.lifecycle import project_purge, project_restore, project_rotate_preview_token

@@ -18,8 +18,9 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from common.sizes import human_size
 from projects.files.binaries import Sniffed, blob_bytes, blob_for_marker, is_marker, storage_written
-from projects.files.limits import current_limits, human_size, storage_problem
+from projects.files.limits import current_limits, storage_problem
 from projects.files.media.budget import decoding_shared
 from projects.files.paths import PathError, is_binary_path, normalize_path
 from projects.files.results import ErrorCode, FileError

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db.models import Q, Sum
 
+from common.sizes import human_size
 from projects.files.binaries import BinaryProblem, Sniffed, blob_for_marker, is_marker
 from projects.files.binaries import checked as binary_checked
 from projects.files.limits import (
@@ -22,7 +23,6 @@ from projects.files.limits import (
     encoded_size,
     file_count_problem,
     file_size_problem,
-    human_size,
     project_size_problem,
     storage_problem,
 )

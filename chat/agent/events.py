@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from chat.llm.jsontypes import JSONObject
+from common.jsontypes import JSONObject
 
 # Why a turn ended, as `done.finish_reason` says it.
 FinishReason = Literal[

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from chat.llm import ChatMessage
 from chat.services import PastTurn
 from chat.tools import PATH_RULES
-from projects.files.limits import Limits, human_size
+from common.sizes import human_size
+from projects.files.limits import Limits
 from projects.files.results import FileInfo
 
 # A rough, provider-neutral estimate; history only needs to stay near its budget.

@@ -13,9 +13,9 @@ from typing import Any
 from chat import services
 from chat.agent import records
 from chat.llm import AssistantMessage, ToolCall
-from chat.llm.jsontypes import JSONObject
 from chat.models import Conversation, Message
 from chat.tools import ToolOutcome
+from common.jsontypes import JSONObject
 
 
 class TurnRecorder:

@@ -6,8 +6,8 @@ from typing import Any, get_args
 
 from chat.agent.events import Done, ErrorEvent, FinishReason, TurnStatus
 from chat.llm import AssistantMessage, Usage
-from chat.llm.jsontypes import JSONObject, as_int, as_object
 from chat.money import money
+from common.jsontypes import JSONObject, as_int, as_object
 
 
 def reply_metadata(

@@ -24,8 +24,8 @@ from chat.agent import threads
 from chat.agent.events import AnnouncedCall, Event, FilesChanged, ToolExecuting, ToolResultEvent
 from chat.agent.recorder import TurnRecorder
 from chat.llm import ToolCall
-from chat.llm.jsontypes import NOT_JSON, decoded, decoded_object
 from chat.tools import Tool, ToolContext, ToolOutcome, ToolRegistry
+from common.jsontypes import NOT_JSON, decoded, decoded_object
 from projects.models import Project
 from projects.services import Author
 

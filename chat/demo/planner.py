@@ -12,12 +12,12 @@ For anything else it says honestly what it can do.
 from __future__ import annotations
 
 import html
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from chat.demo.site import SECTIONS, brief_from, page, section_html, site_files
+from common.jsontypes import decoded_object
 
 Intent = Literal["build", "colour", "heading", "section", "page", "help"]
 WRITES = {"create_file", "update_file", "edit_file", "rename_file", "delete_file"}
@@ -401,8 +401,4 @@ def _tool_names(body: dict[str, Any]) -> set[str]:
 def _object(raw: object) -> dict[str, Any]:
     if isinstance(raw, dict):
         return raw
-    try:
-        value = json.loads(raw) if isinstance(raw, str) else None
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
+    return (decoded_object(raw) or {}) if isinstance(raw, str) else {}

@@ -20,7 +20,7 @@ from typing import Literal
 from django.conf import settings
 
 from chat.agent.attachments import Attachment, AttachmentError, attachments_from
-from chat.llm.jsontypes import NOT_JSON, JSONObject, decoded
+from common.jsontypes import NOT_JSON, JSONObject, decoded
 
 
 @dataclass(frozen=True)

@@ -45,8 +45,8 @@ from chat.changes import turn_revisions
 from chat.live import messages
 from chat.llm import LLMClient, Usage
 from chat.llm.deltas import joined_runs, joined_text
-from chat.llm.jsontypes import as_object
 from chat.models import Conversation, Message
+from common.jsontypes import as_object
 from projects.locks import LockHeld, lock_acquire, lock_current, lock_refresh, lock_release
 from projects.models import Project, ProjectLock
 

@@ -53,10 +53,11 @@ from chat.llm.errors import (
     error_from_transport,
     error_from_web_page,
 )
-from chat.llm.jsontypes import JSONObject
 from chat.llm.request import ChatRequest, build_body
 from chat.llm.sse import SSEDecoder
-from chat.llm.unicode import well_formed
+from common.jsontypes import JSONObject
+from common.sizes import human_size
+from common.text import well_formed
 
 logger = logging.getLogger(__name__)
 
@@ -290,7 +291,7 @@ class _AnswerSize:
             return
         if self.size > self.limit:
             raise AnswerTooLargeError(
-                f"The answer passed {self.limit / 2**20:g} MB of text and tool arguments"
+                f"The answer passed {human_size(self.limit)} of text and tool arguments"
             )
 
 

@@ -20,11 +20,11 @@ from chat.agent.attachments import AttachmentError, attachments_from, label
 from chat.agent.runner import announced
 from chat.changes import TurnChanges, turns_changes
 from chat.llm import ToolCall
-from chat.llm.jsontypes import NOT_JSON, decoded
 from chat.models import Conversation, Message
 from chat.money import dollars
 from chat.render.markdown import render_markdown
 from chat.tools import tool_label
+from common.jsontypes import NOT_JSON, decoded
 
 CardState = Literal["queued", "running", "done", "failed"]
 BlockKind = Literal["answer", "reasoning", "tools", "error"]

@@ -14,10 +14,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from builtit.users import current_user
 from chat import changes
 from chat.live.broadcast import files_moved
 from chat.models import Message
+from common.users import current_user
 from projects.history.changesets import FileChange, texts
 from projects.history.undo import Refused
 from projects.models import Project, Reversal

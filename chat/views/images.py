@@ -11,8 +11,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import retarget
 
-from builtit.users import current_user
 from chat import images
+from common.users import current_user
 from projects.files.results import FileError
 from projects.selectors import owned_project
 from projects.web.responses import changed_response

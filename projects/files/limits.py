@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from common.sizes import human_size
 from projects.files.binaries import MARKER as BINARY_MARKER
 from projects.files.results import ErrorCode, FileError
 
@@ -25,14 +26,6 @@ def current_limits() -> Limits:
         max_project_bytes=settings.BUILTIT_MAX_PROJECT_BYTES,
         max_user_storage_bytes=settings.BUILTIT_MAX_USER_STORAGE_BYTES,
     )
-
-
-def human_size(size: int) -> str:
-    if size < 1024:
-        return f"{size} bytes"
-    if size < 1024 * 1024:
-        return f"{size / 1024:.1f} KiB".replace(".0 ", " ")
-    return f"{size / (1024 * 1024):.1f} MiB".replace(".0 ", " ")
 
 
 def encoded_size(content: object, path: str) -> int | FileError:

@@ -4,7 +4,7 @@ from datetime import timedelta
 
 from django import template
 
-from projects.files.limits import human_size
+from common.sizes import human_size
 from projects.web.sandbox import SANDBOX
 
 register = template.Library()

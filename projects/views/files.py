@@ -18,7 +18,7 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
-from builtit.users import current_user
+from common.users import current_user
 from projects.files.paths import extension_of
 from projects.files.results import ErrorCode, FileContent, FileError, FileWrite
 from projects.lifecycle import project_rotate_preview_token

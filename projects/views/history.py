@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
-from builtit.users import current_user
+from common.users import current_user
 from projects.files.binaries import is_marker
 from projects.files.results import ErrorCode, FileError
 from projects.history.revisions import file_history, file_restore, revision_diff, revision_state

@@ -16,7 +16,6 @@ from chat.agent.prompt import (
     system_prompt,
 )
 from chat.llm import ChatMessage
-from chat.llm.jsontypes import JSONObject
 from chat.models import Conversation, Message
 from chat.services import (
     PastTurn,
@@ -26,6 +25,7 @@ from chat.services import (
     past_turns,
 )
 from chat.tools import PATH_RULES
+from common.jsontypes import JSONObject
 from projects.files.limits import Limits, current_limits
 from projects.files.results import FileInfo
 from projects.models import Project

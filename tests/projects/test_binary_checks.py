@@ -97,7 +97,7 @@ def test_every_kept_type_is_accepted_whole_with_the_decoders_size(
             "does not hold the entries it declares",
         ),
         ("/a.woff2", lambda: fake.woff2()[:-20], "cut short"),
-        ("/a.woff", lambda: fake.woff_claiming(100_000_000), "unpacks to more than 32 MB"),
+        ("/a.woff", lambda: fake.woff_claiming(100_000_000), "unpacks to more than 32 MiB"),
         ("/a.woff", lambda: fake.woff_bomb(50_000_000), "does not unpack to its declared size"),
         ("/a.ttf", lambda: fake.ttf(leave_out="OS/2"), "lacks the OS/2 table"),
         ("/a.ttf", lambda: fake.ttf()[:300], "damaged or cut short"),

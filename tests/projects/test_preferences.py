@@ -60,6 +60,14 @@ def test_not_json_is_refused(user_client: Client) -> None:
     assert answer.status_code == 400
 
 
+def test_json_nested_past_the_parser_is_refused_in_words(user_client: Client) -> None:
+    """json.loads lets RecursionError escape: this body was a 500 (issue 27)."""
+    deep = "[" * 100_000 + "]" * 100_000
+    answer = user_client.post("/preferences/", deep, content_type="application/json")
+    assert answer.status_code == 400
+    assert answer.json() == {"error": "Send an object of preferences to change."}
+
+
 def test_only_a_signed_in_person_has_preferences(client: Client) -> None:
     answer = client.post("/preferences/", "{}", content_type="application/json")
     assert answer.status_code == 302

@@ -32,10 +32,10 @@ from chat.agent.events import (
 )
 from chat.live.frames import Frame, FrameError, frame_limit, parse_frame
 from chat.live.turns import Numbered, compacted, merged
-from chat.llm.jsontypes import JSONObject
 from chat.models import Conversation, Message
 from chat.render.fragments import TurnDrawing
 from chat.render.transcript import TurnView, stored_turns
+from common.jsontypes import JSONObject
 from projects.models import Project
 
 # --- frames ---------------------------------------------------------------------------

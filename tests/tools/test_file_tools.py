@@ -12,7 +12,6 @@ import pytest
 from django.contrib.auth.models import User
 from pydantic import Field
 
-from chat.llm.jsontypes import JSONObject, JSONValue
 from chat.models import Conversation, Message
 from chat.services import conversation_create, message_create
 from chat.tools import (
@@ -26,6 +25,7 @@ from chat.tools import (
     tool_schema,
 )
 from chat.tools.files import EditBlock
+from common.jsontypes import JSONObject, JSONValue
 from projects.files.paths import ALLOWED_EXTENSIONS
 from projects.files.results import FileWrite
 from projects.models import FileRevision, Project, ProjectFile

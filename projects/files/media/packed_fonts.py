@@ -19,6 +19,8 @@ import brotli
 from fontTools.misc import sstruct
 from fontTools.ttLib.woff2 import WOFF2DirectoryEntry, woff2DirectoryFormat, woff2DirectorySize
 
+from common.sizes import human_size
+
 MAX_FONT_BYTES = 32 * 1024 * 1024  # a font's tables, unpacked
 MAX_TABLES = 128
 _WOFF_HEADER = struct.Struct(">4s4sIHHIHHIIIII")
@@ -134,6 +136,6 @@ def _weigh(tables: int, unpacked: int) -> None:
         raise FontRefused(f"has more than {MAX_TABLES} tables.")
     if unpacked > MAX_FONT_BYTES:
         raise FontRefused(
-            f"unpacks to more than {MAX_FONT_BYTES // (1024 * 1024)} MB, "
+            f"unpacks to more than {human_size(MAX_FONT_BYTES)}, "
             "too large to check and serve safely."
         )

@@ -1,3 +1,5 @@
+"""Who is asking: the signed-in person of a request, for every view of the apps."""
+
 from __future__ import annotations
 
 from django.contrib.auth.models import User

@@ -1,7 +1,8 @@
-"""Plain text from what people and models write: control characters and lone
-surrogates out, and one line without Markdown for titles and lists. Below
-everything that shows text (services name conversations with it; chat.render's
-Markdown starts from the same cleaning)."""
+"""Text that can always be stored, sent and shown: characters the wire split
+joined again (`well_formed`), control characters and lone surrogates out
+(`clean_text`), and one line without Markdown for titles and lists
+(`plain_excerpt`). Below everything that shows text (chat's services name
+conversations with it; chat.render's Markdown starts from the same cleaning)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,23 @@ import re
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
+def well_formed(text: str) -> str:
+    """`text` with surrogate halves re-paired and any lone half replaced by U+FFFD.
+
+    JSON escapes an emoji as two halves (\\ud83d\\ude00); a provider that puts
+    them in two chunks gives two strings that cannot be encoded on their own,
+    but join into one valid character.
+    """
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
 def clean_text(text: str) -> str:
-    # Lone surrogates cannot be encoded, so nh3 (Rust) would refuse the string; a round
-    # trip through UTF-16 joins valid pairs and turns lone halves into U+FFFD.
-    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    # Lone surrogates cannot be encoded, so nh3 (Rust) would refuse the string.
+    text = well_formed(text)
     return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
