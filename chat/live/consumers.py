@@ -40,14 +40,11 @@ from chat.agent.loop import TurnRequest
 from chat.agent.model_choice import ModelError, choose_model, clean_model_id
 from chat.demo.transport import is_demo
 from chat.live import messages, snapshot, turns
+from chat.live.closing import REASONS, Close
 from chat.live.dispatching import dispatch_all
 from chat.live.frames import Frame, FrameError, parse_frame
 from chat.live.framing import html_frames, json_frames
 from chat.live.socket_auth import (
-    SESSION_ENDED,
-    SESSION_ENDED_REASON,
-    SIGNED_OUT_EVERYWHERE,
-    SIGNED_OUT_EVERYWHERE_REASON,
     session_follow,
     session_valid,
     user_group,
@@ -63,21 +60,8 @@ from projects.web.workspace import tree_html
 
 logger = logging.getLogger(__name__)
 
-PROJECT_GONE = "This project was moved to the trash. Restore it from the Trash to go on."
-PROJECT_GONE_CODE = 4404
-# Why the server closed a socket, by close code, for the page to say: daphne
-# drops a close frame's reason, so the page is given these with the code.
-CLOSE_REASONS = {
-    SESSION_ENDED: SESSION_ENDED_REASON,
-    SIGNED_OUT_EVERYWHERE: SIGNED_OUT_EVERYWHERE_REASON,
-    PROJECT_GONE_CODE: PROJECT_GONE,
-}
 # How long a connecting tab waits for a running turn's replay before giving up on it.
 REPLAY_WAIT = 3.0
-# This process is shutting down (chat.live.draining): the page reconnects at once,
-# through the proxy, to one that is staying. It is 1012 (Service Restart) in the
-# range an application may send: autobahn, under daphne, refuses 1012 itself.
-SERVICE_RESTART = 4012
 CLOSE_WAIT = 2.0  # seconds a restart waits for the tabs to answer its close
 
 _OPEN: weakref.WeakSet[ChatConsumer] = weakref.WeakSet()  # this process's chat sockets
@@ -98,7 +82,7 @@ async def close_all(*, keep: Collection[uuid.UUID] = ()) -> None:
     for consumer in closing:
         _OPEN.discard(consumer)
         try:
-            await consumer.close(code=SERVICE_RESTART)
+            await consumer.close(code=Close.SERVICE_RESTART)
         except Exception:  # one broken socket must not hold up the others
             logger.warning("Could not close a chat socket for the restart", exc_info=True)
     await _gone(closing, timeout=CLOSE_WAIT)
@@ -134,7 +118,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             return
         if not turns.accepting():  # shutting down: try again elsewhere
             await self.accept()
-            await self.close(code=SERVICE_RESTART)
+            await self.close(code=Close.SERVICE_RESTART)
             return
         self.user = user
         self.project, self.conversation = opened
@@ -293,16 +277,18 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         session_follow(self.scope, old_key=message["old_key"], new_key=message["new_key"])
 
     async def project_gone(self, message: messages.ProjectGone) -> None:
-        await self._notice(PROJECT_GONE, code="project_gone")
-        await self.close(code=PROJECT_GONE_CODE, reason=PROJECT_GONE)
+        await self._closing(Close.PROJECT_GONE, code="project_gone")
 
     async def _session_ended(self, *, everywhere: bool = False) -> None:
         if everywhere:
-            await self._notice(SIGNED_OUT_EVERYWHERE_REASON, code="signed_out_everywhere")
-            await self.close(code=SIGNED_OUT_EVERYWHERE, reason=SIGNED_OUT_EVERYWHERE_REASON)
-            return
-        await self._notice(SESSION_ENDED_REASON, code="session_ended")
-        await self.close(code=SESSION_ENDED, reason=SESSION_ENDED_REASON)
+            await self._closing(Close.SIGNED_OUT_EVERYWHERE, code="signed_out_everywhere")
+        else:
+            await self._closing(Close.SESSION_ENDED, code="session_ended")
+
+    async def _closing(self, close: Close, *, code: str) -> None:
+        """Say why in the chat (and to a script, as `code`), then close with it."""
+        await self._notice(REASONS[close], code=code)
+        await self.close(code=close, reason=REASONS[close])
 
     # --- what the project's turns send ---------------------------------------------
 
@@ -356,7 +342,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if ended and not turns.accepting():
             # Kept open through a shutdown to see this turn end: now go elsewhere.
             _OPEN.discard(self)
-            await self.close(code=SERVICE_RESTART)
+            await self.close(code=Close.SERVICE_RESTART)
 
     async def _html(self, events: list[Event]) -> str:
         parts: list[str] = []

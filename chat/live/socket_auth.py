@@ -36,15 +36,6 @@ from django.utils.crypto import constant_time_compare
 from chat.access_tokens import token_authenticate, token_exists
 from chat.live.messages import SessionCheck, SessionMoved
 
-SESSION_ENDED = 4401
-SESSION_ENDED_REASON = (
-    "Your session ended (signed out, or the password changed). Reload the page to sign in again."
-)
-SIGNED_OUT_EVERYWHERE = 4402
-SIGNED_OUT_EVERYWHERE_REASON = (
-    "You signed out everywhere: every session and access token of yours has ended. "
-    "Reload the page to sign in again."
-)
 _DEFAULT_PORTS = {"http": "80", "https": "443"}
 
 

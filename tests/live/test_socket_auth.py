@@ -23,7 +23,7 @@ from accounts.models import UserSession
 from builtit.asgi import application
 from chat.access_tokens import NewToken, token_create
 from chat.live import turns
-from chat.live.socket_auth import SESSION_ENDED
+from chat.live.closing import Close
 from chat.models import AccessToken
 from projects.models import Project
 from tests.fakes.openrouter import FakeOpenRouter
@@ -72,7 +72,7 @@ async def test_signing_out_closes_the_persons_open_sockets(project: Project, use
     socket = await tab(project, client)
     await sync_to_async(client.post)("/accounts/logout/")
     closing = await closed_with(socket)
-    assert closing["code"] == SESSION_ENDED
+    assert closing["code"] == Close.SESSION_ENDED
     assert "signed out" in str(closing["reason"])
 
 
@@ -91,7 +91,7 @@ async def test_a_password_change_closes_the_other_sessions_sockets(
         },
     )
     assert response.status_code == 302
-    assert (await closed_with(socket))["code"] == SESSION_ENDED
+    assert (await closed_with(socket))["code"] == Close.SESSION_ENDED
     mine = await tab(project, here)  # the tab that changed it keeps working
     assert await mine.receive_nothing()
     await mine.disconnect()
@@ -107,7 +107,7 @@ async def test_a_password_set_from_the_command_line_closes_sockets(
         user.save()
 
     await sync_to_async(change)()
-    assert (await closed_with(socket))["code"] == SESSION_ENDED
+    assert (await closed_with(socket))["code"] == Close.SESSION_ENDED
 
 
 async def test_a_socket_whose_session_is_gone_starts_no_turn(
@@ -229,7 +229,7 @@ async def test_revoking_a_token_closes_its_sockets_and_refuses_it(
     await sync_to_async(client.post)(
         "/settings/", {"action": "revoke_token", "token": str(made.row.pk)}
     )
-    assert (await closed_with(socket))["code"] == SESSION_ENDED
+    assert (await closed_with(socket))["code"] == Close.SESSION_ENDED
     again = with_token(project, made.secret)
     connected, _ = await again.connect()
     assert not connected
@@ -262,7 +262,7 @@ async def test_deleting_a_token_in_the_admin_closes_its_sockets(
     connected, _ = await socket.connect()
     assert connected
     await sync_to_async(AccessToken.objects.filter(pk=made.row.pk).delete)()
-    assert (await closed_with(socket))["code"] == SESSION_ENDED
+    assert (await closed_with(socket))["code"] == Close.SESSION_ENDED
 
 
 async def test_a_basic_auth_header_leaves_the_socket_to_the_session(

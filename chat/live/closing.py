@@ -1,0 +1,42 @@
+"""Why the server closes a chat socket, by code, in one list: the consumer and
+draining close with these, the workspace page is given them (chat.js reads the
+restart code and the words per code from it: daphne drops a close frame's
+reason), and the tests compare against them."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class Close(IntEnum):
+    # This process is shutting down (chat.live.draining): the page reconnects at
+    # once, through the proxy, to one that is staying. It is 1012 (Service
+    # Restart) in the range an application may send: autobahn, under daphne,
+    # refuses 1012 itself.
+    SERVICE_RESTART = 4012
+    SESSION_ENDED = 4401
+    SIGNED_OUT_EVERYWHERE = 4402
+    PROJECT_GONE = 4404
+
+
+REASONS: dict[Close, str] = {
+    Close.SESSION_ENDED: (
+        "Your session ended (signed out, or the password changed). "
+        "Reload the page to sign in again."
+    ),
+    Close.SIGNED_OUT_EVERYWHERE: (
+        "You signed out everywhere: every session and access token of yours has ended. "
+        "Reload the page to sign in again."
+    ),
+    Close.PROJECT_GONE: (
+        "This project was moved to the trash. Restore it from the Trash to go on."
+    ),
+}
+
+
+def for_the_page() -> dict[str, object]:
+    """What chat.js needs to tell a person why their socket closed."""
+    return {
+        "restart": int(Close.SERVICE_RESTART),
+        "reasons": {str(int(code)): text for code, text in REASONS.items()},
+    }
