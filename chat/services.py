@@ -54,16 +54,23 @@ class MessageError:
     message: str
 
 
+def message_too_long(length: int | None = None) -> MessageError:
+    """The one wording of the message-length limit: here, and for a socket frame
+    too large to hold such a message (chat.live.frames, `length` unknown)."""
+    limit = settings.BUILTIT_MAX_MESSAGE_CHARS
+    this_one = f"; this one has {length:,}" if length is not None else ""
+    return MessageError(
+        f"Messages are at most {limit:,} characters{this_one}. Nothing was sent: shorten it, "
+        "or put long text in a project file and refer to it."
+    )
+
+
 def clean_user_message(text: object) -> str | MessageError:
     """A person's chat message as the loop takes it, or why it cannot be sent."""
     if not isinstance(text, str) or not text.strip():
         return MessageError("Write a message first.")
-    limit = settings.BUILTIT_MAX_MESSAGE_CHARS
-    if len(text) > limit:
-        return MessageError(
-            f"Messages are at most {limit:,} characters; this one has {len(text):,}. "
-            "Shorten it, or put long text in a project file and refer to it."
-        )
+    if len(text) > settings.BUILTIT_MAX_MESSAGE_CHARS:
+        return message_too_long(len(text))
     if "\x00" in text or well_formed(text) != text:
         return MessageError("The message contains characters that cannot be stored.")
     return text.strip()
