@@ -16,7 +16,9 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
-from django.test import Client
+from django.http import HttpResponse
+from django.middleware.csrf import CsrfViewMiddleware
+from django.test import Client, RequestFactory
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from accounts.models import UserSession
@@ -152,6 +154,37 @@ async def test_the_page_own_origin_and_trusted_origins_are_accepted(
     settings.CSRF_TRUSTED_ORIGINS = ["https://builder.example.com"]
     trusted = await tab(project, client, origin="https://builder.example.com")
     await trusted.disconnect()
+
+
+@pytest.mark.parametrize(
+    ("origin", "accepted"),
+    [
+        ("https://builder.example.com", True),
+        ("https://a.b.example.com", True),
+        ("https://example.com", True),  # Django's "*.": the domain and its subdomains
+        ("http://builder.example.com", False),  # another scheme
+        ("https://builder.example.com.evil", False),
+    ],
+)
+async def test_a_wildcard_trusted_origin_is_read_as_django_reads_it(
+    project: Project, user: User, settings: SettingsWrapper, origin: str, accepted: bool
+) -> None:
+    """The pages' CSRF check accepts "https://*.example.com"; the socket refused it."""
+    settings.CSRF_TRUSTED_ORIGINS = ["https://*.example.com"]
+    cookie = (await signed_in(user)).cookies["sessionid"].value
+    headers = [
+        (b"host", b"localhost"),
+        (b"origin", origin.encode()),
+        (b"cookie", f"sessionid={cookie}".encode()),
+    ]
+    socket = WebsocketCommunicator(application, socket_path(project), headers=headers)
+    connected, _ = await socket.connect()
+    assert connected is accepted
+    await socket.disconnect()
+    # And that is what Django's own check says of a form posted from there.
+    posted = RequestFactory().post("/", HTTP_ORIGIN=origin, HTTP_HOST="localhost")
+    django_check = CsrfViewMiddleware(lambda request: HttpResponse())
+    assert django_check._origin_verified(posted) is accepted  # type: ignore[attr-defined]
 
 
 async def test_allowed_hosts_star_does_not_open_the_socket_to_every_site(
