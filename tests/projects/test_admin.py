@@ -428,9 +428,7 @@ def test_undos_and_restores_are_listed_for_staff_to_read(admin_client, starter_p
     assert admin_client.get(f"/admin/projects/reversal/{restored.pk}/change/").status_code == 200
 
 
-def test_staff_can_delete_a_person_whose_projects_have_history(
-    admin_client, starter_project, user
-):
+def test_staff_can_delete_a_person_whose_projects_have_history(admin_client, starter_project, user):
     """Revisions and undos are read-only on their own pages; a person's deletion
     takes theirs along (the admin refused it: no permission to delete them)."""
     _change_file(admin_client, starter_project.files.get(path="/script.js"), content="go()\n")
