@@ -1,4 +1,4 @@
-"""A file's history and restoring earlier states (projects/history.py and its views)."""
+"""A file's history and restoring earlier states (projects/history/revisions.py and its views)."""
 
 from __future__ import annotations
 
