@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from chat.llm import ChatMessage
-from chat.services import PastTurn
+from chat.selectors import PastTurn
 from chat.tools import PATH_RULES
 from projects.limits import Limits, human_size
 from projects.results import FileInfo
