@@ -4,7 +4,7 @@ The rules that answer "which messages", each in one place:
 - sequence numbers: a conversation's next one is one past its highest
   (`next_sequence`; a running turn reserves its own: chat.agent.recorder);
 - a turn is a person's message and the messages after it up to their next one
-  (`turn_end`, `turn_messages`, `turn_of`); its closing message carries its
+  (`turn_end`, `turn_messages`, `turn_of`, `turn_groups`); its closing message carries its
   outcome (chat.records.TurnRecord);
 - a running turn is the project's lock of purpose TURN_LOCK (`running_turn`).
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import uuid
 from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal
@@ -151,6 +152,18 @@ def turn_so_far(*, conversation: Conversation, first_sequence: int) -> TurnSoFar
     return TurnSoFar(len(replies), sum(replies, Usage()), list(dict.fromkeys(changed)), seconds)
 
 
+def turn_groups(messages: Iterable[Message]) -> list[tuple[Message, list[Message]]]:
+    """Messages in order as turns: each person's message with those after it up
+    to their next; any before the first belong to no turn."""
+    groups: list[tuple[Message, list[Message]]] = []
+    for message in messages:
+        if message.role == Message.Role.USER:
+            groups.append((message, []))
+        elif groups:
+            groups[-1][1].append(message)
+    return groups
+
+
 # --- running turns ------------------------------------------------------------------------
 
 
@@ -238,28 +251,20 @@ def past_turns(*, conversation: Conversation, before_sequence: int | None = None
     messages = conversation.messages.all()
     if before_sequence is not None:
         messages = messages.filter(sequence__lt=before_sequence)
-    rows = (
-        messages.exclude(role=Message.Role.TOOL)
-        .order_by("sequence")
-        .values_list("role", "content", "metadata", "created_at")
-    )
-    turns: list[PastTurn] = []
-    began: list[datetime] = []  # when each turn's request was sent
-    request: str | None = None
-    for role, content, metadata, created_at in rows:
-        if role == Message.Role.USER:
-            if request is not None:  # a turn that never closed (the server died)
-                turns.append(PastTurn(request, "", (), "stopped"))
-            request = content + _pictures_note(UserRecord.from_stored(metadata))
-            began.append(created_at)
-        elif role == Message.Role.ASSISTANT and request is not None:
-            outcome = stored_turn(metadata)
-            if outcome is not None:
-                turns.append(PastTurn(request, content, outcome.files_changed, outcome.status))
-                request = None
-    if request is not None:
-        turns.append(PastTurn(request, "", (), "stopped"))
+    rows = messages.exclude(role=Message.Role.TOOL).order_by("sequence")
+    groups = turn_groups(rows.only("role", "content", "metadata", "created_at"))
+    turns = [_past_turn(request, rest) for request, rest in groups]
+    began = [request.created_at for request, _ in groups]  # when each turn's request was sent
     return _with_reversals(conversation, turns, began)
+
+
+def _past_turn(request: Message, rest: list[Message]) -> PastTurn:
+    asked = request.content + _pictures_note(UserRecord.from_stored(request.metadata))
+    for message in rest:
+        outcome = stored_turn(message.metadata) if message.role == Message.Role.ASSISTANT else None
+        if outcome is not None:
+            return PastTurn(asked, message.content, outcome.files_changed, outcome.status)
+    return PastTurn(asked, "", (), "stopped")  # it never closed (its server died)
 
 
 def _pictures_note(record: UserRecord) -> str:

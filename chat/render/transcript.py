@@ -24,7 +24,7 @@ from chat.models import Conversation, Message
 from chat.money import dollars
 from chat.records import AssistantRecord, ToolRecord, TurnRecord, UserRecord
 from chat.render.markdown import render_markdown
-from chat.selectors import shown_messages, turn_page_start
+from chat.selectors import shown_messages, turn_groups, turn_page_start
 from chat.tools import tool_label
 
 CardState = Literal["queued", "running", "done", "failed"]
@@ -223,18 +223,16 @@ def stored_turns(
 ) -> list[TurnView]:
     """The conversation's turns, from its stored messages (those whose sequence
     numbers lie in [start, before) when given)."""
+    groups = turn_groups(shown_messages(conversation=conversation, start=start, before=before))
+    changes = turns_changes([request for request, _ in groups])
     turns: list[TurnView] = []
-    starts: list[Message] = []
-    for message in shown_messages(conversation=conversation, start=start, before=before):
-        if message.role == Message.Role.USER:
-            turns.append(_user_turn(message))
-            starts.append(message)
-        elif turns:
-            _add_stored(turns[-1], message)
-    changes = turns_changes(starts)
-    for turn, first in zip(turns, starts, strict=True):
+    for request, rest in groups:
+        turn = _user_turn(request)
+        for message in rest:
+            _add_stored(turn, message)
         _unanswered_calls(turn)
-        turn.changes = changes[first.pk]
+        turn.changes = changes[request.pk]
+        turns.append(turn)
     return turns
 
 
