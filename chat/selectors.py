@@ -4,8 +4,8 @@ The rules that answer "which messages", each in one place:
 - sequence numbers: a conversation's next one is one past its highest
   (`next_sequence`; a running turn reserves its own: chat.agent.recorder);
 - a turn is a person's message and the messages after it up to their next one
-  (`turn_end`, `turn_messages`, `turn_of`, `turn_groups`); its closing message carries its
-  outcome (chat.records.TurnRecord);
+  (`turn_end`, `turn_messages`, `turn_of`, `turn_groups`); its closing message
+  carries its outcome (chat.records.TurnRecord);
 - a running turn is the project's lock of purpose TURN_LOCK (`running_turn`).
 """
 
@@ -139,17 +139,13 @@ def turn_so_far(*, conversation: Conversation, first_sequence: int) -> TurnSoFar
     in_turn = conversation.messages.filter(sequence__gte=first_sequence)
     if in_turn.filter(metadata__has_key=TURN_KEY).exists():
         return None
-    replies = [
-        AssistantRecord.from_stored(metadata).usage or Usage()
-        for metadata in in_turn.filter(role=Message.Role.ASSISTANT).values_list(
-            "metadata", flat=True
-        )
-    ]
+    stored = in_turn.filter(role=Message.Role.ASSISTANT).values_list("metadata", flat=True)
+    usages = [AssistantRecord.from_stored(metadata).usage or Usage() for metadata in stored]
     request = in_turn.filter(role=Message.Role.USER).order_by("sequence").first()
     last = in_turn.order_by("sequence").last()
     changed = turn_revisions(turn=request).values_list("path", flat=True) if request else []
     seconds = (last.created_at - request.created_at).total_seconds() if request and last else 0
-    return TurnSoFar(len(replies), sum(replies, Usage()), list(dict.fromkeys(changed)), seconds)
+    return TurnSoFar(len(usages), sum(usages, Usage()), list(dict.fromkeys(changed)), seconds)
 
 
 def turn_groups(messages: Iterable[Message]) -> list[tuple[Message, list[Message]]]:
