@@ -51,7 +51,10 @@ _Choice = TypeVar("_Choice", bound=str)
 
 
 def _one_of(value: JSONValue, choices: object, default: _Choice) -> _Choice:
-    return value if isinstance(value, str) and value in get_args(choices) else default  # type: ignore[return-value]
+    """`value` if it is one of the Literal `choices`' values, else `default`."""
+    if isinstance(value, str) and value in get_args(choices):
+        return value  # type: ignore[return-value]  # mypy cannot narrow to a Literal from its values
+    return default
 
 
 def _number(value: JSONValue) -> float | None:
