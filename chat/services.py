@@ -1,9 +1,9 @@
-"""Conversations and messages: the writes and reads the loop, the command and
-the admin share. Synchronous, like the file service; the loop calls them in a
-pool thread (chat.agent.threads).
+"""Conversations, messages and a running turn's lock: the writes the loop, the
+live turn, the command and the admin share (their reads are chat.selectors).
+Synchronous, like the file service; the loop calls them in a pool thread
+(chat.agent.threads).
 
-Each message's metadata is written through its record (chat.records); the
-reads are in chat.selectors.
+A message's metadata is written as its record (chat.records).
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ from chat.tools import ToolOutcome
 
 
 class TurnRecorder:
-    """The one owner of a turn's sequence numbers and the one writer of its messages.
+    """The one owner of a running turn's sequence numbers (the first is
+    chat.selectors.next_sequence) and the one writer of its messages.
 
     Numbers are reserved on the event loop (`reserve`), before the row is written
     in a pool thread: rows written at once (a draft reply, tool results, the
