@@ -23,6 +23,7 @@ from chat.models import (
     ProjectSpending,
 )
 from chat.money import dollars
+from chat.records import AssistantRecord
 from common.admin import ReadOnlyAdmin
 
 _PREVIEW = 160
@@ -64,19 +65,18 @@ class MessageInline(admin.TabularInline[Message, Conversation]):
 
     @admin.display(description="usage")
     def usage(self, message: Message) -> str:
-        metadata = message.metadata if isinstance(message.metadata, dict) else {}
-        turn = metadata.get("turn")
-        usage = metadata.get("usage")
+        record = AssistantRecord.from_stored(message.metadata)
+        turn = record.turn
         parts = []
-        if isinstance(usage, dict):
-            parts.append(f"{usage.get('total_tokens', 0)} tokens, {metadata.get('model', '')}")
-        if isinstance(turn, dict):
+        if record.usage is not None:
+            parts.append(f"{record.usage.total_tokens} tokens, {record.model}")
+        if turn is not None:
             parts.append(
-                f"turn {turn.get('status')} ({turn.get('finish_reason')}), "
-                f"{turn.get('iterations')} requests, turn cost {turn.get('cost') or '—'}"
+                f"turn {turn.status} ({turn.finish_reason}), "
+                f"{turn.iterations} requests, turn cost {turn.cost or '—'}"
             )
-            if turn.get("error"):
-                parts.append(f"error: {json.dumps(turn['error'])}")
+            if turn.error is not None:
+                parts.append(f"error: {json.dumps(turn.error.to_stored())}")
         return " · ".join(parts)
 
     @admin.display(description="cost")

@@ -12,20 +12,7 @@ from typing import Any, Literal
 
 from common.jsontypes import JSONObject
 
-# Why a turn ended, as `done.finish_reason` says it.
-FinishReason = Literal[
-    "stop",  # the model answered
-    "length",  # the model's answer was cut at its output limit
-    "max_iterations",  # the tool rounds ran out; a last answer was asked for
-    "cost_limit",  # a spending cap was reached; a last answer was asked for
-    "failures",  # tool calls kept failing; a last answer was asked for
-    "stuck",  # the model kept repeating one call
-    "empty",  # the model answered nothing, twice
-    "error",  # the provider failed; see the error event
-    "stopped",  # the person stopped it
-    "server_stopped",  # the server running it stopped first (a restart, a crash)
-]
-TurnStatus = Literal["completed", "failed", "stopped", "interrupted"]
+from chat.records import ClosedTurn, FinishReason, TurnStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +119,20 @@ class Done:
     total_tokens: int = 0
     cost: str | None = None
     type: Literal["done"] = "done"
+
+    @classmethod
+    def recorded(cls, closed: ClosedTurn) -> Done:
+        """The `done` a turn's stored record says (for a tab whose live one never came)."""
+        record = closed.record
+        return cls(
+            record.finish_reason,
+            record.status,
+            record.iterations,
+            closed.message_id,
+            record.files_changed,
+            record.usage.total_tokens,
+            record.cost,
+        )
 
 
 Event = (

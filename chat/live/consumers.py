@@ -32,7 +32,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from chat import images, services
+from chat import images, selectors, services
 from chat.agent import threads
 from chat.agent.events import Done, Event, FilesChanged, TurnStarted, from_json, to_json
 from chat.agent.failures import SERVER_STOPPED
@@ -440,7 +440,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             key = self.watched
             if key is None:
                 continue
-            state = await threads.run(turns.turn_state, self.project.pk, key)
+            state = await threads.run(selectors.turn_state, project_id=self.project.pk, key=key)
             if key != self.watched or state == "running":
                 continue
             if state == "ended" and key != ended:
@@ -451,7 +451,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
                 # Released, yet no `done` came since: show what is stored.
                 await self._ended_unseen(key)
                 continue
-            recorded = await threads.run(turns.turn_abandon, self.project.pk, key)
+            recorded = await threads.run(services.turn_abandon, project_id=self.project.pk, key=key)
             # This tab first: its own `turn.lost` then finds nothing left to do.
             await self._lost(key)
             if recorded:
@@ -465,9 +465,9 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self._catch_up()
             return
         request = self.turn_request if self.turn_key == key else None
-        done = await threads.run(turns.turn_recorded, request) if request is not None else None
-        if done is not None:
-            self.turn_key = None
+        closed = await threads.run(selectors.turn_closed, request_id=request) if request else None
+        if closed is not None:
+            self.turn_key, done = None, Done.recorded(closed)
             await self.send(text_data=json.dumps(to_json(done), ensure_ascii=False))
 
     async def turn_lost(self, message: messages.TurnLost) -> None:

@@ -14,7 +14,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from chat import changes
+from chat import changes, selectors
 from chat.live.broadcast import files_moved
 from chat.models import Message
 from common.users import current_user
@@ -112,7 +112,7 @@ def _outcome(
 
 def _turn(request: HttpRequest, project_id: uuid.UUID, turn_id: int) -> tuple[Project, Message]:
     project = owned_project(request, project_id)
-    turn = changes.turn_of(user_id=request.user.pk or 0, message_id=turn_id)
+    turn = selectors.turn_of(user_id=request.user.pk or 0, message_id=turn_id)
     if turn is None or turn.conversation.project_id != project.pk:
         raise Http404("No such turn in this project.")
     return project, turn
