@@ -10,9 +10,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from common.jsontypes import JSONObject
+from common.jsontypes import JSONObject, decoded_object
 
+from chat.agent.attachments import AttachmentError, attachments_from, label
 from chat.records import ClosedTurn, FinishReason, TurnStatus
+from chat.tools import tool_label
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +54,15 @@ class AnnouncedCall:
     name: str
     arguments: str
     path: str | None
+    label: str = ""  # the tool's name as a person reads it ("" from an older server)
+
+    @classmethod
+    def of(cls, call_id: str, name: str, arguments: str) -> AnnouncedCall:
+        """A call as the person first sees it, live or stored: the tool's name in
+        words and, when the arguments name one, its path."""
+        path = (decoded_object(arguments) or {}).get("path")
+        shown_path = path if isinstance(path, str) else None
+        return cls(call_id, name, arguments, shown_path, tool_label(name))
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,3 +202,10 @@ def from_json(data: JSONObject) -> Event:
             fields[name] = tuple(fields[name])
     event: Event = kind(**fields)
     return event
+
+
+def chip_labels(stored: object) -> list[str]:
+    """The chips of a message's attachments as a turn's start or its stored
+    message carries them (checked again: it is JSON)."""
+    found = attachments_from(list(stored) if isinstance(stored, list | tuple) else None)
+    return [] if isinstance(found, AttachmentError) else [label(item) for item in found]

@@ -34,6 +34,7 @@ from chat.agent import budget, prompt, threads
 from chat.agent.attachments import Attachment, for_model
 from chat.agent.attachments import to_json as attachments_json
 from chat.agent.events import (
+    AnnouncedCall,
     ContentText,
     Done,
     ErrorEvent,
@@ -49,7 +50,7 @@ from chat.agent.limits import TurnLimits, cap_reached, cost_left
 from chat.agent.model_choice import choose_model
 from chat.agent.person_limits import PersonBudget, person_budget
 from chat.agent.recorder import TurnRecorder
-from chat.agent.runner import Executed, RoundDone, ToolRunner, announced, whole_calls
+from chat.agent.runner import Executed, RoundDone, ToolRunner, whole_calls
 from chat.demo.transport import demo_client, is_demo
 from chat.images import images_as_urls
 from chat.llm import (
@@ -511,7 +512,9 @@ class _Turn:
         asked.started += fresh
         for call in fresh:
             self.runner.submit(call, sequence=self.recorder.reserve())
-        return ToolCallsAnnounced(tuple(announced(call) for call in fresh))
+        return ToolCallsAnnounced(
+            tuple(AnnouncedCall.of(call.id, call.name, call.arguments) for call in fresh)
+        )
 
     def _draft_row(self, asked: _Request, assembler: MessageAssembler) -> asyncio.Task[Message]:
         draft = AssistantMessage(content=assembler.content)

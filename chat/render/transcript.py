@@ -15,16 +15,13 @@ from typing import Any, Literal
 from django.urls import reverse
 from django.utils.safestring import SafeString
 
-from chat.agent.attachments import AttachmentError, attachments_from, label
-from chat.agent.runner import announced
+from chat.agent.events import AnnouncedCall, chip_labels
 from chat.changes import TurnChanges, turns_changes
-from chat.llm import ToolCall
 from chat.models import Conversation, Message
 from chat.money import dollars
 from chat.records import AssistantRecord, ToolRecord, TurnRecord, UserRecord
 from chat.render.markdown import render_markdown
 from chat.selectors import shown_messages, turn_groups, turn_page_start
-from chat.tools import tool_label
 from common.jsontypes import NOT_JSON, decoded
 
 CardState = Literal["queued", "running", "done", "failed"]
@@ -56,6 +53,7 @@ class ToolCard:
     name: str
     path: str | None
     arguments: str
+    label: str
     state: CardState = "queued"
     summary: str = ""
     duration_ms: float | None = None
@@ -63,10 +61,6 @@ class ToolCard:
     # Where the whole text is, when the card shows only its beginning.
     arguments_url: str = ""
     result_url: str = ""
-
-    @property
-    def label(self) -> str:
-        return tool_label(self.name)
 
     @property
     def finished(self) -> bool:
@@ -153,10 +147,13 @@ class TurnView:
         self.blocks.append(block)
         return block
 
-    def new_card(self, call_id: str, name: str, path: str | None, arguments: str) -> ToolCard:
+    def new_card(self, call: AnnouncedCall) -> ToolCard:
         count = sum(len(block.cards) for block in self.blocks)
         card_id = f"{self.dom_id}-c{count + 1}"
-        return ToolCard(card_id, call_id, name, path, shown_arguments(arguments))
+        shown_label = call.label or call.name
+        return ToolCard(
+            card_id, call.id, call.name, call.path, shown_arguments(call.arguments), shown_label
+        )
 
 
 def turn_dom_id(user_message_id: int) -> str:
@@ -253,12 +250,6 @@ def picture_ids(stored: object) -> list[int]:
     return [item for item in stored if isinstance(item, int) and not isinstance(item, bool)][:10]
 
 
-def chip_labels(stored: object) -> list[str]:
-    """The chips of a message's attachments, as stored (checked again: it is JSON)."""
-    found = attachments_from(list(stored) if isinstance(stored, list | tuple) else None)
-    return [] if isinstance(found, AttachmentError) else [label(item) for item in found]
-
-
 def _add_stored(turn: TurnView, message: Message) -> None:
     if message.role == Message.Role.TOOL:
         _stored_result(turn, message, ToolRecord.from_stored(message.metadata))
@@ -286,14 +277,12 @@ def _add_stored(turn: TurnView, message: Message) -> None:
 def _stored_card(turn: TurnView, call: Any) -> ToolCard:
     """A stored call's card, queued until its result message is found."""
     function = call.get("function", {}) if isinstance(call, dict) else {}
-    shown_call = announced(
-        ToolCall(
-            str(call.get("id", "")) if isinstance(call, dict) else "",
-            str(function.get("name", "")),
-            str(function.get("arguments", "") or ""),
-        )
+    shown_call = AnnouncedCall.of(
+        str(call.get("id", "")) if isinstance(call, dict) else "",
+        str(function.get("name", "")),
+        str(function.get("arguments", "") or ""),
     )
-    return turn.new_card(shown_call.id, shown_call.name, shown_call.path, shown_call.arguments)
+    return turn.new_card(shown_call)
 
 
 def _stored_result(turn: TurnView, message: Message, record: ToolRecord) -> None:
