@@ -1,7 +1,7 @@
 """Conversations, messages and a running turn's lock: the writes the loop, the
 live turn, the command and the admin share (their reads are chat.selectors).
 Synchronous, like the file service; the loop calls them in a pool thread
-(chat.agent.threads).
+(common.threads).
 
 A message's metadata is written as its record (chat.records).
 """

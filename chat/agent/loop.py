@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal
 
+from common import threads
 from django.contrib.auth.models import User
 from projects import selectors
 from projects.files.limits import current_limits
@@ -30,7 +31,7 @@ from projects.models import Project
 from projects.services import Author
 
 from chat import spending
-from chat.agent import budget, prompt, threads
+from chat.agent import budget, prompt
 from chat.agent.attachments import Attachment, for_model
 from chat.agent.attachments import to_json as attachments_json
 from chat.agent.events import (

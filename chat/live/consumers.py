@@ -32,14 +32,9 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from chat import images, selectors, services
-from chat.agent import threads
+from chat import selectors, services
 from chat.agent.events import Done, Event, FilesChanged, TurnStarted, from_json, to_json
-from chat.agent.failures import SERVER_STOPPED
-from chat.agent.loop import TurnRequest
-from chat.agent.model_choice import ModelError, choose_model, clean_model_id
-from chat.demo.transport import is_demo
-from chat.live import messages, snapshot, turns
+from chat.live import messages, orders, snapshot, turns
 from chat.live.closing import REASONS, Close
 from chat.live.dispatching import dispatch_all
 from chat.live.frames import Frame, FrameError, parse_frame
@@ -49,11 +44,10 @@ from chat.live.socket_auth import (
     session_valid,
     user_group,
 )
-from chat.llm import get_client
 from chat.models import Conversation
-from chat.personal_keys import key_for
 from chat.render import panel
 from chat.render.fragments import TurnDrawing
+from common import threads
 from projects.lifecycle import project_remember_model
 from projects.models import Project
 from projects.web.workspace import tree_html
@@ -160,7 +154,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         """As Channels' own, without closing old database connections first: that
         hops through asgiref's one shared thread for every message of every tab,
         which serialised the whole fan-out (bench/ws_fanout.py). This consumer's
-        database work runs in chat.agent.threads, which closes stale connections itself."""
+        database work runs in common.threads, which closes stale connections itself."""
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
@@ -195,70 +189,23 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if not await threads.run(_still_there, self.project):
             await self.project_gone({"type": "project.gone"})
             return
-        text = services.clean_user_message(frame.message)
-        if isinstance(text, services.MessageError):
-            await self._notice(text.message, code="bad_message")
-            return
-        model = clean_model_id(frame.model) if frame.model else None
-        if isinstance(model, ModelError):
-            await self._notice(model.message, code="bad_model")
-            return
-        refused = await self._pictures_refused(frame, model)
-        if refused:
-            await self._notice(refused, code="bad_images")
-            return
-        conversation, api_key = await threads.run(self._prepare, text, model)
-        started = await turns.start(
-            TurnRequest(
-                self.project,
-                conversation,
-                text,
-                model,
-                self.user,
-                api_key,
-                frame.attachments,
-                frame.images,
-            )
+        order = await orders.order_from(
+            frame, project=self.project, user=self.user, conversation=self.conversation
         )
+        if isinstance(order, orders.Refused):
+            await self._notice(order.message, code=order.code)
+            return
+        self.conversation = order.conversation
+        started = await turns.start(order)
         if isinstance(started, turns.Busy):
             await self._notice(started.message, code="busy")
             return
-        if model is not None:
+        if order.model is not None:
             # Remembered only once a turn really started with it: a message
             # refused as busy changes nothing.
-            await threads.run(project_remember_model, project=self.project, model=model)
+            await threads.run(project_remember_model, project=self.project, model=order.model)
         if not self.as_json:
             await self.send(text_data=panel.notice_html("") + self._signal(sent=True))
-
-    async def _pictures_refused(self, frame: Frame, model: str | None) -> str:
-        """Why the message's pictures cannot go (gone, too many, or a model that
-        does not read them), before any request is made; "" when they can."""
-        if not frame.images:
-            return ""
-        found = await threads.run(
-            images.images_waiting, user=self.user, project=self.project, ids=list(frame.images)
-        )
-        if isinstance(found, images.ImageProblem):
-            return found.message
-        chosen, api_key = await threads.run(self._chosen, model)
-        listed = None if is_demo(chosen) else await get_client().model_inputs(api_key=api_key)
-        if not images.reads_images(chosen, listed):
-            return (
-                f"{chosen} does not read pictures. Pick a model that does (for example "
-                "google/gemini-2.5-flash or anthropic/claude-sonnet-4.5), or send the "
-                "message without them."
-            )
-        return ""
-
-    def _chosen(self, model: str | None) -> tuple[str, str | None]:
-        """The model a message would use, and the person's own key, if any."""
-        api_key = key_for(self.user)
-        return choose_model(model, self.project, personal_key=bool(api_key)), api_key
-
-    def _prepare(self, text: str, model: str | None) -> tuple[Conversation, str | None]:
-        if self.conversation is None:
-            self.conversation = services.conversation_create(project=self.project)
-        return self.conversation, key_for(self.user)
 
     # --- the person's session ------------------------------------------------------
 
@@ -479,7 +426,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if self.turn_key == key:
             self.turn_key, self.drawing = None, None
         if self.as_json:
-            for event in (SERVER_STOPPED, Done("server_stopped", "interrupted", 0, None)):
+            for event in turns.LOST:
                 await self.send(text_data=json.dumps(to_json(event), ensure_ascii=False))
             return
         await self._catch_up()

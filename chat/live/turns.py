@@ -33,7 +33,6 @@ from django.conf import settings
 from django.db import DatabaseError
 
 from chat import selectors, services
-from chat.agent import threads
 from chat.agent.events import ContentText, Done, Event, ReasoningText, to_json
 from chat.agent.failures import INTERNAL_ERROR, SERVER_STOPPED
 from chat.agent.loop import StopCause, TurnRequest, run_turn
@@ -41,6 +40,7 @@ from chat.agent.person_limits import running_turn_limit, too_many_turns_message
 from chat.live import messages
 from chat.llm import LLMClient
 from chat.llm.deltas import joined_runs, joined_text
+from common import threads
 from projects.locks import LockHeld, lock_refresh, lock_release
 from projects.models import ProjectLock
 
@@ -55,6 +55,11 @@ _TEXT = (ContentText, ReasoningText)
 
 def group_name(project_id: uuid.UUID) -> str:
     return f"project.{project_id.hex}"
+
+
+# What a tab is told of a turn whose server stopped before it finished, when no
+# record of its end reached the tab (a script's socket reads them as events).
+LOST: tuple[Event, ...] = (SERVER_STOPPED, Done("server_stopped", "interrupted", 0, None))
 
 
 @dataclass(frozen=True)

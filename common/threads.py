@@ -1,4 +1,5 @@
-"""Running the synchronous ORM and file service from the loop's event loop.
+"""Running the synchronous ORM and file service from an event loop (the agent's
+turns, the chat's sockets).
 
 One small pool of threads, not asgiref's `sync_to_async`: a tool that hangs
 must be abandoned when its timeout passes, and `sync_to_async` waits for the
