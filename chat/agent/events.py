@@ -10,11 +10,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from common.jsontypes import JSONObject, decoded_object
-
 from chat.agent.attachments import AttachmentError, attachments_from, label
 from chat.records import ClosedTurn, FinishReason, TurnStatus
 from chat.tools import tool_label
+from common.jsontypes import JSONObject, decoded_object
 
 
 @dataclass(frozen=True, slots=True)

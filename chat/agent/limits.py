@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.conf import settings
-from projects.models import Project
 
 from chat.money import dollars
+from projects.models import Project
 
 
 @dataclass(frozen=True)

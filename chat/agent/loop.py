@@ -23,12 +23,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal
 
-from common import threads
 from django.contrib.auth.models import User
-from projects import selectors
-from projects.files.limits import current_limits
-from projects.models import Project
-from projects.services import Author
 
 from chat import spending
 from chat.agent import budget, prompt
@@ -81,6 +76,11 @@ from chat.money import money
 from chat.records import FinishReason, ToolTiming, TurnRecord, TurnStatus
 from chat.selectors import past_turns
 from chat.tools import ToolRegistry, file_tools
+from common import threads
+from projects import selectors
+from projects.files.limits import current_limits
+from projects.models import Project
+from projects.services import Author
 
 logger = logging.getLogger(__name__)
 

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from common.jsontypes import JSONObject
-
 from chat import selectors, services
 from chat.llm import AssistantMessage, ToolCall
 from chat.models import Conversation, Message
 from chat.records import AssistantRecord, ReplyRecord, ToolRecord, TurnRecord
 from chat.tools import ToolOutcome
+from common.jsontypes import JSONObject
 
 
 class TurnRecorder:

@@ -20,15 +20,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from common import threads
-from common.jsontypes import NOT_JSON, decoded
-from projects.models import Project
-from projects.services import Author
-
 from chat.agent.events import Event, FilesChanged, ToolExecuting, ToolResultEvent
 from chat.agent.recorder import TurnRecorder
 from chat.llm import ToolCall
 from chat.tools import Tool, ToolContext, ToolOutcome, ToolRegistry
+from common import threads
+from common.jsontypes import NOT_JSON, decoded
+from projects.models import Project
+from projects.services import Author
 
 logger = logging.getLogger(__name__)
 
