@@ -5,21 +5,25 @@ reason), and the tests compare against them."""
 
 from __future__ import annotations
 
-from enum import IntEnum
+from typing import Final
 
 
-class Close(IntEnum):
+class Close:
+    """The codes, as plain ints: autobahn (under daphne) refuses a close code
+    whose type is not exactly int, an IntEnum's included, and drops the
+    connection instead (the page then sees 1006 and retries)."""
+
     # This process is shutting down (chat.live.draining): the page reconnects at
     # once, through the proxy, to one that is staying. It is 1012 (Service
     # Restart) in the range an application may send: autobahn, under daphne,
     # refuses 1012 itself.
-    SERVICE_RESTART = 4012
-    SESSION_ENDED = 4401
-    SIGNED_OUT_EVERYWHERE = 4402
-    PROJECT_GONE = 4404
+    SERVICE_RESTART: Final = 4012
+    SESSION_ENDED: Final = 4401
+    SIGNED_OUT_EVERYWHERE: Final = 4402
+    PROJECT_GONE: Final = 4404
 
 
-REASONS: dict[Close, str] = {
+REASONS: dict[int, str] = {
     Close.SESSION_ENDED: (
         "Your session ended (signed out, or the password changed). "
         "Reload the page to sign in again."
@@ -37,6 +41,6 @@ REASONS: dict[Close, str] = {
 def for_the_page() -> dict[str, object]:
     """What chat.js needs to tell a person why their socket closed."""
     return {
-        "restart": int(Close.SERVICE_RESTART),
-        "reasons": {str(int(code)): text for code, text in REASONS.items()},
+        "restart": Close.SERVICE_RESTART,
+        "reasons": {str(code): text for code, text in REASONS.items()},
     }

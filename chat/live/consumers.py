@@ -232,7 +232,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         else:
             await self._closing(Close.SESSION_ENDED, code="session_ended")
 
-    async def _closing(self, close: Close, *, code: str) -> None:
+    async def _closing(self, close: int, *, code: str) -> None:
         """Say why in the chat (and to a script, as `code`), then close with it."""
         await self._notice(REASONS[close], code=code)
         await self.close(code=close, reason=REASONS[close])
