@@ -1,5 +1,5 @@
 """What checking an uploaded binary file costs (issue 26, finding 8b): the worst
-files the checks accept and hostile ones, each checked by `projects.binaries.checked`
+files the checks accept and hostile ones, each checked by `projects.files.binaries.checked`
 in a fresh process.
 
 Not a test: prints figures. Run with `.venv/bin/python bench/binary_checks.py`
@@ -38,7 +38,7 @@ from fontTools.ttLib import TTFont
 from fontTools.ttLib.woff2 import WOFF2DirectoryEntry, woff2DirectorySize
 from PIL import Image, ImageFilter
 
-from projects.binaries import checked
+from projects.files.binaries import checked
 from tests.fakes.images import woff2
 
 Image.MAX_IMAGE_PIXELS = None  # making the inputs; the checks set their own bound

@@ -1,6 +1,6 @@
 """How fast a diff renders (issue 15): a 5,000-line HTML file compared with an
-edited version, computed (projects.diffs) and rendered to the table the page
-shows (projects.diff_html), inline and side by side.
+edited version, computed (projects.history.diffs) and rendered to the table the page
+shows (projects.web.diff_html), inline and side by side.
 
 Not a test: prints figures. Run with `.venv/bin/python bench/diff_render.py`.
 
@@ -28,8 +28,8 @@ import django
 
 django.setup()
 
-from projects.diff_html import diff_table
-from projects.diffs import MAX_LINES, diff
+from projects.history.diffs import MAX_LINES, diff
+from projects.web.diff_html import diff_table
 
 LINES = 5_000
 ROUNDS = 5

@@ -28,7 +28,7 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
 
-from projects.editing import Edit
+from projects.files.editing import Edit
 from projects.lifecycle import project_create
 from projects.models import Project
 from projects.selectors import file_read, file_search

@@ -50,13 +50,13 @@ import httpx
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
-from chat.agent import threads
 from chat.agent.events import Done, ToolResultEvent
 from chat.agent.limits import TurnLimits
 from chat.agent.loop import TurnRequest, run_turn
 from chat.llm import ChatRequest, ChatStream, ClientConfig, LLMClient, StreamEvent, ToolCallDelta
 from chat.models import Conversation
 from chat.services import conversation_create
+from common import threads
 from projects.lifecycle import project_create
 from projects.models import Project
 from tests.fakes.demo import site_files

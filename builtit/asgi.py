@@ -12,18 +12,14 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from builtit import bodylimit, client_address, shutdown  # noqa: E402
+from builtit import client_address, daphne_patches  # noqa: E402
 from builtit.bodystream import BodyFromFile  # noqa: E402
 from builtit.routing import websocket_urlpatterns  # noqa: E402
 from chat.live.socket_auth import SocketGate  # noqa: E402
 
-# Bodies over their route's limit (for strangers, the form limit) are refused by
-# daphne before they are read; a large one reaches Django a piece at a time.
-bodylimit.install()
-# On SIGTERM the process finishes or interrupts its turns before it exits.
-shutdown.install()
-# Daphne's --proxy-headers takes the visitor's address as the application does.
-client_address.install()
+# Bodies bounded before they are read, turns drained on SIGTERM, and daphne's
+# --proxy-headers reading the visitor's address as the application does.
+daphne_patches.install()
 
 # The visitor's address is decided here, once, for pages and sockets alike:
 # the entry our own proxies added to X-Forwarded-For, never one the client wrote.

@@ -8,6 +8,8 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils.html import escape
 
+from common.sizes import human_size
+
 
 def too_large(limit: int) -> bytes:
     return _answer(
@@ -50,7 +52,7 @@ def check_failed() -> bytes:
 
 
 def _size(limit: int) -> str:
-    return f"{limit / 2**20:.1f} MB" if limit >= 2**20 else f"{limit // 1024} KB"
+    return human_size(limit)
 
 
 def _answer(status: str, title: str, text: str, link: tuple[str, str] | None = None) -> bytes:

@@ -15,6 +15,22 @@ receiver gets is otherwise the same: a copy the sender can no longer change
 (members share it, and none of this project's consumers changes a message),
 the same capacity, the same expiry, and a full channel still loses the message
 (now with a warning).
+
+The Redis layer's settings (builtit/settings.py, CHANNEL_LAYERS):
+- no client-side read timeout (`socket_timeout: None`): redis-py 8's default
+  (5 s) equals the 5 s channels_redis asks Redis to block a receive for
+  (BZPOPMIN), so on a quiet socket the client's timer sometimes fired first and
+  the tab's socket closed; with any timer (10 s was tried) a receive cancelled
+  as the timer ran could go on waiting. Redis itself ends each blocking read
+  after 5 s, and redis-py's TCP keepalive (on by default: 30 s idle, 3 probes
+  5 s apart) finds a server that vanished, so no read waits forever;
+- past `max_connections` in use at once, a send waits for one (up to `timeout`
+  seconds) rather than fails (RedisLayer, below);
+- `capacity` is per process, not per tab: channels_redis keeps every message
+  for a process's sockets in one Redis key, and past it a group_send skips them
+  without a word (bench/ws_fanout.py --processes 2 lost frames at 2,000 while a
+  busy process caught up). Messages still expire after 60 s, which bounds the
+  memory.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.http import HttpRequest
 
-from projects.preferences import THEMES, preferences_of
+from projects.web.preferences import THEMES, preferences_of
 
 
 def site(request: HttpRequest) -> dict[str, object]:

@@ -141,17 +141,8 @@ CHANNEL_LAYERS = {
     "default": (
         {
             "BACKEND": "builtit.channel_layer.RedisLayer",
+            # Why each value: builtit.channel_layer's docstring.
             "CONFIG": {
-                # No client-side read timeout for the channel layer: redis-py 8's
-                # default (5 s) equals the 5 s channels_redis asks Redis to block a
-                # receive for (BZPOPMIN), so on a quiet socket the client's timer
-                # sometimes fired first and the tab's socket closed; with any timer
-                # (10 s was tried) a receive cancelled as the timer ran could go on
-                # waiting. Redis itself ends each blocking read after 5 s, and
-                # redis-py's TCP keepalive (on by default: 30 s idle, 3 probes 5 s
-                # apart) finds a server that vanished, so no read waits forever.
-                # Past `max_connections` in use at once, a send waits for one (up
-                # to `timeout` seconds) rather than fails (builtit.channel_layer).
                 "hosts": [
                     {
                         "address": _REDIS_URL,
@@ -160,11 +151,6 @@ CHANNEL_LAYERS = {
                         "timeout": 10,
                     }
                 ],
-                # Per process, not per tab: channels_redis keeps every message
-                # for a process's sockets in one Redis key, and past this a
-                # group_send skips them without a word (bench/ws_fanout.py
-                # --processes 2 lost frames at 2,000 while a busy process caught
-                # up). Messages still expire after 60 s, which bounds the memory.
                 "capacity": 50_000,
             },
         }
@@ -181,7 +167,7 @@ if _REDIS_URL:
         }
     }
 
-# Where binary files' bytes live (projects.binaries): "database" (the default,
+# Where binary files' bytes live (projects.files.binaries): "database" (the default,
 # nothing else to run), or "storage": Django's default storage (STORAGES), a
 # folder or an S3-compatible store through django-storages.
 BUILTIT_BINARY_STORAGE = env_str("BUILTIT_BINARY_STORAGE", "database").strip()

@@ -23,6 +23,8 @@ from chat.models import (
     ProjectSpending,
 )
 from chat.money import dollars
+from chat.records import AssistantRecord
+from common.admin import ReadOnlyAdmin
 
 _PREVIEW = 160
 
@@ -63,19 +65,18 @@ class MessageInline(admin.TabularInline[Message, Conversation]):
 
     @admin.display(description="usage")
     def usage(self, message: Message) -> str:
-        metadata = message.metadata if isinstance(message.metadata, dict) else {}
-        turn = metadata.get("turn")
-        usage = metadata.get("usage")
+        record = AssistantRecord.from_stored(message.metadata)
+        turn = record.turn
         parts = []
-        if isinstance(usage, dict):
-            parts.append(f"{usage.get('total_tokens', 0)} tokens, {metadata.get('model', '')}")
-        if isinstance(turn, dict):
+        if record.usage is not None:
+            parts.append(f"{record.usage.total_tokens} tokens, {record.model}")
+        if turn is not None:
             parts.append(
-                f"turn {turn.get('status')} ({turn.get('finish_reason')}), "
-                f"{turn.get('iterations')} requests, turn cost {turn.get('cost') or '—'}"
+                f"turn {turn.status} ({turn.finish_reason}), "
+                f"{turn.iterations} requests, turn cost {turn.cost or '—'}"
             )
-            if turn.get("error"):
-                parts.append(f"error: {json.dumps(turn['error'])}")
+            if turn.error is not None:
+                parts.append(f"error: {json.dumps(turn.error.to_stored())}")
         return " · ".join(parts)
 
     @admin.display(description="cost")
@@ -187,7 +188,7 @@ class ProjectSpendingAdmin(admin.ModelAdmin[ProjectSpending]):
 
 
 @admin.register(Charge)
-class ChargeAdmin(admin.ModelAdmin[Charge]):
+class ChargeAdmin(ReadOnlyAdmin[Charge]):
     """The spending ledger, read-only: what each model request cost, kept when its
     project is deleted (the caps count it)."""
 
@@ -198,22 +199,6 @@ class ChargeAdmin(admin.ModelAdmin[Charge]):
     fields = ["user", "project", "project_name", "message", "cost_display", "created_at"]
     readonly_fields = ["user", "project", "project_name", "message", "cost_display", "created_at"]
     date_hierarchy = "created_at"
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        # Nothing here deletes a charge: a ledger that could be emptied would give
-        # spending back. A person deleted by staff takes theirs along (the admin
-        # asks this of every model a deletion reaches, from the person's page).
-        match = request.resolver_match
-        return match is not None and not (match.url_name or "").startswith("chat_charge_")
-
-    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
-        return {}  # no "delete selected"
 
     @admin.display(description="cost", ordering="cost")
     def cost_display(self, charge: Charge) -> str:

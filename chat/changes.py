@@ -4,8 +4,9 @@ A turn is a person's message and the messages up to their next one; the file
 revisions its tool calls made are linked to those messages. These functions
 read a turn's changes (file by file, with line counts) and undo a turn, redo an
 undo, or restore the whole project to before or after a turn, through
-projects.undo; each undo or restore is a `Reversal`, which the next turn's
-history mentions (chat.services.past_turns).
+projects.history.undo; each undo or restore is a `Reversal`, which the next turn's
+history mentions (chat.selectors.past_turns). Which messages and revisions
+make a turn is chat.selectors' to say.
 """
 
 from __future__ import annotations
@@ -16,15 +17,16 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from django.contrib.auth.models import User
-from django.db.models import F, QuerySet
+from django.db.models import F
 
 from chat.models import Message
-from chat.plaintext import plain_excerpt
-from projects.changesets import FileChange, counts_of, net_changes
-from projects.diffs import LineCounts
+from chat.selectors import turn_messages, turn_revisions, turns_revisions
+from common.text import plain_excerpt
+from projects.files.paths import is_binary_path
+from projects.history.changesets import FileChange, counts_of, net_changes
+from projects.history.diffs import LineCounts
+from projects.history.undo import Refused, changes_undo, project_restore, restore_plan
 from projects.models import FileRevision, Reversal
-from projects.paths import is_binary_path
-from projects.undo import Refused, changes_undo, project_restore, restore_plan
 
 When = Literal["before", "after"]
 _EXCERPT = 60
@@ -74,44 +76,6 @@ class TurnChanges:
 # --- reading -------------------------------------------------------------------------
 
 
-def turn_of(*, user_id: int, message_id: int) -> Message | None:
-    """The person's message that began the turn holding `message_id`, in one of
-    the user's own projects; None if there is none."""
-    message = (
-        Message.objects.filter(pk=message_id, conversation__project__owner_id=user_id)
-        .select_related("conversation__project")
-        .first()
-    )
-    if message is None:
-        return None
-    if message.role == Message.Role.USER:
-        return message
-    return (
-        Message.objects.filter(
-            conversation_id=message.conversation_id,
-            role=Message.Role.USER,
-            sequence__lt=message.sequence,
-        )
-        .select_related("conversation__project")
-        .order_by("-sequence")
-        .first()
-    )
-
-
-def turn_revisions(turn: Message) -> QuerySet[FileRevision]:
-    """The revisions the turn's tool calls made, oldest first."""
-    return _revisions_of_turns(turn, turn).order_by("pk")
-
-
-def _revisions_of_turns(first: Message, last: Message) -> QuerySet[FileRevision]:
-    """The revisions made by the turns from `first` to `last` (one conversation's)."""
-    end = _next_turn_sequence(last)
-    rows = FileRevision.objects.filter(
-        message__conversation_id=first.conversation_id, message__sequence__gte=first.sequence
-    )
-    return rows.filter(message__sequence__lt=end) if end is not None else rows
-
-
 def turn_changes(turn: Message) -> TurnChanges:
     return turns_changes([turn])[turn.pk]
 
@@ -121,7 +85,7 @@ def turns_changes(turns: list[Message]) -> dict[int, TurnChanges]:
     if not turns:
         return {}
     turns = sorted(turns, key=lambda turn: turn.sequence)
-    rows = _revisions_of_turns(turns[0], turns[-1])
+    rows = turns_revisions(first=turns[0], last=turns[-1])
     by_turn: dict[int, list[FileRevision]] = defaultdict(list)
     starts = [(turn.sequence, turn.pk) for turn in turns]
     for revision in rows.annotate(turn_sequence=F("message__sequence")).order_by("pk"):
@@ -177,14 +141,16 @@ def restore_point(turn: Message, when: When) -> int:
     (`before`) or right after the turn (`after`)."""
     project_revisions = FileRevision.objects.filter(project_id=turn.conversation.project_id)
     if when == "before":
-        first = turn_revisions(turn).values_list("pk", flat=True).first()
+        first = turn_revisions(turn=turn).values_list("pk", flat=True).first()
         if first is not None:
             return first - 1
         edge = turn.created_at
         newest = project_revisions.filter(created_at__lt=edge)
     else:
-        last = turn_revisions(turn).values_list("pk", flat=True).last()
-        closing = _turn_messages(turn).order_by("-sequence").values_list("created_at", flat=True)
+        last = turn_revisions(turn=turn).values_list("pk", flat=True).last()
+        closing = (
+            turn_messages(turn=turn).order_by("-sequence").values_list("created_at", flat=True)
+        )
         edge = closing.first() or turn.created_at
         newest = project_revisions.filter(created_at__lte=edge)
         if last is not None:
@@ -205,7 +171,7 @@ def restore_steps(turn: Message, when: When) -> list[ChangedFile]:
 def turn_undo(*, user: User, turn: Message, keep_changed: bool = False) -> Reversal | Refused:
     """Put back every file the turn changed; files changed since are refused by
     name, or kept as they are with `keep_changed`."""
-    revisions = list(turn_revisions(turn))
+    revisions = list(turn_revisions(turn=turn))
     if not revisions:
         return Refused("This turn changed no files, so there is nothing to undo.")
     project = turn.conversation.project
@@ -236,7 +202,7 @@ def turn_restore(*, user: User, turn: Message, when: When) -> Reversal | Refused
 
 def reversal_revert(*, user: User, reversal: Reversal) -> Reversal | Refused:
     """Take back an undo, a redo or a restore ("Redo" for an undo); one taken
-    back already is refused (projects.undo)."""
+    back already is refused (projects.history.undo)."""
     return changes_undo(
         project=reversal.project,
         revisions=list(reversal.revisions.all()),
@@ -257,25 +223,6 @@ def reversal_get_for(*, user_id: int, reversal_id: int) -> Reversal | None:
 
 
 # --- helpers ------------------------------------------------------------------------
-
-
-def _next_turn_sequence(turn: Message) -> int | None:
-    return (
-        Message.objects.filter(
-            conversation_id=turn.conversation_id,
-            role=Message.Role.USER,
-            sequence__gt=turn.sequence,
-        )
-        .order_by("sequence")
-        .values_list("sequence", flat=True)
-        .first()
-    )
-
-
-def _turn_messages(turn: Message) -> QuerySet[Message]:
-    end = _next_turn_sequence(turn)
-    rows = Message.objects.filter(conversation_id=turn.conversation_id, sequence__gte=turn.sequence)
-    return rows.filter(sequence__lt=end) if end is not None else rows
 
 
 def turn_excerpt(turn: Message) -> str:

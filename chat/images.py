@@ -1,5 +1,5 @@
 """Pictures with a chat message (issue 18): uploaded from the message box
-(paste, drop, a button), checked like any image file (projects.binaries), sent
+(paste, drop, a button), checked like any image file (projects.files.binaries), sent
 with the next message to a model that reads images, kept with that message,
 and savable into the project.
 
@@ -23,11 +23,12 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from chat.models import ChatImage
-from projects.binaries import BinaryProblem, Sniffed, checked, sniff
-from projects.limits import current_limits, storage_problem
+from common.sizes import human_size
+from projects.files.binaries import BinaryProblem, Sniffed, checked, sniff
+from projects.files.limits import current_limits, storage_problem
+from projects.files.paths import extension_of
+from projects.files.results import FileError, FileWrite
 from projects.models import Project
-from projects.paths import extension_of
-from projects.results import FileError, FileWrite
 from projects.services import Author, file_upload
 from projects.usage import Keeper, storage_used
 
@@ -49,8 +50,8 @@ def image_upload(
     limit = settings.BUILTIT_MAX_CHAT_IMAGE_BYTES
     if len(data) > limit:
         return ImageProblem(
-            f"{name} is {len(data) // 1024:,} KB; a picture in the chat may be at most "
-            f"{limit // (1024 * 1024)} MB."
+            f"{name} is {human_size(len(data))}; a picture in the chat may be at most "
+            f"{human_size(limit)}."
         )
     extension = _EXTENSION_OF.get(content_type) or extension_of(name or "x")
     if extension not in _IMAGE_EXTENSIONS:

@@ -2,7 +2,7 @@
 
 Everything is stored, so a conversation can be replayed, audited and continued.
 A turn is a user message and what follows it up to the next user message; its
-last assistant message carries `metadata["turn"]`, the turn's outcome.
+last assistant message carries the turn's outcome (chat.records.TurnRecord).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ class Message(models.Model):
     # As the model sent them: [{"id", "type": "function", "function": {"name", "arguments"}}].
     tool_calls = models.JSONField(default=list, blank=True)
     tool_call_id = models.CharField(max_length=200, blank=True)
-    # Model, usage, finish reason, timings, error; see chat.services for the keys.
+    # Model, usage, finish reason, timings, error: read and written only as chat.records.
     metadata = models.JSONField(default=dict, blank=True)
     # The reported cost of the request that produced this assistant message, kept
     # as a column (not only in metadata) so caps and the admin can sum it in SQL.

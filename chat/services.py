@@ -1,53 +1,33 @@
-"""Conversations and messages: the writes and reads the loop, the command and
-the admin share. Synchronous, like the file service; the loop calls them in a
-pool thread (chat.agent.threads).
+"""Conversations, messages and a running turn's lock: the writes the loop, the
+live turn, the command and the admin share (their reads are chat.selectors).
+Synchronous, like the file service; the loop calls them in a pool thread
+(common.threads).
 
-Message metadata keys:
-- user: `model`, `attachments` when the preview gave it some (chat.agent.attachments),
-  `images` (ChatImage ids) when pictures went with it.
-- assistant, one per model request: `model`, `provider`, `generation_id`,
-  `iteration`, `finish_reason`, `usage`, `duration_ms`, `reasoning_details`.
-- tool: `name`, `ok`, `summary`, `duration_ms`.
-- the assistant message that closes a turn also has `turn`: `status`,
-  `finish_reason`, `iterations`, `usage`, `cost`, `files_changed`,
-  `tool_timings`, `duration_ms`, `error`.
+A message's metadata is written as its record (chat.records).
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from dataclasses import dataclass, replace
-from datetime import datetime
+import uuid
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Max
 from django.utils import timezone
 
-from chat.llm.jsontypes import JSONObject
-from chat.llm.unicode import well_formed
+from chat import selectors
 from chat.models import ChatImage, Conversation, Message
-from chat.plaintext import plain_excerpt
+from chat.records import SERVER_STOPPED, AssistantRecord, TurnRecord, UserRecord
 from chat.spending import charge_record
-from projects.models import Project, Reversal
+from common.jsontypes import JSONObject
+from common.text import plain_excerpt, well_formed
+from projects.locks import LockHeld, lock_acquire
+from projects.models import Project, ProjectLock
 
 # A conversation is named after its first message: one line, Markdown out, cut at a word.
 _TITLE_LENGTH = 80
-_MAX_REVERSAL_NOTES = 20  # undos and restores the history mentions, the newest
-
-
-@dataclass(frozen=True)
-class PastTurn:
-    """An earlier turn as history: never the file contents, only what was said
-    and which files changed."""
-
-    request: str
-    answer: str
-    files_changed: tuple[str, ...]
-    status: str
-    # Undos and restores the person made after this turn (Reversal.summary).
-    afterwards: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -55,16 +35,23 @@ class MessageError:
     message: str
 
 
+def message_too_long(length: int | None = None) -> MessageError:
+    """The one wording of the message-length limit: here, and for a socket frame
+    too large to hold such a message (chat.live.frames, `length` unknown)."""
+    limit = settings.BUILTIT_MAX_MESSAGE_CHARS
+    this_one = f"; this one has {length:,}" if length is not None else ""
+    return MessageError(
+        f"Messages are at most {limit:,} characters{this_one}. Nothing was sent: shorten it, "
+        "or put long text in a project file and refer to it."
+    )
+
+
 def clean_user_message(text: object) -> str | MessageError:
     """A person's chat message as the loop takes it, or why it cannot be sent."""
     if not isinstance(text, str) or not text.strip():
         return MessageError("Write a message first.")
-    limit = settings.BUILTIT_MAX_MESSAGE_CHARS
-    if len(text) > limit:
-        return MessageError(
-            f"Messages are at most {limit:,} characters; this one has {len(text):,}. "
-            "Shorten it, or put long text in a project file and refer to it."
-        )
+    if len(text) > settings.BUILTIT_MAX_MESSAGE_CHARS:
+        return message_too_long(len(text))
     if "\x00" in text or well_formed(text) != text:
         return MessageError("The message contains characters that cannot be stored.")
     return text.strip()
@@ -83,11 +70,6 @@ def message_get_for(*, user_id: int, message_id: int) -> Message | None:
     return Message.objects.filter(pk=message_id, conversation__project__owner_id=user_id).first()
 
 
-def next_sequence(conversation: Conversation) -> int:
-    last = conversation.messages.aggregate(last=Max("sequence"))["last"]
-    return 1 if last is None else last + 1
-
-
 @transaction.atomic
 def message_user_create(
     *,
@@ -98,17 +80,13 @@ def message_user_create(
     attachments: list[JSONObject] | None = None,
     images: list[int] | None = None,
 ) -> Message:
-    metadata: JSONObject = {"model": model}
-    if attachments:
-        metadata["attachments"] = list(attachments)
-    if images:
-        metadata["images"] = list(images)
+    record = UserRecord(model, tuple(attachments or ()), tuple(images or ()))
     message = Message.objects.create(
         conversation=conversation,
         sequence=sequence,
         role=Message.Role.USER,
         content=text,
-        metadata=metadata,
+        metadata=record.to_stored(),
     )
     if images:  # they went with this message
         ChatImage.objects.filter(pk__in=images, message__isnull=True).update(message=message)
@@ -166,68 +144,6 @@ def message_update(
     return message
 
 
-def past_turns(conversation: Conversation, *, before_sequence: int | None = None) -> list[PastTurn]:
-    """The conversation's turns (before `before_sequence`, if given), oldest first,
-    each with the undos and restores made after it."""
-    messages = conversation.messages.all()
-    if before_sequence is not None:
-        messages = messages.filter(sequence__lt=before_sequence)
-    rows = (
-        messages.exclude(role=Message.Role.TOOL)
-        .order_by("sequence")
-        .values_list("role", "content", "metadata", "created_at")
-    )
-    turns: list[PastTurn] = []
-    began: list[datetime] = []  # when each turn's request was sent
-    request: str | None = None
-    for role, content, metadata, created_at in rows:
-        if role == Message.Role.USER:
-            if request is not None:  # a turn that never closed (the server died)
-                turns.append(PastTurn(request, "", (), "stopped"))
-            request = content + _pictures_note(metadata)
-            began.append(created_at)
-        elif role == Message.Role.ASSISTANT and request is not None:
-            outcome = metadata.get("turn") if isinstance(metadata, dict) else None
-            if isinstance(outcome, dict):
-                files = outcome.get("files_changed") or []
-                status = str(outcome.get("status") or "completed")
-                turns.append(PastTurn(request, content, tuple(map(str, files)), status))
-                request = None
-    if request is not None:
-        turns.append(PastTurn(request, "", (), "stopped"))
-    return _with_reversals(conversation, turns, began)
-
-
-def _pictures_note(metadata: object) -> str:
-    """An earlier message's pictures are not sent again: the history says they were there."""
-    images = metadata.get("images") if isinstance(metadata, dict) else None
-    count = len(images) if isinstance(images, list) else 0
-    if not count:
-        return ""
-    return f"\n[The person attached {count} picture{'s' if count != 1 else ''} to this message.]"
-
-
-def _with_reversals(
-    conversation: Conversation, turns: list[PastTurn], began: list[datetime]
-) -> list[PastTurn]:
-    """Each undo or restore noted on the last turn sent before it was made."""
-    if not turns:
-        return turns
-    rows = (
-        Reversal.objects.filter(project_id=conversation.project_id, created_at__gte=began[0])
-        .order_by("-pk")
-        .values_list("created_at", "summary")[:_MAX_REVERSAL_NOTES]
-    )
-    notes: dict[int, list[str]] = {}
-    for created_at, summary in reversed(rows):
-        index = bisect_right(began, created_at) - 1
-        notes.setdefault(index, []).append(summary)
-    return [
-        replace(turn, afterwards=tuple(notes[index])) if index in notes else turn
-        for index, turn in enumerate(turns)
-    ]
-
-
 def conversation_title_for(first_message: str) -> str:
     """The name of a conversation that begins with this message (the one rule for it)."""
     return plain_excerpt(first_message, _TITLE_LENGTH)
@@ -239,3 +155,78 @@ def conversation_start(*, project: Project) -> Conversation:
     if latest is not None and not latest.messages.exists():
         return latest
     return conversation_create(project=project)
+
+
+# --- a running turn's lock (its reads: chat.selectors) ----------------------------------
+
+
+@dataclass(frozen=True)
+class TooManyTurns:
+    running: int  # the person's turns running on their other projects
+
+
+@transaction.atomic
+def turn_lock_take(
+    *, project: Project, conversation: Conversation, channel: str | None, limit: int | None
+) -> ProjectLock | LockHeld | TooManyTurns:
+    """The project's lock for a turn in `conversation`, unless one holds it or the
+    owner already runs `limit` turns elsewhere; `channel` is the turn's control
+    channel (chat.live.turns)."""
+    # One start at a time per person (the row lock on PostgreSQL; SQLite's
+    # IMMEDIATE transactions already run one at a time), so that two turns
+    # starting together cannot both pass the count of running ones.
+    User.objects.select_for_update().filter(pk=project.owner_id).first()
+    if limit is not None:
+        running = selectors.turns_running_elsewhere(owner_id=project.owner_id, project=project)
+        if running >= limit:
+            return TooManyTurns(running)
+    for key in selectors.lapsed_turns(project=project):
+        # Its server died and no tab was there to see it: record it before the
+        # lock is taken over, as a watching tab would have.
+        turn_abandon(project_id=project.pk, key=key)
+    details = {
+        "conversation": conversation.pk,
+        "first_sequence": selectors.next_sequence(conversation=conversation),
+        "channel": channel,
+    }
+    ttl = settings.BUILTIT_TURN_LOCK_TTL
+    return lock_acquire(project=project, purpose=selectors.TURN_LOCK, details=details, ttl=ttl)
+
+
+@transaction.atomic
+def turn_abandon(*, project_id: uuid.UUID, key: str) -> bool:
+    """The turn `key` whose server stopped refreshing its lock (it crashed, or was
+    killed): the lapsed lock goes and the turn is recorded as interrupted, with what
+    it had stored kept. True for the one caller that did it (any tab may try)."""
+    lock = (
+        ProjectLock.objects.select_for_update()
+        .filter(project_id=project_id, holder=key, expires_at__lte=timezone.now())
+        .first()
+    )
+    if lock is None:
+        return False
+    turn = selectors.running_turn_of(lock)
+    lock.delete()
+    conversation = Conversation.objects.filter(pk=turn.conversation_id or 0).first()
+    if conversation is None:
+        return True
+    stored = selectors.turn_so_far(conversation=conversation, first_sequence=turn.first_sequence)
+    if stored is None:
+        return True  # it closed after all
+    record = TurnRecord.ended(
+        status="interrupted",
+        finish_reason="server_stopped",
+        iterations=stored.replies,
+        usage=stored.usage,
+        files_changed=stored.files_changed,
+        tool_timings=[],
+        seconds=stored.seconds,
+        error=SERVER_STOPPED,
+    )
+    message_create(
+        conversation=conversation,
+        sequence=selectors.next_sequence(conversation=conversation),
+        role=Message.Role.ASSISTANT,
+        metadata=AssistantRecord(turn=record).to_stored(),
+    )
+    return True

@@ -14,14 +14,15 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from builtit.users import current_user
-from projects.diff_html import file_diff
+from common.admin import ReadOnlyAdmin
+from common.sizes import human_size
+from common.users import current_user
+from projects.files.paths import PathError, normalize_path
+from projects.files.results import FileError, FileWrite
 from projects.lifecycle import project_purge, project_restore, project_rotate_preview_token
-from projects.limits import human_size
 from projects.models import FileRevision, Project, ProjectFile, Reversal
-from projects.paths import PathError, normalize_path
-from projects.results import FileError, FileWrite
 from projects.services import Author, file_create, file_delete, file_rename, file_update
+from projects.web.diff_html import file_diff
 
 
 class InTrash(admin.SimpleListFilter):
@@ -276,7 +277,7 @@ _REVISION_FIELDS = (
 
 
 @admin.register(FileRevision)
-class FileRevisionAdmin(admin.ModelAdmin[FileRevision]):
+class FileRevisionAdmin(ReadOnlyAdmin[FileRevision]):
     """The revision log is history: staff may read it, never rewrite it."""
 
     list_display = [
@@ -318,15 +319,6 @@ class FileRevisionAdmin(admin.ModelAdmin[FileRevision]):
     def text_after(self, revision: FileRevision) -> str:
         return _pre(revision.content_after)
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
 
 _REVERSAL_FIELDS = (
     "created_at",
@@ -341,7 +333,7 @@ _REVERSAL_FIELDS = (
 
 
 @admin.register(Reversal)
-class ReversalAdmin(admin.ModelAdmin[Reversal]):
+class ReversalAdmin(ReadOnlyAdmin[Reversal]):
     """Undos, redos and restores: what people took back, and when (read only)."""
 
     list_display = ["created_at", "project", "kind", "user", "summary"]
@@ -351,15 +343,6 @@ class ReversalAdmin(admin.ModelAdmin[Reversal]):
     date_hierarchy = "created_at"
     readonly_fields = _REVERSAL_FIELDS
     fields = _REVERSAL_FIELDS
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
 
 
 def _pre(text: str | None) -> str:

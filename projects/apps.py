@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.apps import AppConfig
 
-from projects.media.images import pillow_configure
+from projects.files.media.images import pillow_configure
 
 
 class ProjectsConfig(AppConfig):

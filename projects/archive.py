@@ -18,16 +18,18 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from projects.binaries import Sniffed, blob_bytes, blob_for_marker, is_marker, storage_written
+from common.sizes import human_size
+from projects.files.binaries import Sniffed, blob_bytes, blob_for_marker, is_marker, storage_written
+from projects.files.limits import current_limits, storage_problem
+from projects.files.media.budget import decoding_shared
+from projects.files.paths import PathError, is_binary_path, normalize_path
+from projects.files.results import ErrorCode, FileError
 from projects.lifecycle import ProjectError, project_create
-from projects.limits import current_limits, human_size, storage_problem
-from projects.media.budget import decoding_shared
 from projects.models import Project, ProjectFile
-from projects.paths import PathError, is_binary_path, normalize_path
-from projects.results import ErrorCode, FileError
-from projects.services import Author, file_create, file_upload_checked, upload_checked
+from projects.services import Author, file_create, file_upload_checked
 from projects.sweep import stored_files_delete
 from projects.usage import storage_used
+from projects.write_checks import upload_checked
 
 # Files that operating systems add to archives on their own; skipped, not refused.
 _JUNK_NAMES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})

@@ -11,9 +11,9 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from projects.files.results import FileError
 from projects.locks import lock_current
 from projects.models import BinaryBlob, Project, RetiredPreviewToken, new_preview_token
-from projects.results import FileError
 from projects.services import Author, file_create
 from projects.signals import project_trashed
 from projects.starter import STARTER_FILES

@@ -89,7 +89,7 @@ class RevisionBlob(models.Model):
     after one change is the text before the next, and undo and restore repeat
     earlier texts, so a change costs at most one new blob, not two texts. A blob
     made from the text before it keeps only what changed: the start and end it
-    shares with its base are counted, not stored (projects.blobs)."""
+    shares with its base are counted, not stored (projects.files.blobs)."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="revision_blobs")
     digest = models.CharField(max_length=64, help_text="SHA-256 of the UTF-8 text.")
@@ -120,13 +120,13 @@ class RevisionBlob(models.Model):
         stored = zlib.decompress(bytes(self.data)).decode("utf-8", "surrogatepass")
         if self.base is None:
             return stored
-        base = self.base.text  # at most MAX_DEPTH bases deep (projects.blobs)
+        base = self.base.text  # at most MAX_DEPTH bases deep (projects.files.blobs)
         return base[: self.prefix] + stored + base[len(base) - self.suffix :]
 
 
 class BinaryBlob(models.Model):
     """The bytes of a binary file (an image, a font…), once per project however
-    many files and revisions name them (projects.binaries)."""
+    many files and revisions name them (projects.files.binaries)."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="binary_blobs")
     digest = models.CharField(max_length=64, help_text="SHA-256 of the bytes.")
@@ -151,7 +151,7 @@ class BinaryBlob(models.Model):
 
 class Reversal(models.Model):
     """One undo, redo or restore: the file changes it wrote, as one step a person
-    can see, be told about, and take back (projects.undo)."""
+    can see, be told about, and take back (projects.history.undo)."""
 
     class Kind(models.TextChoices):
         UNDO = "undo"  # a turn's changes put back
@@ -255,7 +255,7 @@ class FileRevision(models.Model):
 
 class WorkspacePreferences(models.Model):
     """How a person likes the workspace, wherever they sign in: panel widths,
-    hidden panels, line wrap, light or dark (projects.preferences checks them)."""
+    hidden panels, line wrap, light or dark (projects.web.preferences checks them)."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="workspace_preferences"

@@ -10,10 +10,9 @@ from django.db.models import Count, Max, QuerySet, Sum
 from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest
 
-from projects.binaries import MARKER, digest_of, is_marker
-from projects.models import BinaryBlob, Project, ProjectFile
-from projects.paths import ALLOWED_EXTENSIONS, PathError, normalize_path
-from projects.results import (
+from projects.files.binaries import MARKER, digest_of, is_marker
+from projects.files.paths import ALLOWED_EXTENSIONS, PathError, normalize_path
+from projects.files.results import (
     BinaryInfo,
     ErrorCode,
     FileContent,
@@ -22,7 +21,8 @@ from projects.results import (
     SearchMatch,
     SearchResults,
 )
-from projects.text import bare_lines, split_lines
+from projects.files.text import bare_lines, split_lines
+from projects.models import BinaryBlob, Project, ProjectFile
 
 MAX_SEARCH_QUERY = 500
 DEFAULT_SEARCH_RESULTS = 100

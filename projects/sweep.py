@@ -29,7 +29,7 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from projects.binaries import MARKER, STORAGE_FOLDER, digest_of, is_marker, marker_for
+from projects.files.binaries import MARKER, STORAGE_FOLDER, digest_of, is_marker, marker_for
 from projects.models import BinaryBlob, FileRevision, Project, ProjectFile, RevisionBlob
 from projects.usage import keepers
 

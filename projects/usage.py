@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from django.db.models import Sum
 
-from projects.binaries import MARKER
+from projects.files.binaries import MARKER
 from projects.models import BinaryBlob, ProjectFile, RevisionBlob
 
 

@@ -3,7 +3,7 @@
 
 pytest-django's live_server is WSGI: no websockets. A server here is a fresh
 interpreter, not a fork: by the time it starts, this process holds thread pools
-(chat.agent.threads, asgiref), channel layers and event loops that a forked
+(common.threads, asgiref), channel layers and event loops that a forked
 child would inherit without their threads, and hang on. It runs with daphne's
 own signal handling, so SIGTERM is a real shutdown (builtit.shutdown) and
 SIGKILL a real crash.
@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -158,21 +159,42 @@ def database_url() -> str:
     return f"postgres://{login}{host}/{given['NAME']}"
 
 
-def daphne_cli_start(arguments: list[str], env: dict[str, str], *, stdout: Path) -> ServerProcess:
+def daphne_cli_start(
+    arguments: list[str], env: dict[str, str], *, stdout: Path, stderr: Path | None = None
+) -> ServerProcess:
     """`daphne <arguments>` as an operator types it (with `-p 0` for a free
-    port), on the test settings and `env`; its access log goes to `stdout`."""
+    port), on the test settings and `env`; its access log goes to `stdout`, and
+    what it logs to `stderr` when given (ServerProcess.logged)."""
     environment = {**os.environ, "DJANGO_SETTINGS_MODULE": settings.SETTINGS_MODULE, **env}
     environment.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    with stdout.open("w") as log:
+    with stdout.open("w") as log, (stderr or Path(os.devnull)).open("w") as errors:
         process = subprocess.Popen(  # noqa: S603 (our own command)
             [sys.executable, "-m", "daphne", *arguments],
             cwd=ROOT,
             env=environment,
             stdout=log,
-            stderr=subprocess.PIPE,
+            stderr=errors if stderr is not None else subprocess.PIPE,
             text=True,
         )
+    if stderr is not None:
+        return ServerProcess(process, _listening_port_logged(process, stderr), stderr)
     return ServerProcess(process, _listening_port(process), None)
+
+
+_LISTENING = re.compile(r"Listening on TCP address 127\.0\.0\.1:(\d+)")
+
+
+def _listening_port_logged(process: subprocess.Popen[str], log: Path) -> int:
+    """The port daphne says it listens on, read from its log as it is written."""
+    deadline = time.monotonic() + START_LIMIT
+    while time.monotonic() < deadline and process.poll() is None:
+        found = _LISTENING.search(log.read_text(errors="replace"))
+        if found:
+            return int(found.group(1))
+        time.sleep(0.05)
+    process.kill()
+    process.wait()
+    raise RuntimeError("daphne did not start: " + log.read_text(errors="replace")[-3000:])
 
 
 def _listening_port(process: subprocess.Popen[str]) -> int:
@@ -198,6 +220,6 @@ def _listening_port(process: subprocess.Popen[str]) -> int:
             process.wait()
             raise RuntimeError("daphne did not start: " + "".join(seen)[-3000:])
         seen.append(line)
-        found = re.search(r"Listening on TCP address 127\.0\.0\.1:(\d+)", line)
+        found = _LISTENING.search(line)
         if found:
             return int(found.group(1))

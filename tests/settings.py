@@ -23,7 +23,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test.sqlite3")}  # noqa: F405
 else:
     # Each test closes what it opened: PostgreSQL refuses to drop the test
-    # database at the end while a pool thread (chat.agent.threads) still holds
+    # database at the end while a pool thread (common.threads) still holds
     # a connection kept for reuse.
     DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
 BUILTIT_DEMO_PAUSE = 0.0  # the demo answers at once in tests

@@ -19,7 +19,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-from chat.llm.jsontypes import JSONObject
+from common.jsontypes import JSONObject
 
 MAX_PROBLEMS = 10
 MAX_ELEMENTS = 5

@@ -10,22 +10,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from chat.llm.jsontypes import JSONObject
-
-# Why a turn ended, as `done.finish_reason` says it.
-FinishReason = Literal[
-    "stop",  # the model answered
-    "length",  # the model's answer was cut at its output limit
-    "max_iterations",  # the tool rounds ran out; a last answer was asked for
-    "cost_limit",  # a spending cap was reached; a last answer was asked for
-    "failures",  # tool calls kept failing; a last answer was asked for
-    "stuck",  # the model kept repeating one call
-    "empty",  # the model answered nothing, twice
-    "error",  # the provider failed; see the error event
-    "stopped",  # the person stopped it
-    "server_stopped",  # the server running it stopped first (a restart, a crash)
-]
-TurnStatus = Literal["completed", "failed", "stopped", "interrupted"]
+from chat.agent.attachments import AttachmentError, attachments_from, label
+from chat.records import ClosedTurn, FinishReason, TurnStatus
+from chat.tools import tool_label
+from common.jsontypes import JSONObject, decoded_object
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +53,15 @@ class AnnouncedCall:
     name: str
     arguments: str
     path: str | None
+    label: str = ""  # the tool's name as a person reads it ("" from an older server)
+
+    @classmethod
+    def of(cls, call_id: str, name: str, arguments: str) -> AnnouncedCall:
+        """A call as the person first sees it, live or stored: the tool's name in
+        words and, when the arguments name one, its path."""
+        path = (decoded_object(arguments) or {}).get("path")
+        shown_path = path if isinstance(path, str) else None
+        return cls(call_id, name, arguments, shown_path, tool_label(name))
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +130,20 @@ class Done:
     cost: str | None = None
     type: Literal["done"] = "done"
 
+    @classmethod
+    def recorded(cls, closed: ClosedTurn) -> Done:
+        """The `done` a turn's stored record says (for a tab whose live one never came)."""
+        record = closed.record
+        return cls(
+            record.finish_reason,
+            record.status,
+            record.iterations,
+            closed.message_id,
+            record.files_changed,
+            record.usage.total_tokens,
+            record.cost,
+        )
+
 
 Event = (
     TurnStarted
@@ -190,3 +201,10 @@ def from_json(data: JSONObject) -> Event:
             fields[name] = tuple(fields[name])
     event: Event = kind(**fields)
     return event
+
+
+def chip_labels(stored: object) -> list[str]:
+    """The chips of a message's attachments as a turn's start or its stored
+    message carries them (checked again: it is JSON)."""
+    found = attachments_from(list(stored) if isinstance(stored, list | tuple) else None)
+    return [] if isinstance(found, AttachmentError) else [label(item) for item in found]

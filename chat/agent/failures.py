@@ -18,6 +18,7 @@ from chat.llm import (
     StalledError,
     UnavailableError,
 )
+from chat.records import SERVER_STOPPED as STOPPED
 
 NO_KEY = (
     "No API key: set OPENROUTER_API_KEY on the server (https://openrouter.ai/keys), "
@@ -34,13 +35,8 @@ INTERNAL_ERROR = ErrorEvent(
 )
 
 # The server running a turn stopped first: a restart past its grace period
-# (chat.live.draining), or a crash found by the tabs (chat.live.turns.turn_abandon).
-SERVER_STOPPED = ErrorEvent(
-    "server_stopped",
-    "The server running this turn stopped before it finished; what it had done is kept. "
-    "Try again to go on.",
-    retryable=True,
-)
+# (chat.live.draining), or a crash found by the tabs (chat.services.turn_abandon).
+SERVER_STOPPED = ErrorEvent(STOPPED.code, STOPPED.message, STOPPED.retryable)
 
 
 def error_event(error: LLMError, *, model: str, has_key: bool, attempts: int) -> ErrorEvent:

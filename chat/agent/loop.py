@@ -21,25 +21,24 @@ from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Literal
 
 from django.contrib.auth.models import User
 
-from chat import services, spending
-from chat.agent import budget, prompt, records, threads
+from chat import spending
+from chat.agent import budget, prompt
 from chat.agent.attachments import Attachment, for_model
 from chat.agent.attachments import to_json as attachments_json
 from chat.agent.events import (
+    AnnouncedCall,
     ContentText,
     Done,
     ErrorEvent,
     Event,
-    FinishReason,
     ReasoningText,
     StreamReset,
     ToolCallsAnnounced,
     TurnStarted,
-    TurnStatus,
     UsageEvent,
 )
 from chat.agent.failures import INTERNAL_ERROR, SERVER_STOPPED, error_event
@@ -47,7 +46,7 @@ from chat.agent.limits import TurnLimits, cap_reached, cost_left
 from chat.agent.model_choice import choose_model
 from chat.agent.person_limits import PersonBudget, person_budget
 from chat.agent.recorder import TurnRecorder
-from chat.agent.runner import Executed, RoundDone, ToolRunner, announced, whole_calls
+from chat.agent.runner import Executed, RoundDone, ToolRunner, whole_calls
 from chat.demo.transport import demo_client, is_demo
 from chat.images import images_as_urls
 from chat.llm import (
@@ -74,9 +73,12 @@ from chat.llm import (
 )
 from chat.models import Conversation, Message
 from chat.money import money
+from chat.records import FinishReason, ToolTiming, TurnRecord, TurnStatus
+from chat.selectors import past_turns
 from chat.tools import ToolRegistry, file_tools
+from common import threads
 from projects import selectors
-from projects.limits import current_limits
+from projects.files.limits import current_limits
 from projects.models import Project
 from projects.services import Author
 
@@ -218,7 +220,7 @@ class _Turn:
         self.person: PersonBudget | None = None  # the project owner's, read at the start
         self.model_info: ModelInfo | None = None  # from the provider's list: price, limits
         self.files_changed: dict[str, None] = {}
-        self.timings: list[dict[str, Any]] = []
+        self.timings: list[ToolTiming] = []
         self.partial = ""  # text shown to the person and stored on no message yet
         self.current: _Request | None = None
         self.started = time.perf_counter()
@@ -511,7 +513,9 @@ class _Turn:
         asked.started += fresh
         for call in fresh:
             self.runner.submit(call, sequence=self.recorder.reserve())
-        return ToolCallsAnnounced(tuple(announced(call) for call in fresh))
+        return ToolCallsAnnounced(
+            tuple(AnnouncedCall.of(call.id, call.name, call.arguments) for call in fresh)
+        )
 
     def _draft_row(self, asked: _Request, assembler: MessageAssembler) -> asyncio.Task[Message]:
         draft = AssistantMessage(content=assembler.content)
@@ -550,14 +554,8 @@ class _Turn:
         for done in executed:
             self.messages.append(ChatMessage.tool(done.call.id, done.content))
             self.files_changed.update(dict.fromkeys(done.outcome.changed))
-            self.timings.append(
-                {
-                    "id": done.call.id,
-                    "name": done.call.name,
-                    "ok": done.outcome.ok,
-                    "duration_ms": round(done.duration_ms, 2),
-                }
-            )
+            ms = round(done.duration_ms, 2)
+            self.timings.append(ToolTiming(done.call.id, done.call.name, done.outcome.ok, ms))
         all_failed = bool(executed) and not any(done.outcome.ok for done in executed)
         self.failed_rounds = self.failed_rounds + 1 if all_failed else 0
 
@@ -656,7 +654,7 @@ class _Turn:
         self.runner.known_versions.update({info.path: info.version for info in files})
         self.spent_before = spending.project_spent(project_id=project.pk)
         self.person = person_budget(user_id=project.owner_id)
-        history = services.past_turns(conversation)  # before this turn's message exists
+        history = past_turns(conversation=conversation)  # before this turn's message exists
         system = prompt.system_prompt(
             project_name=project.name,
             description=project.description,
@@ -687,7 +685,7 @@ class _Turn:
             text=self.partial,
             iteration=self.iterations,
             extra_cost=self.unstored_cost + self.estimated_cost,
-            turn=records.turn_metadata(
+            turn=TurnRecord.ended(
                 status=outcome.status,
                 finish_reason=outcome.finish_reason,
                 iterations=self.iterations,

@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from chat.llm import ChatMessage
-from chat.services import PastTurn
+from chat.selectors import PastTurn
 from chat.tools import PATH_RULES
-from projects.limits import Limits, human_size
-from projects.results import FileInfo
+from common.sizes import human_size
+from projects.files.limits import Limits
+from projects.files.results import FileInfo
 
 # A rough, provider-neutral estimate; history only needs to stay near its budget.
 _CHARS_PER_TOKEN = 4

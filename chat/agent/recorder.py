@@ -8,18 +8,18 @@ after the assistant message that asked for it.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
 
-from chat import services
-from chat.agent import records
+from chat import selectors, services
 from chat.llm import AssistantMessage, ToolCall
-from chat.llm.jsontypes import JSONObject
 from chat.models import Conversation, Message
+from chat.records import AssistantRecord, ReplyRecord, ToolRecord, TurnRecord
 from chat.tools import ToolOutcome
+from common.jsontypes import JSONObject
 
 
 class TurnRecorder:
-    """The one owner of a turn's sequence numbers and the one writer of its messages.
+    """The one owner of a running turn's sequence numbers (the first is
+    chat.selectors.next_sequence) and the one writer of its messages.
 
     Numbers are reserved on the event loop (`reserve`), before the row is written
     in a pool thread: rows written at once (a draft reply, tool results, the
@@ -39,7 +39,7 @@ class TurnRecorder:
         images: list[int] | None = None,
     ) -> Message:
         """The person's message; runs before anything else of the turn."""
-        self._next = services.next_sequence(self.conversation)
+        self._next = selectors.next_sequence(conversation=self.conversation)
         return services.message_user_create(
             conversation=self.conversation,
             sequence=self.reserve(),
@@ -65,15 +65,13 @@ class TurnRecorder:
         """An assistant message with tool calls: created at a reserved number when
         its first call starts (so file changes can point to it), completed in its
         row when it ends."""
-        metadata = records.reply_metadata(
-            reply, model=self.model, iteration=iteration, seconds=seconds
-        )
+        record = ReplyRecord.of(reply, model=self.model, iteration=iteration, seconds=seconds)
         return self._write(
             at,
             content=reply.content,
             reasoning=reply.reasoning,
             tool_calls=[call.to_wire() for call in reply.tool_calls],
-            metadata=metadata,
+            record=AssistantRecord(record),
             cost=reply.usage.cost if reply.usage else None,
         )
 
@@ -86,12 +84,7 @@ class TurnRecorder:
             role=Message.Role.TOOL,
             content=content,
             tool_call_id=call.id,
-            metadata={
-                "name": call.name,
-                "ok": outcome.ok,
-                "summary": outcome.summary,
-                "duration_ms": round(ms, 2),
-            },
+            metadata=ToolRecord(call.name, outcome.ok, outcome.summary, round(ms, 2)).to_stored(),
         )
 
     def store_closing(
@@ -103,28 +96,27 @@ class TurnRecorder:
         text: str,
         iteration: int,
         extra_cost: Decimal,
-        turn: dict[str, Any],
+        turn: TurnRecord,
     ) -> Message:
         """The message that ends every turn: the answer (or what was shown of
-        one), with the turn's outcome in `metadata["turn"]`. `extra_cost` is
+        one), with the turn's outcome (its TurnRecord). `extra_cost` is
         what replies stored nowhere else cost (empty ones, and the estimates
         for answers whose cost was never reported). `at` is a reserved
         number, or the row of a reply that began storing but started no call."""
-        metadata: dict[str, Any] = {}
+        reply = None
         cost = extra_cost or None
         if final is not None:
-            metadata = records.reply_metadata(
+            reply = ReplyRecord.of(
                 final, model=self.model, iteration=iteration, seconds=final_seconds
             )
             if final.usage and final.usage.cost is not None:
                 cost = (cost or Decimal(0)) + final.usage.cost
-        metadata["turn"] = turn
         return self._write(
             at,
             content=final.content if final is not None else text,
             reasoning=final.reasoning if final is not None else "",
             tool_calls=[],
-            metadata=metadata,
+            record=AssistantRecord(reply, turn),
             cost=cost,
         )
 
@@ -135,9 +127,10 @@ class TurnRecorder:
         content: str,
         reasoning: str,
         tool_calls: list[JSONObject],
-        metadata: JSONObject,
+        record: AssistantRecord,
         cost: Decimal | None,
     ) -> Message:
+        metadata = record.to_stored()
         if isinstance(at, int):
             return services.message_create(
                 conversation=self.conversation,

@@ -20,12 +20,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from chat.agent import threads
-from chat.agent.events import AnnouncedCall, Event, FilesChanged, ToolExecuting, ToolResultEvent
+from chat.agent.events import Event, FilesChanged, ToolExecuting, ToolResultEvent
 from chat.agent.recorder import TurnRecorder
 from chat.llm import ToolCall
-from chat.llm.jsontypes import NOT_JSON, decoded, decoded_object
 from chat.tools import Tool, ToolContext, ToolOutcome, ToolRegistry
+from common import threads
+from common.jsontypes import NOT_JSON, decoded
 from projects.models import Project
 from projects.services import Author
 
@@ -297,14 +297,6 @@ def whole_calls(calls: list[ToolCall]) -> list[ToolCall]:
             break
         ready.append(call)
     return ready
-
-
-def announced(call: ToolCall) -> AnnouncedCall:
-    """A call as the person first sees it: its name and, when there is one, its path."""
-    path = (decoded_object(call.arguments) or {}).get("path")
-    return AnnouncedCall(
-        call.id, call.name, call.arguments, path if isinstance(path, str) else None
-    )
 
 
 def _canonical(arguments: str) -> str:

@@ -1,2 +1,3 @@
 """The offline demo model: a scripted stand-in for a provider, served in-process
-(planner.py decides, site.py writes, transport.py speaks OpenRouter's stream)."""
+(reading.py reads the request as a model would, planner.py decides, site.py
+writes, transport.py speaks OpenRouter's stream)."""

@@ -12,15 +12,14 @@ For anything else it says honestly what it can do.
 from __future__ import annotations
 
 import html
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from chat.demo.reading import Call, calls_since, listed, text_of, texts, tool_names, writes
 from chat.demo.site import SECTIONS, brief_from, page, section_html, site_files
 
 Intent = Literal["build", "colour", "heading", "section", "page", "help"]
-WRITES = {"create_file", "update_file", "edit_file", "rename_file", "delete_file"}
 CAN = (
     "I'm the offline demo, a scripted stand-in for a real model: I can build a one-page "
     "site from a description, change its colours or its heading, add a section, or add "
@@ -60,17 +59,6 @@ _HEADING = re.compile(
 
 
 @dataclass(frozen=True)
-class Call:
-    name: str
-    arguments: dict[str, Any]
-    result: dict[str, Any]
-
-    @property
-    def ok(self) -> bool:
-        return bool(self.result.get("success"))
-
-
-@dataclass(frozen=True)
 class Step:
     """One answer: what it thinks (reasoning), says, and which tools it calls."""
 
@@ -82,9 +70,9 @@ class Step:
 def next_step(body: dict[str, Any]) -> Step:
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
-    request = _text(messages[last_user]) if last_user >= 0 else ""
-    made = _calls(messages[last_user + 1 :])
-    tools = _tool_names(body)
+    request = text_of(messages[last_user]) if last_user >= 0 else ""
+    made = calls_since(messages[last_user + 1 :])
+    tools = tool_names(body)
     intent = intent_of(request)
     if not tools or intent == "help":
         return Step(f"The request: “{request[:200]}”. Nothing I can do with files.", CAN)
@@ -94,8 +82,8 @@ def next_step(body: dict[str, Any]) -> Step:
             "Let me look at the project first.",
             [("list_project_files", {})],
         )
-    files = _listed(made)
-    if not any(call.name == "read_file" for call in made) and not _writes(made):
+    files = listed(made)
+    if not any(call.name == "read_file" for call in made) and not writes(made):
         reads = _to_read(intent, files)
         if reads:
             names = ", ".join(reads)
@@ -104,9 +92,9 @@ def next_step(body: dict[str, Any]) -> Step:
                 f"Reading {names}.",
                 [("read_file", {"path": path}) for path in reads],
             )
-    if not _writes(made):
-        return _write(intent, request, files, _texts(made))
-    return _report(intent, _writes(made))
+    if not writes(made):
+        return _write(intent, request, files, texts(made))
+    return _report(intent, writes(made))
 
 
 def intent_of(request: str) -> Intent:
@@ -323,46 +311,6 @@ def _did(call: Call) -> str:
     return f"{verb} `{path.lstrip('/')}`"
 
 
-def _calls(since: list[dict[str, Any]]) -> list[Call]:
-    results = {
-        str(m.get("tool_call_id")): _object(m.get("content"))
-        for m in since
-        if m.get("role") == "tool"
-    }
-    made = []
-    for message in since:
-        for call in message.get("tool_calls") or []:
-            function = call.get("function") or {}
-            made.append(
-                Call(
-                    str(function.get("name", "")),
-                    _object(function.get("arguments")),
-                    results.get(str(call.get("id")), {}),
-                )
-            )
-    return made
-
-
-def _listed(made: list[Call]) -> list[str]:
-    for call in made:
-        if call.name == "list_project_files" and call.ok:
-            entries = call.result.get("files") or []
-            return [str(e.get("path")) for e in entries if isinstance(e, dict)]
-    return []
-
-
-def _texts(made: list[Call]) -> dict[str, str]:
-    return {
-        str(call.result.get("path")): str(call.result.get("content", ""))
-        for call in made
-        if call.name == "read_file" and call.ok
-    }
-
-
-def _writes(made: list[Call]) -> list[Call]:
-    return [call for call in made if call.name in WRITES]
-
-
 def _colour(lowered: str) -> tuple[str, str] | None:
     hex_value = _HEX.search(lowered)
     if hex_value:
@@ -378,31 +326,3 @@ def _site_name(page_text: str) -> str:
         r"<title>([^<]+)</title>", page_text
     )
     return html.unescape(found.group(1).strip()) if found else ""
-
-
-def _text(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
-    return ""
-
-
-def _tool_names(body: dict[str, Any]) -> set[str]:
-    names = set()
-    for tool in body.get("tools") or []:
-        function = tool.get("function") if isinstance(tool, dict) else None
-        if isinstance(function, dict):
-            names.add(str(function.get("name", "")))
-    return names
-
-
-def _object(raw: object) -> dict[str, Any]:
-    if isinstance(raw, dict):
-        return raw
-    try:
-        value = json.loads(raw) if isinstance(raw, str) else None
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}

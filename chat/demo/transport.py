@@ -20,6 +20,7 @@ from django.conf import settings
 
 from chat.demo.planner import Step, next_step
 from chat.llm import ClientConfig, LLMClient
+from common.jsontypes import NOT_JSON, decoded
 
 DEMO_MODEL = "builtit/demo"
 DEMO_LABEL = "Demo (offline, scripted)"
@@ -45,9 +46,8 @@ class DemoTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if request.method != "POST" or not request.url.path.endswith("/chat/completions"):
             return httpx.Response(404, json={"error": {"code": 404, "message": "Not found"}})
-        try:
-            body = json.loads(await request.aread())
-        except ValueError:
+        body = decoded(await request.aread())
+        if body is NOT_JSON:
             return httpx.Response(400, json={"error": {"code": 400, "message": "Not JSON"}})
         step = next_step(body if isinstance(body, dict) else {})
         prompt_tokens = max(1, len(request.content) // 4)

@@ -32,52 +32,30 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from chat import images, services
-from chat.agent import threads
+from chat import selectors, services
 from chat.agent.events import Done, Event, FilesChanged, TurnStarted, from_json, to_json
-from chat.agent.failures import SERVER_STOPPED
-from chat.agent.loop import TurnRequest
-from chat.agent.model_choice import ModelError, choose_model, clean_model_id
-from chat.demo.transport import is_demo
-from chat.live import messages, snapshot, turns
+from chat.live import messages, orders, snapshot, turns
+from chat.live.closing import REASONS, Close
 from chat.live.dispatching import dispatch_all
 from chat.live.frames import Frame, FrameError, parse_frame
 from chat.live.framing import html_frames, json_frames
 from chat.live.socket_auth import (
-    SESSION_ENDED,
-    SESSION_ENDED_REASON,
-    SIGNED_OUT_EVERYWHERE,
-    SIGNED_OUT_EVERYWHERE_REASON,
     session_follow,
     session_valid,
     user_group,
 )
-from chat.llm import get_client
 from chat.models import Conversation
-from chat.personal_keys import key_for
 from chat.render import panel
 from chat.render.fragments import TurnDrawing
+from common import threads
 from projects.lifecycle import project_remember_model
 from projects.models import Project
-from projects.workspace import tree_html
+from projects.web.workspace import tree_html
 
 logger = logging.getLogger(__name__)
 
-PROJECT_GONE = "This project was moved to the trash. Restore it from the Trash to go on."
-PROJECT_GONE_CODE = 4404
-# Why the server closed a socket, by close code, for the page to say: daphne
-# drops a close frame's reason, so the page is given these with the code.
-CLOSE_REASONS = {
-    SESSION_ENDED: SESSION_ENDED_REASON,
-    SIGNED_OUT_EVERYWHERE: SIGNED_OUT_EVERYWHERE_REASON,
-    PROJECT_GONE_CODE: PROJECT_GONE,
-}
 # How long a connecting tab waits for a running turn's replay before giving up on it.
 REPLAY_WAIT = 3.0
-# This process is shutting down (chat.live.draining): the page reconnects at once,
-# through the proxy, to one that is staying. It is 1012 (Service Restart) in the
-# range an application may send: autobahn, under daphne, refuses 1012 itself.
-SERVICE_RESTART = 4012
 CLOSE_WAIT = 2.0  # seconds a restart waits for the tabs to answer its close
 
 _OPEN: weakref.WeakSet[ChatConsumer] = weakref.WeakSet()  # this process's chat sockets
@@ -98,7 +76,7 @@ async def close_all(*, keep: Collection[uuid.UUID] = ()) -> None:
     for consumer in closing:
         _OPEN.discard(consumer)
         try:
-            await consumer.close(code=SERVICE_RESTART)
+            await consumer.close(code=Close.SERVICE_RESTART)
         except Exception:  # one broken socket must not hold up the others
             logger.warning("Could not close a chat socket for the restart", exc_info=True)
     await _gone(closing, timeout=CLOSE_WAIT)
@@ -134,7 +112,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             return
         if not turns.accepting():  # shutting down: try again elsewhere
             await self.accept()
-            await self.close(code=SERVICE_RESTART)
+            await self.close(code=Close.SERVICE_RESTART)
             return
         self.user = user
         self.project, self.conversation = opened
@@ -176,7 +154,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         """As Channels' own, without closing old database connections first: that
         hops through asgiref's one shared thread for every message of every tab,
         which serialised the whole fan-out (bench/ws_fanout.py). This consumer's
-        database work runs in chat.agent.threads, which closes stale connections itself."""
+        database work runs in common.threads, which closes stale connections itself."""
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
@@ -211,70 +189,23 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if not await threads.run(_still_there, self.project):
             await self.project_gone({"type": "project.gone"})
             return
-        text = services.clean_user_message(frame.message)
-        if isinstance(text, services.MessageError):
-            await self._notice(text.message, code="bad_message")
-            return
-        model = clean_model_id(frame.model) if frame.model else None
-        if isinstance(model, ModelError):
-            await self._notice(model.message, code="bad_model")
-            return
-        refused = await self._pictures_refused(frame, model)
-        if refused:
-            await self._notice(refused, code="bad_images")
-            return
-        conversation, api_key = await threads.run(self._prepare, text, model)
-        started = await turns.start(
-            TurnRequest(
-                self.project,
-                conversation,
-                text,
-                model,
-                self.user,
-                api_key,
-                frame.attachments,
-                frame.images,
-            )
+        order = await orders.order_from(
+            frame, project=self.project, user=self.user, conversation=self.conversation
         )
+        if isinstance(order, orders.Refused):
+            await self._notice(order.message, code=order.code)
+            return
+        self.conversation = order.conversation
+        started = await turns.start(order)
         if isinstance(started, turns.Busy):
             await self._notice(started.message, code="busy")
             return
-        if model is not None:
+        if order.model is not None:
             # Remembered only once a turn really started with it: a message
             # refused as busy changes nothing.
-            await threads.run(project_remember_model, project=self.project, model=model)
+            await threads.run(project_remember_model, project=self.project, model=order.model)
         if not self.as_json:
             await self.send(text_data=panel.notice_html("") + self._signal(sent=True))
-
-    async def _pictures_refused(self, frame: Frame, model: str | None) -> str:
-        """Why the message's pictures cannot go (gone, too many, or a model that
-        does not read them), before any request is made; "" when they can."""
-        if not frame.images:
-            return ""
-        found = await threads.run(
-            images.images_waiting, user=self.user, project=self.project, ids=list(frame.images)
-        )
-        if isinstance(found, images.ImageProblem):
-            return found.message
-        chosen, api_key = await threads.run(self._chosen, model)
-        listed = None if is_demo(chosen) else await get_client().model_inputs(api_key=api_key)
-        if not images.reads_images(chosen, listed):
-            return (
-                f"{chosen} does not read pictures. Pick a model that does (for example "
-                "google/gemini-2.5-flash or anthropic/claude-sonnet-4.5), or send the "
-                "message without them."
-            )
-        return ""
-
-    def _chosen(self, model: str | None) -> tuple[str, str | None]:
-        """The model a message would use, and the person's own key, if any."""
-        api_key = key_for(self.user)
-        return choose_model(model, self.project, personal_key=bool(api_key)), api_key
-
-    def _prepare(self, text: str, model: str | None) -> tuple[Conversation, str | None]:
-        if self.conversation is None:
-            self.conversation = services.conversation_create(project=self.project)
-        return self.conversation, key_for(self.user)
 
     # --- the person's session ------------------------------------------------------
 
@@ -293,16 +224,18 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         session_follow(self.scope, old_key=message["old_key"], new_key=message["new_key"])
 
     async def project_gone(self, message: messages.ProjectGone) -> None:
-        await self._notice(PROJECT_GONE, code="project_gone")
-        await self.close(code=PROJECT_GONE_CODE, reason=PROJECT_GONE)
+        await self._closing(Close.PROJECT_GONE, code="project_gone")
 
     async def _session_ended(self, *, everywhere: bool = False) -> None:
         if everywhere:
-            await self._notice(SIGNED_OUT_EVERYWHERE_REASON, code="signed_out_everywhere")
-            await self.close(code=SIGNED_OUT_EVERYWHERE, reason=SIGNED_OUT_EVERYWHERE_REASON)
-            return
-        await self._notice(SESSION_ENDED_REASON, code="session_ended")
-        await self.close(code=SESSION_ENDED, reason=SESSION_ENDED_REASON)
+            await self._closing(Close.SIGNED_OUT_EVERYWHERE, code="signed_out_everywhere")
+        else:
+            await self._closing(Close.SESSION_ENDED, code="session_ended")
+
+    async def _closing(self, close: int, *, code: str) -> None:
+        """Say why in the chat (and to a script, as `code`), then close with it."""
+        await self._notice(REASONS[close], code=code)
+        await self.close(code=close, reason=REASONS[close])
 
     # --- what the project's turns send ---------------------------------------------
 
@@ -356,7 +289,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if ended and not turns.accepting():
             # Kept open through a shutdown to see this turn end: now go elsewhere.
             _OPEN.discard(self)
-            await self.close(code=SERVICE_RESTART)
+            await self.close(code=Close.SERVICE_RESTART)
 
     async def _html(self, events: list[Event]) -> str:
         parts: list[str] = []
@@ -454,7 +387,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             key = self.watched
             if key is None:
                 continue
-            state = await threads.run(turns.turn_state, self.project.pk, key)
+            state = await threads.run(selectors.turn_state, project_id=self.project.pk, key=key)
             if key != self.watched or state == "running":
                 continue
             if state == "ended" and key != ended:
@@ -465,7 +398,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
                 # Released, yet no `done` came since: show what is stored.
                 await self._ended_unseen(key)
                 continue
-            recorded = await threads.run(turns.turn_abandon, self.project.pk, key)
+            recorded = await threads.run(services.turn_abandon, project_id=self.project.pk, key=key)
             # This tab first: its own `turn.lost` then finds nothing left to do.
             await self._lost(key)
             if recorded:
@@ -479,9 +412,9 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self._catch_up()
             return
         request = self.turn_request if self.turn_key == key else None
-        done = await threads.run(turns.turn_recorded, request) if request is not None else None
-        if done is not None:
-            self.turn_key = None
+        closed = await threads.run(selectors.turn_closed, request_id=request) if request else None
+        if closed is not None:
+            self.turn_key, done = None, Done.recorded(closed)
             await self.send(text_data=json.dumps(to_json(done), ensure_ascii=False))
 
     async def turn_lost(self, message: messages.TurnLost) -> None:
@@ -493,7 +426,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if self.turn_key == key:
             self.turn_key, self.drawing = None, None
         if self.as_json:
-            for event in (SERVER_STOPPED, Done("server_stopped", "interrupted", 0, None)):
+            for event in turns.LOST:
                 await self.send(text_data=json.dumps(to_json(event), ensure_ascii=False))
             return
         await self._catch_up()

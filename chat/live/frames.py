@@ -20,7 +20,8 @@ from typing import Literal
 from django.conf import settings
 
 from chat.agent.attachments import Attachment, AttachmentError, attachments_from
-from chat.llm.jsontypes import NOT_JSON, JSONObject, decoded
+from chat.services import message_too_long
+from common.jsontypes import NOT_JSON, JSONObject, decoded
 
 
 @dataclass(frozen=True)
@@ -101,10 +102,7 @@ def _decoded(text: str | None) -> JSONObject | FrameError:
     if text is None:
         return FrameError('Send messages as JSON text, e.g. {"message": "…"}.')
     if len(text) > frame_limit():
-        return FrameError(
-            f"That message is too long to send (at most {settings.BUILTIT_MAX_MESSAGE_CHARS:,} "
-            "characters). Nothing was sent; shorten it and try again."
-        )
+        return FrameError(message_too_long().message)
     body = decoded(text)
     if body is NOT_JSON:
         return FrameError("The server could not read that message (it was not JSON).")

@@ -17,8 +17,8 @@ import logging
 import re
 from typing import Any
 
-from chat.llm.jsontypes import JSONObject
 from chat.render.panel import notice_html
+from common.jsontypes import JSONObject
 
 logger = logging.getLogger(__name__)
 

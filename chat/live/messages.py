@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
-from chat.llm.jsontypes import JSONObject
+from common.jsontypes import JSONObject
 
 
 class NumberedEvent(TypedDict):

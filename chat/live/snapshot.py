@@ -14,12 +14,11 @@ from django.utils.safestring import SafeString
 
 from chat.agent.model_choice import default_model, model_label, offered_models, setup_of
 from chat.demo.transport import DEMO_MODEL
-from chat.live.turns import RunningTurn, running_turn
 from chat.models import Conversation
 from chat.personal_keys import key_exists
 from chat.render.fragments import oob
 from chat.render.panel import conversation_title, log_html, status_html, usage_html
-from chat.render.transcript import ConversationUsage, conversation_usage
+from chat.selectors import ConversationUsage, RunningTurn, conversation_usage, running_turn
 from projects.models import Project
 
 
@@ -38,7 +37,7 @@ class Snapshot:
 def snapshot(project: Project, conversation: Conversation | None) -> Snapshot:
     # Messages first, then the lock: a turn that starts in between is then either
     # wholly in the lock (left out here, replayed) or wholly after (followed live).
-    running = running_turn(project)
+    running = running_turn(project=project)
     before = None
     elsewhere = ""
     if running is not None and conversation is not None:
@@ -48,7 +47,7 @@ def snapshot(project: Project, conversation: Conversation | None) -> Snapshot:
             elsewhere = conversation_title(running.conversation_id)
     log = log_html(conversation, before=before) if conversation is not None else log_html(None)
     usage = (
-        conversation_usage(conversation)
+        conversation_usage(conversation=conversation)
         if conversation is not None
         else ConversationUsage(0, 0, None)
     )

@@ -32,20 +32,10 @@ from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
 from django.contrib.auth.models import User
 from django.http.request import split_domain_port, validate_host
 from django.utils.crypto import constant_time_compare
+from django.utils.http import is_same_domain
 
 from chat.access_tokens import token_authenticate, token_exists
 from chat.live.messages import SessionCheck, SessionMoved
-
-SESSION_ENDED = 4401
-SESSION_ENDED_REASON = (
-    "Your session ended (signed out, or the password changed). Reload the page to sign in again."
-)
-SIGNED_OUT_EVERYWHERE = 4402
-SIGNED_OUT_EVERYWHERE_REASON = (
-    "You signed out everywhere: every session and access token of yours has ended. "
-    "Reload the page to sign in again."
-)
-_DEFAULT_PORTS = {"http": "80", "https": "443"}
 
 
 def user_group(user_id: int) -> str:
@@ -94,17 +84,37 @@ def _bearer(scope: dict[str, Any]) -> str | None:
 
 
 def origin_allowed(scope: dict[str, Any]) -> bool:
+    """Whether a page of this origin may open a socket with the person's session:
+    what Django's CSRF check accepts for a form post (CsrfViewMiddleware), so
+    the socket and the pages trust the same origins. The page's own origin (its
+    host one ALLOWED_HOSTS accepts), or one of CSRF_TRUSTED_ORIGINS, exactly or
+    by a "*." subdomain pattern."""
     origin = _header(scope, b"origin")
     host = _header(scope, b"host")
     if not origin or not host:
         return False
     domain, _port = split_domain_port(host)
     if not domain or not validate_host(domain, settings.ALLOWED_HOSTS):
+        return False  # Django answers such a request 400 before any check
+    return origin == f"{_scheme(scope)}://{host}" or _trusted(origin)
+
+
+def _trusted(origin: str) -> bool:
+    """Django's reading of CSRF_TRUSTED_ORIGINS: an exact origin, or any
+    subdomain of one written with "*." (same scheme)."""
+    trusted = settings.CSRF_TRUSTED_ORIGINS
+    if origin in (item for item in trusted if "*" not in item):
+        return True
+    try:
+        parts = urlsplit(origin)
+    except ValueError:
         return False
-    wanted = _normal(origin)
-    own = _normal(f"{_scheme(scope)}://{host}")
-    trusted = {_normal(item) for item in settings.CSRF_TRUSTED_ORIGINS}
-    return wanted is not None and (wanted == own or wanted in trusted)
+    patterns = [urlsplit(item) for item in trusted if "*" in item]
+    return any(
+        is_same_domain(parts.netloc, pattern.netloc.lstrip("*"))
+        for pattern in patterns
+        if pattern.scheme == parts.scheme
+    )
 
 
 def _scheme(scope: dict[str, Any]) -> str:
@@ -114,20 +124,6 @@ def _scheme(scope: dict[str, Any]) -> str:
         if _header(scope, header) == proxy[1]:
             return "https"
     return "https" if scope.get("scheme") in {"wss", "https"} else "http"
-
-
-def _normal(origin: str) -> tuple[str, str, str] | None:
-    """An origin as (scheme, host, port), the port written out."""
-    try:
-        parts = urlsplit(origin.strip())
-        port = str(parts.port) if parts.port is not None else ""
-    except ValueError:
-        return None
-    scheme = parts.scheme.lower()
-    host = (parts.hostname or "").lower()
-    if scheme not in _DEFAULT_PORTS or not host:
-        return None
-    return scheme, host, port or _DEFAULT_PORTS[scheme]
 
 
 def session_valid(scope: dict[str, Any]) -> bool:

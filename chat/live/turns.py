@@ -26,33 +26,26 @@ import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from channels.layers import BaseChannelLayer, get_channel_layer
 from django.conf import settings
-from django.contrib.auth.models import User
-from django.db import DatabaseError, transaction
-from django.db.models import QuerySet
-from django.utils import timezone
+from django.db import DatabaseError
 
-from chat import services
-from chat.agent import records, threads
+from chat import selectors, services
 from chat.agent.events import ContentText, Done, Event, ReasoningText, to_json
 from chat.agent.failures import INTERNAL_ERROR, SERVER_STOPPED
 from chat.agent.loop import StopCause, TurnRequest, run_turn
 from chat.agent.person_limits import running_turn_limit, too_many_turns_message
-from chat.changes import turn_revisions
 from chat.live import messages
-from chat.llm import LLMClient, Usage
+from chat.llm import LLMClient
 from chat.llm.deltas import joined_runs, joined_text
-from chat.llm.jsontypes import as_object
-from chat.models import Conversation, Message
-from projects.locks import LockHeld, lock_acquire, lock_current, lock_refresh, lock_release
-from projects.models import Project, ProjectLock
+from common import threads
+from projects.locks import LockHeld, lock_refresh, lock_release
+from projects.models import ProjectLock
 
 logger = logging.getLogger(__name__)
 
-LOCK_PURPOSE = "assistant"
 LISTENER_GRACE = 10.0  # seconds a turn's listener has to hear that the turn ended
 HEARTBEATS_PER_TTL = 5  # lock refreshes per BUILTIT_TURN_LOCK_TTL
 STOP_WAIT = 10.0  # seconds a shutdown waits for its interrupted turns to record themselves
@@ -64,25 +57,14 @@ def group_name(project_id: uuid.UUID) -> str:
     return f"project.{project_id.hex}"
 
 
+# What a tab is told of a turn whose server stopped before it finished, when no
+# record of its end reached the tab (a script's socket reads them as events).
+LOST: tuple[Event, ...] = (SERVER_STOPPED, Done("server_stopped", "interrupted", 0, None))
+
+
 @dataclass(frozen=True)
 class Busy:
     message: str
-
-
-@dataclass(frozen=True)
-class RunningTurn:
-    """What a lock says about the turn holding it."""
-
-    key: str
-    conversation_id: int | None
-    first_sequence: int  # the turn's messages have this sequence or later
-    channel: str | None
-
-
-def running_turn(project: Project | uuid.UUID) -> RunningTurn | None:
-    """The turn running on a project now, if any (synchronous: call it in a thread)."""
-    lock = lock_current(project)
-    return None if lock is None else _described(lock)
 
 
 async def start(
@@ -111,7 +93,7 @@ async def start(
 
 async def stop(project_id: uuid.UUID) -> bool:
     """Ask the project's running turn to stop, wherever it runs; False if none runs."""
-    turn = await threads.run(running_turn, project_id)
+    turn = await threads.run(selectors.running_turn, project=project_id)
     layer = get_channel_layer()
     if turn is None or turn.channel is None or layer is None:
         return False
@@ -119,7 +101,7 @@ async def stop(project_id: uuid.UUID) -> bool:
     return True
 
 
-async def ask_replay(turn: RunningTurn, reply_to: str) -> bool:
+async def ask_replay(turn: selectors.RunningTurn, reply_to: str) -> bool:
     """Ask a running turn to send `reply_to` every event so far (as REPLAYED)."""
     layer = get_channel_layer()
     if turn.channel is None or layer is None:
@@ -426,135 +408,13 @@ def _numbered_joined(last: Numbered, item: Numbered) -> Numbered | None:
     return Numbered(item.seq, joined[0]) if len(joined) == 1 else None
 
 
-TurnState = Literal["running", "lapsed", "ended"]
-
-
-def turn_state(project_id: uuid.UUID, key: str) -> TurnState:
-    """What the lock says of the turn `key`: its server still refreshes it; it
-    lapsed (the server stopped: nobody else removes a lock); or it is gone (the
-    turn ended and released it, its `done` on its way, or another tab already
-    found it lapsed and said so)."""
-    lock = ProjectLock.objects.filter(project_id=project_id, holder=key).first()
-    if lock is None:
-        return "ended"
-    return "running" if lock.expires_at > timezone.now() else "lapsed"
-
-
-def turn_recorded(request_id: int) -> Done | None:
-    """The `done` of the turn that began with message `request_id`, from its stored
-    closing record (for a tab whose live `done` never came); None while it has none."""
-    request = Message.objects.filter(pk=request_id, role=Message.Role.USER).first()
-    if request is None:
-        return None
-    closing = (
-        Message.objects.filter(
-            conversation_id=request.conversation_id,
-            sequence__gt=request.sequence,
-            metadata__has_key="turn",
-        )
-        .order_by("sequence")
-        .first()
-    )
-    if closing is None:
-        return None
-    return records.turn_done(as_object(closing.metadata.get("turn")), closing.pk)
-
-
-@transaction.atomic
-def turn_abandon(project_id: uuid.UUID, key: str) -> bool:
-    """The turn `key` whose server stopped refreshing its lock (it crashed, or was
-    killed): the lapsed lock goes and the turn is recorded as interrupted, with what
-    it had stored kept. True for the one caller that did it (any tab may try)."""
-    lock = (
-        ProjectLock.objects.select_for_update()
-        .filter(project_id=project_id, holder=key, expires_at__lte=timezone.now())
-        .first()
-    )
-    if lock is None:
-        return False
-    turn = _described(lock)
-    lock.delete()
-    conversation = Conversation.objects.filter(pk=turn.conversation_id or 0).first()
-    if conversation is None:
-        return True
-    in_turn = conversation.messages.filter(sequence__gte=turn.first_sequence)
-    if in_turn.filter(metadata__has_key="turn").exists():
-        return True  # it closed after all
-    services.message_create(
-        conversation=conversation,
-        sequence=services.next_sequence(conversation),
-        role=Message.Role.ASSISTANT,
-        metadata={"turn": _interrupted_record(in_turn)},
-    )
-    return True
-
-
-def _interrupted_record(in_turn: QuerySet[Message]) -> dict[str, Any]:
-    """The closing record of a turn its server never closed, from what it stored:
-    its replies' usage and the files its calls changed."""
-    replies = list(in_turn.filter(role=Message.Role.ASSISTANT).values_list("metadata", flat=True))
-    usage = sum(
-        (Usage.from_wire(as_object(as_object(metadata).get("usage"))) for metadata in replies),
-        Usage(),
-    )
-    request = in_turn.filter(role=Message.Role.USER).order_by("sequence").first()
-    last = in_turn.order_by("sequence").last()
-    changed = turn_revisions(request).values_list("path", flat=True) if request else []
-    # Until the last thing it stored: when it stopped after that is not known.
-    seconds = (last.created_at - request.created_at).total_seconds() if request and last else 0
-    return records.turn_metadata(
-        status="interrupted",
-        finish_reason="server_stopped",
-        iterations=len(replies),
-        usage=usage,
-        files_changed=list(dict.fromkeys(changed)),
-        tool_timings=[],
-        seconds=seconds,
-        error=SERVER_STOPPED,
-    )
-
-
-@transaction.atomic
 def _acquire(order: TurnRequest, control: str | None) -> ProjectLock | LockHeld | Busy:
-    owner_id = order.project.owner_id
-    # One start at a time per person (the row lock on PostgreSQL; SQLite's
-    # IMMEDIATE transactions already run one at a time), so that two turns
-    # starting together cannot both pass the count of running ones.
-    User.objects.select_for_update().filter(pk=owner_id).first()
-    limit = running_turn_limit(user_id=owner_id)
-    if limit is not None:
-        running = (
-            ProjectLock.objects.filter(
-                project__owner_id=owner_id, purpose=LOCK_PURPOSE, expires_at__gt=timezone.now()
-            )
-            .exclude(project=order.project)
-            .count()
-        )
-        if running >= limit:
-            return Busy(too_many_turns_message(running))
-    for lapsed in ProjectLock.objects.filter(
-        project=order.project, purpose=LOCK_PURPOSE, expires_at__lte=timezone.now()
-    ):
-        # Its server died and no tab was there to see it: record it before the
-        # lock is taken over, as a watching tab would have.
-        turn_abandon(order.project.pk, lapsed.holder)
-    details = {
-        "conversation": order.conversation.pk,
-        "first_sequence": services.next_sequence(order.conversation),
-        "channel": control,
-    }
-    ttl = settings.BUILTIT_TURN_LOCK_TTL
-    return lock_acquire(project=order.project, purpose=LOCK_PURPOSE, details=details, ttl=ttl)
-
-
-def _described(lock: ProjectLock) -> RunningTurn:
-    details = lock.details if isinstance(lock.details, dict) else {}
-    conversation = details.get("conversation")
-    first = details.get("first_sequence")
-    channel = details.get("channel")
-    return RunningTurn(
-        key=lock.holder,
-        conversation_id=conversation if isinstance(conversation, int) else None,
-        first_sequence=first if isinstance(first, int) else 0,
-        channel=channel if isinstance(channel, str) else None,
+    taken = services.turn_lock_take(
+        project=order.project,
+        conversation=order.conversation,
+        channel=control,
+        limit=running_turn_limit(user_id=order.project.owner_id),
     )
+    if isinstance(taken, services.TooManyTurns):
+        return Busy(too_many_turns_message(taken.running))
+    return taken

@@ -24,9 +24,9 @@ from chat.llm.deltas import (
     ToolCallDelta,
     UsageReport,
 )
-from chat.llm.jsontypes import NOT_JSON, JSONObject, decoded
 from chat.llm.messages import AssistantMessage, ToolCall, Usage
-from chat.llm.unicode import well_formed
+from common.jsontypes import NOT_JSON, JSONObject, decoded
+from common.text import well_formed
 
 
 @dataclass(slots=True)

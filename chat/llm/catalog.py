@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from chat.llm.jsontypes import JSONObject, decoded_object
+from common.jsontypes import JSONObject, decoded_object
 
 MAX_ENTRIES = 20_000
 # A price per token above this is not a price (a unit mix-up, a hostile server).

@@ -21,8 +21,8 @@ from chat.llm.deltas import (
     UsageReport,
 )
 from chat.llm.errors import InStreamError, error_from_chunk
-from chat.llm.jsontypes import JSONObject, JSONValue, as_int, as_object, as_str, decoded_object
 from chat.llm.messages import Usage
+from common.jsontypes import JSONObject, JSONValue, as_int, as_object, as_str, decoded_object
 
 _ENDED_WITH_ERROR = "the provider ended the answer with an error"
 

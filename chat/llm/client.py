@@ -29,42 +29,30 @@ from django.dispatch import receiver
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 from tenacity.wait import wait_exponential_jitter
 
+from chat.llm import answers
 from chat.llm.catalog import ModelInfo, catalog_from
-from chat.llm.chunks import ChunkParser, parse_json_chunk
 from chat.llm.config import ClientConfig
 from chat.llm.deltas import (
     OUTPUT_EVENTS,
-    ContentDelta,
-    Finish,
-    ReasoningDelta,
     StreamEvent,
-    ToolCallDelta,
-    joined_text,
 )
 from chat.llm.errors import (
-    AnswerTooLargeError,
     AuthenticationError,
     BadRequestError,
-    InStreamError,
     LLMError,
-    StreamCutError,
-    UnavailableError,
     error_from_response,
     error_from_transport,
     error_from_web_page,
 )
-from chat.llm.jsontypes import JSONObject
 from chat.llm.request import ChatRequest, build_body
-from chat.llm.sse import SSEDecoder
-from chat.llm.unicode import well_formed
+from common.jsontypes import JSONObject
+from common.text import well_formed
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 Sleep = Callable[[float], Awaitable[None]]
 
-_DONE = b"[DONE]"
-_TEXT = (ContentDelta, ReasoningDelta)
 _MAX_ERROR_BODY = 64 * 1024
 
 
@@ -141,7 +129,7 @@ class LLMClient:
         try:
             response = await self._http.get("models", headers=self._auth(api_key), timeout=10.0)
             if response.is_success:
-                found = catalog_from(await _body(response, _MAX_MODEL_LIST))
+                found = catalog_from(await answers.body_of(response, _MAX_MODEL_LIST))
         except (httpx.HTTPError, LLMError):
             found = None
         self._catalog = found
@@ -190,17 +178,19 @@ class LLMClient:
             except httpx.RequestError as error:
                 raise error_from_transport(error, mid_stream=False) from error
             if not response.is_success:
-                raise error_from_response(response, await _body(response, _MAX_ERROR_BODY))
+                raise error_from_response(
+                    response, await answers.body_of(response, _MAX_ERROR_BODY)
+                )
             kind = response.headers.get("content-type", "")
             if kind.startswith("text/html"):
-                page = await _body(response, _MAX_ERROR_BODY)
+                page = await answers.body_of(response, _MAX_ERROR_BODY)
                 raise error_from_web_page(response.status_code, page)
             if kind.startswith("application/json"):
                 # A server that ignores `stream: true` answers in one piece.
-                limit = _event_limit(self.config.max_answer_bytes)
-                whole = _message_pieces(await _body(response, limit))
-                return _OpenStream(stack, whole, _no_more_pieces())
-            events = _response_events(response, self.config.max_answer_bytes)
+                limit = answers.event_limit(self.config.max_answer_bytes)
+                whole = answers.message_pieces(await answers.body_of(response, limit))
+                return _OpenStream(stack, whole, answers.no_more_pieces())
+            events = answers.response_events(response, self.config.max_answer_bytes)
             stack.push_async_callback(events.aclose)
             held: list[StreamEvent] = []
             async for event in events:
@@ -245,111 +235,6 @@ class LLMClient:
         return {"Authorization": f"Bearer {key}"}
 
 
-async def _response_events(
-    response: httpx.Response, max_answer_bytes: int
-) -> AsyncGenerator[StreamEvent, None]:
-    parser = ChunkParser()
-    finished = False
-    size = _AnswerSize(max_answer_bytes)
-    async with contextlib.aclosing(_event_data(response, max_answer_bytes)) as batches:
-        try:
-            async for batch in batches:
-                pieces, ended, failure = _batch_pieces(parser, batch)
-                for piece in pieces:
-                    size.add(piece)
-                    finished = finished or isinstance(piece, Finish)
-                    yield piece
-                if failure is not None:
-                    raise failure
-                if ended:
-                    return
-        except UnavailableError as error:
-            if not finished:
-                raise
-            # The answer was whole; only its ending ([DONE], the close) went wrong.
-            logger.info("A stream ended badly after its finish reason: %s", error)
-            return
-    if not finished:
-        raise StreamCutError("The answer stopped before it was complete")
-
-
-class _AnswerSize:
-    """The answer's text, reasoning and tool arguments so far, against the bound:
-    a server that never stops writing them must not fill the memory."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.size = 0
-
-    def add(self, piece: StreamEvent) -> None:
-        if isinstance(piece, ContentDelta | ReasoningDelta):
-            self.size += _utf8_size(piece.text)
-        elif isinstance(piece, ToolCallDelta):
-            self.size += _utf8_size(piece.arguments)
-        else:
-            return
-        if self.size > self.limit:
-            raise AnswerTooLargeError(
-                f"The answer passed {self.limit / 2**20:g} MB of text and tool arguments"
-            )
-
-
-def _utf8_size(text: str) -> int:
-    # A piece may end inside a character's surrogate pair; its other half follows.
-    return len(text.encode("utf-8", "surrogatepass"))
-
-
-def _event_limit(max_answer_bytes: int) -> int:
-    """Bytes one event (or a whole non-streamed answer) may take: the answer as
-    JSON, whose escapes can double it, and room for the rest of the chunk."""
-    return 2 * max_answer_bytes + 1024 * 1024
-
-
-def _batch_pieces(
-    parser: ChunkParser, batch: list[bytes]
-) -> tuple[list[StreamEvent], bool, InStreamError | None]:
-    """The pieces of a network read's events, whether [DONE] was among them, and
-    the error one of them reported (after the pieces before it).
-
-    Text that arrived together is handed on as one piece (a busy server reads
-    many chunks at once)."""
-    pieces: list[StreamEvent] = []
-    for data in batch:
-        if data == _DONE:
-            return joined_text(pieces, _TEXT), True, None
-        try:
-            pieces += _chunk_pieces(parser, data)
-        except InStreamError as error:
-            return joined_text(pieces, _TEXT), False, error
-    return joined_text(pieces, _TEXT), False, None
-
-
-def _chunk_pieces(parser: ChunkParser, data: bytes) -> list[StreamEvent]:
-    chunk = parse_json_chunk(data)
-    if chunk is None:
-        logger.warning("Skipped a stream event that is not a JSON object: %.200r", data)
-        return []
-    pieces = parser.parse(chunk)
-    if isinstance(pieces, InStreamError):
-        raise pieces
-    return pieces
-
-
-async def _event_data(
-    response: httpx.Response, max_answer_bytes: int
-) -> AsyncGenerator[list[bytes], None]:
-    """The data of each event, a network read's worth at a time."""
-    decoder = SSEDecoder(max_line=_event_limit(max_answer_bytes))
-    try:
-        async for received in response.aiter_bytes():
-            if batch := decoder.feed(received):
-                yield batch
-    except httpx.RequestError as error:
-        raise error_from_transport(error, mid_stream=True) from error
-    if batch := decoder.close():
-        yield batch
-
-
 _MAX_MODEL_LIST = 16 * 1024 * 1024  # bytes; OpenRouter's list is a few MB
 _CATALOG_KEPT = 3600.0
 _CATALOG_RETRY = 60.0
@@ -365,33 +250,6 @@ def _encode(body: JSONObject) -> bytes:
         return text.encode()
     except UnicodeEncodeError:  # half of a character, e.g. from a pasted emoji
         return well_formed(text).encode()
-
-
-def _message_pieces(body: bytes) -> list[StreamEvent]:
-    """The pieces of a whole (non-streamed) answer."""
-    data = parse_json_chunk(body)
-    if data is None:
-        raise UnavailableError("The provider's answer was not a JSON object")
-    pieces = ChunkParser().parse(data, message_key="message")
-    if isinstance(pieces, InStreamError):
-        raise pieces
-    return pieces
-
-
-async def _no_more_pieces() -> AsyncGenerator[StreamEvent, None]:
-    return
-    yield  # pragma: no cover  (makes this an async generator)
-
-
-async def _body(response: httpx.Response, limit: int) -> bytes:
-    """Up to `limit` bytes of a body; what a broken connection left is still read."""
-    body = bytearray()
-    with contextlib.suppress(httpx.RequestError):
-        async for received in response.aiter_bytes():
-            body += received
-            if len(body) >= limit:
-                break
-    return bytes(body[:limit])
 
 
 def _attribution_headers(config: ClientConfig) -> dict[str, str]:

@@ -7,8 +7,8 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, TypeVar
 
-from chat.llm.jsontypes import JSONObject
 from chat.llm.messages import Usage
+from common.jsontypes import JSONObject
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,7 +33,7 @@ import time
 
 import httpx
 
-from chat.llm.jsontypes import NOT_JSON, JSONObject, JSONValue, as_list, as_object, as_str, decoded
+from common.jsontypes import NOT_JSON, JSONObject, JSONValue, as_list, as_object, as_str, decoded
 
 _CONTEXT_TOO_LONG = re.compile(
     r"context.{0,12}(length|window|limit)|maximum context|too many tokens|"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chat.llm.jsontypes import JSONObject
+from common.jsontypes import JSONObject
 
 
 @dataclass(frozen=True, slots=True)

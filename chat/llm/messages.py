@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal
 
-from chat.llm.jsontypes import JSONObject, JSONValue, as_decimal, as_int, as_object
+from common.jsontypes import JSONObject, JSONValue, as_decimal, as_int, as_object
 
 Role = Literal["system", "user", "assistant", "tool"]
 

@@ -13,8 +13,8 @@ from typing import Literal
 
 from chat.llm.errors import BadRequestError
 from chat.llm.guardrails import apply_guardrails
-from chat.llm.jsontypes import JSONObject, JSONValue
 from chat.llm.messages import ChatMessage, ToolSpec
+from common.jsontypes import JSONObject, JSONValue
 
 Effort = Literal["xhigh", "high", "medium", "low", "minimal", "none"]
 

@@ -11,6 +11,7 @@ ignored: no provider we speak to needs it.
 from __future__ import annotations
 
 from chat.llm.errors import AnswerTooLargeError
+from common.sizes import human_size
 
 _BOM = b"\xef\xbb\xbf"
 # Far beyond any real chunk (a whole file in one tool-call fragment is a few
@@ -75,7 +76,7 @@ class SSEDecoder:
 
     def _too_long(self, what: str) -> AnswerTooLargeError:
         return AnswerTooLargeError(
-            f"The provider sent {what} longer than {self._max_line / 2**20:g} MB; "
+            f"The provider sent {what} longer than {human_size(self._max_line)}; "
             "the answer was abandoned"
         )
 

@@ -31,6 +31,7 @@ from chat.agent.events import (
     ToolResultEvent,
     TurnStarted,
     UsageEvent,
+    chip_labels,
 )
 from chat.render.events import draw
 from chat.render.transcript import (
@@ -40,7 +41,6 @@ from chat.render.transcript import (
     Footer,
     ToolCard,
     TurnView,
-    chip_labels,
     picture_ids,
     shown_result,
     turn_dom_id,
@@ -212,7 +212,7 @@ class TurnDrawing:
         assert block is not None
         cards = []
         for call in calls:  # one at a time: a card's number counts those already placed
-            cards.append(self.view.new_card(call.id, call.name, call.path, call.arguments))
+            cards.append(self.view.new_card(call))
             block.cards.append(cards[-1])
         if fresh:
             return html + self._append_block(block)

@@ -20,7 +20,7 @@ from django.utils.safestring import SafeString, mark_safe
 from markdown.extensions.fenced_code import FencedBlockPreprocessor
 from markdown.inlinepatterns import SimpleTagInlineProcessor
 
-from chat.plaintext import clean_text
+from common.text import clean_text
 
 # Python-Markdown is quick on answers but slower than linear on hostile text, where a few
 # kilobytes could hold a worker for minutes. Three bounds keep every answer under a second;

@@ -18,14 +18,8 @@ from chat.agent.events import TurnStarted
 from chat.changes import turn_changes
 from chat.models import Conversation, Message
 from chat.render.fragments import oob
-from chat.render.transcript import (
-    ConversationUsage,
-    Footer,
-    TurnView,
-    conversation_usage,
-    turn_dom_id,
-    turn_page,
-)
+from chat.render.transcript import Footer, TurnView, turn_dom_id, turn_page
+from chat.selectors import ConversationUsage, conversation_usage
 from projects.models import Project
 
 # Room in a catch-up frame for what goes with the log (status, usage, signal).
@@ -125,7 +119,9 @@ def conversation_html(conversation: Conversation) -> str:
         f'<option id="conversation-option-{conversation.pk}" value="{conversation.pk}" selected>'
         f"{escape(conversation.title or 'New conversation')}</option>"
     )
-    return usage_html(conversation_usage(conversation)) + oob("", option, how="outerHTML")
+    return usage_html(conversation_usage(conversation=conversation)) + oob(
+        "", option, how="outerHTML"
+    )
 
 
 def turn_changes_html(turn_id: int, *, conversation: Conversation, running: bool) -> str:

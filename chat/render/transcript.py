@@ -12,19 +12,17 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from django.db.models import Sum
 from django.urls import reverse
 from django.utils.safestring import SafeString
 
-from chat.agent.attachments import AttachmentError, attachments_from, label
-from chat.agent.runner import announced
+from chat.agent.events import AnnouncedCall, chip_labels
 from chat.changes import TurnChanges, turns_changes
-from chat.llm import ToolCall
-from chat.llm.jsontypes import NOT_JSON, decoded
 from chat.models import Conversation, Message
 from chat.money import dollars
+from chat.records import AssistantRecord, ToolRecord, TurnRecord, UserRecord
 from chat.render.markdown import render_markdown
-from chat.tools import tool_label
+from chat.selectors import shown_messages, turn_groups, turn_page_start
+from common.jsontypes import NOT_JSON, decoded
 
 CardState = Literal["queued", "running", "done", "failed"]
 BlockKind = Literal["answer", "reasoning", "tools", "error"]
@@ -55,6 +53,7 @@ class ToolCard:
     name: str
     path: str | None
     arguments: str
+    label: str
     state: CardState = "queued"
     summary: str = ""
     duration_ms: float | None = None
@@ -62,10 +61,6 @@ class ToolCard:
     # Where the whole text is, when the card shows only its beginning.
     arguments_url: str = ""
     result_url: str = ""
-
-    @property
-    def label(self) -> str:
-        return tool_label(self.name)
 
     @property
     def finished(self) -> bool:
@@ -152,10 +147,13 @@ class TurnView:
         self.blocks.append(block)
         return block
 
-    def new_card(self, call_id: str, name: str, path: str | None, arguments: str) -> ToolCard:
+    def new_card(self, call: AnnouncedCall) -> ToolCard:
         count = sum(len(block.cards) for block in self.blocks)
         card_id = f"{self.dom_id}-c{count + 1}"
-        return ToolCard(card_id, call_id, name, path, shown_arguments(arguments))
+        shown_label = call.label or call.name
+        return ToolCard(
+            card_id, call.id, call.name, call.path, shown_arguments(call.arguments), shown_label
+        )
 
 
 def turn_dom_id(user_message_id: int) -> str:
@@ -210,15 +208,11 @@ class TurnPage:
 
 def turn_page(conversation: Conversation, *, before: int | None, limit: int) -> TurnPage:
     """The last `limit` turns that began before `before` (all, when None)."""
-    users = conversation.messages.filter(role=Message.Role.USER)
-    if before is not None:
-        users = users.filter(sequence__lt=before)
-    starts = list(users.order_by("-sequence").values_list("sequence", flat=True)[: limit + 1])
-    if not starts:
+    first, more = turn_page_start(conversation=conversation, before=before, limit=limit)
+    if first is None:
         return TurnPage([], None)
-    first = starts[min(limit, len(starts)) - 1]
     turns = stored_turns(conversation, start=first, before=before)
-    return TurnPage(turns, first if len(starts) > limit else None)
+    return TurnPage(turns, first if more else None)
 
 
 def stored_turns(
@@ -226,36 +220,27 @@ def stored_turns(
 ) -> list[TurnView]:
     """The conversation's turns, from its stored messages (those whose sequence
     numbers lie in [start, before) when given)."""
-    messages = conversation.messages.exclude(role=Message.Role.SYSTEM)
-    if start is not None:
-        messages = messages.filter(sequence__gte=start)
-    if before is not None:
-        messages = messages.filter(sequence__lt=before)
+    groups = turn_groups(shown_messages(conversation=conversation, start=start, before=before))
+    changes = turns_changes([request for request, _ in groups])
     turns: list[TurnView] = []
-    starts: list[Message] = []
-    for message in messages.order_by("sequence"):
-        if message.role == Message.Role.USER:
-            turns.append(_user_turn(message))
-            starts.append(message)
-        elif turns:
-            _add_stored(turns[-1], message)
-    changes = turns_changes(starts)
-    for turn, first in zip(turns, starts, strict=True):
+    for request, rest in groups:
+        turn = _user_turn(request)
+        for message in rest:
+            _add_stored(turn, message)
         _unanswered_calls(turn)
-        turn.changes = changes[first.pk]
+        turn.changes = changes[request.pk]
+        turns.append(turn)
     return turns
 
 
 def _user_turn(message: Message) -> TurnView:
     dom_id = turn_dom_id(message.pk)
-    model = message.metadata.get("model", "") if isinstance(message.metadata, dict) else ""
+    record = UserRecord.from_stored(message.metadata)
     # A turn without its closing message was cut short (e.g. the server stopped).
-    footer = Footer(f"{dom_id}-foot", status="interrupted", model=str(model or ""))
+    footer = Footer(f"{dom_id}-foot", status="interrupted", model=record.model)
     view = TurnView(dom_id, message.content, footer, sequence=message.sequence)
-    stored = message.metadata.get("attachments") if isinstance(message.metadata, dict) else None
-    view.chips = chip_labels(stored)
-    pictures = message.metadata.get("images") if isinstance(message.metadata, dict) else None
-    view.images = picture_ids(pictures)
+    view.chips = chip_labels(record.attachments)
+    view.images = picture_ids(record.images)
     return view
 
 
@@ -265,16 +250,9 @@ def picture_ids(stored: object) -> list[int]:
     return [item for item in stored if isinstance(item, int) and not isinstance(item, bool)][:10]
 
 
-def chip_labels(stored: object) -> list[str]:
-    """The chips of a message's attachments, as stored (checked again: it is JSON)."""
-    found = attachments_from(list(stored) if isinstance(stored, list | tuple) else None)
-    return [] if isinstance(found, AttachmentError) else [label(item) for item in found]
-
-
 def _add_stored(turn: TurnView, message: Message) -> None:
-    metadata: dict[str, Any] = message.metadata if isinstance(message.metadata, dict) else {}
     if message.role == Message.Role.TOOL:
-        _stored_result(turn, message, metadata)
+        _stored_result(turn, message, ToolRecord.from_stored(message.metadata))
         return
     if message.reasoning.strip():
         url = full_text_url(message.pk, "reasoning")
@@ -289,35 +267,31 @@ def _add_stored(turn: TurnView, message: Message) -> None:
             if card.arguments.endswith(_MORE):
                 card.arguments_url = full_text_url(message.pk, f"call-{card.call_id}")
             block.cards.append(card)
-    answered_by = metadata.get("model")
-    if isinstance(answered_by, str) and answered_by:
-        turn.footer.model = answered_by  # the model that answered, as shown live
-    outcome = metadata.get("turn")
-    if isinstance(outcome, dict):
-        _stored_outcome(turn, outcome)
+    record = AssistantRecord.from_stored(message.metadata)
+    if record.model:
+        turn.footer.model = record.model  # the model that answered, as shown live
+    if record.turn is not None:
+        _stored_outcome(turn, record.turn)
 
 
 def _stored_card(turn: TurnView, call: Any) -> ToolCard:
     """A stored call's card, queued until its result message is found."""
     function = call.get("function", {}) if isinstance(call, dict) else {}
-    shown_call = announced(
-        ToolCall(
-            str(call.get("id", "")) if isinstance(call, dict) else "",
-            str(function.get("name", "")),
-            str(function.get("arguments", "") or ""),
-        )
+    shown_call = AnnouncedCall.of(
+        str(call.get("id", "")) if isinstance(call, dict) else "",
+        str(function.get("name", "")),
+        str(function.get("arguments", "") or ""),
     )
-    return turn.new_card(shown_call.id, shown_call.name, shown_call.path, shown_call.arguments)
+    return turn.new_card(shown_call)
 
 
-def _stored_result(turn: TurnView, message: Message, metadata: dict[str, Any]) -> None:
+def _stored_result(turn: TurnView, message: Message, record: ToolRecord) -> None:
     for block in reversed(turn.blocks):
         for card in block.cards:
             if card.call_id == message.tool_call_id and card.state == "queued":
-                card.state = "done" if metadata.get("ok") else "failed"
-                card.summary = str(metadata.get("summary", ""))
-                duration = metadata.get("duration_ms")
-                card.duration_ms = float(duration) if isinstance(duration, int | float) else None
+                card.state = "done" if record.ok else "failed"
+                card.summary = record.summary
+                card.duration_ms = record.duration_ms
                 card.result = shown(message.content)
                 if card.result.endswith(_MORE):
                     card.result_url = full_text_url(message.pk, "content")
@@ -333,42 +307,15 @@ def _unanswered_calls(turn: TurnView) -> None:
                 card.summary = "Not run: the turn ended before this step."
 
 
-def _stored_outcome(turn: TurnView, outcome: dict[str, Any]) -> None:
+def _stored_outcome(turn: TurnView, outcome: TurnRecord) -> None:
     footer = turn.footer
-    footer.status = str(outcome.get("status", "completed"))
-    footer.finish_reason = str(outcome.get("finish_reason", ""))
-    usage = outcome.get("usage")
-    footer.tokens = int(usage.get("total_tokens", 0) or 0) if isinstance(usage, dict) else 0
-    cost = outcome.get("cost")
-    footer.cost = cost if isinstance(cost, str) else None
-    error = outcome.get("error")
-    if isinstance(error, dict):
-        note = ErrorNote(
-            str(error.get("code", "")), str(error.get("message", "")), bool(error.get("retryable"))
-        )
+    footer.status = outcome.status
+    footer.finish_reason = outcome.finish_reason
+    footer.tokens = outcome.usage.total_tokens
+    footer.cost = outcome.cost
+    error = outcome.error
+    if error is not None:
+        note = ErrorNote(error.code, error.message, error.retryable)
         turn.new_block("error").error = note
         if note.retryable:
             turn.retry_text = turn.text
-
-
-@dataclass(frozen=True)
-class ConversationUsage:
-    turns: int
-    tokens: int
-    cost: str | None
-
-    @property
-    def cost_text(self) -> str:
-        return dollars(self.cost)
-
-
-def conversation_usage(conversation: Conversation) -> ConversationUsage:
-    turns = tokens = 0
-    # Tokens from each turn's totals; cost from every request's own column.
-    closing = conversation.messages.filter(role=Message.Role.ASSISTANT, metadata__has_key="turn")
-    for metadata in closing.values_list("metadata", flat=True):
-        turns += 1
-        usage = metadata.get("turn", {}).get("usage") or {}
-        tokens += int(usage.get("total_tokens", 0) or 0)
-    total = conversation.messages.aggregate(total=Sum("cost"))["total"]
-    return ConversationUsage(turns, tokens, None if total is None else str(total))

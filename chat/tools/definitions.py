@@ -10,7 +10,7 @@ from typing import Any
 
 from chat.tools import files
 from chat.tools.registry import Tool, ToolRegistry
-from projects.paths import BINARY_EXTENSIONS, MAX_DEPTH, MAX_LENGTH, TEXT_EXTENSIONS
+from projects.files.paths import BINARY_EXTENSIONS, MAX_DEPTH, MAX_LENGTH, TEXT_EXTENSIONS
 
 PATH_RULES = (
     "Paths start at the project root, like /index.html or /css/site.css: ASCII letters, "

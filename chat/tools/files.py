@@ -13,12 +13,13 @@ from typing import Any
 
 from pydantic import Field
 
-from chat.llm.jsontypes import JSONObject, JSONValue
 from chat.tools.registry import Arguments, ToolContext, ToolOutcome
+from common.jsontypes import JSONObject, JSONValue
+from common.sizes import human_size
 from projects import selectors, services
-from projects.limits import current_limits, human_size
-from projects.paths import PathError, normalize_path
-from projects.results import BinaryInfo, ErrorCode, FileError, FileInfo, FileWrite
+from projects.files.limits import current_limits
+from projects.files.paths import PathError, normalize_path
+from projects.files.results import BinaryInfo, ErrorCode, FileError, FileInfo, FileWrite
 
 _PATH = Field(description="File path from the project root, e.g. /index.html.")
 

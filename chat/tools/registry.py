@@ -17,7 +17,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from chat.llm import ToolSpec
-from chat.llm.jsontypes import NOT_JSON, JSONObject, JSONValue, decoded, json_problem
+from common.jsontypes import NOT_JSON, JSONObject, JSONValue, decoded, json_problem
 from projects.models import Project
 from projects.services import Author
 

@@ -14,15 +14,15 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from builtit.users import current_user
-from chat import changes
+from chat import changes, selectors
 from chat.live.broadcast import files_moved
 from chat.models import Message
-from projects.changesets import FileChange, texts
-from projects.diff_html import FileDiff, file_diff, layout_of
+from common.users import current_user
+from projects.history.changesets import FileChange, texts
+from projects.history.undo import Refused
 from projects.models import Project, Reversal
 from projects.selectors import owned_project
-from projects.undo import Refused
+from projects.web.diff_html import FileDiff, file_diff, layout_of
 
 # A whole turn's view shows this many files' diffs; the rest are named.
 MAX_FILES_SHOWN = 20
@@ -112,7 +112,7 @@ def _outcome(
 
 def _turn(request: HttpRequest, project_id: uuid.UUID, turn_id: int) -> tuple[Project, Message]:
     project = owned_project(request, project_id)
-    turn = changes.turn_of(user_id=request.user.pk or 0, message_id=turn_id)
+    turn = selectors.turn_of(user_id=request.user.pk or 0, message_id=turn_id)
     if turn is None or turn.conversation.project_id != project.pk:
         raise Http404("No such turn in this project.")
     return project, turn

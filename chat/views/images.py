@@ -7,16 +7,15 @@ import uuid
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
-from django_htmx.http import retarget, trigger_client_event
+from django_htmx.http import retarget
 
-from builtit.users import current_user
 from chat import images
-from projects.results import FileError
-from projects.selectors import file_read, owned_project
-from projects.workspace import editor_context, tree_html
+from common.users import current_user
+from projects.files.results import FileError
+from projects.selectors import owned_project
+from projects.web.responses import changed_response
 
 
 @require_POST
@@ -61,8 +60,4 @@ def image_to_project(request: HttpRequest, image_id: int) -> HttpResponse:
     if isinstance(result, FileError):
         response = HttpResponse(result.message, status=422)
         return retarget(response, "#new-file-error")
-    context = {"project": project, **editor_context(file_read(project, result.path))}
-    body = render_to_string("projects/partials/editor.html", context, request=request)
-    response = retarget(HttpResponse(body + tree_html(project)), "#editor-pane")
-    response["HX-Reswap"] = "innerHTML"
-    return trigger_client_event(response, "filesChanged", {"paths": [result.path]})
+    return changed_response(request, project, result.path)

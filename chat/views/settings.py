@@ -13,7 +13,6 @@ from django.shortcuts import redirect, render
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST
 
-from builtit.users import current_user
 from chat.access_tokens import (
     TokenProblem,
     token_create,
@@ -22,6 +21,7 @@ from chat.access_tokens import (
     user_sign_out_everywhere,
 )
 from chat.personal_keys import KeyProblem, key_delete, key_save, key_status
+from common.users import current_user
 
 
 def _page(

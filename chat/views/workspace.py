@@ -14,12 +14,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from chat import services
-from chat.live import snapshot
-from chat.live.consumers import CLOSE_REASONS
+from chat.live import closing, snapshot
 from chat.models import Message
 from chat.render import panel
 from projects.selectors import owned_project
-from projects.workspace import workspace_context
+from projects.web.workspace import workspace_context
 
 
 @require_GET
@@ -36,7 +35,7 @@ def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
         **snapshot.panel_context(project, conversation),
         # The websocket routes are Channels', outside Django's URLconf (builtit.routing).
         "chat_socket_url": f"/ws/projects/{project.pk}/chat/?conversation={conversation.pk}",
-        "chat_close_reasons": {str(code): text for code, text in CLOSE_REASONS.items()},
+        "chat_closing": closing.for_the_page(),
     }
     return render(request, "projects/workspace.html", context)
 

@@ -4,8 +4,8 @@ from datetime import timedelta
 
 from django import template
 
-from projects.limits import human_size
-from projects.views.preview import SANDBOX
+from common.sizes import human_size
+from projects.web.sandbox import SANDBOX
 
 register = template.Library()
 

@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from builtit.users import current_user
+from common.users import current_user
 from projects.archive import ImportRefused, project_export_zip, project_import_zip, skipped_shown
 from projects.lifecycle import (
     ProjectError,

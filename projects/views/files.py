@@ -16,13 +16,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_POST
-from django_htmx.http import retarget, trigger_client_event
+from django_htmx.http import trigger_client_event
 
-from builtit.users import current_user
+from common.users import current_user
+from projects.files.paths import extension_of
+from projects.files.results import ErrorCode, FileContent, FileError, FileWrite
 from projects.lifecycle import project_rotate_preview_token
 from projects.models import Project
-from projects.paths import extension_of
-from projects.results import ErrorCode, FileContent, FileError, FileWrite
 from projects.selectors import file_read, owned_project
 from projects.services import (
     Author,
@@ -32,13 +32,9 @@ from projects.services import (
     file_update,
     file_upload,
 )
-from projects.workspace import editor_context, tree_html
+from projects.web.responses import changed_response, error_response
+from projects.web.workspace import editor_context, tree_html
 
-_STATUS_FOR = {
-    ErrorCode.CONFLICT: 409,
-    ErrorCode.NOT_FOUND: 404,
-    ErrorCode.BUSY: 423,
-}
 _NEW_FILE_CONTENT = {
     "html": (
         '<!doctype html>\n<html lang="en">\n<head>\n  <meta charset="utf-8">\n'
@@ -170,32 +166,6 @@ def _saved(request: HttpRequest, project: Project, result: FileWrite) -> HttpRes
     )
     response = HttpResponse(body + tree_html(project))
     return trigger_client_event(response, "filesChanged", {"paths": [result.path]})
-
-
-def changed_response(request: HttpRequest, project: Project, open_path: str | None) -> HttpResponse:
-    """After a create, rename or delete: the editor shows `open_path` (or nothing)."""
-    opened = file_read(project, open_path) if open_path else None
-    context = {"project": project, **editor_context(opened)}
-    body = render_to_string("projects/partials/editor.html", context, request=request)
-    response = HttpResponse(body + tree_html(project))
-    response = retarget(response, "#editor-pane")
-    response["HX-Reswap"] = "innerHTML"
-    return trigger_client_event(
-        response, "filesChanged", {"paths": [open_path] if open_path else []}
-    )
-
-
-def error_response(
-    request: HttpRequest, error: FileError, *, target: str, offer_save: bool = True
-) -> HttpResponse:
-    """The error, in words, where `target` says; `offer_save`: a missing file comes
-    with "Save my text as a new file" (the open editor's text is that file's)."""
-    context = {"error": error, "offer_save": offer_save}
-    body = render_to_string("projects/partials/file_error.html", context, request=request)
-    response = HttpResponse(body, status=_STATUS_FOR.get(error.code, 422))
-    response = retarget(response, target)
-    response["HX-Reswap"] = "innerHTML"
-    return response
 
 
 def _int_or_none(raw: str | None) -> int | None:

@@ -8,14 +8,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
-from builtit.users import current_user
-from projects.binaries import is_marker
-from projects.diff_html import file_diff, layout_of
-from projects.history import file_history, file_restore, revision_diff, revision_state
-from projects.results import ErrorCode, FileError
+from common.users import current_user
+from projects.files.binaries import is_marker
+from projects.files.results import ErrorCode, FileError
+from projects.history.revisions import file_history, file_restore, revision_diff, revision_state
 from projects.selectors import owned_project
 from projects.services import Author
-from projects.views.files import changed_response, error_response
+from projects.web.diff_html import file_diff, layout_of
+from projects.web.responses import changed_response, error_response
 
 
 @require_GET

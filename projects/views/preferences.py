@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-import json
-
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_POST
 
-from builtit.users import current_user
-from projects.preferences import PreferenceProblem, preferences_clean, preferences_save
+from common.jsontypes import NOT_JSON, decoded
+from common.users import current_user
+from projects.web.preferences import PreferenceProblem, preferences_clean, preferences_save
 
 
 @require_POST
 def preferences(request: HttpRequest) -> HttpResponse:
-    try:
-        raw = json.loads(request.body or b"null")
-    except ValueError:
-        raw = None
-    changes = preferences_clean(raw)
+    raw = decoded(request.body or b"null")
+    changes = preferences_clean(None if raw is NOT_JSON else raw)
     if isinstance(changes, PreferenceProblem):
         return JsonResponse({"error": changes.message}, status=400)
     return JsonResponse(preferences_save(user=current_user(request), changes=changes))

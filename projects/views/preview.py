@@ -19,13 +19,11 @@ from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 
-from projects.binaries import blob_bytes, blob_for_marker, is_marker
+from projects.files.binaries import blob_bytes, blob_for_marker, is_marker
+from projects.files.paths import PathError, content_type_for, normalize_path
 from projects.models import Project, ProjectFile, RetiredPreviewToken
-from projects.paths import PathError, content_type_for, normalize_path
+from projects.web.sandbox import SANDBOX
 
-# No allow-modals: a page's alert/confirm/prompt would open over the workspace,
-# where "Session expired, enter your password" looks like the app asking.
-SANDBOX = "allow-scripts allow-forms allow-popups allow-downloads"
 _CSP = f"sandbox {SANDBOX}; frame-ancestors 'self'"
 
 # Stands in for the dialogs the sandbox blocks (alert, confirm, prompt, print),

@@ -117,7 +117,7 @@
     })();
   });
 
-  // ── a person's preferences, saved on the server (projects.preferences) ──
+  // ── a person's preferences, saved on the server (projects.web.preferences) ──
   // The token htmx sends (base.html's hx-headers), for requests made by hand.
   function csrfToken() {
     try { return JSON.parse(document.body.getAttribute("hx-headers"))["X-CSRFToken"]; } catch (_) { return ""; }

@@ -320,13 +320,13 @@
 
   // htmx sends what waited once the socket is open again.
   document.addEventListener("htmx:wsAfterSend", () => { if (waiting) showWaiting(false); });
-  // Daphne sends no close reason, so the page carries the server's words per code.
-  function closeReasons() {
-    const data = $("chat-close-reasons");
-    return data ? JSON.parse(data.textContent) : {};
+  // Daphne sends no close reason, so the page carries the server's close codes
+  // and its words per code (chat.live.closing).
+  function closing() {
+    const data = $("chat-closing");
+    return data ? JSON.parse(data.textContent) : { restart: null, reasons: {} };
   }
-
-  const SERVICE_RESTART = 4012;  // chat.live.consumers
+  const closeReasons = () => closing().reasons;
   document.addEventListener("htmx:wsClose", (event) => {
     connected = false;
     const closed = event.detail && event.detail.event ? event.detail.event : {};
@@ -336,7 +336,7 @@
       const attempt = failures > 1 ? ` (attempt ${failures})` : "";
       connection(`Lost the connection to the server; retrying in ${seconds} s${attempt}. ` +
                  "The assistant keeps working meanwhile, and your message stays in the box.");
-    } else if (code === SERVICE_RESTART) {
+    } else if (code === closing().restart) {
       // This server is restarting (chat.live.draining): reconnect at once, through
       // the proxy, to one that stays; htmx itself reconnects only on 10xx codes.
       const wait = htmx.config.wsReconnectDelay();

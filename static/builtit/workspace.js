@@ -539,7 +539,7 @@
 
   // ── uploads: binary files (images, fonts, media, PDF) ─────────────────
   // One request per file, in turn, with its progress; the server checks what
-  // each file is (projects.binaries) and answers as for a new file.
+  // each file is (projects.files.binaries) and answers as for a new file.
   function uploadOne(file, fields) {
     return new Promise((resolve) => {
       const progress = document.getElementById("upload-progress");
@@ -664,7 +664,7 @@
   }
 
   // The person's preferences come with the page and go back to the server
-  // (projects.preferences), so they follow the person to any browser.
+  // (projects.web.preferences), so they follow the person to any browser.
   let preferences = {};
   try {
     const data = document.getElementById("workspace-preferences");

@@ -20,8 +20,8 @@ from chat.agent.attachments import (
     label,
     to_json,
 )
+from chat.agent.events import chip_labels
 from chat.live.frames import Frame, FrameError, parse_frame
-from chat.render.transcript import chip_labels
 
 ERROR = {
     "type": "problem",

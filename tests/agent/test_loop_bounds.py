@@ -82,7 +82,7 @@ async def test_tool_arguments_that_never_end_stop_at_the_bound(
     events = await turn_events(client, project, "Build a page")
     error = the_error(events)
     assert error.code == "answer_too_large"
-    assert "passed 0.0625 MB" in error.message
+    assert "passed 64 KiB" in error.message
     assert "what was done until then is kept" in error.message
     assert the_end(events).status == "failed"
     assert len(fake_openrouter.requests) == 1, "a bound is not retried"

@@ -39,8 +39,8 @@ from chat.spending import project_spent
 from chat.tools import Arguments, Tool, ToolContext, ToolOutcome, ToolRegistry, file_tools
 from chat.tools.definitions import FILE_TOOLS
 from chat.tools.files import WriteArgs, create_file
+from projects.files.results import FileWrite
 from projects.models import FileRevision, Project, ProjectFile
-from projects.results import FileWrite
 from projects.services import Author, file_update
 from tests.agent.conftest import Clients
 from tests.agent.turns import (

@@ -16,19 +16,14 @@ from chat.agent.prompt import (
     system_prompt,
 )
 from chat.llm import ChatMessage
-from chat.llm.jsontypes import JSONObject
 from chat.models import Conversation, Message
-from chat.services import (
-    PastTurn,
-    conversation_create,
-    message_create,
-    message_user_create,
-    past_turns,
-)
+from chat.selectors import PastTurn, past_turns
+from chat.services import conversation_create, message_create, message_user_create
 from chat.tools import PATH_RULES
-from projects.limits import Limits, current_limits
+from common.jsontypes import JSONObject
+from projects.files.limits import Limits, current_limits
+from projects.files.results import FileInfo
 from projects.models import Project
-from projects.results import FileInfo
 from projects.selectors import file_list
 from projects.starter import STARTER_FILES
 
@@ -112,7 +107,7 @@ class Chat:
         )
 
     def turns(self) -> list[PastTurn]:
-        return past_turns(self.conversation, before_sequence=self.sequence + 1)
+        return past_turns(conversation=self.conversation, before_sequence=self.sequence + 1)
 
 
 @pytest.fixture
@@ -377,7 +372,7 @@ def test_past_turns_keeps_every_turn_oldest_first(chat):
 def test_past_turns_stops_before_the_given_sequence(chat):
     _a_full_turn(chat)
     current = chat.user("What next?")
-    turns = past_turns(chat.conversation, before_sequence=current.sequence)
+    turns = past_turns(conversation=chat.conversation, before_sequence=current.sequence)
     assert [t.request for t in turns] == ["Make the heading bigger"]
 
 

@@ -9,9 +9,9 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Route
 
+from projects.files.results import FileWrite
 from projects.lifecycle import project_create
 from projects.models import Project, ProjectFile
-from projects.results import FileWrite
 from projects.services import Author, file_create, file_delete, file_update, file_upload
 from tests.browser.conftest import Dialogs, answer, sign_in
 from tests.fakes.images import png

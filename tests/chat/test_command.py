@@ -12,9 +12,9 @@ from django.core.management import CommandError, call_command
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat.models import Conversation, Message
+from projects.files.results import FileWrite
 from projects.locks import LockHeld, lock_acquire, lock_current, lock_release
 from projects.models import Project, ProjectFile
-from projects.results import FileWrite
 from projects.services import Author, file_update
 from tests.fakes.demo import demo_responder
 from tests.fakes.openrouter import FakeOpenRouter

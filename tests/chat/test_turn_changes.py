@@ -11,12 +11,12 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from chat import changes, services
+from chat import changes, selectors, services
 from chat.models import Conversation, Message
 from chat.render import panel
+from projects.files.results import FileWrite
 from projects.locks import lock_acquire
 from projects.models import FileRevision, Project, ProjectFile, ProjectLock, Reversal
-from projects.results import FileWrite
 from projects.services import Author, Edit, file_create, file_edit, file_update
 
 pytestmark = pytest.mark.django_db
@@ -31,7 +31,7 @@ class Turns:
         self.conversation: Conversation = services.conversation_create(project=project)
 
     def turn(self, text: str, *writes: tuple[str, dict[str, object]]) -> Message:
-        sequence = services.next_sequence(self.conversation)
+        sequence = selectors.next_sequence(conversation=self.conversation)
         asked = services.message_user_create(
             conversation=self.conversation, sequence=sequence, text=text, model="m"
         )
@@ -242,7 +242,7 @@ def test_the_next_turns_history_tells_the_model_of_an_undo(
 ) -> None:
     result = changes.turn_undo(user=user, turn=bakery)
     assert isinstance(result, Reversal)
-    (past,) = services.past_turns(turns.conversation)
+    (past,) = selectors.past_turns(conversation=turns.conversation)
     assert past.afterwards == (result.summary,)
     assert result.summary.startswith("Undid the turn “Make it a bakery”: /about.html")
 

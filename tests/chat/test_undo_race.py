@@ -25,9 +25,9 @@ from django.test import Client
 
 from chat.models import Conversation, Message
 from chat.services import conversation_create, message_create, message_user_create
+from projects.files.results import FileWrite
 from projects.lifecycle import project_create
 from projects.models import Project, ProjectFile
-from projects.results import FileWrite
 from projects.services import Author, file_create, file_update
 from tests.servers import ServerProcess, server_start, shared_settings
 

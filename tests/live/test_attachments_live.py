@@ -13,9 +13,9 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
 from django.test import Client
 
-from chat.llm.jsontypes import JSONObject
 from chat.models import Message
 from chat.services import conversation_create, message_create, message_user_create
+from common.jsontypes import JSONObject
 from projects.models import Project
 from tests.fakes.openrouter import FakeOpenRouter
 from tests.fakes.script import Reply

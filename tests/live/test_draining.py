@@ -19,7 +19,7 @@ from django.contrib.auth.models import User
 from chat import services
 from chat.agent.loop import TurnRequest, _Turn
 from chat.live import draining, turns
-from chat.live.consumers import SERVICE_RESTART
+from chat.live.closing import Close
 from chat.models import Message
 from projects.lifecycle import project_create
 from projects.models import Project, ProjectFile, ProjectLock
@@ -82,13 +82,13 @@ async def test_a_turn_past_its_grace_is_interrupted_with_what_it_did_kept(
 
         drain = asyncio.ensure_future(draining.drain(grace=0.3))
         # A tab with nothing running here reconnects elsewhere at once...
-        assert await closed_with(elsewhere) == ([], SERVICE_RESTART)
+        assert await closed_with(elsewhere) == ([], Close.SERVICE_RESTART)
         # ...one watching a turn here sees it end first.
         events, code = await closed_with(watcher)
         drained = await drain
         held.release()
 
-    assert code == SERVICE_RESTART
+    assert code == Close.SERVICE_RESTART
     assert [event["type"] for event in events][-2:] == ["error", "done"]
     assert events[-2]["code"] == "server_stopped"
     assert events[-1]["status"] == "interrupted"
@@ -131,7 +131,7 @@ async def test_a_turn_that_ends_within_the_grace_is_recorded_as_completed(
         shown, page_code = await html_until_closed(page)
         drained = await drain
 
-    assert code == page_code == SERVICE_RESTART
+    assert code == page_code == Close.SERVICE_RESTART
     # The page that sent it saw the turn end (its footer) before it was closed.
     assert 'class="turn-footer completed' in shown
     assert events[-1]["type"] == "done"
@@ -147,12 +147,12 @@ async def test_once_draining_no_turn_starts_and_new_tabs_are_sent_elsewhere(
         drained = await draining.drain(grace=1)
         _, code = await closed_with(tab)
     assert drained == draining.Drained(finished=0, interrupted=0)
-    assert code == SERVICE_RESTART
+    assert code == Close.SERVICE_RESTART
 
     late = await communicator(socket_path(project), user=user)
     connected, _ = await late.connect()
     assert connected
-    assert (await late.receive_output(timeout=5))["code"] == SERVICE_RESTART
+    assert (await late.receive_output(timeout=5))["code"] == Close.SERVICE_RESTART
 
     conversation = await sync_to_async(services.conversation_create)(project=project)
     started = await turns.start(TurnRequest(project, conversation, "Hello", user=user))

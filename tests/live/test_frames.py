@@ -21,8 +21,8 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 from chat import services
 from chat.live.consumers import ChatConsumer
 from chat.live.framing import TOO_BIG_NOTICE, html_frames, json_frames
-from chat.llm.jsontypes import JSONObject
 from chat.models import Conversation, Message
+from common.jsontypes import JSONObject
 from projects.models import Project
 from tests.fakes.openrouter import FakeOpenRouter
 from tests.fakes.script import Reply

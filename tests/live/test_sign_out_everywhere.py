@@ -16,7 +16,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from accounts.models import UserSession
-from chat.live.socket_auth import SESSION_ENDED, SIGNED_OUT_EVERYWHERE
+from chat.live.closing import Close
 from chat.models import AccessToken
 from projects.models import Project
 from tests.live.tabs import next_event
@@ -32,7 +32,7 @@ async def closed_everywhere(socket: WebsocketCommunicator) -> dict[str, Any]:
     assert "signed out everywhere" in notice["message"]
     closing: dict[str, Any] = await socket.receive_output(timeout=5)
     assert closing["type"] == "websocket.close"
-    assert closing["code"] == SIGNED_OUT_EVERYWHERE
+    assert closing["code"] == Close.SIGNED_OUT_EVERYWHERE
     return closing
 
 
@@ -110,7 +110,7 @@ async def test_a_password_change_closes_other_sessions_and_offers_signing_out_ev
         },
         follow=True,
     )
-    assert (await closed_with(other_tab))["code"] == SESSION_ENDED
+    assert (await closed_with(other_tab))["code"] == Close.SESSION_ENDED
     assert (await sync_to_async(elsewhere.get)("/")).status_code == 302
     assert await this_tab.receive_nothing(), "the session that changed it goes on, its tabs too"
     page = response.content.decode()
@@ -140,7 +140,7 @@ async def test_staff_changing_a_password_closes_the_persons_sockets(
         },
     )
     assert response.status_code == 302
-    assert (await closed_with(socket))["code"] == SESSION_ENDED
+    assert (await closed_with(socket))["code"] == Close.SESSION_ENDED
 
 
 async def test_a_deactivated_account_is_shut_out_of_its_sockets_and_tokens(
@@ -156,7 +156,7 @@ async def test_a_deactivated_account_is_shut_out_of_its_sockets_and_tokens(
 
     await sync_to_async(deactivate)()
     for socket in (script, browser):
-        assert (await closed_with(socket))["code"] == SESSION_ENDED
+        assert (await closed_with(socket))["code"] == Close.SESSION_ENDED
     again = with_token(project, made.secret)
     connected, _ = await again.connect()
     assert not connected

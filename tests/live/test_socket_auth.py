@@ -16,14 +16,16 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
-from django.test import Client
+from django.http import HttpResponse
+from django.middleware.csrf import CsrfViewMiddleware
+from django.test import Client, RequestFactory
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from accounts.models import UserSession
 from builtit.asgi import application
 from chat.access_tokens import NewToken, token_create
 from chat.live import turns
-from chat.live.socket_auth import SESSION_ENDED
+from chat.live.closing import Close
 from chat.models import AccessToken
 from projects.models import Project
 from tests.fakes.openrouter import FakeOpenRouter
@@ -72,7 +74,7 @@ async def test_signing_out_closes_the_persons_open_sockets(project: Project, use
     socket = await tab(project, client)
     await sync_to_async(client.post)("/accounts/logout/")
     closing = await closed_with(socket)
-    assert closing["code"] == SESSION_ENDED
+    assert closing["code"] == Close.SESSION_ENDED
     assert "signed out" in str(closing["reason"])
 
 
@@ -91,7 +93,7 @@ async def test_a_password_change_closes_the_other_sessions_sockets(
         },
     )
     assert response.status_code == 302
-    assert (await closed_with(socket))["code"] == SESSION_ENDED
+    assert (await closed_with(socket))["code"] == Close.SESSION_ENDED
     mine = await tab(project, here)  # the tab that changed it keeps working
     assert await mine.receive_nothing()
     await mine.disconnect()
@@ -107,7 +109,7 @@ async def test_a_password_set_from_the_command_line_closes_sockets(
         user.save()
 
     await sync_to_async(change)()
-    assert (await closed_with(socket))["code"] == SESSION_ENDED
+    assert (await closed_with(socket))["code"] == Close.SESSION_ENDED
 
 
 async def test_a_socket_whose_session_is_gone_starts_no_turn(
@@ -152,6 +154,37 @@ async def test_the_page_own_origin_and_trusted_origins_are_accepted(
     settings.CSRF_TRUSTED_ORIGINS = ["https://builder.example.com"]
     trusted = await tab(project, client, origin="https://builder.example.com")
     await trusted.disconnect()
+
+
+@pytest.mark.parametrize(
+    ("origin", "accepted"),
+    [
+        ("https://builder.example.com", True),
+        ("https://a.b.example.com", True),
+        ("https://example.com", True),  # Django's "*.": the domain and its subdomains
+        ("http://builder.example.com", False),  # another scheme
+        ("https://builder.example.com.evil", False),
+    ],
+)
+async def test_a_wildcard_trusted_origin_is_read_as_django_reads_it(
+    project: Project, user: User, settings: SettingsWrapper, origin: str, accepted: bool
+) -> None:
+    """The pages' CSRF check accepts "https://*.example.com"; the socket refused it."""
+    settings.CSRF_TRUSTED_ORIGINS = ["https://*.example.com"]
+    cookie = (await signed_in(user)).cookies["sessionid"].value
+    headers = [
+        (b"host", b"localhost"),
+        (b"origin", origin.encode()),
+        (b"cookie", f"sessionid={cookie}".encode()),
+    ]
+    socket = WebsocketCommunicator(application, socket_path(project), headers=headers)
+    connected, _ = await socket.connect()
+    assert connected is accepted
+    await socket.disconnect()
+    # And that is what Django's own check says of a form posted from there.
+    posted = RequestFactory().post("/", HTTP_ORIGIN=origin, HTTP_HOST="localhost")
+    django_check = CsrfViewMiddleware(lambda request: HttpResponse())
+    assert django_check._origin_verified(posted) is accepted  # type: ignore[attr-defined]
 
 
 async def test_allowed_hosts_star_does_not_open_the_socket_to_every_site(
@@ -229,7 +262,7 @@ async def test_revoking_a_token_closes_its_sockets_and_refuses_it(
     await sync_to_async(client.post)(
         "/settings/", {"action": "revoke_token", "token": str(made.row.pk)}
     )
-    assert (await closed_with(socket))["code"] == SESSION_ENDED
+    assert (await closed_with(socket))["code"] == Close.SESSION_ENDED
     again = with_token(project, made.secret)
     connected, _ = await again.connect()
     assert not connected
@@ -262,7 +295,7 @@ async def test_deleting_a_token_in_the_admin_closes_its_sockets(
     connected, _ = await socket.connect()
     assert connected
     await sync_to_async(AccessToken.objects.filter(pk=made.row.pk).delete)()
-    assert (await closed_with(socket))["code"] == SESSION_ENDED
+    assert (await closed_with(socket))["code"] == Close.SESSION_ENDED
 
 
 async def test_a_basic_auth_header_leaves_the_socket_to_the_session(

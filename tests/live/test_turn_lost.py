@@ -15,8 +15,7 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 from pytest_django.fixtures import Settings as SettingsWrapper
 
-from chat import services
-from chat.live import turns
+from chat import selectors, services
 from chat.models import Conversation, Message
 from projects.models import Project, ProjectLock
 from tests.fakes.openrouter import FakeOpenRouter
@@ -42,7 +41,7 @@ def a_turn_whose_server_died(project: Project) -> Conversation:
     ProjectLock.objects.create(
         project=project,
         holder="killed-process-turn",
-        purpose=turns.LOCK_PURPOSE,
+        purpose=selectors.TURN_LOCK,
         details={
             "conversation": conversation.pk,
             "first_sequence": asked.sequence,

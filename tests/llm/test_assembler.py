@@ -20,8 +20,8 @@ from chat.llm.deltas import (
     UsageReport,
 )
 from chat.llm.errors import InStreamError
-from chat.llm.jsontypes import JSONObject, JSONValue
 from chat.llm.messages import AssistantMessage, ChatMessage, ToolCall, Usage
+from common.jsontypes import JSONObject, JSONValue
 
 
 def assemble(*events: StreamEvent) -> AssistantMessage:

@@ -19,8 +19,8 @@ from chat.llm.deltas import (
     UsageReport,
 )
 from chat.llm.errors import InStreamError
-from chat.llm.jsontypes import JSONObject, JSONValue
 from chat.llm.messages import Usage
+from common.jsontypes import JSONObject, JSONValue
 
 
 def chunk(delta: JSONValue = None, *, finish: str | None = None, **top: JSONValue) -> JSONObject:

@@ -28,7 +28,7 @@ from chat.llm.errors import (
     error_from_transport,
     retry_after_seconds,
 )
-from chat.llm.jsontypes import JSONObject
+from common.jsontypes import JSONObject
 
 NOW = 1_750_000_000.0
 REQUEST = httpx.Request("POST", "https://openrouter.ai/api/v1/chat/completions")

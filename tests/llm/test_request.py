@@ -10,7 +10,6 @@ import pytest
 from chat.llm import guardrails
 from chat.llm.errors import BadRequestError
 from chat.llm.guardrails import Guardrail, guardrail_for
-from chat.llm.jsontypes import JSONObject, JSONValue
 from chat.llm.messages import ChatMessage, ToolCall, ToolSpec
 from chat.llm.request import (
     ChatRequest,
@@ -20,6 +19,7 @@ from chat.llm.request import (
     ToolChoice,
     build_body,
 )
+from common.jsontypes import JSONObject, JSONValue
 
 HELLO = (ChatMessage.user("Hello"),)
 READ_FILE = ToolSpec(

@@ -8,11 +8,11 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from projects.files.results import FileWrite
+from projects.history.undo import project_restore
 from projects.models import FileRevision, Project, ProjectFile, Reversal
-from projects.results import FileWrite
 from projects.services import Author, file_update
 from projects.starter import STARTER_FILES
-from projects.undo import project_restore
 
 PROJECTS = "/admin/projects/project/"
 FILES = "/admin/projects/projectfile/"
@@ -426,6 +426,24 @@ def test_undos_and_restores_are_listed_for_staff_to_read(admin_client, starter_p
     listing = _page(admin_client.get("/admin/projects/reversal/"))
     assert "Put script.js back." in listing
     assert admin_client.get(f"/admin/projects/reversal/{restored.pk}/change/").status_code == 200
+
+
+def test_staff_can_delete_a_person_whose_projects_have_history(admin_client, starter_project, user):
+    """Revisions and undos are read-only on their own pages; a person's deletion
+    takes theirs along (the admin refused it: no permission to delete them)."""
+    _change_file(admin_client, starter_project.files.get(path="/script.js"), content="go()\n")
+    first = FileRevision.objects.filter(project=starter_project).order_by("pk").first()
+    assert first is not None
+    restored = project_restore(project=starter_project, point=first.pk, user=user, summary="Back.")
+    assert isinstance(restored, Reversal)
+    assert admin_client.get(f"/admin/projects/reversal/{restored.pk}/delete/").status_code == 403
+
+    owner = starter_project.owner
+    url = f"/admin/auth/user/{owner.pk}/delete/"
+    assert "Are you sure" in _page(admin_client.get(url))
+    assert admin_client.post(url, {"post": "yes"}).status_code == 302
+    assert not User.objects.filter(pk=owner.pk).exists()
+    assert not FileRevision.objects.filter(project_id=starter_project.pk).exists()
 
 
 def test_the_admin_is_branded(admin_client):

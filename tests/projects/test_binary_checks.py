@@ -18,9 +18,9 @@ import pytest
 from django.contrib.auth.models import User
 
 from projects.archive import Imported, project_import_zip
-from projects.media import budget, images
+from projects.files.media import budget, images
+from projects.files.results import FileError, FileWrite
 from projects.models import Project, ProjectFile
-from projects.results import FileError, FileWrite
 from projects.selectors import file_read
 from projects.services import Author, file_upload
 from tests.fakes import images as fake
@@ -97,7 +97,7 @@ def test_every_kept_type_is_accepted_whole_with_the_decoders_size(
             "does not hold the entries it declares",
         ),
         ("/a.woff2", lambda: fake.woff2()[:-20], "cut short"),
-        ("/a.woff", lambda: fake.woff_claiming(100_000_000), "unpacks to more than 32 MB"),
+        ("/a.woff", lambda: fake.woff_claiming(100_000_000), "unpacks to more than 32 MiB"),
         ("/a.woff", lambda: fake.woff_bomb(50_000_000), "does not unpack to its declared size"),
         ("/a.ttf", lambda: fake.ttf(leave_out="OS/2"), "lacks the OS/2 table"),
         ("/a.ttf", lambda: fake.ttf()[:300], "damaged or cut short"),
@@ -159,7 +159,7 @@ def test_pillows_decompression_bomb_warning_is_a_refusal_not_a_log_line(tmp_path
     bomb.write_bytes(fake.png_claiming(9_000, 8_000))  # 72 million pixels
     script = (
         "import django, pathlib, sys; django.setup()\n"
-        "from projects.binaries import checked\n"
+        "from projects.files.binaries import checked\n"
         "print(checked('/b.png', 'png', pathlib.Path(sys.argv[1]).read_bytes()).message)\n"
     )
     environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings", "PYTHONWARNINGS": ""}

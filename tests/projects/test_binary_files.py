@@ -17,12 +17,12 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 from chat.tools import file_tools
 from chat.tools.registry import ToolContext, ToolOutcome
 from projects.archive import Imported, project_export_zip, project_import_zip
-from projects.history import file_restore
+from projects.files.results import BinaryInfo, ErrorCode, FileError, FileWrite
+from projects.history.revisions import file_restore
+from projects.history.undo import changes_undo
 from projects.models import BinaryBlob, FileRevision, Project, ProjectFile, Reversal
-from projects.results import BinaryInfo, ErrorCode, FileError, FileWrite
 from projects.selectors import file_list, file_read
 from projects.services import Author, file_create, file_delete, file_rename, file_upload
-from projects.undo import changes_undo
 from tests.fakes.images import gif, jpeg, png, png_claiming
 
 pytestmark = pytest.mark.django_db

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from projects import diffs
-from projects.diff_html import diff_notes, diff_table, file_diff
-from projects.diffs import Fold, LineCounts, Pair, Row, diff, line_counts
+from projects.history import diffs
+from projects.history.diffs import Fold, LineCounts, Pair, Row, diff, line_counts
+from projects.web.diff_html import diff_notes, diff_table, file_diff
 
 
 def numbered(count: int) -> str:

@@ -1,12 +1,12 @@
-"""Search/replace edits (projects.editing): exact and unique, tolerant only when one place
+"""Search/replace edits (projects.files.editing): exact and unique, tolerant only when one place
 matches, errors that say how to recover, sequential and all or nothing."""
 
 from __future__ import annotations
 
 import pytest
 
-from projects.editing import Edit, apply_edits
-from projects.results import ErrorCode, FileError
+from projects.files.editing import Edit, apply_edits
+from projects.files.results import ErrorCode, FileError
 
 
 def edited(content: str, *edits: tuple[str, str]) -> str:

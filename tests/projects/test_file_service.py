@@ -9,10 +9,10 @@ from datetime import UTC, datetime
 import pytest
 from django.contrib.auth.models import AnonymousUser
 
+from projects.files.paths import ALLOWED_EXTENSIONS
+from projects.files.results import ErrorCode, FileContent, FileError, FileWrite, SearchResults
 from projects.lifecycle import project_create
 from projects.models import FileRevision, Project, ProjectFile
-from projects.paths import ALLOWED_EXTENSIONS
-from projects.results import ErrorCode, FileContent, FileError, FileWrite, SearchResults
 from projects.selectors import (
     file_list,
     file_read,

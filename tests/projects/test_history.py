@@ -1,10 +1,10 @@
-"""A file's history and restoring earlier states (projects/history.py and its views)."""
+"""A file's history and restoring earlier states (projects/history/revisions.py and its views)."""
 
 from __future__ import annotations
 
-from projects.history import deleted_files, file_history, file_restore, revision_state
+from projects.files.results import ErrorCode, FileError, FileWrite
+from projects.history.revisions import deleted_files, file_history, file_restore, revision_state
 from projects.models import FileRevision, ProjectFile
-from projects.results import ErrorCode, FileError, FileWrite
 from projects.services import file_create, file_delete, file_rename, file_update
 
 

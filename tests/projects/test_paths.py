@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from projects.paths import (
+from projects.files.paths import (
     ALLOWED_EXTENSIONS,
     BINARY_EXTENSIONS,
     MAX_DEPTH,

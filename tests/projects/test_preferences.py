@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from projects.models import Project
-from projects.preferences import preferences_of
+from projects.web.preferences import preferences_of
 
 pytestmark = pytest.mark.django_db
 
@@ -58,6 +58,14 @@ def test_anything_else_is_refused_and_nothing_is_kept(
 def test_not_json_is_refused(user_client: Client) -> None:
     answer = user_client.post("/preferences/", "{oops", content_type="application/json")
     assert answer.status_code == 400
+
+
+def test_json_nested_past_the_parser_is_refused_in_words(user_client: Client) -> None:
+    """json.loads lets RecursionError escape: this body was a 500 (issue 27)."""
+    deep = "[" * 100_000 + "]" * 100_000
+    answer = user_client.post("/preferences/", deep, content_type="application/json")
+    assert answer.status_code == 400
+    assert answer.json() == {"error": "Send an object of preferences to change."}
 
 
 def test_only_a_signed_in_person_has_preferences(client: Client) -> None:

@@ -7,11 +7,12 @@ from urllib.parse import urljoin
 import pytest
 from django.test import Client
 
+from projects.files.results import FileWrite
 from projects.lifecycle import RETIRED_TOKENS_KEPT, project_create, project_rotate_preview_token
 from projects.models import FileRevision, Project, ProjectFile
-from projects.results import FileWrite
 from projects.services import Author, file_create, file_update
-from projects.views.preview import PAGE_REPORT_SCRIPT, SANDBOX, SHARED_PAGE_SCRIPT
+from projects.views.preview import PAGE_REPORT_SCRIPT, SHARED_PAGE_SCRIPT
+from projects.web.sandbox import SANDBOX
 
 SECRET = "MALLORY-ONLY-SECRET-4242"
 

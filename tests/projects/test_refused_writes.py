@@ -23,12 +23,12 @@ from django.test import Client
 from django.utils import timezone
 
 from chat.models import ChatImage
-from projects import services
+from projects import write_checks
 from projects.archive import ImportRefused, project_import_zip
-from projects.binaries import marker_for
+from projects.files.binaries import marker_for
+from projects.files.results import ErrorCode, FileError, FileWrite
 from projects.lifecycle import project_purge, project_trash
 from projects.models import BinaryBlob, FileRevision, Project, ProjectFile, RevisionBlob
-from projects.results import ErrorCode, FileError, FileWrite
 from projects.services import Author, file_create, file_delete, file_upload
 from projects.sweep import storage_sweep
 from projects.usage import storage_used
@@ -321,7 +321,7 @@ def test_a_write_refused_after_its_bytes_were_stored_takes_them_back(
     settings.BUILTIT_BINARY_STORAGE = "storage"
     settings.MEDIA_ROOT = tmp_path
     checks = iter([None, FileError(ErrorCode.STORAGE_FULL, "Full by now.")])
-    monkeypatch.setattr(services, "_create_limits_problem", lambda *args, **kwargs: next(checks))
+    monkeypatch.setattr(write_checks, "create_limits_problem", lambda *args, **kwargs: next(checks))
 
     refused = upload(project, "/a.png", noise_png(20 * KIB, 1), user)
 
@@ -337,14 +337,14 @@ def test_an_upload_is_checked_before_its_transaction_holds_other_writers(
 ) -> None:
     """Decoding an image takes time: on SQLite, inside the write's transaction,
     every other writer (a turn storing its messages, a save) would wait."""
-    real = services.binary_checked  # type: ignore[attr-defined]
+    real = write_checks.binary_checked  # type: ignore[attr-defined]
     seen: list[bool] = []
 
     def checked(*args, **kwargs):
         seen.append(connection.in_atomic_block)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(services, "binary_checked", checked)
+    monkeypatch.setattr(write_checks, "binary_checked", checked)
     assert isinstance(upload(project, "/a.png", png(), user), FileWrite)
     imported = project_import_zip(
         owner=user, name="Zip", upload=_zip({"b.png": png(2, 2)}), upload_size=200

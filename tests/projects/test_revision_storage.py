@@ -10,10 +10,10 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from projects.blobs import MAX_DEPTH, blob_for, shared_ends
-from projects.history import file_history, revision_state
+from projects.files.blobs import MAX_DEPTH, blob_for, shared_ends
+from projects.files.results import FileError, FileWrite
+from projects.history.revisions import file_history, revision_state
 from projects.models import FileRevision, Project, RevisionBlob
-from projects.results import FileError, FileWrite
 from projects.services import file_create, file_update
 
 

@@ -13,9 +13,9 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from projects.files.results import ErrorCode, FileError, FileWrite
 from projects.lifecycle import project_create, project_purge, project_trash
 from projects.models import Project, ProjectFile
-from projects.results import ErrorCode, FileError, FileWrite
 from projects.services import Author, file_create, file_update
 from projects.usage import storage_used
 

@@ -17,12 +17,13 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
+from chat.live.closing import Close
 from chat.models import Conversation
 from chat.services import conversation_create
+from projects.files.results import ErrorCode, FileError
 from projects.lifecycle import project_trash, trash_purge_expired
 from projects.locks import lock_acquire
 from projects.models import FileRevision, Project, ProjectFile
-from projects.results import ErrorCode, FileError
 from projects.services import Author, file_create
 from tests.live.tabs import (
     communicator,
@@ -151,7 +152,7 @@ async def test_a_socket_on_a_project_moved_to_the_trash_is_told_and_closed(
         assert "moved to the trash" in notice["message"]
         closing = await socket.receive_output(timeout=5)
         assert closing["type"] == "websocket.close"
-        assert closing["code"] == 4404
+        assert closing["code"] == Close.PROJECT_GONE
 
 
 async def test_a_message_on_a_socket_of_a_trashed_project_gets_words_not_a_traceback(

@@ -8,10 +8,11 @@ import pytest
 from django.contrib.auth.models import User
 from pytest_django.fixtures import Settings as SettingsWrapper
 
-from projects.changesets import net_changes
+from projects.files.results import FileWrite
+from projects.history.changesets import net_changes
+from projects.history.undo import Refused, changes_undo, project_restore, restore_plan, undo_plan
 from projects.locks import lock_acquire
 from projects.models import FileRevision, Project, ProjectFile, ProjectLock, Reversal
-from projects.results import FileWrite
 from projects.services import (
     Author,
     Edit,
@@ -21,7 +22,6 @@ from projects.services import (
     file_rename,
     file_update,
 )
-from projects.undo import Refused, changes_undo, project_restore, restore_plan, undo_plan
 
 pytestmark = pytest.mark.django_db
 

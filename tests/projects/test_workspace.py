@@ -11,8 +11,8 @@ from urllib.parse import urlencode
 import pytest
 from django.test import Client
 
+from projects.files.results import FileWrite
 from projects.models import FileRevision, Project, ProjectFile
-from projects.results import FileWrite
 from projects.services import Author, file_create
 from projects.starter import STARTER_FILES
 

@@ -32,10 +32,11 @@ from chat.agent.events import (
 )
 from chat.live.frames import Frame, FrameError, frame_limit, parse_frame
 from chat.live.turns import Numbered, compacted, merged
-from chat.llm.jsontypes import JSONObject
 from chat.models import Conversation, Message
 from chat.render.fragments import TurnDrawing
 from chat.render.transcript import TurnView, stored_turns
+from chat.services import message_too_long
+from common.jsontypes import JSONObject
 from projects.models import Project
 
 # --- frames ---------------------------------------------------------------------------
@@ -95,8 +96,8 @@ def test_a_frame_past_the_limit_is_refused_before_it_is_parsed(
     assert parse_frame(longest) == Frame("message", "\u2603" * 100)
     refused = parse_frame(too_long)
     assert isinstance(refused, FrameError)
-    assert "too long" in refused.message
-    assert "at most 100 characters" in refused.message
+    assert refused.message == message_too_long().message
+    assert "at most 100 characters. Nothing was sent" in refused.message
 
 
 # --- text pieces merged -----------------------------------------------------------------

@@ -12,13 +12,13 @@ import pytest
 from django.utils.safestring import SafeString
 
 import chat.render.markdown
-from chat.plaintext import plain_excerpt
 from chat.render.markdown import (
     LINK_SCAN_BUDGET,
     MAX_MARKDOWN_CHARS,
     MAX_QUOTE_DEPTH,
     render_markdown,
 )
+from common.text import plain_excerpt
 
 ALLOWED_ATTRIBUTES = {
     "a": {"href", "title", "rel", "target"},

@@ -13,7 +13,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
 
-from chat.live.consumers import SERVICE_RESTART
+from chat.live.closing import Close
 from chat.models import Message
 from projects.models import Project, ProjectFile, ProjectLock
 from tests.fakes.held import PAGE, Held, WriteThenHold
@@ -181,11 +181,11 @@ async def test_sigterm_interrupts_a_turn_past_the_grace_and_sends_tabs_elsewhere
         status = await terminated
         held.release()
 
-    assert (idle_events, idle_code) == ([], SERVICE_RESTART), "reconnect elsewhere, at once"
+    assert (idle_events, idle_code) == ([], Close.SERVICE_RESTART), "reconnect elsewhere, at once"
     assert types(told_on_b)[-2:] == ["error", "done"]
     assert told_on_b[-1]["status"] == "interrupted"
     assert told_on_a[-1]["status"] == "interrupted"
-    assert code_on_a == SERVICE_RESTART
+    assert code_on_a == Close.SERVICE_RESTART
     assert status == 0
     (record,) = await closing_records(project)
     assert record["status"] == "interrupted"
@@ -219,7 +219,7 @@ async def test_a_rolling_restart_of_A_then_B_loses_no_turn(
             followed = await elsewhere.until("done")
             assert await terminated == 0
         assert events[-1]["status"] == followed[-1]["status"] == "completed"
-        assert code == SERVICE_RESTART
+        assert code == Close.SERVICE_RESTART
         assert [record["status"] for record in await closing_records(site)] == ["completed"]
         assert await page_kept(site)
 
@@ -228,4 +228,4 @@ async def turns_refused_by(server: ServerProcess, project: Project, token: str) 
     """A tab that connects to a draining server is sent elsewhere (1012) at once."""
     async with tab(server, project, token) as late:
         events, code = await late.closed()
-    return events == [] and code == SERVICE_RESTART
+    return events == [] and code == Close.SERVICE_RESTART

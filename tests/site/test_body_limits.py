@@ -168,7 +168,7 @@ def post_head(
 def test_a_huge_declared_body_to_the_login_page_is_refused_before_it_is_sent(server) -> None:
     answer = exchange(server, post_head("/accounts/login/", length=1000 * 2**20))
     assert answer.startswith(b"HTTP/1.1 413")
-    assert b"accepts at most 64 KB" in answer
+    assert b"accepts at most 64 KiB" in answer
 
 
 def test_a_chunked_body_is_cut_at_the_limit(server) -> None:
@@ -181,7 +181,7 @@ def test_a_chunked_body_is_cut_at_the_limit(server) -> None:
 def test_an_import_over_its_limit_is_refused_before_it_is_sent(server) -> None:
     answer = exchange(server, post_head("/projects/import/", length=200 * 2**20))
     assert answer.startswith(b"HTTP/1.1 413")
-    assert b"accepts at most 20.1 MB" in answer
+    assert b"accepts at most 20.1 MiB" in answer
 
 
 def test_a_body_within_the_limit_reaches_the_application(server) -> None:
@@ -220,7 +220,7 @@ def test_a_stranger_is_held_to_the_form_limit_before_the_body_is_sent(
 ) -> None:
     answer = exchange(server, post_head(path, length=size, content_type=MULTIPART))
     assert answer.startswith(b"HTTP/1.1 413")
-    assert b"Without a signed-in session this address accepts at most 64 KB" in answer
+    assert b"Without a signed-in session this address accepts at most 64 KiB" in answer
 
 
 @pytest.mark.parametrize("serving", ["server", "runserver"])
@@ -319,7 +319,7 @@ def test_a_signed_in_person_is_still_held_to_the_routes_limit(
     )
     answer = exchange(server, head)
     assert answer.startswith(b"HTTP/1.1 413")
-    assert b"accepts at most 20.1 MB" in answer
+    assert b"accepts at most 20.1 MiB" in answer
 
 
 def test_a_session_that_cannot_be_checked_is_answered_503_before_the_body(

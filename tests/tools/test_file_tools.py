@@ -12,7 +12,6 @@ import pytest
 from django.contrib.auth.models import User
 from pydantic import Field
 
-from chat.llm.jsontypes import JSONObject, JSONValue
 from chat.models import Conversation, Message
 from chat.services import conversation_create, message_create
 from chat.tools import (
@@ -26,9 +25,10 @@ from chat.tools import (
     tool_schema,
 )
 from chat.tools.files import EditBlock
+from common.jsontypes import JSONObject, JSONValue
+from projects.files.paths import ALLOWED_EXTENSIONS
+from projects.files.results import FileWrite
 from projects.models import FileRevision, Project, ProjectFile
-from projects.paths import ALLOWED_EXTENSIONS
-from projects.results import FileWrite
 from projects.selectors import file_list
 from projects.services import Author, file_create, file_update
 from projects.starter import STARTER_FILES

@@ -24,7 +24,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from chat import changes, services
+from chat import changes, selectors, services
 from chat.agent.events import Done, Event, TurnStarted, to_json
 from chat.agent.loop import TurnRequest
 from chat.agent.model_choice import ModelError, clean_model_id
@@ -33,9 +33,9 @@ from chat.live.broadcast import files_moved
 from chat.llm import ClientConfig, LLMClient
 from chat.models import Conversation, Message
 from chat.render.console import ConsoleRenderer
+from projects.history.undo import Refused
 from projects.lifecycle import ProjectError, project_create
 from projects.models import Project
-from projects.undo import Refused
 
 _FAILED = 1
 _INTERRUPTED = 130
@@ -130,7 +130,7 @@ class Command(BaseCommand):
         if found is None:
             raise CommandError(f"There is no message {message_id}.")
         project = found.conversation.project
-        turn = changes.turn_of(user_id=project.owner_id, message_id=message_id)
+        turn = selectors.turn_of(user_id=project.owner_id, message_id=message_id)
         if turn is None:
             raise CommandError(f"Message {message_id} is not part of a turn.")
         result = changes.turn_undo(user=project.owner, turn=turn, keep_changed=keep_changed)

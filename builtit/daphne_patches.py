@@ -1,0 +1,45 @@
+"""What Built-It changes in daphne, installed in one place by the served
+application (builtit.asgi):
+
+- its request class, so a body over its route's limit (for a stranger, the
+  form limit) is refused from the headers and a large one is streamed to disk
+  (builtit.bodylimit);
+- its shutdown, so a SIGTERM first finishes or interrupts the turns running
+  here (builtit.shutdown);
+- its X-Forwarded-For parser, so `--proxy-headers` takes the visitor's address
+  as the application does (builtit.client_address).
+
+Each replaces a name daphne looks up as it serves, which is why daphne is
+pinned to its minor version (pyproject.toml). Should an upgrade move one, the
+process refuses to start rather than serve without the bound.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import version
+
+from daphne import http_protocol, ws_protocol
+from daphne.server import Server
+from django.core.exceptions import ImproperlyConfigured
+
+from builtit import bodylimit, client_address, shutdown
+
+_REPLACED = (
+    (http_protocol, "WebRequest"),
+    (Server, "kill_all_applications"),
+    (http_protocol, "parse_x_forwarded_for"),
+    (ws_protocol, "parse_x_forwarded_for"),
+)
+
+
+def install() -> None:
+    for owner, name in _REPLACED:
+        if not hasattr(owner, name):
+            raise ImproperlyConfigured(
+                f"daphne {version('daphne')} has no {owner.__name__}.{name}, which Built-It "
+                "replaces to bound request bodies, drain on shutdown and read the visitor's "
+                "address: install the daphne version pyproject.toml names."
+            )
+    bodylimit.install()
+    shutdown.install()
+    client_address.install()

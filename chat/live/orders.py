@@ -1,0 +1,86 @@
+"""A person's message as the order for a turn, checked before anything is asked
+of a model: its words, the model it may use (the person's pick, the project's,
+the server's default; chat.agent.model_choice), the pictures that model reads
+(from the provider's model list), and the person's own key. The socket
+(chat.live.consumers) reaches the agent and the provider only through here and
+the live turn (chat.live.turns)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+
+from chat import images, services
+from chat.agent.loop import TurnRequest
+from chat.agent.model_choice import ModelError, choose_model, clean_model_id
+from chat.demo.transport import is_demo
+from chat.live.frames import Frame
+from chat.llm import get_client
+from chat.models import Conversation
+from chat.personal_keys import key_for
+from common import threads
+from projects.models import Project
+
+
+@dataclass(frozen=True)
+class Refused:
+    """Why the message was not sent, in words, and the notice's code."""
+
+    message: str
+    code: str
+
+
+async def order_from(
+    frame: Frame, *, project: Project, user: User, conversation: Conversation | None
+) -> TurnRequest | Refused:
+    """The turn `frame` asks for, in `conversation` (a new one when None), or why
+    it cannot go."""
+    text = services.clean_user_message(frame.message)
+    if isinstance(text, services.MessageError):
+        return Refused(text.message, "bad_message")
+    model = clean_model_id(frame.model) if frame.model else None
+    if isinstance(model, ModelError):
+        return Refused(model.message, "bad_model")
+    refused = await _pictures_refused(frame, project=project, user=user, model=model)
+    if refused:
+        return Refused(refused, "bad_images")
+    into, api_key = await threads.run(_prepared, project, user, conversation)
+    return TurnRequest(project, into, text, model, user, api_key, frame.attachments, frame.images)
+
+
+async def _pictures_refused(
+    frame: Frame, *, project: Project, user: User, model: str | None
+) -> str:
+    """Why the message's pictures cannot go (gone, too many, or a model that
+    does not read them), before any request is made; "" when they can."""
+    if not frame.images:
+        return ""
+    found = await threads.run(
+        images.images_waiting, user=user, project=project, ids=list(frame.images)
+    )
+    if isinstance(found, images.ImageProblem):
+        return found.message
+    chosen, api_key = await threads.run(_chosen, project, user, model)
+    listed = None if is_demo(chosen) else await get_client().model_inputs(api_key=api_key)
+    if not images.reads_images(chosen, listed):
+        return (
+            f"{chosen} does not read pictures. Pick a model that does (for example "
+            "google/gemini-2.5-flash or anthropic/claude-sonnet-4.5), or send the "
+            "message without them."
+        )
+    return ""
+
+
+def _chosen(project: Project, user: User, model: str | None) -> tuple[str, str | None]:
+    """The model a message would use, and the person's own key, if any."""
+    api_key = key_for(user)
+    return choose_model(model, project, personal_key=bool(api_key)), api_key
+
+
+def _prepared(
+    project: Project, user: User, conversation: Conversation | None
+) -> tuple[Conversation, str | None]:
+    if conversation is None:
+        conversation = services.conversation_create(project=project)
+    return conversation, key_for(user)

@@ -1,0 +1,64 @@
+"""The workspace page's parts that more than one view draws: its files, tree and
+editor as template context (the chat app adds its panel to the page), and the
+file tree as an out-of-band swap for whoever changed the files (a view here, a
+chat socket there). No views: they are in projects.views."""
+
+from __future__ import annotations
+
+from django.template.loader import render_to_string
+
+from projects.files.paths import extension_of
+from projects.files.results import FileContent, FileError, FileInfo
+from projects.history.revisions import deleted_files
+from projects.models import Project
+from projects.selectors import file_list, file_read
+from projects.web.preferences import preferences_of
+from projects.web.tree import build_tree
+
+_ACE_MODES = {
+    "html": "html",
+    "htm": "html",
+    "css": "css",
+    "js": "javascript",
+    "mjs": "javascript",
+    "json": "json",
+    "webmanifest": "json",
+    "svg": "svg",
+    "xml": "xml",
+    "md": "markdown",
+    "txt": "text",
+}
+
+
+def workspace_context(project: Project) -> dict[str, object]:
+    """The workspace page's files, tree and editor (the chat app adds its panel)."""
+    files = file_list(project)
+    paths = [f.path for f in files]
+    first = "/index.html" if "/index.html" in paths else (paths[0] if paths else None)
+    opened = file_read(project, first) if first else None
+    return {
+        "project": project,
+        # The owner's: only the owner opens a project's workspace.
+        "preferences": preferences_of(project.owner),
+        **_tree_context(project, files),
+        **editor_context(opened),
+    }
+
+
+def tree_html(project: Project) -> str:
+    """The file tree as an out-of-band swap, for whoever changed the files."""
+    return render_to_string(
+        "projects/partials/tree.html",
+        {"project": project, "oob": True, **_tree_context(project, file_list(project))},
+    )
+
+
+def editor_context(opened: FileContent | FileError | None) -> dict[str, object]:
+    """The editor for `opened`, or the empty editor when there is no file to show."""
+    if not isinstance(opened, FileContent):
+        return {"file": None, "mode": "text"}
+    return {"file": opened, "mode": _ACE_MODES.get(extension_of(opened.path), "text")}
+
+
+def _tree_context(project: Project, files: list[FileInfo]) -> dict[str, object]:
+    return {"tree": build_tree(files), "deleted": deleted_files(project)}

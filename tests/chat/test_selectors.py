@@ -1,0 +1,110 @@
+"""The chat's reads (chat.selectors): which messages make a turn, the next
+sequence number, how a turn ended, what a dead turn had stored."""
+
+from __future__ import annotations
+
+import pytest
+
+from chat import selectors, services
+from chat.llm import Usage
+from chat.models import Conversation, Message
+from chat.records import AssistantRecord, ReplyRecord, TurnRecord
+from projects.models import Project
+
+pytestmark = pytest.mark.django_db
+
+
+def add(conversation: Conversation, role: Message.Role, **fields: object) -> Message:
+    sequence = selectors.next_sequence(conversation=conversation)
+    if role == Message.Role.USER:
+        return services.message_user_create(
+            conversation=conversation, sequence=sequence, text=str(fields["content"]), model="m"
+        )
+    return services.message_create(
+        conversation=conversation,
+        sequence=sequence,
+        role=role,
+        **fields,  # type: ignore[arg-type]
+    )
+
+
+def closing(status: str = "completed") -> dict[str, object]:
+    return {"turn": {"status": status, "finish_reason": "stop", "iterations": 1}}
+
+
+@pytest.fixture
+def conversation(project: Project) -> Conversation:
+    return services.conversation_create(project=project)
+
+
+def test_sequence_numbers_start_at_one_and_follow_the_highest(conversation: Conversation) -> None:
+    assert selectors.next_sequence(conversation=conversation) == 1
+    services.message_create(conversation=conversation, sequence=7, role=Message.Role.USER)
+    assert selectors.next_sequence(conversation=conversation) == 8
+
+
+def test_a_turn_is_its_request_and_what_follows_up_to_the_next_request(
+    conversation: Conversation, project: Project
+) -> None:
+    first = add(conversation, Message.Role.USER, content="Make a page")
+    call = add(conversation, Message.Role.ASSISTANT, content="")
+    result = add(conversation, Message.Role.TOOL, content="{}", tool_call_id="c1")
+    answer = add(conversation, Message.Role.ASSISTANT, content="Done", metadata=closing())
+    second = add(conversation, Message.Role.USER, content="And another")
+    later = add(conversation, Message.Role.ASSISTANT, content="Sure", metadata=closing())
+
+    assert list(selectors.turn_messages(turn=first)) == [first, call, result, answer]
+    assert list(selectors.turn_messages(turn=second)) == [second, later]
+    assert selectors.turn_end(turn=first) == second.sequence
+    assert selectors.turn_end(turn=second) is None
+    owner = project.owner_id
+    assert selectors.turn_of(user_id=owner, message_id=result.pk) == first
+    assert selectors.turn_of(user_id=owner, message_id=later.pk) == second
+    assert selectors.turn_of(user_id=owner + 1, message_id=result.pk) is None
+
+
+def test_how_a_turn_ended_is_read_from_its_own_closing_message(
+    conversation: Conversation,
+) -> None:
+    unclosed = add(conversation, Message.Role.USER, content="Never finished")
+    add(conversation, Message.Role.ASSISTANT, content="Working")
+    closed = add(conversation, Message.Role.USER, content="Finished")
+    answer = add(conversation, Message.Role.ASSISTANT, content="Done", metadata=closing("stopped"))
+
+    assert selectors.turn_closed(request_id=unclosed.pk) is None  # not the next turn's end
+    found = selectors.turn_closed(request_id=closed.pk)
+    assert found is not None
+    assert found.message_id == answer.pk
+    assert found.record.status == "stopped"
+    assert selectors.turn_closed(request_id=answer.pk) is None  # not a request
+
+
+def test_what_a_turn_stored_before_its_server_died_adds_up_its_replies(
+    conversation: Conversation,
+) -> None:
+    asked = add(conversation, Message.Role.USER, content="Build it")
+    for tokens in (100, 250):
+        usage = Usage(total_tokens=tokens, reasoning_tokens=tokens // 10)
+        record = AssistantRecord(ReplyRecord(model="m", iteration=1, usage=usage))
+        add(conversation, Message.Role.ASSISTANT, metadata=record.to_stored())
+
+    so_far = selectors.turn_so_far(conversation=conversation, first_sequence=asked.sequence)
+    assert so_far is not None
+    assert so_far.replies == 2
+    assert (so_far.usage.total_tokens, so_far.usage.reasoning_tokens) == (350, 35)
+
+    add(conversation, Message.Role.ASSISTANT, metadata=closing())
+    assert selectors.turn_so_far(conversation=conversation, first_sequence=asked.sequence) is None
+
+
+def test_conversation_usage_counts_a_closing_message_whose_record_is_broken(
+    conversation: Conversation,
+) -> None:
+    add(conversation, Message.Role.USER, content="Hi")
+    good = TurnRecord(usage=Usage(total_tokens=40))
+    add(conversation, Message.Role.ASSISTANT, metadata=AssistantRecord(turn=good).to_stored())
+    add(conversation, Message.Role.USER, content="Again")
+    add(conversation, Message.Role.ASSISTANT, metadata={"turn": "garbled"})
+
+    usage = selectors.conversation_usage(conversation=conversation)
+    assert (usage.turns, usage.tokens) == (2, 40)
