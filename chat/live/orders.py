@@ -42,18 +42,23 @@ async def order_from(
     model = clean_model_id(frame.model) if frame.model else None
     if isinstance(model, ModelError):
         return Refused(model.message, "bad_model")
-    refused = await _pictures_refused(frame, project=project, user=user, model=model)
+    api_key = await threads.run(key_for, user)
+    refused = await _pictures_refused(frame, project=project, user=user, model=model, key=api_key)
     if refused:
         return Refused(refused, "bad_images")
-    into, api_key = await threads.run(_prepared, project, user, conversation)
-    return TurnRequest(project, into, text, model, user, api_key, frame.attachments, frame.images)
+    if conversation is None:
+        conversation = await threads.run(services.conversation_create, project=project)
+    return TurnRequest(
+        project, conversation, text, model, user, api_key, frame.attachments, frame.images
+    )
 
 
 async def _pictures_refused(
-    frame: Frame, *, project: Project, user: User, model: str | None
+    frame: Frame, *, project: Project, user: User, model: str | None, key: str | None
 ) -> str:
     """Why the message's pictures cannot go (gone, too many, or a model that
-    does not read them), before any request is made; "" when they can."""
+    does not read them), before any request is made; "" when they can. `key`:
+    the person's own, if any, which decides the model and the list it is in."""
     if not frame.images:
         return ""
     found = await threads.run(
@@ -61,8 +66,8 @@ async def _pictures_refused(
     )
     if isinstance(found, images.ImageProblem):
         return found.message
-    chosen, api_key = await threads.run(_chosen, project, user, model)
-    listed = None if is_demo(chosen) else await get_client().model_inputs(api_key=api_key)
+    chosen = choose_model(model, project, personal_key=bool(key))
+    listed = None if is_demo(chosen) else await get_client().model_inputs(api_key=key)
     if not images.reads_images(chosen, listed):
         return (
             f"{chosen} does not read pictures. Pick a model that does (for example "
@@ -70,17 +75,3 @@ async def _pictures_refused(
             "message without them."
         )
     return ""
-
-
-def _chosen(project: Project, user: User, model: str | None) -> tuple[str, str | None]:
-    """The model a message would use, and the person's own key, if any."""
-    api_key = key_for(user)
-    return choose_model(model, project, personal_key=bool(api_key)), api_key
-
-
-def _prepared(
-    project: Project, user: User, conversation: Conversation | None
-) -> tuple[Conversation, str | None]:
-    if conversation is None:
-        conversation = services.conversation_create(project=project)
-    return conversation, key_for(user)
