@@ -444,7 +444,7 @@
       // The file's own "not found" is retargeted to the editor; any other
       // answer (the project itself gone) is said as the server words it.
       if (status === 404 && xhr.getResponseHeader("HX-Retarget")) showGone(reload.place && reload.place.by);
-      else editorNotice(answerText(xhr) || "The file could not be loaded again.", []);
+      else editorNotice(answerText(xhr).slice(0, 300) || "The file could not be loaded again.", []);
       return;
     }
     if (!event.detail.target || event.detail.target.id !== "editor-pane") return;
@@ -568,9 +568,7 @@
           const said = page.querySelector("p")?.textContent.trim();
           showUploadError(said ? `${file.name}: ${said}` : `${file.name} is too large to upload.`);
         } else {
-          const box = document.createElement("div");
-          box.innerHTML = xhr.responseText;
-          showUploadError(box.textContent.trim() || `${file.name} could not be uploaded.`);
+          showUploadError(answerText(xhr) || `${file.name} could not be uploaded.`);
         }
         resolve();
       };
@@ -579,9 +577,10 @@
     });
   }
 
+  // What an error answer says, as text (parsed inert: nothing in it runs or loads).
   function answerText(xhr) {
     const page = new DOMParser().parseFromString(xhr.responseText || "", "text/html");
-    return page.body ? page.body.textContent.trim().slice(0, 300) : "";
+    return page.body ? page.body.textContent.trim() : "";
   }
 
   // Each file refused in one batch says why, one line each: the last one's
