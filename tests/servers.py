@@ -178,7 +178,7 @@ def daphne_cli_start(
         )
     if stderr is not None:
         return ServerProcess(process, _listening_port_logged(process, stderr), stderr)
-    return ServerProcess(process, _listening_port(process), None)
+    return ServerProcess(process, listening_port(process), None)
 
 
 _LISTENING = re.compile(r"Listening on TCP address 127\.0\.0\.1:(\d+)")
@@ -197,9 +197,12 @@ def _listening_port_logged(process: subprocess.Popen[str], log: Path) -> int:
     raise RuntimeError("daphne did not start: " + log.read_text(errors="replace")[-3000:])
 
 
-def _listening_port(process: subprocess.Popen[str]) -> int:
-    """The port daphne says it listens on. Its stderr is read by a thread to the
-    end, line by line: an undrained pipe would fill and block the server."""
+def listening_port(process: subprocess.Popen[str], *, limit: float = START_LIMIT) -> int:
+    """The port daphne says it listens on. Its stderr is read by a thread, line
+    by line, to the end: select() on the pipe beside a buffered readline() missed
+    a line that arrived in the same read as the one before it, and waited for
+    more that never came (the server, listening, says nothing more); and an
+    undrained pipe would fill and block the server."""
     assert process.stderr is not None
     lines: queue.Queue[str] = queue.Queue()
 
@@ -212,7 +215,7 @@ def _listening_port(process: subprocess.Popen[str]) -> int:
     seen: list[str] = []
     while True:
         try:
-            line = lines.get(timeout=START_LIMIT)
+            line = lines.get(timeout=limit)
         except queue.Empty:
             line = ""
         if not line:

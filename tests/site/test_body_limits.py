@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import io
 import os
-import queue
-import re
 import socket
 import subprocess
 import sys
@@ -18,7 +16,6 @@ import threading
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
 
 import pytest
 from django.conf import settings
@@ -28,6 +25,7 @@ from django.test import Client
 
 from builtit.bodylimit import body_limit
 from projects.models import Project, ProjectFile
+from tests.servers import listening_port
 
 ROOT = Path(__file__).resolve().parents[2]
 START_LIMIT = 60.0
@@ -67,7 +65,7 @@ def _serve(command: list[str], **env: str) -> Iterator[tuple[str, int]]:
         command, cwd=ROOT, env=given, stderr=subprocess.PIPE, text=True
     )
     try:
-        yield "127.0.0.1", _port(process)
+        yield "127.0.0.1", listening_port(process, limit=START_LIMIT)
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -101,35 +99,6 @@ def server_without_database(django_db_setup: None) -> Iterator[tuple[str, int]]:
 def runserver(django_db_setup: None) -> Iterator[tuple[str, int]]:
     """`manage.py runserver`, as `make run` runs it (daphne's runserver)."""
     yield from _serve(RUNSERVER)
-
-
-def _port(process: subprocess.Popen[str]) -> int:
-    """The port daphne says it listens on. Its stderr is read by a thread, line
-    by line, to the end: select() on the pipe beside a buffered readline() missed
-    a line that arrived in the same read as the one before it, and waited for
-    more that never came (the server, listening, says nothing more); and an
-    undrained pipe would fill and block the server."""
-    assert process.stderr is not None
-    lines: queue.Queue[str] = queue.Queue()
-
-    def drain(stream: IO[str]) -> None:
-        for line in stream:
-            lines.put(line)
-        lines.put("")  # the end: daphne exited
-
-    threading.Thread(target=drain, args=(process.stderr,), daemon=True).start()
-    seen: list[str] = []
-    while True:
-        try:
-            line = lines.get(timeout=START_LIMIT)
-        except queue.Empty:
-            line = ""
-        if not line:
-            raise RuntimeError("daphne did not start: " + "".join(seen))
-        seen.append(line)
-        found = re.search(r"Listening on TCP address 127\.0\.0\.1:(\d+)", line)
-        if found:
-            return int(found.group(1))
 
 
 def exchange(address: tuple[str, int], head: bytes, body: bytes = b"") -> bytes:
