@@ -109,7 +109,7 @@ def unreported_cost(
     if usage is not None and usage.total_tokens:
         prompt, answer = usage.prompt_tokens, usage.completion_tokens
     else:
-        answer = _tokens(written, _CHARS_PER_TOKEN) if written else 0
+        answer = _tokens(written, _CHARS_PER_TOKEN)
     return _prompt_cost(info, prompt) + answer * info.completion_price
 
 
