@@ -6,6 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 from asgiref.sync import SyncToAsync
+from channels import DEFAULT_CHANNEL_LAYER
+from channels.layers import channel_layers
 from django.contrib.auth.models import User
 from django.db import connections
 from django.test import Client
@@ -21,6 +23,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     the main thread for the rest of the session, and async tests (the client,
     the loop, the consumer) need the thread to themselves."""
     items.sort(key=lambda item: "browser" in item.path.parts)
+
+
+@pytest.fixture(autouse=True)
+def _a_channel_layer_per_test() -> Iterator[None]:
+    """No test meets a channel layer an earlier one used. channels_redis's layer
+    keeps state bound to the event loop that used it (its receive-cleanup locks),
+    and each async test has a loop of its own: a lock left taken by one test's
+    loop failed every later socket ("bound to a different event loop"), a
+    cascade of 16 in CI. This was once done by tests/live's own autouse fixture,
+    which two modules shadowed with fixtures of the same name; here, under a
+    name of its own, it holds for every test."""
+    channel_layers.backends.pop(DEFAULT_CHANNEL_LAYER, None)
+    yield
+    channel_layers.backends.pop(DEFAULT_CHANNEL_LAYER, None)
 
 
 @pytest.fixture(autouse=True)

@@ -27,6 +27,7 @@ from tests.agent.turns import limits, turn_events
 from tests.fakes.held import Held
 from tests.fakes.openrouter import FakeOpenRouter
 from tests.fakes.script import DEFAULT_USAGE, Reply, ToolCallScript, text, tool_calls
+from tests.live.tabs import settled
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -34,7 +35,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture(autouse=True)
 async def no_turn_outlives_the_test() -> AsyncIterator[None]:
     yield
-    await asyncio.wait_for(turns.wait_all(), 30)
+    await settled()
 
 
 @sync_to_async

@@ -19,7 +19,6 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 from chat.agent.budget import MIN_ANSWER_TOKENS, answer_tokens, prompt_tokens, reserve
 from chat.agent.events import ContentText
 from chat.agent.loop import TurnRequest, run_turn
-from chat.live import turns
 from chat.llm import ChatMessage, ModelInfo, ToolSpec
 from chat.llm.catalog import catalog_from
 from chat.models import Charge, Conversation, Message
@@ -31,6 +30,7 @@ from tests.agent.conftest import Clients
 from tests.agent.turns import done, errors, limits, turn_events
 from tests.fakes.openrouter import FakeOpenRouter
 from tests.fakes.script import DEFAULT_USAGE, Stall, Stream, ToolCallScript, text, tool_calls
+from tests.live.tabs import settled
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -42,7 +42,7 @@ ANSWER_PRICE = Decimal("0.000015")
 @pytest.fixture(autouse=True)
 async def no_turn_outlives_the_test() -> AsyncIterator[None]:
     yield
-    await asyncio.wait_for(turns.wait_all(), 30)
+    await settled()
 
 
 def costing(amount: float) -> Any:

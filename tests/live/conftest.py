@@ -9,12 +9,11 @@ import pytest
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from tests.fakes.openrouter import FakeOpenRouter
-from tests.live.tabs import fresh_layer, settled
+from tests.live.tabs import settled
 
 
 @pytest.fixture(autouse=True)
 async def no_turn_outlives_the_test() -> AsyncIterator[None]:
-    fresh_layer()
     yield
     await settled()
 

@@ -10,8 +10,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from channels import DEFAULT_CHANNEL_LAYER
-from channels.layers import channel_layers, get_channel_layer
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.test import Client
@@ -107,22 +106,10 @@ def types(events: list[dict[str, Any]]) -> list[str]:
 
 async def settled() -> None:
     """What a socket test's event loop must see finish before it closes: every
-    turn of this process, then the channel layer itself. channels_redis's layer
-    lives for the process and keeps state bound to the loop that used it: its
-    receive cleaners each hold a lock until they are done, and one left pending
-    when a test's loop closed kept its lock taken, so a later test's socket
-    failed on it ("bound to a different event loop"). Each test gets a fresh
-    layer instead; one loop, as in a server, never meets this."""
-    try:
-        await asyncio.wait_for(turns.wait_all(), 60)
-        layer = get_channel_layer()
-        if layer is not None and hasattr(layer, "close_pools"):
-            await asyncio.wait_for(layer.close_pools(), 30)  # waits for its cleaners first
-    finally:
-        fresh_layer()
-
-
-def fresh_layer() -> None:
-    """The next `get_channel_layer()` makes a new layer (each socket test starts
-    with one too, whatever ran before it)."""
-    channel_layers.backends.pop(DEFAULT_CHANNEL_LAYER, None)
+    turn of this process, then the channel layer's receive cleaners (a task
+    still pending when the loop closes is destroyed mid-write). The layer
+    itself is dropped after every test (tests/conftest.py)."""
+    await asyncio.wait_for(turns.wait_all(), 60)
+    layer = get_channel_layer()
+    if layer is not None and hasattr(layer, "close_pools"):
+        await asyncio.wait_for(layer.close_pools(), 30)  # waits for its cleaners first

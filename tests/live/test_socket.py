@@ -12,7 +12,6 @@ import io
 import json
 import re
 import uuid
-from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
@@ -69,12 +68,6 @@ TURN = [
     "done",
 ]
 SLOW = 30.0  # seconds a paced reply would take to finish on its own
-
-
-@pytest.fixture(autouse=True)
-async def no_turn_outlives_the_test() -> AsyncIterator[None]:
-    yield
-    await asyncio.wait_for(turns.wait_all(), 2 * SLOW)
 
 
 def writing_round() -> Reply:

@@ -7,9 +7,7 @@ Real ASGI app, real database, WebsocketCommunicator."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -24,7 +22,6 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 from accounts.models import UserSession
 from builtit.asgi import application
 from chat.access_tokens import NewToken, token_create
-from chat.live import turns
 from chat.live.closing import Close
 from chat.models import AccessToken
 from projects.models import Project
@@ -33,12 +30,6 @@ from tests.fakes.script import Reply
 from tests.live.tabs import communicator, events_until, next_event, send, socket_path
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-async def no_turn_outlives_the_test() -> AsyncIterator[None]:
-    yield
-    await asyncio.wait_for(turns.wait_all(), 30)
 
 
 async def signed_in(user: User) -> Client:

@@ -27,7 +27,6 @@ from projects.models import FileRevision, Project, ProjectFile
 from projects.services import Author, file_create
 from tests.live.tabs import (
     communicator,
-    fresh_layer,
     next_event,
     opened,
     send,
@@ -40,7 +39,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture(autouse=True)
 async def no_turn_outlives_the_test() -> AsyncIterator[None]:
-    fresh_layer()
     yield
     await settled()
 
