@@ -6,7 +6,8 @@
                      a turn, its TurnRecord (the outcome, `metadata["turn"]`)
     ToolRecord       a tool result: which tool, whether it worked, how long
 
-Each is written through `to_stored()` and read through its one `from_stored()`,
+Each is written through `to_stored()` (chat.services takes the record, never a
+raw dict) and read through its one `from_stored()`,
 which takes whatever the column holds (rows from older versions, rows written
 by hand or by tests) and never raises: what is missing or malformed reads as
 its empty value. Nothing else looks inside the column.

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from chat import selectors
 from chat.models import ChatImage, Conversation, Message
-from chat.records import SERVER_STOPPED, AssistantRecord, TurnRecord, UserRecord
+from chat.records import SERVER_STOPPED, AssistantRecord, ToolRecord, TurnRecord, UserRecord
 from chat.spending import charge_record
 from common.jsontypes import JSONObject
 from common.text import plain_excerpt, well_formed
@@ -108,9 +108,10 @@ def message_create(
     reasoning: str = "",
     tool_calls: list[JSONObject] | None = None,
     tool_call_id: str = "",
-    metadata: JSONObject | None = None,
+    record: AssistantRecord | ToolRecord | None = None,
     cost: Decimal | None = None,
 ) -> Message:
+    """A reply or a tool result (a person's message: message_user_create)."""
     message = Message.objects.create(
         conversation=conversation,
         sequence=sequence,
@@ -119,7 +120,7 @@ def message_create(
         reasoning=reasoning,
         tool_calls=tool_calls or [],
         tool_call_id=tool_call_id,
-        metadata=metadata or {},
+        metadata=record.to_stored() if record is not None else {},
         cost=cost,
     )
     charge_record(message=message)
@@ -133,11 +134,11 @@ def message_update(
     content: str,
     reasoning: str,
     tool_calls: list[JSONObject],
-    metadata: JSONObject,
+    record: AssistantRecord,
     cost: Decimal | None,
 ) -> Message:
     message.content, message.reasoning, message.tool_calls = content, reasoning, tool_calls
-    message.metadata, message.cost = metadata, cost
+    message.metadata, message.cost = record.to_stored(), cost
     message.save(update_fields=["content", "reasoning", "tool_calls", "metadata", "cost"])
     charge_record(message=message)
     Conversation.objects.filter(pk=message.conversation_id).update(updated_at=timezone.now())
@@ -227,6 +228,6 @@ def turn_abandon(*, project_id: uuid.UUID, key: str) -> bool:
         conversation=conversation,
         sequence=selectors.next_sequence(conversation=conversation),
         role=Message.Role.ASSISTANT,
-        metadata=AssistantRecord(turn=record).to_stored(),
+        record=AssistantRecord(turn=record),
     )
     return True

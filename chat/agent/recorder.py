@@ -84,7 +84,7 @@ class TurnRecorder:
             role=Message.Role.TOOL,
             content=content,
             tool_call_id=call.id,
-            metadata=ToolRecord(call.name, outcome.ok, outcome.summary, round(ms, 2)).to_stored(),
+            record=ToolRecord(call.name, outcome.ok, outcome.summary, round(ms, 2)),
         )
 
     def store_closing(
@@ -130,7 +130,6 @@ class TurnRecorder:
         record: AssistantRecord,
         cost: Decimal | None,
     ) -> Message:
-        metadata = record.to_stored()
         if isinstance(at, int):
             return services.message_create(
                 conversation=self.conversation,
@@ -139,7 +138,7 @@ class TurnRecorder:
                 content=content,
                 reasoning=reasoning,
                 tool_calls=tool_calls,
-                metadata=metadata,
+                record=record,
                 cost=cost,
             )
         return services.message_update(
@@ -147,6 +146,6 @@ class TurnRecorder:
             content=content,
             reasoning=reasoning,
             tool_calls=tool_calls,
-            metadata=metadata,
+            record=record,
             cost=cost,
         )

@@ -17,6 +17,7 @@ from chat.agent.prompt import (
 )
 from chat.llm import ChatMessage
 from chat.models import Conversation, Message
+from chat.records import AssistantRecord, ToolRecord
 from chat.selectors import PastTurn, past_turns
 from chat.services import conversation_create, message_create, message_user_create
 from chat.tools import PATH_RULES
@@ -93,7 +94,7 @@ class Chat:
             role=Message.Role.ASSISTANT,
             content=text,
             tool_calls=[calls] if calls else None,
-            metadata=metadata,
+            record=AssistantRecord.from_stored(metadata),
         )
 
     def tool(self, result: JSONObject) -> Message:
@@ -103,7 +104,7 @@ class Chat:
             role=Message.Role.TOOL,
             content=json.dumps(result),
             tool_call_id="call_1",
-            metadata={"name": "read_file", "ok": True},
+            record=ToolRecord.from_stored({"name": "read_file", "ok": True}),
         )
 
     def turns(self) -> list[PastTurn]:

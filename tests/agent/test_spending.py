@@ -22,6 +22,7 @@ from chat.agent.loop import TurnRequest, run_turn
 from chat.llm import ChatMessage, ModelInfo, ToolSpec
 from chat.llm.catalog import catalog_from
 from chat.models import Charge, Conversation, Message
+from chat.records import AssistantRecord
 from chat.services import conversation_create, message_create, message_update
 from chat.spending import person_spent, project_spent
 from projects.lifecycle import project_create, project_purge, project_trash
@@ -286,7 +287,7 @@ def test_a_reply_recorded_twice_is_charged_once(starter_project: Project, user: 
             content="done",
             reasoning="",
             tool_calls=[],
-            metadata={},
+            record=AssistantRecord.from_stored({}),
             cost=Decimal("0.25"),
         )
     (charge,) = Charge.objects.all()

@@ -9,6 +9,7 @@ from django.test import Client
 from django.urls import reverse
 
 from chat.models import Conversation, Message
+from chat.records import AssistantRecord, TurnRecord
 from chat.services import conversation_create, message_create
 from projects.models import Project
 
@@ -28,7 +29,9 @@ def conversation(project: Project) -> Conversation:
                 "function": {"name": "create_file", "arguments": '{"path": "/index.html"}'},
             }
         ],
-        metadata={"model": "openai/gpt-5-mini", "usage": {"total_tokens": 1234}},
+        record=AssistantRecord.from_stored(
+            {"model": "openai/gpt-5-mini", "usage": {"total_tokens": 1234}}
+        ),
         cost=Decimal("0.0125"),
     )
     message_create(
@@ -43,14 +46,9 @@ def conversation(project: Project) -> Conversation:
         sequence=4,
         role=Message.Role.ASSISTANT,
         content="Done: <b>your</b> site is ready.",
-        metadata={
-            "turn": {
-                "status": "completed",
-                "finish_reason": "stop",
-                "iterations": 2,
-                "cost": "0.02",
-            }
-        },
+        record=AssistantRecord(
+            turn=TurnRecord(status="completed", finish_reason="stop", iterations=2, cost="0.02")
+        ),
         cost=Decimal("0.0075"),
     )
     return talk

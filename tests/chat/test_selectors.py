@@ -8,7 +8,7 @@ import pytest
 from chat import selectors, services
 from chat.llm import Usage
 from chat.models import Conversation, Message
-from chat.records import AssistantRecord, ReplyRecord, TurnRecord
+from chat.records import AssistantRecord, ReplyRecord, TurnRecord, TurnStatus
 from projects.models import Project
 
 pytestmark = pytest.mark.django_db
@@ -28,8 +28,8 @@ def add(conversation: Conversation, role: Message.Role, **fields: object) -> Mes
     )
 
 
-def closing(status: str = "completed") -> dict[str, object]:
-    return {"turn": {"status": status, "finish_reason": "stop", "iterations": 1}}
+def closing(status: TurnStatus = "completed") -> AssistantRecord:
+    return AssistantRecord(turn=TurnRecord(status=status, finish_reason="stop", iterations=1))
 
 
 @pytest.fixture
@@ -49,9 +49,9 @@ def test_a_turn_is_its_request_and_what_follows_up_to_the_next_request(
     first = add(conversation, Message.Role.USER, content="Make a page")
     call = add(conversation, Message.Role.ASSISTANT, content="")
     result = add(conversation, Message.Role.TOOL, content="{}", tool_call_id="c1")
-    answer = add(conversation, Message.Role.ASSISTANT, content="Done", metadata=closing())
+    answer = add(conversation, Message.Role.ASSISTANT, content="Done", record=closing())
     second = add(conversation, Message.Role.USER, content="And another")
-    later = add(conversation, Message.Role.ASSISTANT, content="Sure", metadata=closing())
+    later = add(conversation, Message.Role.ASSISTANT, content="Sure", record=closing())
 
     assert list(selectors.turn_messages(turn=first)) == [first, call, result, answer]
     assert list(selectors.turn_messages(turn=second)) == [second, later]
@@ -69,7 +69,7 @@ def test_how_a_turn_ended_is_read_from_its_own_closing_message(
     unclosed = add(conversation, Message.Role.USER, content="Never finished")
     add(conversation, Message.Role.ASSISTANT, content="Working")
     closed = add(conversation, Message.Role.USER, content="Finished")
-    answer = add(conversation, Message.Role.ASSISTANT, content="Done", metadata=closing("stopped"))
+    answer = add(conversation, Message.Role.ASSISTANT, content="Done", record=closing("stopped"))
 
     assert selectors.turn_closed(request_id=unclosed.pk) is None  # not the next turn's end
     found = selectors.turn_closed(request_id=closed.pk)
@@ -86,14 +86,14 @@ def test_what_a_turn_stored_before_its_server_died_adds_up_its_replies(
     for tokens in (100, 250):
         usage = Usage(total_tokens=tokens, reasoning_tokens=tokens // 10)
         record = AssistantRecord(ReplyRecord(model="m", iteration=1, usage=usage))
-        add(conversation, Message.Role.ASSISTANT, metadata=record.to_stored())
+        add(conversation, Message.Role.ASSISTANT, record=record)
 
     so_far = selectors.turn_so_far(conversation=conversation, first_sequence=asked.sequence)
     assert so_far is not None
     assert so_far.replies == 2
     assert (so_far.usage.total_tokens, so_far.usage.reasoning_tokens) == (350, 35)
 
-    add(conversation, Message.Role.ASSISTANT, metadata=closing())
+    add(conversation, Message.Role.ASSISTANT, record=closing())
     assert selectors.turn_so_far(conversation=conversation, first_sequence=asked.sequence) is None
 
 
@@ -102,9 +102,12 @@ def test_conversation_usage_counts_a_closing_message_whose_record_is_broken(
 ) -> None:
     add(conversation, Message.Role.USER, content="Hi")
     good = TurnRecord(usage=Usage(total_tokens=40))
-    add(conversation, Message.Role.ASSISTANT, metadata=AssistantRecord(turn=good).to_stored())
+    add(conversation, Message.Role.ASSISTANT, record=AssistantRecord(turn=good))
     add(conversation, Message.Role.USER, content="Again")
-    add(conversation, Message.Role.ASSISTANT, metadata={"turn": "garbled"})
+    garbled = {"turn": "garbled"}  # as no writer of ours stores it: a row written by hand
+    Message.objects.create(
+        conversation=conversation, sequence=4, role=Message.Role.ASSISTANT, metadata=garbled
+    )
 
     usage = selectors.conversation_usage(conversation=conversation)
     assert (usage.turns, usage.tokens) == (2, 40)

@@ -13,6 +13,7 @@ from django.test import Client
 
 from chat import changes, selectors, services
 from chat.models import Conversation, Message
+from chat.records import AssistantRecord
 from chat.render import panel
 from projects.files.results import FileWrite
 from projects.locks import lock_acquire
@@ -40,7 +41,9 @@ class Turns:
             sequence=sequence + 1,
             role=Message.Role.ASSISTANT,
             content="Done.",
-            metadata={"turn": {"status": "completed", "files_changed": []}},
+            record=AssistantRecord.from_stored(
+                {"turn": {"status": "completed", "files_changed": []}}
+            ),
         )
         author = Author.assistant(self.project.owner, message_id=reply.pk)
         for kind, arguments in writes:

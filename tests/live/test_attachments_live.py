@@ -14,6 +14,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from chat.models import Message
+from chat.records import AssistantRecord
 from chat.services import conversation_create, message_create, message_user_create
 from common.jsontypes import JSONObject
 from projects.models import Project
@@ -114,7 +115,9 @@ async def test_a_message_stored_with_html_shows_its_chip_and_is_never_sent_again
             sequence=2,
             role=Message.Role.ASSISTANT,
             content="It is green.",
-            metadata={"turn": {"status": "completed", "files_changed": []}},
+            record=AssistantRecord.from_stored(
+                {"turn": {"status": "completed", "files_changed": []}}
+            ),
         )
 
     await sync_to_async(stored_before_issue_26)()

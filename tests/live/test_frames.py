@@ -22,6 +22,7 @@ from chat import services
 from chat.live.consumers import ChatConsumer
 from chat.live.framing import TOO_BIG_NOTICE, html_frames, json_frames
 from chat.models import Conversation, Message
+from chat.records import AssistantRecord, ReplyRecord, ToolRecord
 from common.jsontypes import JSONObject
 from projects.models import Project
 from tests.fakes.openrouter import FakeOpenRouter
@@ -66,20 +67,22 @@ def a_long_conversation(project: Project) -> Conversation:
             }
             for n in range(CALLS)
         ]
-        add(Message.Role.ASSISTANT, tool_calls=calls, metadata={"model": "m"})
+        add(
+            Message.Role.ASSISTANT, tool_calls=calls, record=AssistantRecord(ReplyRecord(model="m"))
+        )
         for call in calls:
             result = {"success": True, "path": "/x.html", "content": FILE}
             add(
                 Message.Role.TOOL,
                 content=json.dumps(result),
                 tool_call_id=str(call["id"]),
-                metadata={"ok": True, "summary": "Rewrote the page"},
+                record=ToolRecord.from_stored({"ok": True, "summary": "Rewrote the page"}),
             )
         outcome = {"status": "completed", "finish_reason": "stop", "usage": {"total_tokens": 9}}
         add(
             Message.Role.ASSISTANT,
             content=f"Answer {turn}",
-            metadata={"model": "m", "turn": outcome},
+            record=AssistantRecord.from_stored({"model": "m", "turn": outcome}),
             cost=Decimal("0.001"),
         )
     return conversation
@@ -196,7 +199,9 @@ async def test_a_huge_stored_answer_is_cut_with_a_link_to_all_of_it(
             sequence=2,
             role=Message.Role.ASSISTANT,
             content=text,
-            metadata={"model": "m", "turn": {"status": "completed", "finish_reason": "stop"}},
+            record=AssistantRecord.from_stored(
+                {"model": "m", "turn": {"status": "completed", "finish_reason": "stop"}}
+            ),
         )
         return conversation
 

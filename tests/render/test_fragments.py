@@ -33,6 +33,7 @@ from chat.agent.events import (
 from chat.live.frames import Frame, FrameError, frame_limit, parse_frame
 from chat.live.turns import Numbered, compacted, merged
 from chat.models import Conversation, Message
+from chat.records import AssistantRecord, ToolRecord
 from chat.render.fragments import TurnDrawing
 from chat.render.transcript import TurnView, stored_turns
 from chat.services import message_too_long
@@ -400,7 +401,9 @@ def store_finished_turn(conversation: Conversation) -> Message:
         role=Message.Role.TOOL,
         tool_call_id="call_b",
         content='{"ok": false}',
-        metadata={"name": "create_file", "ok": False, "summary": "No space left", "duration_ms": 3},
+        record=ToolRecord.from_stored(
+            {"name": "create_file", "ok": False, "summary": "No space left", "duration_ms": 3}
+        ),
     )
     add(
         conversation=conversation,
@@ -408,7 +411,9 @@ def store_finished_turn(conversation: Conversation) -> Message:
         role=Message.Role.TOOL,
         tool_call_id="call_a",
         content='{"ok": true}',
-        metadata={"name": "create_file", "ok": True, "summary": "Created /index.html"},
+        record=ToolRecord.from_stored(
+            {"name": "create_file", "ok": True, "summary": "Created /index.html"}
+        ),
     )
     turn: JSONObject = {
         "status": "completed",
@@ -422,7 +427,7 @@ def store_finished_turn(conversation: Conversation) -> Message:
         sequence=5,
         role=Message.Role.ASSISTANT,
         content="Your page is **ready**.",
-        metadata={"turn": turn},
+        record=AssistantRecord.from_stored({"turn": turn}),
     )
     return user
 
@@ -516,7 +521,9 @@ def test_a_stored_error_is_shown_as_the_live_one_was(project: Project) -> None:
         conversation=conversation,
         sequence=2,
         role=Message.Role.ASSISTANT,
-        metadata={"turn": {"status": "failed", "finish_reason": "error", "error": stored_error}},
+        record=AssistantRecord.from_stored(
+            {"turn": {"status": "failed", "finish_reason": "error", "error": stored_error}}
+        ),
     )
     live = TurnDrawing(TurnStarted(conversation.pk, user.pk, "openai/gpt-5-mini", "hello"))
     live.show(error)
@@ -542,7 +549,9 @@ def test_a_retried_answer_is_drawn_live_as_it_is_stored(project: Project) -> Non
         role=Message.Role.ASSISTANT,
         content="Here it is.",
         reasoning="Second thoughts",
-        metadata={"turn": {"status": "completed", "finish_reason": "stop"}},
+        record=AssistantRecord.from_stored(
+            {"turn": {"status": "completed", "finish_reason": "stop"}}
+        ),
     )
     live = TurnDrawing(
         TurnStarted(conversation.pk, user.pk, "openai/gpt-5-mini", "Explain the plan")
