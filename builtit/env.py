@@ -13,6 +13,8 @@ from typing import Any, TypeVar
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from common.sites import OriginError, origin_parsed
+
 N = TypeVar("N", int, float, Decimal)
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -21,6 +23,17 @@ _FALSE = {"0", "false", "no", "off", ""}
 
 def env_str(name: str, default: str) -> str:
     return os.environ.get(name, default)
+
+
+def env_origin(name: str) -> str | None:
+    """An origin (`https://host[:port]`), or None when unset or empty."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        return origin_parsed(raw)
+    except OriginError as error:
+        raise ImproperlyConfigured(f"{name}: {error}") from None
 
 
 def env_bool(name: str, default: bool) -> bool:

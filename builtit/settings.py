@@ -16,9 +16,11 @@ from builtit.env import (
     env_int,
     env_list,
     env_log_level,
+    env_origin,
     env_str,
     persistent_secret_key,
 )
+from common.sites import sites_allowed_hosts
 
 # Lets admin.ModelAdmin[Project] and friends be subscripted at run time, as mypy wants.
 django_stubs_ext.monkeypatch()
@@ -29,6 +31,11 @@ DATA_DIR = Path(env_str("BUILTIT_DATA_DIR", str(BASE_DIR / "var"))).resolve()
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_str("SECRET_KEY", "") or persistent_secret_key(DATA_DIR)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
+# Where project content (previews, published sites) is served: never the app's
+# origin (common.sites, projects.web.sites). Unset: "sites." before the name the
+# app is reached by; http://sites.localhost:8000 under `make run`.
+BUILTIT_SITES_ORIGIN = env_origin("BUILTIT_SITES_ORIGIN")
+ALLOWED_HOSTS += sites_allowed_hosts(ALLOWED_HOSTS, BUILTIT_SITES_ORIGIN)
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 
 INSTALLED_APPS = [
@@ -52,6 +59,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Outside the session, CSRF and CSP: it clears what they would set.
+    "builtit.sites_origin.SitesOriginMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -67,12 +76,11 @@ MIDDLEWARE = [
 ]
 
 # The app's own pages run only our scripts, from our origin: no inline script,
-# no eval (htmx's is off in base.html), no plugins, forms and frames to us only.
-# Inline styles stay allowed: Ace and the admin set them, and a style cannot run
-# code. The preview is excluded: it answers with its own sandboxing policy
-# (projects.views.preview), which the middleware leaves alone.
+# no eval (htmx's is off in base.html), no plugins, forms and frames to us only
+# (the workspace adds the sites origin to frame-src for its preview). Inline
+# styles stay allowed: Ace and the admin set them, and a style cannot run code.
+# The sites origin's responses set their own policy (builtit.sites_origin).
 CONTENT_SECURITY_POLICY = {
-    "EXCLUDE_URL_PREFIXES": ["/preview/"],
     "DIRECTIVES": {
         "default-src": [SELF],
         "script-src": [SELF],

@@ -3,6 +3,7 @@ service, so the admin obeys the same path rules and limits and leaves a revision
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django import forms
@@ -11,7 +12,6 @@ from django.db import transaction
 from django.db.models import Count, QuerySet, Sum
 from django.db.models.functions import Coalesce
 from django.http import HttpRequest
-from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from common.admin import ReadOnlyAdmin
@@ -23,6 +23,7 @@ from projects.lifecycle import project_purge, project_restore, project_rotate_pr
 from projects.models import FileRevision, Project, ProjectFile, Reversal
 from projects.services import Author, file_create, file_delete, file_rename, file_update
 from projects.web.diff_html import file_diff
+from projects.web.sites import preview_url
 
 
 class InTrash(admin.SimpleListFilter):
@@ -47,7 +48,8 @@ class ProjectAdmin(admin.ModelAdmin[Project]):
     search_fields = ["name", "description", "owner__username", "owner__email"]
     list_select_related = ["owner"]
     raw_id_fields = ["owner"]
-    readonly_fields = ["id", "preview_link", "created_at", "updated_at", "deleted_at"]
+    # And the preview link, made for each request (get_fields below).
+    readonly_fields = ["id", "created_at", "updated_at", "deleted_at"]
     fields = [
         "id",
         "owner",
@@ -56,7 +58,6 @@ class ProjectAdmin(admin.ModelAdmin[Project]):
         "default_model",
         "turn_cost_limit",
         "project_cost_limit",
-        "preview_link",
         "created_at",
         "updated_at",
         "deleted_at",
@@ -105,16 +106,41 @@ class ProjectAdmin(admin.ModelAdmin[Project]):
     def total_size_display(self, project: Project) -> str:
         return human_size(getattr(project, "_total_size", 0))
 
-    @admin.display(description="preview")
-    def preview_link(self, project: Project) -> str:
-        url = reverse("preview_root", kwargs={"token": project.preview_token})
-        return format_html('<a href="{}" target="_blank" rel="noopener">open preview</a>', url)
+    # The stubs allow names only; Django takes a callable among the fields too.
+    def get_fields(  # type: ignore[override]
+        self, request: HttpRequest, obj: Project | None = None
+    ) -> Sequence[Any]:
+        fields: list[Any] = list(self.fields)
+        fields.insert(fields.index("created_at"), _preview_link(request))
+        return fields
+
+    def get_readonly_fields(  # type: ignore[override]
+        self, request: HttpRequest, obj: Project | None = None
+    ) -> Sequence[Any]:
+        return [*self.readonly_fields, _preview_link(request)]
 
     @admin.action(description="Rotate preview links (old links stop working)")
     def rotate_preview_tokens(self, request: HttpRequest, queryset: QuerySet[Project]) -> None:
         for project in queryset:
             project_rotate_preview_token(project=project)
         self.message_user(request, f"Rotated {queryset.count()} preview link(s).")
+
+
+def _preview_link(request: HttpRequest) -> Callable[[Project], str]:
+    """The preview link of the project shown, on the sites origin of the app
+    this request reached; one function per request, as the admin form wants
+    the same object among its fields and its read-only fields."""
+    made: Callable[[Project], str] | None = getattr(request, "_builtit_preview_link", None)
+    if made is not None:
+        return made
+
+    @admin.display(description="preview")
+    def preview_link(project: Project) -> str:
+        url = preview_url(request, project.preview_token)
+        return format_html('<a href="{}" target="_blank" rel="noopener">open preview</a>', url)
+
+    request._builtit_preview_link = preview_link  # type: ignore[attr-defined]
+    return preview_link
 
 
 class _Refused(Exception):

@@ -11,3 +11,5 @@ class ProjectsConfig(AppConfig):
 
     def ready(self) -> None:
         pillow_configure()
+        # Imported for what importing does: the checks register.
+        from projects import checks  # noqa: F401, PLC0415

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from projects.views import dashboard, files, history, preferences, preview
+from projects.views import dashboard, files, history, preferences
 
 urlpatterns = [
     path("", dashboard.dashboard, name="dashboard"),
@@ -46,6 +46,5 @@ urlpatterns = [
         name="revision_diff",
     ),
     path("projects/<uuid:project_id>/files/restore/", history.restore, name="file_restore"),
-    path("preview/<str:token>/", preview.serve, {"path": ""}, name="preview_root"),
-    path("preview/<str:token>/<path:path>", preview.serve, name="preview"),
 ]
+# Previews are served on the sites origin only: projects/sites_urls.py.

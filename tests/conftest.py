@@ -49,6 +49,16 @@ def _close_async_tests_connections() -> Iterator[None]:
     SyncToAsync.single_thread_executor.submit(connections.close_all).result()
 
 
+# The sites origin of the test client's app ("testserver"): projects.web.sites.
+SITES_HOST = "sites.testserver"
+
+
+@pytest.fixture
+def sites_client() -> Client:
+    """A browser on the sites origin, which serves previews and published sites."""
+    return Client(HTTP_HOST=SITES_HOST)
+
+
 @pytest.fixture
 def user(db: None) -> User:
     return User.objects.create_user("ada", "ada@example.com", "correct horse battery")

@@ -62,6 +62,15 @@ server.run()
 """
 
 
+def sites_url_of(url: str) -> str:
+    """The sites origin of the app served at `url` on this machine (common.sites):
+    sites.localhost on the same port; browsers resolve every *.localhost name
+    to this machine."""
+    scheme, _, rest = url.partition("://")
+    port = rest.rsplit(":", 1)[1].rstrip("/")
+    return f"{scheme}://sites.localhost:{port}"
+
+
 @dataclass
 class ServerProcess:
     process: subprocess.Popen[str]
@@ -75,6 +84,10 @@ class ServerProcess:
     @property
     def ws_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}"
+
+    @property
+    def sites_url(self) -> str:
+        return sites_url_of(self.url)
 
     def terminate(self) -> int:
         """SIGTERM, as a deploy sends it; waits for the exit and returns its status."""

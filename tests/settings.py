@@ -27,3 +27,4 @@ else:
     # a connection kept for reuse.
     DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
 BUILTIT_DEMO_PAUSE = 0.0  # the demo answers at once in tests
+ALLOWED_HOSTS = [*ALLOWED_HOSTS, "sites.testserver"]  # noqa: F405  (the test client is "testserver")

@@ -18,6 +18,7 @@ from chat.live import closing, snapshot
 from chat.models import Message
 from chat.render import panel
 from projects.selectors import owned_project
+from projects.web.sites import frame_sites
 from projects.web.workspace import workspace_context
 
 
@@ -37,7 +38,7 @@ def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
         "chat_socket_url": f"/ws/projects/{project.pk}/chat/?conversation={conversation.pk}",
         "chat_closing": closing.for_the_page(),
     }
-    return render(request, "projects/workspace.html", context)
+    return frame_sites(request, render(request, "projects/workspace.html", context))
 
 
 @require_POST

@@ -5,6 +5,8 @@ from datetime import timedelta
 from django import template
 
 from common.sizes import human_size
+from projects.models import Project
+from projects.web import sites
 from projects.web.sandbox import SANDBOX
 
 register = template.Library()
@@ -34,3 +36,15 @@ def basename(path: str) -> str:
 @register.simple_tag
 def preview_sandbox() -> str:
     return SANDBOX
+
+
+@register.simple_tag(takes_context=True)
+def sites_origin(context: template.Context) -> str:
+    """The origin that serves project content (projects.web.sites)."""
+    return sites.sites_origin(context["request"])
+
+
+@register.simple_tag
+def preview_path(project: Project, path: str = "") -> str:
+    """A preview's path on the sites origin; `path` is relative to the site's root."""
+    return sites.preview_path(project.preview_token, path)

@@ -1,4 +1,5 @@
-"""The live preview: `/preview/<token>/<path>` serves a project's stored files.
+"""The live preview: `/preview/<token>/<path>` on the sites origin (never the
+app's: projects.web.sites) serves a project's stored files.
 
 The token is the only credential (no cookies are needed), and every response
 carries `Content-Security-Policy: sandbox` without `allow-same-origin`, so the
@@ -18,13 +19,14 @@ from pathlib import Path
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
+from django.utils.http import content_disposition_header
+from django.views.decorators.csrf import csrf_exempt
 
 from projects.files.binaries import blob_bytes, blob_for_marker, is_marker
 from projects.files.paths import PathError, content_type_for, normalize_path
 from projects.models import Project, ProjectFile, RetiredPreviewToken
 from projects.web.sandbox import SANDBOX
-
-_CSP = f"sandbox {SANDBOX}; frame-ancestors 'self'"
+from projects.web.sites import app_sources
 
 # Stands in for the dialogs the sandbox blocks (alert, confirm, prompt, print),
 # so the site's author sees why nothing opened: a small notice inside the page
@@ -106,6 +108,7 @@ _REPLACED_PAGE = _PAGE.format(
 
 
 @login_not_required
+@csrf_exempt  # only GET and HEAD are served, and no cookie is read: a POST gets 405
 def serve(request: HttpRequest, token: str, path: str) -> HttpResponse:
     if request.method not in {"GET", "HEAD"}:
         return _secured(HttpResponseNotAllowed(["GET", "HEAD"]))
@@ -125,7 +128,7 @@ def serve(request: HttpRequest, token: str, path: str) -> HttpResponse:
     if record is None:
         return _missing(request, project, path, wanted)
     if is_marker(record.content):
-        return _binary(request, project, record.content)
+        return _binary(request, project, record.content, record.path.rsplit("/", 1)[-1])
     content_type = content_type_for(record.path)
     content = record.content
     if content_type.startswith("text/html"):
@@ -136,7 +139,7 @@ def serve(request: HttpRequest, token: str, path: str) -> HttpResponse:
 _RANGE = re.compile(r"bytes=(\d*)-(\d*)")
 
 
-def _binary(request: HttpRequest, project: Project, marker: str) -> HttpResponse:
+def _binary(request: HttpRequest, project: Project, marker: str, name: str) -> HttpResponse:
     """A binary file's bytes, with its type, an ETag from its content, and single
     byte ranges (video and audio players ask for them)."""
     blob = blob_for_marker(project.pk, marker)
@@ -161,6 +164,10 @@ def _binary(request: HttpRequest, project: Project, marker: str) -> HttpResponse
         response = HttpResponse(data, content_type=blob.content_type)
     response["ETag"] = etag
     response["Accept-Ranges"] = "bytes"
+    if request.GET.get("download"):
+        # The editor's Download link: the app's page is another origin, where
+        # a link's `download` attribute is ignored.
+        response["Content-Disposition"] = content_disposition_header(True, name)
     secured = _secured(response)
     # Unlike the pages, bytes named by their content may be kept, if checked first.
     secured["Cache-Control"] = "no-cache"
@@ -216,8 +223,20 @@ def _not_found(page: str = _NOT_FOUND_PAGE, *, status: int = 404) -> HttpRespons
     )
 
 
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """Any other address on the sites origin (its URLconf's 404)."""
+    return _not_found()
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    page = _PAGE.format(title="Something went wrong", text="Try again in a moment.")
+    return _secured(HttpResponse(page, status=500, content_type="text/html; charset=utf-8"))
+
+
 def _secured(response: HttpResponse) -> HttpResponse:
-    response["Content-Security-Policy"] = _CSP
+    # Framed by the app's pages only (the sites origin is another origin now).
+    ancestors = " ".join(app_sources()) or "'none'"
+    response["Content-Security-Policy"] = f"sandbox {SANDBOX}; frame-ancestors {ancestors}"
     response["X-Content-Type-Options"] = "nosniff"
     # The token is in the address: never send it to other sites as a referrer.
     response["Referrer-Policy"] = "no-referrer"
@@ -226,6 +245,7 @@ def _secured(response: HttpResponse) -> HttpResponse:
     # token, not the origin, is what grants access.
     response["Access-Control-Allow-Origin"] = "*"
     response["Cross-Origin-Resource-Policy"] = "cross-origin"
-    # The workspace frames previews; X-Frame-Options would forbid it (DENY).
-    response["X-Frame-Options"] = "SAMEORIGIN"
+    # The workspace frames previews from another origin: frame-ancestors says
+    # who may, and X-Frame-Options (even SAMEORIGIN) would refuse the app.
+    response.xframe_options_exempt = True
     return response

@@ -24,10 +24,10 @@
 
   const $ = (id) => document.getElementById(id);
   const frame = () => $("preview-frame");
-  const previewBase = () => {
-    const form = document.querySelector(".preview-address");
-    return form ? form.dataset.previewBase : "";
-  };
+  // The preview is served from the sites origin, never this page's own.
+  const previewForm = () => document.querySelector(".preview-address");
+  const previewBase = () => (previewForm() ? previewForm().dataset.previewBase : "");
+  const previewOrigin = () => (previewForm() ? previewForm().dataset.previewOrigin : "");
 
   // Text as it shows: one line, without invisible characters, at most `limit`
   // characters (code points). chat.agent.attachments._line does the same, so
@@ -50,8 +50,8 @@
 
   // A URL of the preview as the project's path ("/js/app.js"), or "" for anything else.
   function projectPath(url) {
-    const base = location.origin + previewBase();
-    if (typeof url !== "string" || !url.startsWith(base)) return "";
+    const base = previewOrigin() + previewBase();
+    if (typeof url !== "string" || !previewOrigin() || !url.startsWith(base)) return "";
     const rest = url.slice(base.length).split(/[?#]/)[0];
     try { return "/" + decodeURIComponent(rest); } catch (_) { return ""; }
   }
@@ -59,7 +59,7 @@
   function pagePath(path) {
     const base = previewBase();
     if (typeof path !== "string" || !path.startsWith(base)) return "";
-    const found = projectPath(location.origin + path);
+    const found = projectPath(previewOrigin() + path);
     // A folder shows its index.html; a decoded path may hold what does not show.
     return line(found.endsWith("/") ? found + "index.html" : found, LIMITS.page);
   }

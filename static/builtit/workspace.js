@@ -460,8 +460,13 @@
   // ── preview ───────────────────────────────────────────────────────────
   const MAX_ADDRESS = 1000;
 
+  // A path on the sites origin, which serves the preview (never this page's origin).
   function previewBase() {
     return document.querySelector(".preview-address").dataset.previewBase;
+  }
+
+  function previewOrigin() {
+    return document.querySelector(".preview-address").dataset.previewOrigin;
   }
 
   // The address box holds a path relative to the preview base, perhaps with a
@@ -471,7 +476,7 @@
     const cut = address.search(/[?#]/);
     const path = cut < 0 ? address : address.slice(0, cut);
     const rest = cut < 0 ? "" : address.slice(cut);
-    return previewBase() + path.split("/").map(encodeURIComponent).join("/") + rest;
+    return previewOrigin() + previewBase() + path.split("/").map(encodeURIComponent).join("/") + rest;
   }
 
   function decoded(segment) {

@@ -15,6 +15,7 @@ from projects.models import Project, ProjectFile
 from projects.services import Author, file_create, file_delete, file_update, file_upload
 from tests.browser.conftest import Dialogs, answer, sign_in
 from tests.fakes.images import png
+from tests.servers import sites_url_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -86,7 +87,7 @@ def test_the_preview_reloads_on_the_page_the_person_went_to(
     preview.locator("h1", has_text="About, v2").wait_for()
     assert page.input_value("#preview-address") == "about.html"
     assert page.get_attribute("#preview-open", "href") == (
-        f"/preview/{project.preview_token}/about.html"
+        f"{sites_url_of(live_server.url)}/preview/{project.preview_token}/about.html"
     )
 
 
@@ -377,7 +378,10 @@ def test_the_address_box_takes_only_well_formed_reports_from_its_frame(
 
     seen = page.evaluate("window.seen")
     assert set(seen) == {"", "evillmth.html", "done.html"}, seen
-    assert page.get_attribute("#preview-open", "href") == base + "done.html"
+    assert (
+        page.get_attribute("#preview-open", "href")
+        == sites_url_of(live_server.url) + base + "done.html"
+    )
     assert page.url == f"{live_server.url}/projects/{project.pk}/"
 
 

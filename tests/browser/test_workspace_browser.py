@@ -10,6 +10,7 @@ from projects.lifecycle import project_create
 from projects.models import FileRevision, Project, ProjectFile
 from projects.services import Author, file_update
 from tests.browser.conftest import PASSWORD, answer, sign_in
+from tests.servers import sites_url_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -208,7 +209,7 @@ document.getElementById("out").textContent = results.join(" ");
 
     # Opened directly (outside the iframe, so `parent` is itself), the CSP header
     # still gives it an opaque origin: no cookies, no storage of the app's.
-    page.goto(f"{live_server.url}/preview/{project.preview_token}/")
+    page.goto(f"{sites_url_of(live_server.url)}/preview/{project.preview_token}/")
     assert page.inner_text("#out") == "parent:probe cookie:blocked storage:blocked"
 
 

@@ -13,6 +13,7 @@ from projects.history.undo import project_restore
 from projects.models import FileRevision, Project, ProjectFile, Reversal
 from projects.services import Author, file_update
 from projects.starter import STARTER_FILES
+from tests.conftest import SITES_HOST
 
 PROJECTS = "/admin/projects/project/"
 FILES = "/admin/projects/projectfile/"
@@ -77,7 +78,7 @@ def test_project_list_shows_file_count_and_finds_by_owner(admin_client, starter_
 
 def test_project_change_page_links_to_its_preview(admin_client, starter_project):
     page = _page(admin_client.get(f"{PROJECTS}{starter_project.pk}/change/"))
-    assert f'href="/preview/{starter_project.preview_token}/"' in page
+    assert f'href="http://{SITES_HOST}/preview/{starter_project.preview_token}/"' in page
 
 
 def test_file_pages_render(admin_client, starter_project):
@@ -364,8 +365,13 @@ def test_rotate_preview_token_action_changes_the_selected_tokens_only(
     project.refresh_from_db()
     assert starter_project.preview_token != old_selected
     assert project.preview_token == old_other
-    assert Client().get(f"/preview/{old_selected}/").status_code == 410  # replaced, and says so
-    assert Client().get(f"/preview/{starter_project.preview_token}/").status_code == 200
+    assert (
+        Client(HTTP_HOST=SITES_HOST).get(f"/preview/{old_selected}/").status_code == 410
+    )  # replaced, and says so
+    assert (
+        Client(HTTP_HOST=SITES_HOST).get(f"/preview/{starter_project.preview_token}/").status_code
+        == 200
+    )
 
 
 def test_an_admin_edit_over_a_newer_change_is_refused(admin_client, user, starter_project):

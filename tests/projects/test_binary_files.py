@@ -131,24 +131,24 @@ def test_replace_rename_delete_restore_and_undo(project: Project, user: User) ->
 
 
 def test_the_preview_serves_bytes_with_type_etag_and_ranges(
-    client: Client, project: Project, user: User
+    sites_client: Client, project: Project, user: User
 ) -> None:
     data = png(5, 5)
     assert isinstance(upload(project, "/logo.png", data, user), FileWrite)
     url = f"/preview/{project.preview_token}/logo.png"
-    whole = client.get(url)
+    whole = sites_client.get(url)
     assert whole.status_code == 200
     assert whole["Content-Type"] == "image/png"
     assert whole.content == data
     etag = whole["ETag"]
-    assert client.get(url, headers={"If-None-Match": etag}).status_code == 304
-    part = client.get(url, headers={"Range": "bytes=0-7"})
+    assert sites_client.get(url, headers={"If-None-Match": etag}).status_code == 304
+    part = sites_client.get(url, headers={"Range": "bytes=0-7"})
     assert part.status_code == 206
     assert part.content == data[:8]
     assert part["Content-Range"] == f"bytes 0-7/{len(data)}"
-    tail = client.get(url, headers={"Range": "bytes=-4"})
+    tail = sites_client.get(url, headers={"Range": "bytes=-4"})
     assert tail.content == data[-4:]
-    beyond = client.get(url, headers={"Range": f"bytes={len(data) + 10}-"})
+    beyond = sites_client.get(url, headers={"Range": f"bytes={len(data) + 10}-"})
     assert beyond.status_code == 416
     assert "sandbox" in whole["Content-Security-Policy"]
 
@@ -226,7 +226,7 @@ def test_no_text_file_can_pass_for_a_binary_marker(project: Project, user: User)
 
 
 def test_bytes_can_live_in_django_storage_instead(
-    client: Client, project: Project, user: User, settings: SettingsWrapper, tmp_path
+    sites_client: Client, project: Project, user: User, settings: SettingsWrapper, tmp_path
 ) -> None:
     settings.BUILTIT_BINARY_STORAGE = "storage"
     settings.MEDIA_ROOT = tmp_path
@@ -234,5 +234,5 @@ def test_bytes_can_live_in_django_storage_instead(
     blob = BinaryBlob.objects.get(project=project)
     assert blob.data is None
     assert (tmp_path / blob.stored_name).read_bytes() == png(7, 7)
-    served = client.get(f"/preview/{project.preview_token}/logo.png")
+    served = sites_client.get(f"/preview/{project.preview_token}/logo.png")
     assert served.content == png(7, 7)

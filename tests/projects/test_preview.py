@@ -13,6 +13,7 @@ from projects.models import FileRevision, Project, ProjectFile
 from projects.services import Author, file_create, file_update
 from projects.views.preview import PAGE_REPORT_SCRIPT, SHARED_PAGE_SCRIPT
 from projects.web.sandbox import SANDBOX
+from tests.conftest import SITES_HOST
 
 SECRET = "MALLORY-ONLY-SECRET-4242"
 
@@ -48,8 +49,8 @@ def _assert_sandboxed(response) -> None:
 
 
 @pytest.fixture
-def anonymous() -> Client:
-    return Client()
+def anonymous(sites_client: Client) -> Client:
+    return sites_client
 
 
 @pytest.fixture
@@ -106,9 +107,13 @@ def test_the_token_without_a_trailing_slash_leads_to_the_root(anonymous, starter
 
 
 def test_the_workspace_may_frame_the_preview_but_other_sites_may_not(anonymous, starter_project):
+    """The app's pages frame the preview from another origin now: frame-ancestors
+    names the app's hosts (any port), never the sites host, and no
+    X-Frame-Options (even SAMEORIGIN) refuses the app."""
     response = anonymous.get(_base(starter_project))
-    assert response["X-Frame-Options"] == "SAMEORIGIN"
-    assert "frame-ancestors 'self'" in response["Content-Security-Policy"]
+    ancestors = response["Content-Security-Policy"].split("frame-ancestors ", 1)[1].split()
+    assert ancestors == ["127.0.0.1:*", "localhost:*", "testserver:*"]
+    assert "X-Frame-Options" not in response
 
 
 def test_the_root_of_a_project_without_index_html_is_404(anonymous, project):
@@ -217,8 +222,12 @@ def test_preview_needs_no_session_and_sets_no_cookie(anonymous, starter_project)
 
 
 def test_preview_works_for_a_signed_in_stranger_too(other_client, starter_project):
-    # The token is the credential, so a shared link works for anyone who has it.
-    assert other_client.get(_base(starter_project)).status_code == 200
+    # The token is the credential, so a shared link works for anyone who has it;
+    # the stranger's session cookie (a test client sends it to any host) is not read.
+    response = other_client.get(_base(starter_project), HTTP_HOST=SITES_HOST)
+    assert response.status_code == 200
+    assert response.wsgi_request.user.is_anonymous
+    assert not response.cookies
 
 
 def test_head_returns_the_headers_without_a_body(anonymous, starter_project):
@@ -351,7 +360,9 @@ def test_a_page_with_the_report_keeps_its_sandbox(anonymous, starter_project):
     assert PAGE_REPORT_SCRIPT.encode() in response.content
     assert response["Content-Type"] == "text/html; charset=utf-8"
     _assert_sandboxed(response)
-    assert response["Content-Security-Policy"] == "sandbox " + SANDBOX + "; frame-ancestors 'self'"
+    assert response["Content-Security-Policy"] == (
+        f"sandbox {SANDBOX}; frame-ancestors 127.0.0.1:* localhost:* testserver:*"
+    )
 
 
 def test_head_of_a_page_reports_the_length_of_the_page_with_its_report(anonymous, starter_project):
@@ -379,7 +390,7 @@ def test_the_preview_keeps_its_own_policy_and_the_app_pages_get_theirs(
 ) -> None:
     """The app's Content-Security-Policy (django-csp) never replaces the preview's
     sandboxing one: the preview runs the site's inline scripts, the app runs none."""
-    preview = client.get(f"/preview/{starter_project.preview_token}/")
+    preview = client.get(f"/preview/{starter_project.preview_token}/", HTTP_HOST=SITES_HOST)
     app = client.get("/accounts/login/")
     assert preview["Content-Security-Policy"].startswith("sandbox ")
     assert "script-src 'self'" not in preview["Content-Security-Policy"]
@@ -387,32 +398,32 @@ def test_the_preview_keeps_its_own_policy_and_the_app_pages_get_theirs(
     assert "object-src 'none'" in app["Content-Security-Policy"]
 
 
-def test_a_blank_project_says_there_is_no_index_yet_and_how_to_make_one(client, project):
-    answer = client.get(f"/preview/{project.preview_token}/")
+def test_a_blank_project_says_there_is_no_index_yet_and_how_to_make_one(anonymous, project):
+    answer = anonymous.get(f"/preview/{project.preview_token}/")
     assert answer.status_code == 404
     assert "no <code>index.html</code> yet" in answer.content.decode()
-    elsewhere = client.get(f"/preview/{project.preview_token}/missing.html")
+    elsewhere = anonymous.get(f"/preview/{project.preview_token}/missing.html")
     assert "no file at this address" in elsewhere.content.decode()
 
 
-def test_a_replaced_link_says_it_was_replaced(client, project):
+def test_a_replaced_link_says_it_was_replaced(anonymous, project):
     first = project.preview_token
     project_rotate_preview_token(project=project)
-    answer = client.get(f"/preview/{first}/")
+    answer = anonymous.get(f"/preview/{first}/")
     assert answer.status_code == 410
     assert "This link was replaced" in answer.content.decode()
-    assert client.get("/preview/never-was-a-token/").status_code == 404
+    assert anonymous.get("/preview/never-was-a-token/").status_code == 404
     for _ in range(RETIRED_TOKENS_KEPT):
         project_rotate_preview_token(project=project)
-    forgotten = client.get(f"/preview/{first}/")
+    forgotten = anonymous.get(f"/preview/{first}/")
     assert forgotten.status_code == 404, "only the last few are remembered"
 
 
-def test_the_bridge_goes_only_to_a_page_in_a_frame(client, starter_project):
+def test_the_bridge_goes_only_to_a_page_in_a_frame(anonymous, starter_project):
     url = f"/preview/{starter_project.preview_token}/"
-    framed = client.get(url, headers={"Sec-Fetch-Dest": "iframe"}).content.decode()
-    alone = client.get(url, headers={"Sec-Fetch-Dest": "document"}).content.decode()
-    unknown = client.get(url).content.decode()
+    framed = anonymous.get(url, headers={"Sec-Fetch-Dest": "iframe"}).content.decode()
+    alone = anonymous.get(url, headers={"Sec-Fetch-Dest": "document"}).content.decode()
+    unknown = anonymous.get(url).content.decode()
     assert "builtitPreview" in framed
     assert "builtitPreview" in unknown, "a browser that does not say: the bridge (inert alone)"
     assert "builtitPreview" not in alone, "a shared link opened on its own"

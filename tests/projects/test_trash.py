@@ -25,6 +25,7 @@ from projects.lifecycle import project_trash, trash_purge_expired
 from projects.locks import lock_acquire
 from projects.models import FileRevision, Project, ProjectFile
 from projects.services import Author, file_create
+from tests.conftest import SITES_HOST
 from tests.live.tabs import (
     communicator,
     next_event,
@@ -71,7 +72,7 @@ def test_a_trashed_project_is_gone_from_workspace_preview_export_and_writes(
     base = f"/projects/{starter_project.pk}"
     assert user_client.get(f"{base}/").status_code == 404
     assert user_client.get(f"{base}/export.zip").status_code == 404
-    assert Client().get(f"/preview/{token}/").status_code == 404
+    assert Client(HTTP_HOST=SITES_HOST).get(f"/preview/{token}/").status_code == 404
     result = file_create(
         project=starter_project, path="/x.html", content="<p>x</p>", author=Author.person(user)
     )

@@ -15,6 +15,7 @@ from projects.files.results import FileWrite
 from projects.models import FileRevision, Project, ProjectFile
 from projects.services import Author, file_create
 from projects.starter import STARTER_FILES
+from tests.conftest import SITES_HOST
 
 HOSTILE = "<p>hi</p></textarea><b>x</b></script><script>alert(1)</script>"
 
@@ -171,7 +172,7 @@ def test_preview_iframe_is_sandboxed_without_same_origin(user_client, starter_pr
     html = user_client.get(f"/projects/{starter_project.pk}/").content.decode()
     tag, frame = _by_id(html, "preview-frame")
     assert tag == "iframe"
-    assert frame["src"] == f"/preview/{starter_project.preview_token}/"
+    assert frame["src"] == f"http://{SITES_HOST}/preview/{starter_project.preview_token}/"
     sandbox = frame["sandbox"]
     assert sandbox is not None
     assert "allow-scripts" in sandbox.split()
@@ -493,7 +494,7 @@ def test_rotating_the_preview_token_changes_the_link_and_kills_the_old_one(
     htmx_client, starter_project
 ):
     old = starter_project.preview_token
-    assert Client().get(f"/preview/{old}/").status_code == 200
+    assert Client(HTTP_HOST=SITES_HOST).get(f"/preview/{old}/").status_code == 200
     response = htmx_client.post(f"/projects/{starter_project.pk}/preview-token/")
     assert response.status_code == 200
     starter_project.refresh_from_db()
@@ -501,9 +502,11 @@ def test_rotating_the_preview_token_changes_the_link_and_kills_the_old_one(
     assert new != old
     html = response.content.decode()
     _, frame = _by_id(html, "preview-frame")
-    assert frame["src"] == f"/preview/{new}/"
+    assert frame["src"] == f"http://{SITES_HOST}/preview/{new}/"
     assert "allow-same-origin" not in (frame["sandbox"] or "")
     assert old not in html
-    assert Client().get(f"/preview/{old}/").status_code == 410  # replaced, and says so
-    assert Client().get(f"/preview/{old}/styles.css").status_code == 410
-    assert Client().get(f"/preview/{new}/").status_code == 200
+    assert (
+        Client(HTTP_HOST=SITES_HOST).get(f"/preview/{old}/").status_code == 410
+    )  # replaced, and says so
+    assert Client(HTTP_HOST=SITES_HOST).get(f"/preview/{old}/styles.css").status_code == 410
+    assert Client(HTTP_HOST=SITES_HOST).get(f"/preview/{new}/").status_code == 200

@@ -1,0 +1,31 @@
+"""The sites origin's requests, kept apart from the app's (projects.web.sites).
+
+A request to the sites host is resolved against the sites URLconf only, so no
+page of the app answers there, and the app answers no project content on its
+own origin. It reads no cookie and sets none: even a misconfigured cookie
+domain could not carry a session to a project's page. Its responses carry their
+own CSP (projects.views.preview), not the app's."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from http.cookies import SimpleCookie
+
+from django.http import HttpRequest, HttpResponseBase
+
+from projects.web.sites import URLCONF, is_sites_request
+
+
+class SitesOriginMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        if not is_sites_request(request):
+            return self.get_response(request)
+        request.urlconf = URLCONF
+        request.COOKIES = {}
+        response = self.get_response(request)
+        response.cookies = SimpleCookie()
+        response._csp_exempt = True  # type: ignore[attr-defined]  # django-csp's flag
+        return response
