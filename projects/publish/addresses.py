@@ -1,0 +1,73 @@
+"""Which stored file an address of a site names, as a static host answers it:
+the file itself; a folder's `index.html` (`/blog/`); a page without its
+extension (`/about` for `/about.html`, as GitHub Pages and Netlify do). The
+pre-publish check reads links with this rule, and so will the server, so the
+two never disagree about what a link reaches."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from urllib.parse import unquote, urlsplit
+
+INDEX = "index.html"
+
+
+@dataclass(frozen=True)
+class Found:
+    path: str  # the stored file
+    folder: bool = False  # a folder named without its slash: a host redirects to `path`'s folder
+
+
+def file_for(address: str, paths: Collection[str]) -> Found | None:
+    """The stored file `address` (a path from the site's root, `/...`, already
+    decoded) serves among `paths`, or None."""
+    if address.endswith("/"):
+        index = address + INDEX
+        return Found(index) if index in paths else None
+    if address in paths:
+        return Found(address)
+    if address + ".html" in paths:
+        return Found(address + ".html")
+    if address + "/" + INDEX in paths:
+        return Found(address + "/" + INDEX, folder=True)
+    return None
+
+
+def link_target(page: str, reference: str) -> str | None:
+    """The site address `reference`, found in the file at `page`, points to,
+    decoded and without its query or fragment; None for what is not a file of
+    this site (another site, `mailto:`, a fragment of the same page, data:)."""
+    text = reference.strip()
+    if not text or text.startswith(("#", "//")):
+        return None
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return None
+    if parts.scheme or parts.netloc or not parts.path:
+        return None
+    path = unquote(parts.path)
+    if not path.startswith("/"):
+        path = page.rsplit("/", 1)[0] + "/" + path
+    return _resolved(path)
+
+
+def _resolved(path: str) -> str:
+    """`path` with `.` and `..` segments taken out, as a browser does: a `..`
+    at the root stays there."""
+    kept: list[str] = []
+    segments = path.split("/")[1:]
+    for number, segment in enumerate(segments):
+        last = number == len(segments) - 1
+        if segment == "..":
+            if kept:
+                kept.pop()
+            if last:
+                kept.append("")
+        elif segment == ".":
+            if last:
+                kept.append("")
+        else:
+            kept.append(segment)
+    return "/" + "/".join(kept)
