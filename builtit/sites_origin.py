@@ -28,4 +28,12 @@ class SitesOriginMiddleware:
         response = self.get_response(request)
         response.cookies = SimpleCookie()
         response._csp_exempt = True  # type: ignore[attr-defined]  # django-csp's flag
+        # The session middleware says the answer depends on the cookie; here it
+        # never does, and a cache should not keep a copy per visitor.
+        vary = [v.strip() for v in response.get("Vary", "").split(",") if v.strip()]
+        kept = [v for v in vary if v.lower() != "cookie"]
+        if kept:
+            response["Vary"] = ", ".join(kept)
+        elif "Vary" in response:
+            del response["Vary"]
         return response

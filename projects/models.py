@@ -305,3 +305,64 @@ class ProjectLock(models.Model):
 
     def __str__(self) -> str:
         return f"{self.purpose} on {self.project_id}"
+
+
+class Site(models.Model):
+    """A project's published site: the address its owner chose (`/<name>/` on the
+    sites origin) and which frozen version it serves (projects.publish)."""
+
+    project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="site")
+    name = models.CharField(
+        max_length=63, unique=True, help_text="Its address on the sites origin."
+    )
+    # None: not published (the address then answers 410, and says so).
+    live = models.ForeignKey(
+        "SiteVersion", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    published_at = models.DateTimeField(
+        null=True, blank=True, help_text="When `live` last changed."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class SiteVersion(models.Model):
+    """The exact files of a site at one moment, named by their texts in the
+    project's history store (RevisionBlob: stored once by content, counted once
+    in the owner's storage)."""
+
+    site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    published_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    file_count = models.PositiveIntegerField()
+    size = models.PositiveBigIntegerField(help_text="Bytes of its files.")
+
+    class Meta:
+        ordering = ["-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["site", "number"], name="siteversion_unique_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.site.name} v{self.number}"
+
+
+class SiteFile(models.Model):
+    version = models.ForeignKey(SiteVersion, on_delete=models.CASCADE, related_name="files")
+    path = models.CharField(max_length=200)
+    # A binary file's text is its marker, naming its BinaryBlob (projects.files.binaries).
+    # RESTRICT: a blob a version names outlives every sweep, and goes with its project.
+    blob = models.ForeignKey(RevisionBlob, on_delete=models.RESTRICT, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["version", "path"], name="sitefile_unique_path")
+        ]
+
+    def __str__(self) -> str:
+        return self.path

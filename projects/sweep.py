@@ -30,7 +30,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from projects.files.binaries import MARKER, STORAGE_FOLDER, digest_of, is_marker, marker_for
-from projects.models import BinaryBlob, FileRevision, Project, ProjectFile, RevisionBlob
+from projects.models import BinaryBlob, FileRevision, Project, ProjectFile, RevisionBlob, SiteFile
 from projects.usage import keepers
 
 logger = logging.getLogger(__name__)
@@ -86,8 +86,9 @@ def project_sweep(*, project_id: uuid.UUID) -> tuple[int, int]:
 
 
 def _texts_sweep(project_id: uuid.UUID) -> int:
-    """History texts no revision names and no other text is built on; a text
-    freed by the deletion (the base of one deleted) goes in the next round."""
+    """History texts no revision or published version names and no other text
+    is built on; a text freed by the deletion (the base of one deleted) goes in
+    the next round."""
     deleted = 0
     while True:
         named = FileRevision.objects.filter(project_id=project_id)
@@ -99,6 +100,9 @@ def _texts_sweep(project_id: uuid.UUID) -> int:
                     project_id=project_id, base__isnull=False
                 ).values("base")
             )
+            # A published version keeps the texts it names (and, through a
+            # binary file's marker text, its bytes: _binaries_unreferenced).
+            | Q(pk__in=SiteFile.objects.filter(version__site__project_id=project_id).values("blob"))
         )
         orphans = RevisionBlob.objects.filter(project_id=project_id).exclude(in_use)
         count, _ = orphans.delete()

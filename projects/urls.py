@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from projects.views import dashboard, files, history, preferences
+from projects.views import dashboard, files, history, preferences, publish
 
 urlpatterns = [
     path("", dashboard.dashboard, name="dashboard"),
@@ -46,5 +46,18 @@ urlpatterns = [
         name="revision_diff",
     ),
     path("projects/<uuid:project_id>/files/restore/", history.restore, name="file_restore"),
+    path("projects/<uuid:project_id>/publish/", publish.publish_panel, name="site_panel"),
+    path("projects/<uuid:project_id>/publish/go/", publish.publish, name="site_publish"),
+    path("projects/<uuid:project_id>/publish/off/", publish.unpublish, name="site_unpublish"),
+    path(
+        "projects/<uuid:project_id>/publish/versions/<int:number>/live/",
+        publish.version_live,
+        name="site_version_live",
+    ),
+    path(
+        "projects/<uuid:project_id>/publish/versions/<int:number>/zip/",
+        publish.version_zip,
+        name="site_version_zip",
+    ),
 ]
 # Previews are served on the sites origin only: projects/sites_urls.py.

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django import template
+from django.utils import timezone
+from django.utils.timesince import timesince
 
 from common.sizes import human_size
 from projects.models import Project
@@ -26,6 +28,16 @@ def wait_text(wait: timedelta) -> str:
             count = round(seconds / size)
             return f"{count} {unit}{'' if count == 1 else 's'}"
     return f"{seconds} second{'' if seconds == 1 else 's'}"
+
+
+@register.filter
+def ago(moment: datetime | None) -> str:
+    """ "just now", or "5 minutes ago" (Django's timesince, then "ago")."""
+    if moment is None:
+        return ""
+    if timezone.now() - moment < timedelta(minutes=1):
+        return "just now"
+    return f"{timesince(moment)} ago"
 
 
 @register.filter

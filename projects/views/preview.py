@@ -25,8 +25,10 @@ from django.views.decorators.csrf import csrf_exempt
 from projects.files.binaries import blob_bytes, blob_for_marker, is_marker
 from projects.files.paths import PathError, content_type_for, normalize_path
 from projects.models import Project, ProjectFile, RetiredPreviewToken
+from projects.web.plain import plain_page
 from projects.web.sandbox import SANDBOX
 from projects.web.sites import app_sources
+from projects.web.static_files import content_response
 
 # Stands in for the dialogs the sandbox blocks (alert, confirm, prompt, print),
 # so the site's author sees why nothing opened: a small notice inside the page
@@ -87,22 +89,15 @@ _PROLOGUE = re.compile(
     f"(?:<head{_ATTRIBUTES})?",
     re.IGNORECASE | re.DOTALL,
 )
-_PAGE = (
-    "<!doctype html><meta charset=utf-8><title>{title}</title>"
-    '<body style="font-family:system-ui;padding:2rem;color:#374151;max-width:40rem">'
-    "<h1>{title}</h1><p>{text}</p>"
-)
-_NOT_FOUND_PAGE = _PAGE.format(
-    title="Page not found", text="This project has no file at this address."
-)
-_NO_INDEX_PAGE = _PAGE.format(
-    title="Nothing to show yet",
-    text="This project has no <code>index.html</code> yet, the page a site opens with. "
+_NOT_FOUND_PAGE = plain_page("Page not found", "This project has no file at this address.")
+_NO_INDEX_PAGE = plain_page(
+    "Nothing to show yet",
+    "This project has no <code>index.html</code> yet, the page a site opens with. "
     "Ask the assistant to build the site, or add a file named <code>index.html</code>.",
 )
-_REPLACED_PAGE = _PAGE.format(
-    title="This link was replaced",
-    text="The owner of this site made a new preview link, so this one no longer works. "
+_REPLACED_PAGE = plain_page(
+    "This link was replaced",
+    "The owner of this site made a new preview link, so this one no longer works. "
     "Ask whoever shared it for the new link.",
 )
 
@@ -136,35 +131,14 @@ def serve(request: HttpRequest, token: str, path: str) -> HttpResponse:
     return _secured(HttpResponse(content.encode("utf-8"), content_type=content_type))
 
 
-_RANGE = re.compile(r"bytes=(\d*)-(\d*)")
-
-
 def _binary(request: HttpRequest, project: Project, marker: str, name: str) -> HttpResponse:
-    """A binary file's bytes, with its type, an ETag from its content, and single
-    byte ranges (video and audio players ask for them)."""
+    """A binary file's bytes, with its type, an ETag from its content and byte
+    ranges (projects.web.static_files)."""
     blob = blob_for_marker(project.pk, marker)
     if blob is None:
         return _not_found()
-    etag = f'"{blob.digest}"'
-    if request.headers.get("If-None-Match") == etag:
-        response = HttpResponse(status=304)
-        response["ETag"] = etag
-        return _secured(response)
-    data = blob_bytes(blob)
-    wanted = _RANGE.fullmatch(request.headers.get("Range", "").strip())
-    if wanted and (wanted.group(1) or wanted.group(2)):
-        first, last = _span(wanted.group(1), wanted.group(2), len(data))
-        if first > last:
-            response = HttpResponse(status=416)
-            response["Content-Range"] = f"bytes */{len(data)}"
-            return _secured(response)
-        response = HttpResponse(data[first : last + 1], status=206, content_type=blob.content_type)
-        response["Content-Range"] = f"bytes {first}-{last}/{len(data)}"
-    else:
-        response = HttpResponse(data, content_type=blob.content_type)
-    response["ETag"] = etag
-    response["Accept-Ranges"] = "bytes"
-    if request.GET.get("download"):
+    response = content_response(request, blob_bytes(blob), blob.content_type, blob.digest)
+    if request.GET.get("download") and response.status_code == 200:
         # The editor's Download link: the app's page is another origin, where
         # a link's `download` attribute is ignored.
         response["Content-Disposition"] = content_disposition_header(True, name)
@@ -172,15 +146,6 @@ def _binary(request: HttpRequest, project: Project, marker: str, name: str) -> H
     # Unlike the pages, bytes named by their content may be kept, if checked first.
     secured["Cache-Control"] = "no-cache"
     return secured
-
-
-def _span(start: str, end: str, size: int) -> tuple[int, int]:
-    """The first and last byte of a `bytes=start-end` range (first > last: none)."""
-    if not start:  # the last `end` bytes
-        return max(size - int(end), 0), size - 1
-    first = int(start)
-    last = min(int(end), size - 1) if end else size - 1
-    return first, last if first < size else -1
 
 
 def _missing(request: HttpRequest, project: Project, path: str, wanted: str) -> HttpResponse:
@@ -229,7 +194,7 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpR
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
-    page = _PAGE.format(title="Something went wrong", text="Try again in a moment.")
+    page = plain_page("Something went wrong", "Try again in a moment.")
     return _secured(HttpResponse(page, status=500, content_type="text/html; charset=utf-8"))
 
 

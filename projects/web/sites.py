@@ -54,6 +54,11 @@ def preview_url(request: HttpRequest, token: str, path: str = "") -> str:
     return sites_origin(request) + preview_path(token, path)
 
 
+def site_url(request: HttpRequest, name: str) -> str:
+    """A published site's address (`/<name>/` on the sites origin)."""
+    return sites_origin(request) + reverse("published_root", urlconf=URLCONF, kwargs={"name": name})
+
+
 def frame_sites(request: HttpRequest, response: R) -> R:
     """Let the page in `response` frame the sites origin and show its images
     (the preview, a binary file in the editor); it trusts nothing else of it."""

@@ -280,10 +280,12 @@
     event.detail.parameters.layout = window.matchMedia("(min-width: 1100px)").matches ? "split" : "inline";
   });
 
+  // The changes and Publish dialogs open when their content arrives.
+  const DIALOG_BODIES = { "changes-body": "changes-dialog", "publish-body": "publish-dialog" };
   document.addEventListener("htmx:afterSwap", (event) => {
     const target = event.detail.target;
-    if (!target || target.id !== "changes-body") return;
-    const dialog = document.getElementById("changes-dialog");
+    const id = target ? DIALOG_BODIES[target.id] : null;
+    const dialog = id ? document.getElementById(id) : null;
     if (dialog && !dialog.open) dialog.showModal();
   });
 

@@ -1,0 +1,65 @@
+"""What the workspace shows of a project's published site."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from django.db.models import QuerySet
+
+from projects.files.binaries import is_marker
+from projects.files.blobs import text_digest
+from projects.models import Project, ProjectFile, Site, SiteFile, SiteVersion
+
+
+@dataclass(frozen=True)
+class Changes:
+    """How the project's files differ from the live version's."""
+
+    changed: int
+    added: int
+    removed: int
+
+    @property
+    def total(self) -> int:
+        return self.changed + self.added + self.removed
+
+
+def site_of(project: Project) -> Site | None:
+    return Site.objects.filter(project=project).select_related("live").first()
+
+
+def site_versions(site: Site) -> QuerySet[SiteVersion]:
+    return site.versions.select_related("published_by").order_by("-number")
+
+
+def site_changes(site: Site) -> Changes | None:
+    """What changed since the live version; None when nothing is live."""
+    if site.live_id is None:
+        return None
+    live = dict(
+        SiteFile.objects.filter(version_id=site.live_id).values_list("path", "blob__digest")
+    )
+    now = {
+        path: text_digest(content)
+        for path, content in ProjectFile.objects.filter(project_id=site.project_id).values_list(
+            "path", "content"
+        )
+    }
+    return _compared(live, now)
+
+
+def _compared(live: Mapping[str, str], now: Mapping[str, str]) -> Changes:
+    changed = sum(1 for path, digest in now.items() if path in live and live[path] != digest)
+    return Changes(changed, len(now.keys() - live.keys()), len(live.keys() - now.keys()))
+
+
+def site_files_for_check(project: Project) -> dict[str, str | None]:
+    """The project's files as the pre-publish check reads them: a text file's
+    text, None for a binary file."""
+    return {
+        path: None if is_marker(content) else content
+        for path, content in ProjectFile.objects.filter(project=project).values_list(
+            "path", "content"
+        )
+    }

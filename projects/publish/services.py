@@ -1,0 +1,121 @@
+"""Publishing a project's site: a frozen version of its files made live at the
+address its owner chose, an earlier version made live again, the address
+taken offline. A version names the exact texts of its files in the project's
+history store (RevisionBlob), so it costs no storage that history does not
+already count, and later edits never reach it."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from projects.files.binaries import blob_bytes, blob_for_marker, is_marker
+from projects.files.blobs import blob_for, text_digest
+from projects.models import Project, ProjectFile, RevisionBlob, Site, SiteFile, SiteVersion
+from projects.publish.names import name_problem
+
+
+@dataclass(frozen=True)
+class PublishError:
+    message: str
+
+
+def site_publish(
+    *, project: Project, user: User | None, name: str | None = None
+) -> SiteVersion | PublishError:
+    """A new version of the project's site from its files as they are now, made
+    live. The first publish names the site (`name`); later ones keep it."""
+    files = list(ProjectFile.objects.filter(project=project).order_by("path"))
+    if not files:
+        return PublishError("This project has no files yet: there is nothing to publish.")
+    try:
+        with transaction.atomic():
+            site = _site_for_publish(project, name)
+            if isinstance(site, PublishError):
+                return site
+            return _version_make(site, files, user)
+    except IntegrityError:  # another publish took the name (or the number) meanwhile
+        return PublishError("That name was just taken: choose another.")
+
+
+def _site_for_publish(project: Project, name: str | None) -> Site | PublishError:
+    site = Site.objects.select_for_update().filter(project=project).first()
+    if site is not None:
+        return site
+    wanted = (name or "").strip().lower()
+    problem = name_problem(wanted)
+    if problem:
+        return PublishError(problem)
+    if Site.objects.filter(name=wanted).exists():
+        return PublishError(f"“{wanted}” is taken: choose another name.")
+    return Site.objects.create(project=project, name=wanted)
+
+
+def _version_make(site: Site, files: list[ProjectFile], user: User | None) -> SiteVersion:
+    project = site.project
+    digests = {record.path: text_digest(record.content) for record in files}
+    known = {
+        blob.digest: blob
+        for blob in RevisionBlob.objects.filter(project=project, digest__in=digests.values())
+    }
+    last = site.versions.aggregate(last=Max("number"))["last"] or 0
+    version = SiteVersion.objects.create(
+        site=site,
+        number=last + 1,
+        published_by=user,
+        file_count=len(files),
+        size=sum(record.size for record in files),
+    )
+    rows = []
+    for record in files:
+        blob = known.get(digests[record.path]) or blob_for(project, record.content)
+        assert blob is not None  # a text, never "no file"
+        rows.append(SiteFile(version=version, path=record.path, blob=blob))
+    SiteFile.objects.bulk_create(rows)
+    _make_live(site, version)
+    return version
+
+
+def site_version_make_live(*, site: Site, version: SiteVersion) -> None:
+    """Serve `version` again (a rollback, or a site taken offline put back)."""
+    if version.site_id != site.pk:
+        raise ValueError("the version is another site's")
+    _make_live(site, version)
+
+
+def site_unpublish(*, site: Site) -> None:
+    """Take the site offline: its address answers 410 and says so; its versions stay."""
+    site.live = None
+    site.published_at = timezone.now()
+    site.save(update_fields=["live", "published_at"])
+
+
+def _make_live(site: Site, version: SiteVersion) -> None:
+    site.live = version
+    site.published_at = timezone.now()
+    site.save(update_fields=["live", "published_at"])
+
+
+def version_export_zip(version: SiteVersion) -> bytes:
+    """The version's files as a ZIP, as they were published."""
+    project = version.site.project
+    buffer = io.BytesIO()
+    stamp = timezone.localtime(version.created_at).timetuple()[:6]
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for record in version.files.select_related("blob").order_by("path"):
+            info = zipfile.ZipInfo(record.path.lstrip("/"), date_time=stamp)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            text = record.blob.text
+            if is_marker(text):
+                blob = blob_for_marker(project, text)
+                archive.writestr(info, blob_bytes(blob) if blob is not None else b"")
+            else:
+                archive.writestr(info, text.encode("utf-8", "surrogatepass"))
+    return buffer.getvalue()

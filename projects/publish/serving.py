@@ -1,0 +1,123 @@
+"""What a published site's address answers, read through caches that never need
+invalidating: a version never changes (its index is keyed by its id and the
+moment it was made, as a database may give a deleted row's id again), and a
+file's bytes are keyed by their digest. Only which version is live changes,
+and that is read on each request.
+
+Both caches are bounded (a version's index by count, bytes by total size) and
+shared by the process's threads."""
+
+from __future__ import annotations
+
+import gzip
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+
+from projects.files.binaries import blob_bytes, blob_for_marker, is_marker
+from projects.files.paths import content_type_for
+from projects.models import RevisionBlob, SiteFile
+
+MAX_CACHED_BYTES = 64 * 1024 * 1024
+_COMPRESSIBLE = re.compile(
+    r"text/|application/(?:javascript|json|xml|manifest\+json)|image/svg\+xml"
+)
+_MIN_GZIP = 512  # bytes: below this gzip's own header costs more than it saves
+
+
+@dataclass(frozen=True)
+class Content:
+    data: bytes
+    content_type: str
+    digest: str
+    gzipped: bytes | None
+
+    @property
+    def weight(self) -> int:
+        return len(self.data) + len(self.gzipped or b"")
+
+
+@dataclass(frozen=True)
+class Stored:
+    blob_id: int
+    digest: str
+
+
+@lru_cache(maxsize=512)
+def version_index(version_id: int, made: datetime) -> dict[str, Stored]:
+    """The version's paths, each with the text it holds."""
+    rows = SiteFile.objects.filter(version_id=version_id).values_list(
+        "path", "blob_id", "blob__digest"
+    )
+    return {path: Stored(blob_id, digest) for path, blob_id, digest in rows}
+
+
+def content_of(stored: Stored, path: str) -> Content | None:
+    """The bytes `path` serves, from its stored text (a binary file's marker
+    names its bytes); None if they are gone."""
+    key = (stored.digest, path.rsplit(".", 1)[-1].lower())
+    found = _CACHE.get(key)
+    if found is not None:
+        return found
+    made = _read(stored.blob_id, path)
+    if made is not None:
+        _CACHE.put(key, made)
+    return made
+
+
+def _read(blob_id: int, path: str) -> Content | None:
+    blob = RevisionBlob.objects.filter(pk=blob_id).first()
+    if blob is None:
+        return None
+    text = blob.text
+    if is_marker(text):
+        stored = blob_for_marker(blob.project_id, text)
+        if stored is None:
+            return None
+        data, content_type = blob_bytes(stored), stored.content_type
+    else:
+        data, content_type = text.encode("utf-8", "surrogatepass"), content_type_for(path)
+    return Content(data, content_type, blob.digest, gzip_of(data, content_type))
+
+
+class _BytesCache:
+    """Least recently used first out, past `limit` bytes in all."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._items: OrderedDict[tuple[str, str], Content] = OrderedDict()
+        self._total = 0
+
+    def get(self, key: tuple[str, str]) -> Content | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[str, str], content: Content) -> None:
+        if content.weight > self.limit // 8:  # one big file would push out everything
+            return
+        with self._lock:
+            if key in self._items:
+                return
+            self._items[key] = content
+            self._total += content.weight
+            while self._total > self.limit:
+                _, dropped = self._items.popitem(last=False)
+                self._total -= dropped.weight
+
+
+_CACHE = _BytesCache(MAX_CACHED_BYTES)
+
+
+def gzip_of(data: bytes, content_type: str) -> bytes | None:
+    """`data` gzipped, if its type compresses and it is worth it; else None."""
+    if len(data) < _MIN_GZIP or not _COMPRESSIBLE.match(content_type):
+        return None
+    packed = gzip.compress(data, compresslevel=6, mtime=0)
+    return packed if len(packed) < len(data) else None

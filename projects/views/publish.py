@@ -1,0 +1,117 @@
+"""The workspace's Publish dialog: a check of the whole site in words, then a
+frozen version live at the address the owner chose; Update, Unpublish, and
+earlier versions made live again or downloaded (projects.publish)."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.http import content_disposition_header
+from django.views.decorators.http import require_GET, require_POST
+
+from common.users import current_user
+from projects.models import Project, Site, SiteVersion
+from projects.publish.names import name_suggested
+from projects.publish.selectors import site_changes, site_files_for_check, site_of, site_versions
+from projects.publish.services import (
+    PublishError,
+    site_publish,
+    site_unpublish,
+    site_version_make_live,
+    version_export_zip,
+)
+from projects.publish.site_check import SiteCheck, site_check
+from projects.selectors import owned_project
+from projects.web.sites import site_url
+
+_VERSIONS_SHOWN = 20
+
+
+@require_GET
+def publish_panel(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    return _panel(request, owned_project(request, project_id))
+
+
+@require_POST
+def publish(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    """Check the site, and publish it if the check found nothing or the person
+    read what it found and chose to publish anyway."""
+    project = owned_project(request, project_id)
+    name = request.POST.get("name", "")
+    if not request.POST.get("anyway"):
+        check = site_check(site_files_for_check(project))
+        if not check.clean:
+            return _panel(request, project, check=check, name=name)
+    published = site_publish(project=project, user=current_user(request), name=name)
+    if isinstance(published, PublishError):
+        return _panel(request, project, error=published.message, name=name)
+    said = f"Version {published.number} is live."
+    return _panel(request, project, said=said)
+
+
+@require_POST
+def unpublish(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    project = owned_project(request, project_id)
+    site = _site(project)
+    site_unpublish(site=site)
+    return _panel(request, project, said="Taken offline: the address now says so.")
+
+
+@require_POST
+def version_live(request: HttpRequest, project_id: uuid.UUID, number: int) -> HttpResponse:
+    project = owned_project(request, project_id)
+    site = _site(project)
+    site_version_make_live(site=site, version=_version(site, number))
+    return _panel(request, project, said=f"Version {number} is live again.")
+
+
+@require_GET
+def version_zip(request: HttpRequest, project_id: uuid.UUID, number: int) -> HttpResponse:
+    project = owned_project(request, project_id)
+    site = _site(project)
+    version = _version(site, number)
+    response = HttpResponse(version_export_zip(version), content_type="application/zip")
+    response["Content-Disposition"] = content_disposition_header(
+        True, f"{site.name}-v{version.number}.zip"
+    )
+    return response
+
+
+def _site(project: Project) -> Site:
+    site = site_of(project)
+    if site is None:
+        raise Http404("This project has never been published.")
+    return site
+
+
+def _version(site: Site, number: int) -> SiteVersion:
+    version = site.versions.filter(number=number).first()
+    if version is None:
+        raise Http404("No such version.")
+    return version
+
+
+def _panel(
+    request: HttpRequest,
+    project: Project,
+    *,
+    check: SiteCheck | None = None,
+    name: str = "",
+    error: str = "",
+    said: str = "",
+) -> HttpResponse:
+    site = site_of(project)
+    context = {
+        "project": project,
+        "site": site,
+        "address": site_url(request, site.name) if site is not None else "",
+        "changes": site_changes(site) if site is not None else None,
+        "versions": list(site_versions(site)[:_VERSIONS_SHOWN]) if site is not None else [],
+        "name": name or (site.name if site is not None else name_suggested(project.name)),
+        "check": check,
+        "error": error,
+        "said": said,
+    }
+    return render(request, "projects/partials/publish.html", context)

@@ -1,0 +1,90 @@
+"""A published site: `/<name>/<path>` on the sites origin serves the live
+version's files as a static host does (projects.publish.addresses for which
+file an address names, projects.web.static_files for ETags, ranges and gzip),
+with the site's own 404.html when it has one, and never the preview's script.
+
+Every site shares the sites origin, so each page runs sandboxed in an opaque
+origin of its own (as previews do): one site's scripts can read neither
+another's pages nor its storage."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_not_required
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
+from django.views.decorators.csrf import csrf_exempt
+
+from projects.models import Site
+from projects.publish.addresses import file_for
+from projects.publish.serving import Content, Stored, content_of, version_index
+from projects.web.plain import plain_page
+from projects.web.sandbox import SANDBOX
+from projects.web.static_files import content_response
+
+# Unlike the preview: links to other sites open as they would on any host.
+_CSP = f"sandbox {SANDBOX} allow-popups-to-escape-sandbox"
+_NO_SITE = plain_page("No site here", "No site is published at this address.")
+_GONE = plain_page("This site is not published", "Its owner has taken it offline.")
+_MISSING = plain_page("Page not found", "This site has no page at this address.")
+
+
+@login_not_required
+@csrf_exempt  # only GET and HEAD are served, and no cookie is read: a POST gets 405
+def serve(request: HttpRequest, name: str, path: str = "") -> HttpResponse:
+    if request.method not in {"GET", "HEAD"}:
+        return _headed(HttpResponseNotAllowed(["GET", "HEAD"]))
+    site = (
+        Site.objects.filter(name=name)
+        .select_related("live", "project")
+        .only("live", "project__deleted_at")
+        .first()
+    )
+    if site is None:
+        return _plain(_NO_SITE, 404)
+    if site.live is None or site.project.deleted_at is not None:  # offline, or in the trash
+        return _plain(_GONE, 410)
+    index = version_index(site.live.pk, site.live.created_at)
+    found = file_for("/" + path, index)
+    if found is not None and found.folder:
+        return _headed(HttpResponseRedirect(request.path + "/"))
+    content = content_of(index[found.path], found.path) if found is not None else None
+    if content is None:
+        return _not_found(index)
+    return _file(request, content)
+
+
+def _file(request: HttpRequest, content: Content) -> HttpResponse:
+    response = content_response(
+        request, content.data, content.content_type, content.digest, gzipped=content.gzipped
+    )
+    # Published pages change when their owner updates: kept, but asked about each time.
+    response["Cache-Control"] = "no-cache"
+    return _headed(response)
+
+
+def _not_found(index: dict[str, Stored]) -> HttpResponse:
+    """The site's own 404.html, if it has one."""
+    stored = index.get("/404.html")
+    own = content_of(stored, "/404.html") if stored is not None else None
+    if own is None:
+        return _plain(_MISSING, 404)
+    response = HttpResponse(own.data, status=404, content_type=own.content_type)
+    return _headed(response)
+
+
+def _plain(page: str, status: int) -> HttpResponse:
+    response = HttpResponse(page, status=status, content_type="text/html; charset=utf-8")
+    response["Cache-Control"] = "no-cache"
+    return _headed(response)
+
+
+def _headed(response: HttpResponse) -> HttpResponse:
+    response["Content-Security-Policy"] = _CSP
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Referrer-Policy"] = "strict-origin-when-cross-origin"
+    # A page's scripts run in an opaque origin: fetching the site's own JSON
+    # is a cross-origin request, which the site's files allow.
+    response["Access-Control-Allow-Origin"] = "*"
+    response["Cross-Origin-Resource-Policy"] = "cross-origin"
+    # Anyone may frame a published site, as on any static host.
+    response.xframe_options_exempt = True
+    return response

@@ -1,0 +1,320 @@
+"""Publishing (issue 28): a check in words, then a frozen version live at a
+stable address on the sites origin, served like a static host; Update, an
+earlier version made live again, Unpublish, a version as a ZIP."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import zipfile
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from projects.files.results import FileWrite
+from projects.lifecycle import project_purge, project_restore, project_trash
+from projects.models import Project, RevisionBlob, Site
+from projects.publish.names import name_problem, name_suggested
+from projects.publish.services import PublishError, site_publish
+from projects.services import Author, file_create, file_delete, file_update, file_upload
+from projects.sweep import project_sweep
+from projects.usage import storage_used
+from projects.views.preview import PAGE_REPORT_SCRIPT
+from tests.conftest import SITES_HOST
+from tests.fakes.images import png
+
+HEAD = '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+VIEWPORT = '<meta name="viewport" content="width=device-width, initial-scale=1">'
+
+
+def page(body: str, title: str = "Bakery") -> str:
+    return f"{HEAD}{VIEWPORT}<title>{title}</title></head><body>{body}</body></html>"
+
+
+def write(project: Project, path: str, content: str) -> None:
+    author = Author.person(project.owner)
+    if project.files.filter(path=path).exists():
+        result = file_update(project=project, path=path, content=content, author=author)
+    else:
+        result = file_create(project=project, path=path, content=content, author=author)
+    assert isinstance(result, FileWrite), result
+
+
+@pytest.fixture
+def site_project(user: User) -> Project:
+    project = Project.objects.create(owner=user, name="Lisbon Bakery")
+    write(project, "/index.html", page("<h1>Fresh bread</h1><a href='about'>About</a>"))
+    write(project, "/about.html", page("<h1>About us</h1>"))
+    write(project, "/blog/index.html", page("<h1>Blog</h1>"))
+    write(project, "/styles.css", "body { color: #333; }\n" * 60)
+    return project
+
+
+def published(project: Project, name: str = "lisbon-bakery") -> Site:
+    version = site_publish(project=project, user=project.owner, name=name)
+    assert not isinstance(version, PublishError), version
+    return version.site
+
+
+def panel(client: Client, project: Project) -> str:
+    return client.get(f"/projects/{project.pk}/publish/").content.decode()
+
+
+def publish(client: Client, project: Project, **fields: str) -> str:
+    return client.post(f"/projects/{project.pk}/publish/go/", fields).content.decode()
+
+
+# --- the workspace's dialog ----------------------------------------------------------
+
+
+def test_a_person_publishes_edits_updates_rolls_back_and_unpublishes(
+    user_client: Client, sites_client: Client, site_project: Project
+) -> None:
+    assert 'value="lisbon-bakery"' in panel(user_client, site_project)  # suggested
+
+    said = publish(user_client, site_project, name="lisbon-bakery")
+    assert "Version 1 is live." in said
+    assert f"http://{SITES_HOST}/lisbon-bakery/" in said
+    assert "Fresh bread" in sites_client.get("/lisbon-bakery/").content.decode()
+
+    write(site_project, "/index.html", page("<h1>Fresh bread, daily</h1>"))
+    assert "daily" not in sites_client.get("/lisbon-bakery/").content.decode()  # frozen
+    assert "1 file changed since" in panel(user_client, site_project)
+
+    assert "Version 2 is live." in publish(user_client, site_project)  # Update
+    assert "daily" in sites_client.get("/lisbon-bakery/").content.decode()
+    assert "Your files are as published." in panel(user_client, site_project)
+
+    again = user_client.post(f"/projects/{site_project.pk}/publish/versions/1/live/")
+    assert "Version 1 is live again." in again.content.decode()
+    assert "daily" not in sites_client.get("/lisbon-bakery/").content.decode()
+
+    said = user_client.post(f"/projects/{site_project.pk}/publish/off/").content.decode()
+    assert "Taken offline" in said
+    gone = sites_client.get("/lisbon-bakery/")
+    assert gone.status_code == 410
+    assert "not published" in gone.content.decode()
+    assert sites_client.get("/lisbon-bakery/about").status_code == 410
+
+    assert "Version 3 is live." in publish(user_client, site_project)  # publish again
+    assert sites_client.get("/lisbon-bakery/").status_code == 200
+
+
+def test_the_check_speaks_first_and_publish_anyway_goes_ahead(
+    user_client: Client, sites_client: Client, site_project: Project
+) -> None:
+    write(site_project, "/index.html", "<p>Lorem ipsum</p><a href='/menu.html'>Menu</a>")
+    said = publish(user_client, site_project, name="lisbon-bakery")
+    assert "Links and files that lead nowhere" in said
+    assert "/menu.html leads to no file." in said
+    assert "Publish anyway" in said
+    assert not Site.objects.exists()
+    assert sites_client.get("/lisbon-bakery/").status_code == 404
+
+    said = publish(user_client, site_project, name="lisbon-bakery", anyway="1")
+    assert "Version 1 is live." in said
+    assert sites_client.get("/lisbon-bakery/").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("ab", "at least 3 characters"),
+        ("My Bakery", "lower-case letters, digits and hyphens"),
+        ("-bakery", "lower-case letters, digits and hyphens"),
+        ("bak--ery", "two hyphens in a row"),
+        ("preview", "kept for the server itself"),
+        ("static", "kept for the server itself"),
+        ("a" * 64, "at most 63 characters"),
+    ],
+)
+def test_a_name_that_cannot_be_an_address_is_refused_in_words(
+    user_client: Client, site_project: Project, name: str, said: str
+) -> None:
+    answer = publish(user_client, site_project, name=name, anyway="1")
+    assert said in answer
+    assert not Site.objects.exists()
+
+
+def test_a_name_is_one_sites_only(
+    user_client: Client, other_user: User, site_project: Project
+) -> None:
+    theirs = Project.objects.create(owner=other_user, name="Other")
+    write(theirs, "/index.html", page("theirs"))
+    published(theirs, "lisbon-bakery")
+    said = publish(user_client, site_project, name="lisbon-bakery", anyway="1")
+    assert "“lisbon-bakery” is taken: choose another name." in said
+
+
+def test_names_are_suggested_from_the_project_name() -> None:
+    assert name_suggested("Café Lisboa!") == "cafe-lisboa"
+    assert name_suggested("  A  ") == "a-site"
+    assert name_suggested("Preview") == "preview-site"
+    assert name_suggested("日本語") == "my-site"
+    assert name_problem(name_suggested("The bakery of Ana & Rui, since 1987")) is None
+
+
+def test_a_stranger_can_neither_see_nor_change_anothers_publishing(
+    other_client: Client, site_project: Project
+) -> None:
+    published(site_project)
+    base = f"/projects/{site_project.pk}/publish/"
+    assert other_client.get(base).status_code == 404
+    assert other_client.post(base + "go/", {"anyway": "1"}).status_code == 404
+    assert other_client.post(base + "off/").status_code == 404
+    assert other_client.post(base + "versions/1/live/").status_code == 404
+    assert other_client.get(base + "versions/1/zip/").status_code == 404
+    assert Client().get(base).status_code == 302  # to sign in
+
+
+def test_an_empty_project_has_nothing_to_publish(user_client: Client, project: Project) -> None:
+    said = publish(user_client, project, name="empty-one", anyway="1")
+    assert "nothing to publish" in said
+
+
+def test_a_version_downloads_as_a_zip_of_what_was_published(
+    user_client: Client, site_project: Project
+) -> None:
+    published(site_project)
+    write(site_project, "/index.html", page("changed later"))
+    answer = user_client.get(f"/projects/{site_project.pk}/publish/versions/1/zip/")
+    assert answer["Content-Disposition"] == 'attachment; filename="lisbon-bakery-v1.zip"'
+    archive = zipfile.ZipFile(io.BytesIO(answer.content))
+    assert sorted(archive.namelist()) == [
+        "about.html",
+        "blog/index.html",
+        "index.html",
+        "styles.css",
+    ]
+    assert b"Fresh bread" in archive.read("index.html")
+
+
+# --- serving like a static host ------------------------------------------------------
+
+
+def test_addresses_resolve_as_a_static_host_resolves_them(
+    sites_client: Client, site_project: Project
+) -> None:
+    published(site_project)
+    assert "Fresh bread" in sites_client.get("/lisbon-bakery/").content.decode()
+    assert "About us" in sites_client.get("/lisbon-bakery/about").content.decode()
+    assert "About us" in sites_client.get("/lisbon-bakery/about.html").content.decode()
+    assert "Blog" in sites_client.get("/lisbon-bakery/blog/").content.decode()
+    moved = sites_client.get("/lisbon-bakery/blog")
+    assert (moved.status_code, moved["Location"]) == (302, "/lisbon-bakery/blog/")
+    css = sites_client.get("/lisbon-bakery/styles.css")
+    assert css["Content-Type"] == "text/css; charset=utf-8"
+
+
+def test_a_missing_page_is_the_sites_own_404_when_it_has_one(
+    sites_client: Client, site_project: Project
+) -> None:
+    published(site_project)
+    plain = sites_client.get("/lisbon-bakery/nowhere")
+    assert plain.status_code == 404
+    assert "This site has no page at this address." in plain.content.decode()
+    write(site_project, "/404.html", page("<h1>Lost? Try the bread.</h1>"))
+    published(site_project)
+    own = sites_client.get("/lisbon-bakery/nowhere")
+    assert own.status_code == 404
+    assert "Lost? Try the bread." in own.content.decode()
+    assert sites_client.get("/nobody-here/").status_code == 404
+
+
+def test_a_published_page_is_the_file_as_written_with_static_host_headers(
+    user_client: Client, sites_client: Client, site_project: Project
+) -> None:
+    published(site_project)
+    user_client.get("/")  # a session on the app: its cookie goes nowhere near the site
+    answer = user_client.get("/lisbon-bakery/", HTTP_HOST=SITES_HOST)
+    body = answer.content.decode()
+    assert body == page("<h1>Fresh bread</h1><a href='about'>About</a>")
+    assert PAGE_REPORT_SCRIPT not in body  # never the preview's bridge
+    assert not answer.cookies
+    assert answer.wsgi_request.user.is_anonymous
+    assert answer["X-Content-Type-Options"] == "nosniff"
+    assert answer["Content-Security-Policy"].startswith("sandbox allow-scripts")
+    assert "allow-same-origin" not in answer["Content-Security-Policy"]
+    assert answer["Cache-Control"] == "no-cache"
+    assert "X-Frame-Options" not in answer
+    assert sites_client.post("/lisbon-bakery/").status_code == 405
+    head = sites_client.head("/lisbon-bakery/")
+    assert (head.status_code, head.content) == (200, b"")
+
+
+def test_etags_gzip_and_byte_ranges(sites_client: Client, site_project: Project) -> None:
+    data = png(40, 40)
+    stored = file_upload(
+        project=site_project,
+        path="/img/loaf.png",
+        data=data,
+        author=Author.person(site_project.owner),
+    )
+    assert isinstance(stored, FileWrite)
+    published(site_project)
+
+    css = sites_client.get("/lisbon-bakery/styles.css", HTTP_ACCEPT_ENCODING="gzip, br")
+    assert css["Content-Encoding"] == "gzip"
+    assert gzip.decompress(css.content) == ("body { color: #333; }\n" * 60).encode()
+    assert css["Vary"] == "Accept-Encoding"
+    plain = sites_client.get("/lisbon-bakery/styles.css")
+    assert "Content-Encoding" not in plain
+    refused = sites_client.get("/lisbon-bakery/styles.css", HTTP_ACCEPT_ENCODING="gzip;q=0")
+    assert "Content-Encoding" not in refused
+
+    image = sites_client.get("/lisbon-bakery/img/loaf.png")
+    assert (image["Content-Type"], image.content) == ("image/png", data)
+    again = sites_client.get("/lisbon-bakery/img/loaf.png", HTTP_IF_NONE_MATCH=image["ETag"])
+    assert again.status_code == 304
+    part = sites_client.get("/lisbon-bakery/img/loaf.png", HTTP_RANGE="bytes=0-7")
+    assert (part.status_code, part.content) == (206, data[:8])
+    assert part["Content-Range"] == f"bytes 0-7/{len(data)}"
+    beyond = sites_client.get("/lisbon-bakery/img/loaf.png", HTTP_RANGE=f"bytes={len(data)}-")
+    assert beyond.status_code == 416
+
+
+def test_a_project_in_the_trash_has_its_site_offline_until_restored(
+    sites_client: Client, site_project: Project
+) -> None:
+    published(site_project)
+    assert project_trash(project=site_project) is None
+    assert sites_client.get("/lisbon-bakery/").status_code == 410
+    project_restore(project=site_project)
+    assert sites_client.get("/lisbon-bakery/").status_code == 200
+
+
+# --- storage -------------------------------------------------------------------------
+
+
+def test_a_version_keeps_its_files_through_edits_deletes_and_sweeps(
+    sites_client: Client, site_project: Project
+) -> None:
+    published(site_project)
+    author = Author.person(site_project.owner)
+    assert isinstance(
+        file_delete(project=site_project, path="/about.html", author=author), FileWrite
+    )
+    project_sweep(project_id=site_project.pk)
+    assert "About us" in sites_client.get("/lisbon-bakery/about").content.decode()
+
+
+def test_publishing_costs_no_storage_history_does_not_already_count(
+    site_project: Project,
+) -> None:
+    before = storage_used(site_project.owner_id)
+    blobs = RevisionBlob.objects.count()
+    published(site_project)
+    published(site_project)
+    assert storage_used(site_project.owner_id) == before
+    assert RevisionBlob.objects.count() == blobs
+
+
+def test_purging_a_project_takes_its_site_and_versions_with_it(
+    sites_client: Client, site_project: Project
+) -> None:
+    published(site_project)
+    assert project_trash(project=site_project) is None
+    assert project_purge(project=site_project) is None
+    assert not Site.objects.exists()
+    assert sites_client.get("/lisbon-bakery/").status_code == 404
