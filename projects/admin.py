@@ -20,7 +20,7 @@ from common.users import current_user
 from projects.files.paths import PathError, normalize_path
 from projects.files.results import FileError, FileWrite
 from projects.lifecycle import project_purge, project_restore, project_rotate_preview_token
-from projects.models import FileRevision, Project, ProjectFile, Reversal
+from projects.models import FileRevision, Project, ProjectFile, Reversal, Site
 from projects.services import Author, file_create, file_delete, file_rename, file_update
 from projects.web.diff_html import file_diff
 from projects.web.sites import preview_url
@@ -375,3 +375,31 @@ def _pre(text: str | None) -> str:
     if text is None:
         return "(no file)"
     return format_html('<pre style="white-space: pre-wrap">{}</pre>', text)
+
+
+@admin.register(Site)
+class SiteAdmin(admin.ModelAdmin[Site]):
+    """Published sites. Staff take one down by writing why (shown at its address);
+    emptying the reason puts it back. Everything else is the owner's."""
+
+    list_display = ["name", "project", "owner", "live", "published_at", "is_taken_down"]
+    list_filter = ["published_at"]
+    search_fields = ["name", "project__name", "project__owner__username", "taken_down"]
+    list_select_related = ["project__owner", "live"]
+    fields = ["name", "project", "live", "published_at", "address", "taken_down", "created_at"]
+    readonly_fields = ["name", "project", "live", "published_at", "address", "created_at"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # a site is made by its owner's first publish
+
+    @admin.display(description="owner")
+    def owner(self, site: Site) -> str:
+        return site.project.owner.get_username()
+
+    @admin.display(description="taken down", boolean=True)
+    def is_taken_down(self, site: Site) -> bool:
+        return bool(site.taken_down)
+
+    @admin.display(description="address")
+    def address(self, site: Site) -> str:
+        return format_html("<code>/{}/</code> on the sites origin", site.name)

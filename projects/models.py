@@ -322,6 +322,11 @@ class Site(models.Model):
     published_at = models.DateTimeField(
         null=True, blank=True, help_text="When `live` last changed."
     )
+    taken_down = models.TextField(
+        blank=True,
+        help_text="Staff's reason for taking the site down, shown at its address; "
+        "while set, its owner cannot publish it. Empty it to put the site back.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

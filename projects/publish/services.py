@@ -47,7 +47,7 @@ def site_publish(
 def _site_for_publish(project: Project, name: str | None) -> Site | PublishError:
     site = Site.objects.select_for_update().filter(project=project).first()
     if site is not None:
-        return site
+        return taken_down_error(site) or site
     wanted = (name or "").strip().lower()
     problem = name_problem(wanted)
     if problem:
@@ -82,11 +82,24 @@ def _version_make(site: Site, files: list[ProjectFile], user: User | None) -> Si
     return version
 
 
-def site_version_make_live(*, site: Site, version: SiteVersion) -> None:
+def site_version_make_live(*, site: Site, version: SiteVersion) -> PublishError | None:
     """Serve `version` again (a rollback, or a site taken offline put back)."""
     if version.site_id != site.pk:
         raise ValueError("the version is another site's")
+    refused = taken_down_error(site)
+    if refused:
+        return refused
     _make_live(site, version)
+    return None
+
+
+def taken_down_error(site: Site) -> PublishError | None:
+    """Staff took the site down: its owner cannot put it back."""
+    if not site.taken_down:
+        return None
+    return PublishError(
+        f"Staff took this site down: {site.taken_down} It stays down until they put it back."
+    )
 
 
 def site_unpublish(*, site: Site) -> None:

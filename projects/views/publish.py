@@ -63,7 +63,9 @@ def unpublish(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
 def version_live(request: HttpRequest, project_id: uuid.UUID, number: int) -> HttpResponse:
     project = owned_project(request, project_id)
     site = _site(project)
-    site_version_make_live(site=site, version=_version(site, number))
+    refused = site_version_make_live(site=site, version=_version(site, number))
+    if refused:
+        return _panel(request, project, error=refused.message)
     return _panel(request, project, said=f"Version {number} is live again.")
 
 

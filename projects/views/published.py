@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
+from django.utils.html import escape
 from django.views.decorators.csrf import csrf_exempt
 
 from projects.models import Site
@@ -35,13 +36,12 @@ def serve(request: HttpRequest, name: str, path: str = "") -> HttpResponse:
     site = (
         Site.objects.filter(name=name)
         .select_related("live", "project")
-        .only("live", "project__deleted_at")
+        .only("live", "taken_down", "project__deleted_at")
         .first()
     )
-    if site is None:
-        return _plain(_NO_SITE, 404)
-    if site.live is None or site.project.deleted_at is not None:  # offline, or in the trash
-        return _plain(_GONE, 410)
+    closed = _closed(site)
+    if closed is not None or site is None or site.live is None:
+        return closed or _plain(_NO_SITE, 404)
     index = version_index(site.live.pk, site.live.created_at)
     found = file_for("/" + path, index)
     if found is not None and found.folder:
@@ -50,6 +50,17 @@ def serve(request: HttpRequest, name: str, path: str = "") -> HttpResponse:
     if content is None:
         return _not_found(index)
     return _file(request, content)
+
+
+def _closed(site: Site | None) -> HttpResponse | None:
+    """What the address says when nothing of the site is served."""
+    if site is None:
+        return _plain(_NO_SITE, 404)
+    if site.taken_down:
+        return _plain(plain_page("This site was taken down", escape(site.taken_down)), 410)
+    if site.live is None or site.project.deleted_at is not None:  # offline, or in the trash
+        return _plain(_GONE, 410)
+    return None
 
 
 def _file(request: HttpRequest, content: Content) -> HttpResponse:

@@ -318,3 +318,31 @@ def test_purging_a_project_takes_its_site_and_versions_with_it(
     assert project_purge(project=site_project) is None
     assert not Site.objects.exists()
     assert sites_client.get("/lisbon-bakery/").status_code == 404
+
+
+# --- staff ---------------------------------------------------------------------------
+
+
+def test_staff_take_a_site_down_with_a_reason_and_put_it_back(
+    admin_client: Client, user_client: Client, sites_client: Client, site_project: Project
+) -> None:
+    site = published(site_project)
+    listed = admin_client.get("/admin/projects/site/").content.decode()
+    assert "lisbon-bakery" in listed
+    change = f"/admin/projects/site/{site.pk}/change/"
+    reason = "Reported as <phishing>; see ticket 42."
+    assert admin_client.post(change, {"taken_down": reason}).status_code == 302
+
+    down = sites_client.get("/lisbon-bakery/about")
+    assert down.status_code == 410
+    assert "Reported as &lt;phishing&gt;; see ticket 42." in down.content.decode()
+    said = publish(user_client, site_project, anyway="1")
+    assert "Staff took this site down" in said
+    assert "Version 2" not in said
+    again = user_client.post(f"/projects/{site_project.pk}/publish/versions/1/live/")
+    assert "stays down until they put it back" in again.content.decode()
+    assert sites_client.get("/lisbon-bakery/").status_code == 410
+
+    assert admin_client.post(change, {"taken_down": ""}).status_code == 302
+    assert sites_client.get("/lisbon-bakery/").status_code == 200
+    assert admin_client.get("/admin/projects/site/add/").status_code == 403
