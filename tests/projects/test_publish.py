@@ -10,6 +10,7 @@ import zipfile
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.management import CommandError, call_command
 from django.test import Client
 
 from projects.files.results import FileWrite
@@ -346,3 +347,48 @@ def test_staff_take_a_site_down_with_a_reason_and_put_it_back(
     assert admin_client.post(change, {"taken_down": ""}).status_code == 302
     assert sites_client.get("/lisbon-bakery/").status_code == 200
     assert admin_client.get("/admin/projects/site/add/").status_code == 403
+
+
+# --- manage.py publish ---------------------------------------------------------------
+
+
+def run(*args: str) -> tuple[str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    call_command("publish", *args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def test_a_script_publishes_rolls_back_and_unpublishes(
+    sites_client: Client, site_project: Project
+) -> None:
+    project = str(site_project.pk)
+    assert run(project, "--name", "lisbon-bakery")[0] == "lisbon-bakery: version 1 is live.\n"
+    write(site_project, "/index.html", page("<h1>v2</h1>"))
+    assert run(project)[0] == "lisbon-bakery: version 2 is live.\n"
+    assert "v2" in sites_client.get("/lisbon-bakery/").content.decode()
+    assert run(project, "--make-live", "1")[0] == "lisbon-bakery: version 1 is live again.\n"
+    assert "Fresh bread" in sites_client.get("/lisbon-bakery/").content.decode()
+    assert run(project, "--unpublish")[0] == "lisbon-bakery: taken offline.\n"
+    assert sites_client.get("/lisbon-bakery/").status_code == 410
+
+
+def test_a_script_is_told_what_the_check_found_and_why_nothing_happened(
+    site_project: Project,
+) -> None:
+    write(site_project, "/index.html", "<p>TODO</p>")
+    with pytest.raises(CommandError, match="nothing was published"):
+        run(str(site_project.pk), "--name", "lisbon-bakery")
+    assert not Site.objects.exists()
+    out, err = run(str(site_project.pk), "--name", "lisbon-bakery", "--anyway")
+    assert "/index.html: It has no <title>" in err
+    assert out == "lisbon-bakery: version 1 is live.\n"
+    with pytest.raises(CommandError, match="has no version 7"):
+        run(str(site_project.pk), "--make-live", "7")
+    with pytest.raises(CommandError, match="not a project id"):
+        run("bakery")
+    other = Project.objects.create(owner=site_project.owner, name="Other")
+    with pytest.raises(CommandError, match="nothing to publish"):
+        run(str(other.pk), "--name", "other-one")
+    write(other, "/index.html", page("Other"))
+    with pytest.raises(CommandError, match="kept for the server itself"):
+        run(str(other.pk), "--name", "admin")

@@ -1,0 +1,86 @@
+"""`manage.py publish <project>`: publish a project's site from a script, as the
+workspace's Publish dialog does: the check first (what it finds goes to
+stderr, and stops the publish unless --anyway), then a new version live.
+`--make-live N` serves an earlier version again; `--unpublish` takes the site
+offline. Exits 1, saying why, when nothing was done."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from projects.models import Project, Site
+from projects.publish.selectors import site_files_for_check, site_of
+from projects.publish.services import (
+    PublishError,
+    site_publish,
+    site_unpublish,
+    site_version_make_live,
+)
+from projects.publish.site_check import site_check
+
+
+class Command(BaseCommand):
+    help = "Publish a project's site (its files as they are now), or change which version is live."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("project", help="The project's id (its UUID, as in its address).")
+        parser.add_argument("--name", help="The site's address, the first time it is published.")
+        parser.add_argument(
+            "--anyway", action="store_true", help="Publish even if the check finds something."
+        )
+        changes = parser.add_mutually_exclusive_group()
+        changes.add_argument(
+            "--make-live", type=int, metavar="N", help="Serve version N again instead."
+        )
+        changes.add_argument("--unpublish", action="store_true", help="Take the site offline.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        project = _project(options["project"])
+        if options["unpublish"]:
+            site_unpublish(site=_site(project))
+            self.stdout.write(f"{_site(project).name}: taken offline.")
+            return
+        if options["make_live"] is not None:
+            self._make_live(_site(project), options["make_live"])
+            return
+        check = site_check(site_files_for_check(project))
+        for heading, findings in check.by_kind():
+            self.stderr.write(heading + ":")
+            for finding in findings:
+                self.stderr.write(f"  {finding.path}: {finding.text}")
+        if not check.clean and not options["anyway"]:
+            raise CommandError("The check found the above; nothing was published (--anyway).")
+        published = site_publish(project=project, user=None, name=options["name"])
+        if isinstance(published, PublishError):
+            raise CommandError(published.message)
+        self.stdout.write(f"{published.site.name}: version {published.number} is live.")
+
+    def _make_live(self, site: Site, number: int) -> None:
+        version = site.versions.filter(number=number).first()
+        if version is None:
+            raise CommandError(f"{site.name} has no version {number}.")
+        refused = site_version_make_live(site=site, version=version)
+        if refused:
+            raise CommandError(refused.message)
+        self.stdout.write(f"{site.name}: version {number} is live again.")
+
+
+def _project(raw: str) -> Project:
+    try:
+        project_id = uuid.UUID(raw)
+    except ValueError:
+        raise CommandError(f"{raw!r} is not a project id (a UUID).") from None
+    project = Project.objects.filter(pk=project_id).first()
+    if project is None:
+        raise CommandError(f"No project {raw} (is it in the trash?).")
+    return project
+
+
+def _site(project: Project) -> Site:
+    site = site_of(project)
+    if site is None:
+        raise CommandError(f"{project.name} has never been published.")
+    return site
