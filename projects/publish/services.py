@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from projects.files.binaries import blob_bytes, blob_for_marker, is_marker
 from projects.files.blobs import blob_for, text_digest
+from projects.locks import lock_current
 from projects.models import Project, ProjectFile, RevisionBlob, Site, SiteFile, SiteVersion
 from projects.publish.names import name_problem
 
@@ -31,6 +32,12 @@ def site_publish(
 ) -> SiteVersion | PublishError:
     """A new version of the project's site from its files as they are now, made
     live. The first publish names the site (`name`); later ones keep it."""
+    if lock_current(project) is not None:
+        # Its files are half-way through a change: not what anyone means to ship.
+        return PublishError(
+            "The assistant is working on this project right now: publish when it has "
+            "finished (or stop the turn first)."
+        )
     files = list(ProjectFile.objects.filter(project=project).order_by("path"))
     if not files:
         return PublishError("This project has no files yet: there is nothing to publish.")

@@ -15,6 +15,7 @@ from django.test import Client
 
 from projects.files.results import FileWrite
 from projects.lifecycle import project_purge, project_restore, project_trash
+from projects.locks import LockHeld, lock_acquire, lock_release
 from projects.models import Project, RevisionBlob, Site
 from projects.publish.names import name_problem, name_suggested
 from projects.publish.services import PublishError, site_publish
@@ -392,3 +393,17 @@ def test_a_script_is_told_what_the_check_found_and_why_nothing_happened(
     write(other, "/index.html", page("Other"))
     with pytest.raises(CommandError, match="kept for the server itself"):
         run(str(other.pk), "--name", "admin")
+
+
+def test_nothing_is_published_while_the_assistant_is_changing_the_files(
+    user_client: Client, sites_client: Client, site_project: Project
+) -> None:
+    lock = lock_acquire(project=site_project, purpose="turn", details={}, ttl=60)
+    assert not isinstance(lock, LockHeld)
+    said = publish(user_client, site_project, name="lisbon-bakery", anyway="1")
+    assert "The assistant is working on this project right now" in said
+    assert sites_client.get("/lisbon-bakery/").status_code == 404
+    lock_release(lock)
+    assert "Version 1 is live." in publish(
+        user_client, site_project, name="lisbon-bakery", anyway="1"
+    )
