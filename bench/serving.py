@@ -1,22 +1,28 @@
-"""A site's files through the preview, beside the same files through WhiteNoise.
+"""A site's files published and through the preview, beside the same files
+through WhiteNoise.
 
 Not a test: prints figures. Run with `.venv/bin/python bench/serving.py`
 (`--seconds 10` per phase, `--clients 50`, `--rounds 2`, `--warmup 2`).
 
-The baseline for publishing a site (target: a 20-file site, 50 concurrent
-clients, one process; serving a published page costs at most 1.2x what the
-same server pays to serve the same file as a static file through WhiteNoise).
-A project of 20 files (an index.html of about 7 KB, 12 more pages, a
-stylesheet, a script and 5 small PNGs) is made through the file service on a
-temporary SQLite database, and the same bytes are written under STATIC_ROOT
-before the server starts (WhiteNoise scans it once, at startup). One daphne
-serves `builtit.asgi:application` as production runs it. 50 clients (each its
-own httpx client, so its own kept-alive connection) ask for the 20 files
-round-robin, through `/preview/<token>/<path>` in one phase (on the sites
-host, `sites.localhost`: previews are never served on the app's) and
-`/static/bench-site/<path>` in the other. Each side is warmed up first
-(untimed), then the phases alternate (preview, static, then static, preview,
-...) so that neither side gains from going first.
+The target for publishing a site: a 20-file site, 50 concurrent clients, one
+process; serving a published page costs at most 1.2x what the same server pays
+to serve the same file as a static file through WhiteNoise. A project of 20
+files (an index.html of about 7 KB, 12 more pages, a stylesheet, a script and
+5 small PNGs) is made through the file service on a temporary SQLite database
+and published (site_publish) as `bench-site`, and the same bytes are written
+under STATIC_ROOT before the server starts (WhiteNoise scans it once, at
+startup). One daphne serves `builtit.asgi:application` as production runs it.
+50 clients (each its own httpx client, so its own kept-alive connection) ask
+for the 20 files round-robin, one side a phase: `/preview/<token>/<path>` and
+`/bench-site/<path>` on the sites host (`sites.localhost`: sites are never
+served on the app's), `/static/bench-site/<path>` on the app's. Every request
+sends `Accept-Encoding: identity`, so every side answers the file's own bytes
+(a published site would gzip text for a client that takes it; WhiteNoise here
+has no compressed copies to offer). Each side is warmed up first (untimed),
+then the phases run in a palindrome (preview, static, published, then
+published, static, preview, ...): over an even number of rounds each side's
+phases sit, on average, at the same moment of the run, so none gains from
+going first or from the machine getting steadily busier or quieter.
 
 Per side: requests a second, p50 and p99 latency (send to the last byte of the
 body), errors (anything but a 200), the bytes of a response, and the server's
@@ -56,7 +62,9 @@ def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="per timed phase")
     parser.add_argument("--clients", type=int, default=50, help="concurrent clients")
-    parser.add_argument("--rounds", type=int, default=2, help="alternations of the two sides")
+    parser.add_argument(
+        "--rounds", type=int, default=2, help="rounds of the three sides (best even)"
+    )
     parser.add_argument("--warmup", type=float, default=2.0, help="untimed seconds per side")
     return parser.parse_args()
 
@@ -70,7 +78,7 @@ os.environ["DEBUG"] = "0"
 os.environ["LOG_LEVEL"] = "WARNING"
 os.environ.pop("DATABASE_URL", None)
 os.environ.pop("REDIS_URL", None)
-os.environ.pop("BUILTIT_SITES_ORIGIN", None)  # the default sites host, which PREVIEW_HOST names
+os.environ.pop("BUILTIT_SITES_ORIGIN", None)  # the default sites host, which SITES_HOST names
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "builtit.settings")
 
 import django
@@ -87,15 +95,21 @@ from PIL import Image
 from projects.files.results import FileError
 from projects.lifecycle import project_create
 from projects.models import Project
+from projects.publish.services import PublishError, site_publish
 from projects.services import Author, file_create, file_upload
 
-Side = Literal["preview", "static"]
-SIDES: tuple[Side, Side] = ("preview", "static")
+Side = Literal["preview", "static", "published"]
+# Static in the middle: both ratios are against it, and it runs next to each.
+SIDES: tuple[Side, ...] = ("preview", "static", "published")
 STATIC_FOLDER = "bench-site"
+SITE_NAME = "bench-site"  # the published site's address, /bench-site/ on the sites host
 APP_HOST = "127.0.0.1"
-# Previews are served on a host of their own (common.sites: "sites." before the
-# app's name, sites.localhost for this machine), the same process.
-PREVIEW_HOST = "sites.localhost"
+# Previews and published sites are served on a host of their own (common.sites:
+# "sites." before the app's name, sites.localhost for this machine), the same process.
+SITES_HOST = "sites.localhost"
+# The same headers on every side (httpx would ask for gzip, deflate and br):
+# each answers the file's own bytes, as the target compares "the same file".
+HEADERS = {"Accept-Encoding": "identity"}
 START_LIMIT = 30.0  # seconds for daphne to answer
 TIMEOUT = 30.0  # seconds for one request
 
@@ -188,6 +202,13 @@ def project_with(files: dict[str, str | bytes]) -> Project:
     return project
 
 
+def publish(project: Project) -> None:
+    """The project's files as they are now, live at /bench-site/ on the sites host."""
+    version = site_publish(project=project, user=project.owner, name=SITE_NAME)
+    if isinstance(version, PublishError):
+        raise SystemExit(f"could not publish: {version.message}")
+
+
 def static_copy(files: dict[str, str | bytes]) -> None:
     folder = Path(settings.STATIC_ROOT) / STATIC_FOLDER
     for path, content in files.items():
@@ -236,15 +257,29 @@ def start_daphne(log: Path) -> tuple[subprocess.Popen[bytes], int]:
     raise SystemExit(f"daphne did not start:\n{log.read_text(errors='replace')[-3000:]}")
 
 
-def preview_host(port: int, token: str) -> str:
-    answer = httpx.get(
-        f"http://127.0.0.1:{port}/preview/{token}/index.html",
-        headers={"Host": PREVIEW_HOST},
-        trust_env=False,
-    )
+def check_sides(port: int, token: str, files: dict[str, str | bytes]) -> None:
+    """Every file once on every side, as the clients will ask: a 200, not
+    compressed, and (published and static) the file's own bytes. The preview
+    adds its page-report script to HTML, so only its other files are compared."""
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", trust_env=False) as client:
+        for side in SIDES:
+            for path, content in files.items():
+                url, host = address(side, token, path)
+                answer = client.get(url, headers={**HEADERS, "Host": host})
+                wrong = what_is_wrong(answer, side, path, content)
+                if wrong:
+                    raise SystemExit(f"{side} {url} on {host}: {wrong}")
+
+
+def what_is_wrong(answer: httpx.Response, side: Side, path: str, content: str | bytes) -> str:
     if answer.status_code != 200:
-        raise SystemExit(f"{PREVIEW_HOST} does not serve the preview ({answer.status_code})")
-    return PREVIEW_HOST
+        return f"status {answer.status_code}"
+    if "Content-Encoding" in answer.headers:
+        return f"sent {answer.headers['Content-Encoding']}"
+    expected = content if isinstance(content, bytes) else content.encode("utf-8")
+    if answer.content != expected and not (side == "preview" and kind_of(path) == "html"):
+        return "not the file's bytes"
+    return ""
 
 
 def stop_daphne(process: subprocess.Popen[bytes]) -> None:
@@ -285,6 +320,15 @@ class Target:
     kind: str  # the file's extension
 
 
+def address(side: Side, token: str, path: str) -> tuple[str, str]:
+    """A file's path on a side, and the host it is asked for on."""
+    if side == "preview":
+        return f"/preview/{token}/{path}", SITES_HOST
+    if side == "published":
+        return f"/{SITE_NAME}/{path}", SITES_HOST
+    return f"/static/{STATIC_FOLDER}/{path}", APP_HOST
+
+
 async def client_loop(
     client: httpx.AsyncClient,
     targets: list[Target],
@@ -296,7 +340,7 @@ async def client_loop(
         target = targets[next(turn) % len(targets)]
         start = time.perf_counter()
         try:
-            response = await client.get(target.url, headers={"Host": target.host})
+            response = await client.get(target.url, headers={**HEADERS, "Host": target.host})
         except httpx.HTTPError:
             phase.errors += 1
             continue
@@ -369,12 +413,16 @@ def report(timed: list[Phase]) -> None:
     totals = {
         side: phase_line(f"**{side}, all**", [p for p in timed if p.side == side]) for side in SIDES
     }
-    preview, static = totals["preview"], totals["static"]
+    static = totals["static"]
     print()
-    print(
-        f"preview / static: req/s {preview[0] / static[0]:.2f}, p50 {preview[1] / static[1]:.2f}, "
-        f"p99 {preview[2] / static[2]:.2f}, server CPU per request {preview[3] / static[3]:.2f}"
-    )
+    for side in SIDES:
+        if side == "static":
+            continue
+        mine = totals[side]
+        print(
+            f"{side} / static: req/s {mine[0] / static[0]:.2f}, p50 {mine[1] / static[1]:.2f}, "
+            f"p99 {mine[2] / static[2]:.2f}, server CPU per request {mine[3] / static[3]:.2f}"
+        )
     print()
     kinds = sorted({kind for phase in timed for kind in phase.by_kind})
     print("| p50 by file type | " + " | ".join(kinds) + " |")
@@ -387,13 +435,15 @@ def report(timed: list[Phase]) -> None:
         print(f"| {side} | " + " | ".join(cells) + " |")
 
 
-async def drive(port: int, pid: int, token: str, host: str, paths: list[str]) -> list[Phase]:
+async def drive(port: int, pid: int, token: str, paths: list[str]) -> list[Phase]:
     base = f"http://127.0.0.1:{port}"
     urls: dict[Side, list[Target]] = {
-        "preview": [Target(f"{base}/preview/{token}/{p}", host, kind_of(p)) for p in paths],
-        "static": [
-            Target(f"{base}/static/{STATIC_FOLDER}/{p}", APP_HOST, kind_of(p)) for p in paths
-        ],
+        side: [
+            Target(base + url, host, kind_of(path))
+            for path in paths
+            for url, host in [address(side, token, path)]
+        ]
+        for side in SIDES
     }
     # One client each, one connection each, kept for the whole run as a browser keeps one.
     limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
@@ -407,6 +457,7 @@ async def drive(port: int, pid: int, token: str, host: str, paths: list[str]) ->
             print(f"warm-up {side}: {warm.requests:,} requests, {warm.errors} errors")
         timed = []
         for number in range(ARGS.rounds):
+            # A palindrome: forward, then backward (see the module's docstring).
             for side in SIDES if number % 2 == 0 else SIDES[::-1]:
                 phase = await run_phase(clients, urls[side], side, ARGS.seconds, pid)
                 print(
@@ -432,6 +483,7 @@ def main() -> None:
         call_command("migrate", verbosity=0)
         files = site()
         project = project_with(files)
+        publish(project)
         static_copy(files)
         # daphne opens the database on its own; this process's connection would
         # only hold SQLite's WAL open for nothing.
@@ -444,15 +496,16 @@ def main() -> None:
         )
         log = data_dir / "daphne.log"
         process, port = start_daphne(log)
-        host = preview_host(port, project.preview_token)
-        # What the probe above logged is not the run's.
+        check_sides(port, project.preview_token, files)
+        # What the probes above logged is not the run's.
         logged_before = len(log.read_bytes())
         print(
-            f"daphne pid {process.pid} on port {port}, previews on host {host}; "
+            f"daphne pid {process.pid} on port {port}, previews and /{SITE_NAME}/ on host "
+            f"{SITES_HOST}, static files on {APP_HOST}; "
             f"{ARGS.clients} clients, {ARGS.rounds} rounds of {ARGS.seconds:g} s per side, "
             f"{ARGS.warmup:g} s warm-up"
         )
-        timed = asyncio.run(drive(port, process.pid, project.preview_token, host, list(files)))
+        timed = asyncio.run(drive(port, process.pid, project.preview_token, list(files)))
         report(timed)
         logged = log.read_bytes()[logged_before:].decode(errors="replace")
         if "Traceback" in logged:
