@@ -59,7 +59,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    # Outside the session, CSRF and CSP: it clears what they would set.
+    # Outside the session, CSRF and CSP middleware: it undoes what they would add.
     "builtit.sites_origin.SitesOriginMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

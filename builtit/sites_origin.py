@@ -4,7 +4,7 @@ A request to the sites host is resolved against the sites URLconf only, so no
 page of the app answers there, and the app answers no project content on its
 own origin. It reads no cookie and sets none: even a misconfigured cookie
 domain could not carry a session to a project's page. Its responses carry their
-own CSP (projects.views.preview), not the app's."""
+own sandboxing CSP (projects.views.preview, published), never the app's."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from http.cookies import SimpleCookie
 
 from django.http import HttpRequest, HttpResponseBase
 
+from projects.web.sandbox import SANDBOX
 from projects.web.sites import URLCONF, is_sites_request
 
 
@@ -27,7 +28,10 @@ class SitesOriginMiddleware:
         request.COOKIES = {}
         response = self.get_response(request)
         response.cookies = SimpleCookie()
-        response._csp_exempt = True  # type: ignore[attr-defined]  # django-csp's flag
+        # Every answer here sets its own sandboxing policy; one that did not (a
+        # view to come) would carry the app's, where 'self' is this shared origin.
+        if not response.get("Content-Security-Policy", "").startswith("sandbox"):
+            response["Content-Security-Policy"] = f"sandbox {SANDBOX}"
         # The session middleware says the answer depends on the cookie; here it
         # never does, and a cache should not keep a copy per visitor.
         vary = [v.strip() for v in response.get("Vary", "").split(",") if v.strip()]

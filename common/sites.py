@@ -38,7 +38,7 @@ def origin_parsed(raw: str) -> str:
         raise OriginError(f"{raw!r} may not hold a user name or password.")
     if parts.path not in {"", "/"} or parts.query or parts.fragment:
         raise OriginError(f"{raw!r} must be an origin only, with no path, query or fragment.")
-    host = parts.hostname.lower()
+    host = parts.hostname.lower().rstrip(".")  # a request's host never has the dot
     if ":" in host:  # an IPv6 address
         host = f"[{host}]"
     return f"{parts.scheme}://{host}" + (f":{port}" if port is not None else "")

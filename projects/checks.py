@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
 
 from django.conf import settings
-from django.core.checks import CheckMessage, Error, register
+from django.core.checks import CheckMessage, Error, Warning, register
 
 from common.sites import origin_domain
 
@@ -28,7 +29,27 @@ def check_sites_origin(app_configs: Any = None, **kwargs: Any) -> list[CheckMess
                     id="projects.E001",
                 )
             )
+    if configured is None:
+        messages += [_no_name(host) for host in settings.ALLOWED_HOSTS if _is_address(host)]
     return messages
+
+
+def _is_address(host: str) -> bool:
+    """An IP address other than this machine's: "sites." before it names nothing."""
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return not address.is_loopback
+
+
+def _no_name(host: str) -> Warning:
+    return Warning(
+        f"People may reach the app at {host}, an address with no name: previews there "
+        f"would be sent to sites.{host}, which no browser can open.",
+        hint="Set BUILTIT_SITES_ORIGIN to an origin with a name of its own.",
+        id="projects.W001",
+    )
 
 
 def _reaches(cookie_domain: str, sites: str | None) -> bool:

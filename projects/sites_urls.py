@@ -8,17 +8,20 @@ from django.urls import path, re_path
 from projects.publish.names import NAME_PATTERN, RESERVED
 from projects.views import preview, published
 
-# A site's name, never a reserved one: "/preview/<token>" (no slash) must not be
-# taken for a site named "preview", or Django would not add the slash.
 _NAME = rf"(?!(?:{'|'.join(sorted(RESERVED))})/)(?P<name>{NAME_PATTERN})"
 
 urlpatterns = [
     path("preview/<str:token>/", preview.serve, {"path": ""}, name="preview_root"),
     path("preview/<str:token>/<path:path>", preview.serve, name="preview"),
-    re_path(rf"^{_NAME}/$", published.serve, name="published_root"),
-    re_path(rf"^{_NAME}/(?P<path>.+)$", published.serve, name="published"),
+    # Under /s/, not at the root: a page's root-absolute reference ("/app.js"),
+    # in a preview or a published site, must never reach another person's site.
+    re_path(rf"^s/{_NAME}/$", published.serve, name="published_root"),
+    re_path(rf"^s/{_NAME}/(?P<path>.+)$", published.serve, name="published"),
 ]
 
-# Not the app's error pages: nothing on this origin looks like the app.
+# Not the app's error pages (they need the app's URLs): nothing on this origin
+# looks like the app.
+handler400 = preview.bad_request
+handler403 = preview.bad_request
 handler404 = preview.not_found
 handler500 = preview.server_error

@@ -53,6 +53,34 @@ def link_target(page: str, reference: str) -> str | None:
     return _resolved(path)
 
 
+def leaves_site(page: str, reference: str) -> bool:
+    """Whether `reference`, in the file at `page`, points above the site's own
+    root: written from the server's root (`/app.js`), or climbing out with
+    `..`. At the site's address (`/s/<name>/`) and in its preview, that is
+    somewhere else on the sites origin, never a file of this site."""
+    text = reference.strip()
+    if not text or text.startswith(("#", "//")):
+        return False
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return False
+    if parts.scheme or parts.netloc or not parts.path:
+        return False
+    if parts.path.startswith("/"):
+        return True
+    depth = page.count("/") - 1  # folders between the site's root and the page
+    segments = unquote(parts.path).split("/")
+    for number, segment in enumerate(segments):
+        if segment == "..":
+            depth -= 1
+        elif segment not in {"", "."} and number < len(segments) - 1:
+            depth += 1  # a folder (the last segment names a file)
+        if depth < 0:
+            return True
+    return False
+
+
 def _resolved(path: str) -> str:
     """`path` with `.` and `..` segments taken out, as a browser does: a `..`
     at the root stays there."""

@@ -5,7 +5,10 @@ a publish; the person reads it and may publish anyway.
 
 It reads the project's text files only (a binary file holds no link, and a
 project holds no `.env` or `.pem`: projects.files.paths allows none), each
-already bounded by the project's limits; every pattern is linear.
+already bounded by the project's limits. Its own patterns are bounded; Python's
+HTML parser is not (3.11's is quadratic on some broken markup), so the
+workspace and `manage.py publish` run it in a process of its own, with a time
+limit (projects.publish.checking).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from html.parser import HTMLParser
 from typing import Literal
 
 from projects.files.paths import extension_of
-from projects.publish.addresses import file_for, link_target
+from projects.publish.addresses import file_for, leaves_site, link_target
 
 Kind = Literal["broken_link", "page", "placeholder", "secret"]
 
@@ -69,6 +72,9 @@ def site_check(files: Mapping[str, str | None]) -> SiteCheck:
         extension = extension_of(path)
         if extension in {"html", "htm"}:
             page = _Page.read(text)
+            if page is None:
+                found.append(Finding("page", path, _UNREADABLE))
+                continue
             found += _broken(path, page.references, files)
             found += _page_problems(path, page)
             found += _placeholders(path, page.words)
@@ -84,14 +90,33 @@ def site_check(files: Mapping[str, str | None]) -> SiteCheck:
 
 # Attributes that name a file the page loads or links to.
 _LINKING = {"href", "src", "poster", "data", "action", "formaction"}
-_CSS_URL = re.compile(r"""url\(\s*(?:"([^"]*)"|'([^']*)'|([^)'"\s]*))\s*\)""", re.IGNORECASE)
-_CSS_IMPORT = re.compile(r"""@import\s+(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
+# Bounded repeats: a pattern free to run to the end of the text at each of a
+# hostile file's thousands of starts would take hours (a review measured 21 s
+# for 48 KB of "url(" with an unbounded one).
+_CSS_IMPORT = re.compile(r"""@import\s{1,20}(?:"([^"\n]{0,500})"|'([^'\n]{0,500})')""", re.I)
+_MAX_REFERENCE = 2000  # characters: longer is not a reference to a file
 
 
 def _broken(path: str, references: list[str], files: Mapping[str, str | None]) -> Iterator[Finding]:
     said: set[str] = set()
     lower = {name.lower(): name for name in files}
     for reference in references:
+        if leaves_site(path, reference):
+            if reference not in said:
+                said.add(reference)
+                shown = reference.strip()
+                how = (
+                    "starts at the server's root, not your site's"
+                    if shown.startswith("/")
+                    else "climbs above your site's root"
+                )
+                yield Finding(
+                    "broken_link",
+                    path,
+                    f"{shown} {how}: at your site's address it would reach someone else's "
+                    "site. Write it relative to this file (about.html, img/logo.png).",
+                )
+            continue
         target = link_target(path, reference)
         if target is None or target in said or file_for(target, files) is not None:
             continue
@@ -102,11 +127,27 @@ def _broken(path: str, references: list[str], files: Mapping[str, str | None]) -
 
 
 def _css_references(text: str) -> list[str]:
-    return [
-        next(group for group in match.groups() if group is not None)
-        for pattern in (_CSS_URL, _CSS_IMPORT)
-        for match in pattern.finditer(text)
-    ]
+    found = [match.group(1) or match.group(2) or "" for match in _CSS_IMPORT.finditer(text)]
+    return found + _css_urls(text)
+
+
+def _css_urls(text: str) -> list[str]:
+    """What each `url(...)` names, found in one pass: the next ")" is looked
+    for only once the scan has passed the last one found."""
+    lower = text.lower()
+    found: list[str] = []
+    start = lower.find("url(")
+    close = -1
+    while start != -1:
+        if close < start:
+            close = text.find(")", start)
+            if close == -1:
+                break
+        inside = text[start + 4 : close].strip()
+        if len(inside) <= _MAX_REFERENCE:
+            found.append(inside.strip("'\"").strip())
+        start = lower.find("url(", start + 4)
+    return [reference for reference in found if reference]
 
 
 # --- pages -----------------------------------------------------------------------
@@ -127,10 +168,15 @@ class _Page(HTMLParser):
         self._hidden = 0  # inside <script> or <style>: code, not words
 
     @classmethod
-    def read(cls, text: str) -> _Page:
+    def read(cls, text: str) -> _Page | None:
+        """The page, or None where Python's parser gives up on broken markup
+        (`<![x>` makes it raise)."""
         page = cls()
-        page.feed(text)
-        page.close()
+        try:
+            page.feed(text)
+            page.close()
+        except (AssertionError, ValueError, IndexError):
+            return None
         return page
 
     @property
@@ -171,6 +217,12 @@ class _Page(HTMLParser):
                 self.references += _css_references(data)
             return
         self.words_seen.append(data)
+
+
+_UNREADABLE = (
+    "Its markup is too broken to read (a stray <! or an unfinished tag), so its "
+    "links could not be checked: browsers may show it differently from what you expect."
+)
 
 
 def _page_problems(path: str, page: _Page) -> Iterator[Finding]:

@@ -24,7 +24,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from projects.files.binaries import blob_bytes, blob_for_marker, is_marker
 from projects.files.paths import PathError, content_type_for, normalize_path
-from projects.models import Project, ProjectFile, RetiredPreviewToken
+from projects.models import Project, ProjectFile, RetiredPreviewToken, Site
 from projects.web.plain import plain_page
 from projects.web.sandbox import SANDBOX
 from projects.web.sites import app_sources
@@ -95,6 +95,9 @@ _NO_INDEX_PAGE = plain_page(
     "This project has no <code>index.html</code> yet, the page a site opens with. "
     "Ask the assistant to build the site, or add a file named <code>index.html</code>.",
 )
+_TAKEN_DOWN_PAGE = plain_page(
+    "This site was taken down", "Staff took this site down, and its preview with it."
+)
 _REPLACED_PAGE = plain_page(
     "This link was replaced",
     "The owner of this site made a new preview link, so this one no longer works. "
@@ -108,6 +111,9 @@ def serve(request: HttpRequest, token: str, path: str) -> HttpResponse:
     if request.method not in {"GET", "HEAD"}:
         return _secured(HttpResponseNotAllowed(["GET", "HEAD"]))
     project = Project.objects.filter(preview_token=token).only("pk").first()
+    if project is not None and Site.objects.filter(project=project).exclude(taken_down="").exists():
+        # Staff took its site down: the preview link is no way round that.
+        return _not_found(_TAKEN_DOWN_PAGE, status=410)
     if project is None:
         replaced = RetiredPreviewToken.objects.filter(token=token).exists()
         return _not_found(_REPLACED_PAGE, status=410) if replaced else _not_found()
@@ -191,6 +197,12 @@ def _not_found(page: str = _NOT_FOUND_PAGE, *, status: int = 404) -> HttpRespons
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     """Any other address on the sites origin (its URLconf's 404)."""
     return _not_found()
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """A request Django refuses (too many fields, a bad host…), said plainly."""
+    page = plain_page("Bad request", "The server could not make sense of this request.")
+    return _secured(HttpResponse(page, status=400, content_type="text/html; charset=utf-8"))
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from common.users import current_user
 from projects.models import Project, Site, SiteVersion
+from projects.publish.checking import CheckUnfinished, site_check_bounded
 from projects.publish.names import name_suggested
 from projects.publish.selectors import site_changes, site_files_for_check, site_of, site_versions
 from projects.publish.services import (
@@ -22,7 +23,7 @@ from projects.publish.services import (
     site_version_make_live,
     version_export_zip,
 )
-from projects.publish.site_check import SiteCheck, site_check
+from projects.publish.site_check import SiteCheck
 from projects.selectors import owned_project
 from projects.web.sites import site_url
 
@@ -41,7 +42,9 @@ def publish(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     project = owned_project(request, project_id)
     name = request.POST.get("name", "")
     if not request.POST.get("anyway"):
-        check = site_check(site_files_for_check(project))
+        check = site_check_bounded(site_files_for_check(project))
+        if isinstance(check, CheckUnfinished):
+            return _panel(request, project, unfinished=check.message, name=name)
         if not check.clean:
             return _panel(request, project, check=check, name=name)
     published = site_publish(project=project, user=current_user(request), name=name)
@@ -100,6 +103,7 @@ def _panel(
     project: Project,
     *,
     check: SiteCheck | None = None,
+    unfinished: str = "",
     name: str = "",
     error: str = "",
     said: str = "",
@@ -113,6 +117,7 @@ def _panel(
         "versions": list(site_versions(site)[:_VERSIONS_SHOWN]) if site is not None else [],
         "name": name or (site.name if site is not None else name_suggested(project.name)),
         "check": check,
+        "unfinished": unfinished,
         "error": error,
         "said": said,
     }

@@ -35,8 +35,8 @@ def serve(request: HttpRequest, name: str, path: str = "") -> HttpResponse:
         return _headed(HttpResponseNotAllowed(["GET", "HEAD"]))
     site = (
         Site.objects.filter(name=name)
-        .select_related("live", "project")
-        .only("live", "taken_down", "project__deleted_at")
+        .select_related("live", "project__owner")
+        .only("live", "taken_down", "project__deleted_at", "project__owner__is_active")
         .first()
     )
     closed = _closed(site)
@@ -45,7 +45,8 @@ def serve(request: HttpRequest, name: str, path: str = "") -> HttpResponse:
     index = version_index(site.live.pk, site.live.created_at)
     found = file_for("/" + path, index)
     if found is not None and found.folder:
-        return _headed(HttpResponseRedirect(request.path + "/"))
+        query = request.META.get("QUERY_STRING", "")
+        return _headed(HttpResponseRedirect(request.path + "/" + (f"?{query}" if query else "")))
     content = content_of(index[found.path], found.path) if found is not None else None
     if content is None:
         return _not_found(index)
@@ -58,7 +59,8 @@ def _closed(site: Site | None) -> HttpResponse | None:
         return _plain(_NO_SITE, 404)
     if site.taken_down:
         return _plain(plain_page("This site was taken down", escape(site.taken_down)), 410)
-    if site.live is None or site.project.deleted_at is not None:  # offline, or in the trash
+    # Offline, in the trash, or its owner's account closed by staff.
+    if site.live is None or site.project.deleted_at is not None or not site.project.owner.is_active:
         return _plain(_GONE, 410)
     return None
 

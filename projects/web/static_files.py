@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import re
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 
-_RANGE = re.compile(r"bytes=(\d*)-(\d*)")
+# 18 digits: past that a number is no file's size (and int() of thousands of
+# digits raises).
+_RANGE = re.compile(r"bytes=(\d{0,18})-(\d{0,18})")
 
 
 def content_response(
@@ -22,21 +24,32 @@ def content_response(
 ) -> HttpResponse:
     """`data` with its type and an ETag of `digest`; `gzipped`, when given, is
     `data` compressed, sent to a browser that accepts it."""
-    etag = f'"{digest}"'
-    if etag in _etags(request.headers.get("If-None-Match", "")):
-        response = HttpResponse(status=304)
-        response["ETag"] = etag
-        return response
+    packed = gzipped is not None and _accepts_gzip(request)
+    # The gzipped body is another representation: its own validator.
+    etag = f'"{digest}-gz"' if packed else f'"{digest}"'
+    asked = _etags(request.headers.get("If-None-Match", ""))
+    if etag in asked or "*" in asked:
+        unchanged = HttpResponseNotModified()
+        unchanged["ETag"] = etag
+        if gzipped is not None:
+            unchanged["Vary"] = "Accept-Encoding"
+        return unchanged
     wanted = _RANGE.fullmatch(request.headers.get("Range", "").strip())
-    if wanted and (wanted.group(1) or wanted.group(2)):
+    if_range = request.headers.get("If-Range")
+    if wanted and (wanted.group(1) or wanted.group(2)) and if_range in {None, f'"{digest}"'}:
         first, last = _span(wanted.group(1), wanted.group(2), len(data))
-        if first > last:
+        if first >= len(data) or last < 0:
             response = HttpResponse(status=416)
             response["Content-Range"] = f"bytes */{len(data)}"
             return response
-        response = HttpResponse(data[first : last + 1], status=206, content_type=content_type)
-        response["Content-Range"] = f"bytes {first}-{last}/{len(data)}"
-    elif gzipped is not None and _accepts_gzip(request):
+        if first <= last:
+            response = HttpResponse(data[first : last + 1], status=206, content_type=content_type)
+            response["Content-Range"] = f"bytes {first}-{last}/{len(data)}"
+            response["ETag"] = f'"{digest}"'
+            response["Accept-Ranges"] = "bytes"
+            return response
+    if packed:
+        assert gzipped is not None
         response = HttpResponse(gzipped, content_type=content_type)
         response["Content-Encoding"] = "gzip"
     else:
@@ -62,9 +75,13 @@ def _etags(header: str) -> set[str]:
 
 
 def _span(start: str, end: str, size: int) -> tuple[int, int]:
-    """The first and last byte of a `bytes=start-end` range (first > last: none)."""
+    """The first and last byte of a `bytes=start-end` range: first past the end,
+    or last below 0, cannot be served (416); first > last is no range at all
+    (ignored, as the standard says: the whole file)."""
     if not start:  # the last `end` bytes
-        return max(size - int(end), 0), size - 1
+        count = int(end)
+        return (max(size - count, 0), size - 1) if count else (size, -1)
     first = int(start)
-    last = min(int(end), size - 1) if end else size - 1
-    return first, last if first < size else -1
+    if end and int(end) < first:
+        return first, first - 1
+    return first, min(int(end), size - 1) if end else size - 1

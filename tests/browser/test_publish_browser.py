@@ -65,7 +65,7 @@ def test_a_person_publishes_updates_and_unpublishes(
     page.click("#publish-dialog button:has-text('Publish anyway')")
     page.wait_for_selector("#publish-dialog >> text=Version 1 is live.")
     address = page.get_attribute(".publish-live a", "href")
-    assert address == f"{sites_url_of(live_server.url)}/lisbon-bakery/"
+    assert address == f"{sites_url_of(live_server.url)}/s/lisbon-bakery/"
 
     site = page.context.new_page()
     opened = site.goto(address)

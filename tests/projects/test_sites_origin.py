@@ -132,6 +132,7 @@ def test_a_configured_sites_origin_is_the_only_one(
     [
         ("https://Sites.Example.com", "https://sites.example.com"),
         ("https://sites.example.com/", "https://sites.example.com"),
+        ("https://sites.example.com.", "https://sites.example.com"),
         ("http://127.0.0.1:8001", "http://127.0.0.1:8001"),
         ("http://[::1]:9000", "http://[::1]:9000"),
     ],
@@ -187,3 +188,30 @@ def test_a_cookie_domain_that_reaches_the_sites_origin_is_an_error(
     settings.BUILTIT_SITES_ORIGIN = configured
     errors = [m for m in check_sites_origin() if isinstance(m, Error)]
     assert [e.id for e in errors] == (["projects.E001"] if refused else [])
+
+
+def test_a_request_django_refuses_is_answered_plainly_on_the_sites_origin(
+    user: User, sites_client: Client, starter_project: Project
+) -> None:
+    """The app's 400 page needs the app's URLs: on the sites origin it was a 500."""
+    stored = file_upload(
+        project=starter_project, path="/dot.png", data=png(1, 1), author=Author.person(user)
+    )
+    assert isinstance(stored, FileWrite)
+    fields = "&".join(f"a{n}=1" for n in range(1200))  # past DATA_UPLOAD_MAX_NUMBER_FIELDS
+    response = sites_client.get(_preview(starter_project, f"dot.png?{fields}"))
+    assert response.status_code == 400
+    assert "could not make sense of this request" in response.content.decode()
+    assert response["Content-Security-Policy"].startswith("sandbox ")
+
+
+def test_an_app_reached_by_an_ip_address_is_told_to_name_a_sites_origin(
+    settings: SettingsWrapper,
+) -> None:
+    settings.BUILTIT_SITES_ORIGIN = None
+    settings.ALLOWED_HOSTS = ["127.0.0.1", "[::1]", "192.168.1.5", "builder.example.com"]
+    warned = [m for m in check_sites_origin() if m.id == "projects.W001"]
+    assert [m.msg.split(",")[0] for m in warned] == ["People may reach the app at 192.168.1.5"]
+    assert "sites.192.168.1.5" in warned[0].msg
+    settings.BUILTIT_SITES_ORIGIN = "https://sites.example.com"
+    assert not [m for m in check_sites_origin() if m.id == "projects.W001"]

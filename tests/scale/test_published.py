@@ -40,7 +40,7 @@ def test_every_process_serves_each_update_rollback_and_unpublish_at_once(
     assert not isinstance(first, PublishError)
     a, b = servers.start("A"), servers.start("B")
     for server in (a, b):  # both read it, and keep what they read
-        assert fetch(server, "/bakery/") == (200, PAGE.format("v1"))
+        assert fetch(server, "/s/bakery/") == (200, PAGE.format("v1"))
 
     assert isinstance(
         file_update(project=project, path="/index.html", content=PAGE.format("v2"), author=author),
@@ -49,8 +49,8 @@ def test_every_process_serves_each_update_rollback_and_unpublish_at_once(
     second = site_publish(project=project, user=owner)
     assert not isinstance(second, PublishError)
     for server in (a, b):
-        assert fetch(server, "/bakery/") == (200, PAGE.format("v2"))
+        assert fetch(server, "/s/bakery/") == (200, PAGE.format("v2"))
 
     site_unpublish(site=second.site)
     for server in (a, b):
-        assert fetch(server, "/bakery/")[0] == 410
+        assert fetch(server, "/s/bakery/")[0] == 410

@@ -12,6 +12,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from projects.models import Project, Site
+from projects.publish.checking import CheckUnfinished, site_check_bounded
 from projects.publish.selectors import site_files_for_check, site_of
 from projects.publish.services import (
     PublishError,
@@ -19,7 +20,7 @@ from projects.publish.services import (
     site_unpublish,
     site_version_make_live,
 )
-from projects.publish.site_check import site_check
+from projects.publish.site_check import SiteCheck
 
 
 class Command(BaseCommand):
@@ -46,7 +47,11 @@ class Command(BaseCommand):
         if options["make_live"] is not None:
             self._make_live(_site(project), options["make_live"])
             return
-        check = site_check(site_files_for_check(project))
+        check = site_check_bounded(site_files_for_check(project))
+        if isinstance(check, CheckUnfinished):
+            if not options["anyway"]:
+                raise CommandError(f"{check.message} Nothing was published (--anyway).")
+            check = SiteCheck((), 0)
         for heading, findings in check.by_kind():
             self.stderr.write(heading + ":")
             for finding in findings:
