@@ -105,16 +105,19 @@ def _broken(path: str, references: list[str], files: Mapping[str, str | None]) -
             if reference not in said:
                 said.add(reference)
                 shown = reference.strip()
-                how = (
-                    "starts at the server's root, not your site's"
-                    if shown.startswith("/")
-                    else "climbs above your site's root"
-                )
+                if shown.startswith("/"):
+                    how = "starts at the server's root, not your site's"
+                    # The same file, from this page: up to the site's root, then down.
+                    relative = "../" * (path.count("/") - 1) + shown.lstrip("/")
+                    instead = f"Write it as {relative} instead."
+                else:
+                    how = "climbs above your site's root"
+                    instead = "Write it relative to this file, within your site."
                 yield Finding(
                     "broken_link",
                     path,
                     f"{shown} {how}: at your site's address it would reach someone else's "
-                    "site. Write it relative to this file (about.html, img/logo.png).",
+                    f"site. {instead}",
                 )
             continue
         target = link_target(path, reference)

@@ -35,18 +35,34 @@ def test_links_and_assets_that_lead_nowhere_are_named_once_each() -> None:
         "/about.html": page('<a href="./">Home</a> <a href="../../index.html">Up</a>'),
         "/css/site.css": "body { background: url('../img/paper.png') } @import 'reset.css';",
     }
-    rest = (
-        ": at your site's address it would reach someone else's site. "
-        "Write it relative to this file (about.html, img/logo.png)."
-    )
-    from_root = " starts at the server's root, not your site's" + rest
+    elsewhere = ": at your site's address it would reach someone else's site. "
+    from_root = " starts at the server's root, not your site's" + elsewhere
     assert found(files, "broken_link") == [
-        ("/about.html", "../../index.html climbs above your site's root" + rest),
+        (
+            "/about.html",
+            "../../index.html climbs above your site's root"
+            + elsewhere
+            + "Write it relative to this file, within your site.",
+        ),
         ("/css/site.css", "reset.css leads to no file."),
         ("/css/site.css", "../img/paper.png leads to no file."),
-        ("/index.html", "/contact.html" + from_root),
+        ("/index.html", "/contact.html" + from_root + "Write it as contact.html instead."),
         ("/index.html", "img/logo.png leads to no file."),
-        ("/index.html", "/js/app.js" + from_root),
+        ("/index.html", "/js/app.js" + from_root + "Write it as js/app.js instead."),
+    ]
+
+
+def test_a_root_absolute_reference_is_rewritten_for_the_page_it_is_in() -> None:
+    files: dict[str, str | None] = {
+        "/blog/post/one.html": page('<img src="/img/a.png" alt="a">'),
+        "/img/a.png": None,
+    }
+    assert found(files, "broken_link") == [
+        (
+            "/blog/post/one.html",
+            "/img/a.png starts at the server's root, not your site's: at your site's "
+            "address it would reach someone else's site. Write it as ../../img/a.png instead.",
+        )
     ]
 
 
