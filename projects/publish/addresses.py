@@ -38,16 +38,10 @@ def link_target(page: str, reference: str) -> str | None:
     """The site address `reference`, found in the file at `page`, points to,
     decoded and without its query or fragment; None for what is not a file of
     this site (another site, `mailto:`, a fragment of the same page, data:)."""
-    text = reference.strip()
-    if not text or text.startswith(("#", "//")):
+    raw = _server_path(reference)
+    if raw is None:
         return None
-    try:
-        parts = urlsplit(text)
-    except ValueError:
-        return None
-    if parts.scheme or parts.netloc or not parts.path:
-        return None
-    path = unquote(parts.path)
+    path = unquote(raw)
     if not path.startswith("/"):
         path = page.rsplit("/", 1)[0] + "/" + path
     return _resolved(path)
@@ -58,19 +52,13 @@ def leaves_site(page: str, reference: str) -> bool:
     root: written from the server's root (`/app.js`), or climbing out with
     `..`. At the site's address (`/s/<name>/`) and in its preview, that is
     somewhere else on the sites origin, never a file of this site."""
-    text = reference.strip()
-    if not text or text.startswith(("#", "//")):
+    raw = _server_path(reference)
+    if raw is None:
         return False
-    try:
-        parts = urlsplit(text)
-    except ValueError:
-        return False
-    if parts.scheme or parts.netloc or not parts.path:
-        return False
-    if parts.path.startswith("/"):
+    if raw.startswith("/"):
         return True
     depth = page.count("/") - 1  # folders between the site's root and the page
-    segments = unquote(parts.path).split("/")
+    segments = unquote(raw).split("/")
     for number, segment in enumerate(segments):
         if segment == "..":
             depth -= 1
@@ -79,6 +67,21 @@ def leaves_site(page: str, reference: str) -> bool:
         if depth < 0:
             return True
     return False
+
+
+def _server_path(reference: str) -> str | None:
+    """The path (undecoded, without query or fragment) of a reference to this
+    server; None for another server, another scheme or a fragment alone."""
+    text = reference.strip()
+    if not text or text.startswith(("#", "//")):
+        return None
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return None
+    if parts.scheme or parts.netloc or not parts.path:
+        return None
+    return parts.path
 
 
 def _resolved(path: str) -> str:

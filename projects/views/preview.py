@@ -27,7 +27,7 @@ from projects.files.paths import PathError, content_type_for, normalize_path
 from projects.models import Project, ProjectFile, RetiredPreviewToken, Site
 from projects.web.plain import plain_page
 from projects.web.sandbox import SANDBOX
-from projects.web.sites import app_sources
+from projects.web.sites import app_sources, sandboxed
 from projects.web.static_files import content_response
 
 # Stands in for the dialogs the sandbox blocks (alert, confirm, prompt, print),
@@ -211,18 +211,10 @@ def server_error(request: HttpRequest) -> HttpResponse:
 
 
 def _secured(response: HttpResponse) -> HttpResponse:
-    # Framed by the app's pages only (the sites origin is another origin now).
+    # Framed by the app's pages only (the sites origin is another origin now);
+    # the token is in the address: never sent to other sites as a referrer.
     ancestors = " ".join(app_sources()) or "'none'"
-    response["Content-Security-Policy"] = f"sandbox {SANDBOX}; frame-ancestors {ancestors}"
-    response["X-Content-Type-Options"] = "nosniff"
-    # The token is in the address: never send it to other sites as a referrer.
-    response["Referrer-Policy"] = "no-referrer"
+    policy = f"sandbox {SANDBOX}; frame-ancestors {ancestors}"
+    response = sandboxed(response, policy=policy, referrer="no-referrer")
     response["Cache-Control"] = "no-store"
-    # Opaque-origin pages load module scripts and fetch() JSON with CORS; the
-    # token, not the origin, is what grants access.
-    response["Access-Control-Allow-Origin"] = "*"
-    response["Cross-Origin-Resource-Policy"] = "cross-origin"
-    # The workspace frames previews from another origin: frame-ancestors says
-    # who may, and X-Frame-Options (even SAMEORIGIN) would refuse the app.
-    response.xframe_options_exempt = True
     return response

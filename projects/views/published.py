@@ -19,6 +19,7 @@ from projects.publish.addresses import file_for
 from projects.publish.serving import Content, Stored, content_of, version_index
 from projects.web.plain import plain_page
 from projects.web.sandbox import SANDBOX
+from projects.web.sites import sandboxed
 from projects.web.static_files import content_response
 
 # Unlike the preview: links to other sites open as they would on any host.
@@ -91,13 +92,5 @@ def _plain(page: str, status: int) -> HttpResponse:
 
 
 def _headed(response: HttpResponse) -> HttpResponse:
-    response["Content-Security-Policy"] = _CSP
-    response["X-Content-Type-Options"] = "nosniff"
-    response["Referrer-Policy"] = "strict-origin-when-cross-origin"
-    # A page's scripts run in an opaque origin: fetching the site's own JSON
-    # is a cross-origin request, which the site's files allow.
-    response["Access-Control-Allow-Origin"] = "*"
-    response["Cross-Origin-Resource-Policy"] = "cross-origin"
     # Anyone may frame a published site, as on any static host.
-    response.xframe_options_exempt = True
-    return response
+    return sandboxed(response, policy=_CSP, referrer="strict-origin-when-cross-origin")

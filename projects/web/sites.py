@@ -67,6 +67,23 @@ def frame_sites(request: HttpRequest, response: R) -> R:
     return response
 
 
+def sandboxed(response: R, *, policy: str, referrer: str) -> R:
+    """The headers every answer of the sites origin carries: `policy` (a CSP
+    that starts with `sandbox`: the page runs in an opaque origin, nothing of
+    anyone's to reach), no type sniffing, `referrer` as its Referrer-Policy.
+    Opaque-origin pages load module scripts and fetch JSON with CORS, so any
+    origin may read what is served (a token or a password, not the origin,
+    grants access); X-Frame-Options would refuse the app's frame (who may
+    frame is the policy's frame-ancestors)."""
+    response["Content-Security-Policy"] = policy
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Referrer-Policy"] = referrer
+    response["Access-Control-Allow-Origin"] = "*"
+    response["Cross-Origin-Resource-Policy"] = "cross-origin"
+    response.xframe_options_exempt = True  # type: ignore[attr-defined]
+    return response
+
+
 def app_sources() -> list[str]:
     """CSP sources naming the app's pages, for `frame-ancestors` on the sites
     origin: the app's hosts (ALLOWED_HOSTS, any port) and trusted origins,
