@@ -16,10 +16,10 @@ from typing import IO
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.utils import timezone
 
 from common.sizes import human_size
-from projects.files.binaries import Sniffed, blob_bytes, blob_for_marker, is_marker, storage_written
+from projects.files.binaries import Sniffed, storage_written
+from projects.files.exported import file_bytes, zip_entry
 from projects.files.limits import current_limits, storage_problem
 from projects.files.media.budget import decoding_shared
 from projects.files.paths import PathError, is_binary_path, normalize_path
@@ -62,19 +62,9 @@ def project_export_zip(project: Project) -> bytes:
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.comment = EXPORT_MARK
         for record in ProjectFile.objects.filter(project=project).order_by("path"):
-            stamp = timezone.localtime(record.updated_at).timetuple()[:6]
-            info = zipfile.ZipInfo(record.path.lstrip("/"), date_time=stamp)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            archive.writestr(info, _bytes_of(project, record.content))
+            entry = zip_entry(record.path, record.updated_at)
+            archive.writestr(entry, file_bytes(project, record.content))
     return buffer.getvalue()
-
-
-def _bytes_of(project: Project, content: str) -> bytes:
-    if is_marker(content):
-        blob = blob_for_marker(project, content)
-        return blob_bytes(blob) if blob is not None else b""
-    return content.encode("utf-8")
 
 
 def project_import_zip(

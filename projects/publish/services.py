@@ -15,8 +15,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from projects.files.binaries import blob_bytes, blob_for_marker, is_marker
 from projects.files.blobs import blob_for, text_digest
+from projects.files.exported import file_bytes, zip_entry
 from projects.locks import lock_current
 from projects.models import Project, ProjectFile, RevisionBlob, Site, SiteFile, SiteVersion
 from projects.publish.names import name_problem
@@ -111,12 +111,10 @@ def taken_down_error(site: Site) -> PublishError | None:
 
 def site_unpublish(*, site: Site) -> None:
     """Take the site offline: its address answers 410 and says so; its versions stay."""
-    site.live = None
-    site.published_at = timezone.now()
-    site.save(update_fields=["live", "published_at"])
+    _make_live(site, None)
 
 
-def _make_live(site: Site, version: SiteVersion) -> None:
+def _make_live(site: Site, version: SiteVersion | None) -> None:
     site.live = version
     site.published_at = timezone.now()
     site.save(update_fields=["live", "published_at"])
@@ -126,16 +124,8 @@ def version_export_zip(version: SiteVersion) -> bytes:
     """The version's files as a ZIP, as they were published."""
     project = version.site.project
     buffer = io.BytesIO()
-    stamp = timezone.localtime(version.created_at).timetuple()[:6]
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for record in version.files.select_related("blob").order_by("path"):
-            info = zipfile.ZipInfo(record.path.lstrip("/"), date_time=stamp)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            text = record.blob.text
-            if is_marker(text):
-                blob = blob_for_marker(project, text)
-                archive.writestr(info, blob_bytes(blob) if blob is not None else b"")
-            else:
-                archive.writestr(info, text.encode("utf-8", "surrogatepass"))
+            entry = zip_entry(record.path, version.created_at)
+            archive.writestr(entry, file_bytes(project, record.blob.text))
     return buffer.getvalue()

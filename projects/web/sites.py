@@ -37,10 +37,7 @@ def is_sites_request(request: HttpRequest) -> bool:
     """Whether `request` came to the sites origin (by its host; the port does
     not matter, as it does not to a browser's cookies)."""
     domain, _ = split_domain_port(request.get_host())
-    configured: str | None = settings.BUILTIT_SITES_ORIGIN
-    if configured is not None:
-        return domain == origin_domain(configured)
-    return domain.startswith(PREFIX)
+    return _is_sites_host(domain)
 
 
 def preview_path(token: str, path: str = "") -> str:

@@ -48,8 +48,7 @@ def content_response(
             response["ETag"] = f'"{digest}"'
             response["Accept-Ranges"] = "bytes"
             return response
-    if packed:
-        assert gzipped is not None
+    if packed and gzipped is not None:
         response = HttpResponse(gzipped, content_type=content_type)
         response["Content-Encoding"] = "gzip"
     else:

@@ -41,8 +41,9 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         project = _project(options["project"])
         if options["unpublish"]:
-            site_unpublish(site=_site(project))
-            self.stdout.write(f"{_site(project).name}: taken offline.")
+            site = _site(project)
+            site_unpublish(site=site)
+            self.stdout.write(f"{site.name}: taken offline.")
             return
         if options["make_live"] is not None:
             self._make_live(_site(project), options["make_live"])
