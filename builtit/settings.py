@@ -36,6 +36,11 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 # app is reached by; http://sites.localhost:8000 under `make run`.
 BUILTIT_SITES_ORIGIN = env_origin("BUILTIT_SITES_ORIGIN")
 ALLOWED_HOSTS += sites_allowed_hosts(ALLOWED_HOSTS, BUILTIT_SITES_ORIGIN)
+# Each published site on a host of its own, <name>.<sites host> (an origin of its
+# own: a password's cookie, storage no other site reads); needs a wildcard DNS
+# record and certificate in production. Off: every site at /s/<name>/ of the
+# sites host, sandboxed, and none may have a password.
+BUILTIT_SITES_SUBDOMAINS = env_bool("BUILTIT_SITES_SUBDOMAINS", True)
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 
 INSTALLED_APPS = [
@@ -58,9 +63,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "django.middleware.security.SecurityMiddleware",
-    # Outside the session, CSRF and CSP middleware: it undoes what they would add.
+    # First: it answers the sites origin's requests itself (none of the app's
+    # middleware, sessions to CSP, has anything to do there), and a site's own
+    # domain is a host no setting names.
     "builtit.sites_origin.SitesOriginMiddleware",
+    "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

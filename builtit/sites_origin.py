@@ -1,20 +1,27 @@
 """The sites origin's requests, kept apart from the app's (projects.web.sites).
 
-A request to the sites host is resolved against the sites URLconf only, so no
-page of the app answers there, and the app answers no project content on its
-own origin. It reads no cookie and sets none: even a misconfigured cookie
-domain could not carry a session to a project's page. Its responses carry their
-own sandboxing CSP (projects.views.preview, published), never the app's."""
+First of the middleware: a request to the sites host or to a site's own host
+(projects.web.sites.request_place) is answered here, by the sites URLconf's
+views or the published site's, and never passes through the app's sessions,
+CSRF, sign-in or CSP, so no page of the app answers there (and the app answers
+no project content on its own origin). It reads no cookie and sets none, but a
+site's own password pass on that site's own host: even a misconfigured cookie
+domain could not carry a session to a project's page. The shared host's answers
+carry their own sandboxing CSP (projects.views.preview, published), never the
+app's."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from http.cookies import SimpleCookie
 
-from django.http import HttpRequest, HttpResponseBase
+from django.conf import settings
+from django.http import HttpRequest, HttpResponseBase, HttpResponsePermanentRedirect
+from django.urls import Resolver404, resolve, set_urlconf
 
+from projects.views import preview, published
 from projects.web.sandbox import SANDBOX
-from projects.web.sites import URLCONF, is_sites_request
+from projects.web.sites import URLCONF, SiteHost, request_place
 
 
 class SitesOriginMiddleware:
@@ -22,22 +29,56 @@ class SitesOriginMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
-        if not is_sites_request(request):
+        place = request_place(request)
+        if place is None:
             return self.get_response(request)
+        # Errors raised below are answered by the sites URLconf's handlers.
         request.urlconf = URLCONF
-        request.COOKIES = {}
-        response = self.get_response(request)
-        response.cookies = SimpleCookie()
+        set_urlconf(URLCONF)
+        if settings.SECURE_SSL_REDIRECT and not request.is_secure():
+            host = request.META.get("HTTP_HOST", "")
+            return HttpResponsePermanentRedirect(f"https://{host}{request.get_full_path()}")
+        own = isinstance(place, SiteHost)
+        kept = {published.PASS_COOKIE} if own else set()
+        request.COOKIES = {name: value for name, value in request.COOKIES.items() if name in kept}
+        response: HttpResponseBase
+        if isinstance(place, SiteHost):
+            response = published.serve_own(request, place)
+        else:
+            response = _dispatched(request)
+        cookies = SimpleCookie()
+        for name in kept & set(response.cookies):
+            cookies[name] = response.cookies[name]
+        response.cookies = cookies
+        # As CommonMiddleware would (a HEAD's answer says how long the GET's is).
+        if not response.streaming and not response.has_header("Content-Length"):
+            response.headers["Content-Length"] = str(len(response.content))  # type: ignore[attr-defined]
+        if own:
+            return response
         # Every answer here sets its own sandboxing policy; one that did not (a
-        # view to come) would carry the app's, where 'self' is this shared origin.
+        # view to come) would have none, on a host every site shares.
         if not response.get("Content-Security-Policy", "").startswith("sandbox"):
             response["Content-Security-Policy"] = f"sandbox {SANDBOX}"
-        # The session middleware says the answer depends on the cookie; here it
-        # never does, and a cache should not keep a copy per visitor.
-        vary = [v.strip() for v in response.get("Vary", "").split(",") if v.strip()]
-        kept = [v for v in vary if v.lower() != "cookie"]
-        if kept:
-            response["Vary"] = ", ".join(kept)
-        elif "Vary" in response:
-            del response["Vary"]
+        if request.is_secure() and settings.SECURE_HSTS_SECONDS:
+            response["Strict-Transport-Security"] = f"max-age={settings.SECURE_HSTS_SECONDS}"
         return response
+
+
+def _dispatched(request: HttpRequest) -> HttpResponseBase:
+    """The sites URLconf's view for `request`, as Django's handler would call
+    it, with CommonMiddleware's APPEND_SLASH (`/s/name` → `/s/name/`)."""
+    path = request.path_info
+    try:
+        match = resolve(path, urlconf=URLCONF)
+    except Resolver404:
+        if not path.endswith("/"):
+            try:
+                resolve(path + "/", urlconf=URLCONF)
+            except Resolver404:
+                pass
+            else:
+                return HttpResponsePermanentRedirect(request.get_full_path(force_append_slash=True))
+        return preview.not_found(request)
+    request.resolver_match = match
+    response: HttpResponseBase = match.func(request, *match.args, **match.kwargs)
+    return response

@@ -64,3 +64,21 @@ def sites_allowed_hosts(app_hosts: list[str], configured: str | None) -> list[st
     # A wildcard ("*", ".example.com") already lets the sites host in.
     named = [host for host in app_hosts if host and not host.startswith((".", "*"))]
     return sorted({sites_domain_for(host) for host in named} - set(app_hosts))
+
+
+def is_sites_domain(domain: str, configured: str | None) -> bool:
+    """Whether `domain` is the sites host (for a configured origin, its host;
+    else any name "sites." starts)."""
+    if configured is not None:
+        return domain == origin_domain(configured)
+    return domain.startswith(PREFIX)
+
+
+def under_sites_domain(domain: str, configured: str | None) -> bool:
+    """Whether `domain` is the sites host or a name under it (a site's own host)."""
+    if is_sites_domain(domain, configured):
+        return True
+    return any(
+        is_sites_domain(domain.split(".", depth)[-1], configured)
+        for depth in range(1, domain.count(".") + 1)
+    )

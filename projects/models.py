@@ -327,10 +327,24 @@ class Site(models.Model):
         help_text="Staff's reason for taking the site down, shown at its address; "
         "while set, its owner cannot publish it. Empty it to put the site back.",
     )
+    # A hash (django.contrib.auth.hashers), never the password; empty: public.
+    password = models.CharField(max_length=128, blank=True, editable=False)
+    domain = models.CharField(
+        max_length=253,
+        unique=True,
+        null=True,
+        blank=True,
+        help_text="A domain of the owner's that serves the site too (by its Host header). "
+        "Empty it to stop serving the site there.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def protected(self) -> bool:
+        return bool(self.password)
 
 
 class SiteVersion(models.Model):

@@ -49,6 +49,8 @@ urlpatterns = [
     path("projects/<uuid:project_id>/publish/", publish.publish_panel, name="site_panel"),
     path("projects/<uuid:project_id>/publish/go/", publish.publish, name="site_publish"),
     path("projects/<uuid:project_id>/publish/off/", publish.unpublish, name="site_unpublish"),
+    path("projects/<uuid:project_id>/publish/password/", publish.password, name="site_password"),
+    path("projects/<uuid:project_id>/publish/domain/", publish.domain, name="site_domain"),
     path(
         "projects/<uuid:project_id>/publish/versions/<int:number>/live/",
         publish.version_live,

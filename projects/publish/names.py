@@ -71,3 +71,32 @@ def name_suggested(text: str) -> str:
     if len(name) < MIN_LENGTH or name in RESERVED:
         name = name + "-site"
     return name
+
+
+_LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
+MAX_DOMAIN = 253
+
+
+def domain_parsed(raw: str) -> str:
+    """What a person typed for a domain, as a host name: lower case, without a
+    scheme, a path or the final dot ("https://Shop.Example.com/" → "shop.example.com")."""
+    text = raw.strip().lower()
+    text = re.sub(r"^[a-z][a-z0-9+.-]*://", "", text)
+    return text.split("/", 1)[0].rstrip(".")
+
+
+def domain_problem(domain: str) -> str | None:
+    """Why `domain` (as domain_parsed made it) cannot be a site's own domain, in
+    words; None if it can. Whether it is the app's, the sites origin's or another
+    site's is the service's to say."""
+    if len(domain) > MAX_DOMAIN:
+        return f"A domain has at most {MAX_DOMAIN} characters."
+    labels = domain.split(".")
+    if len(labels) < 2 or not all(_LABEL.fullmatch(label) for label in labels):
+        return (
+            "That is not a domain: write one like shop.example.com (letters, digits and "
+            "hyphens, in parts joined by dots; no address, port or path)."
+        )
+    if labels[-1].isdigit():
+        return "Write a domain name, not an IP address."
+    return None

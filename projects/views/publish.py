@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import uuid
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.http import content_disposition_header
@@ -18,6 +19,10 @@ from projects.publish.names import name_suggested
 from projects.publish.selectors import site_changes, site_files_for_check, site_of, site_versions
 from projects.publish.services import (
     PublishError,
+    has_own_host,
+    site_domain_set,
+    site_make_public,
+    site_protect,
     site_publish,
     site_unpublish,
     site_version_make_live,
@@ -25,7 +30,7 @@ from projects.publish.services import (
 )
 from projects.publish.site_check import SiteCheck
 from projects.selectors import owned_project
-from projects.web.sites import site_url
+from projects.web.sites import domain_url, origin_host, site_url, sites_origin
 
 _VERSIONS_SHOWN = 20
 
@@ -60,6 +65,36 @@ def unpublish(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     site = _site(project)
     site_unpublish(site=site)
     return _panel(request, project, said="Taken offline: the address now says so.")
+
+
+@require_POST
+def password(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    """Keep the site behind a password (a new one ends every visitor's pass), or
+    make it public again."""
+    project = owned_project(request, project_id)
+    site = _site(project)
+    if request.POST.get("public"):
+        site_make_public(site=site)
+        return _panel(request, project, said="Anyone with the address can see the site now.")
+    refused = site_protect(site=site, password=request.POST.get("password", ""))
+    if refused:
+        return _panel(request, project, error=refused.message)
+    return _panel(request, project, said="Visitors now need the password.")
+
+
+@require_POST
+def domain(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    project = owned_project(request, project_id)
+    site = _site(project)
+    refused = site_domain_set(site=site, domain=request.POST.get("domain", ""))
+    if refused:
+        return _panel(
+            request, project, error=refused.message, domain=request.POST.get("domain", "")
+        )
+    said = (
+        f"The site answers at {site.domain} too." if site.domain else "Its own domain is removed."
+    )
+    return _panel(request, project, said=said)
 
 
 @require_POST
@@ -98,6 +133,15 @@ def _version(site: Site, number: int) -> SiteVersion:
     return version
 
 
+def _name_around(request: HttpRequest) -> dict[str, str]:
+    """What the first publish's form shows before and after the name it asks for."""
+    origin = sites_origin(request)
+    if settings.BUILTIT_SITES_SUBDOMAINS:
+        scheme, host = origin.split("://", 1)
+        return {"name_before": f"{scheme}://", "name_after": f".{host}/"}
+    return {"name_before": f"{origin}/s/", "name_after": "/"}
+
+
 def _panel(
     request: HttpRequest,
     project: Project,
@@ -107,9 +151,15 @@ def _panel(
     name: str = "",
     error: str = "",
     said: str = "",
+    domain: str = "",
 ) -> HttpResponse:
     site = site_of(project)
     context = {
+        "domain": domain or (site.domain if site is not None else "") or "",
+        "domain_address": domain_url(request, site.domain) if site and site.domain else "",
+        "own_host": site is not None and has_own_host(site),
+        "sites_host": origin_host(sites_origin(request)),
+        **_name_around(request),
         "project": project,
         "site": site,
         "address": site_url(request, site.name) if site is not None else "",

@@ -1,57 +1,117 @@
-"""A published site: `/<name>/<path>` on the sites origin serves the live
-version's files as a static host does (projects.publish.addresses for which
-file an address names, projects.web.static_files for ETags, ranges and gzip),
-with the site's own 404.html when it has one, and never the preview's script.
+"""A published site, served as a static host serves one (projects.publish.addresses
+for which file an address names, projects.web.static_files for ETags, ranges
+and gzip), with the site's own 404.html when it has one, and never the
+preview's script. Two kinds of address:
 
-Every site shares the sites origin, so each page runs sandboxed in an opaque
-origin of its own (as previews do): one site's scripts can read neither
-another's pages nor its storage."""
+- its own host (`<name>.<sites host>`, or a domain the site names: `serve_own`,
+  which builtit.sites_origin calls), an origin of its own, served as it is;
+  there a password can keep it, with a pass in a cookie of that host alone;
+- `/s/<name>/` on the sites host (`serve`), shared by every site: each page
+  runs sandboxed in an opaque origin of its own (as previews do), so one site's
+  scripts read neither another's pages nor its storage. A site kept by a
+  password is never served there: its visitors are sent to its own host.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib.auth.decorators import login_not_required
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.utils.html import escape
 from django.views.decorators.csrf import csrf_exempt
 
 from projects.models import Site
 from projects.publish.addresses import file_for
+from projects.publish.passwords import (
+    MAX_LENGTH,
+    PASS_DAYS,
+    Throttled,
+    pass_for,
+    pass_valid,
+    password_try,
+)
 from projects.publish.serving import Content, Stored, content_of, version_index
 from projects.web.plain import plain_page
 from projects.web.sandbox import SANDBOX
-from projects.web.sites import sandboxed
+from projects.web.sites import SiteHost, own_url, sandboxed
 from projects.web.static_files import content_response
 
+PASS_COOKIE = "builtit_site_pass"  # noqa: S105  (a cookie's name)
 # Unlike the preview: links to other sites open as they would on any host.
 _CSP = f"sandbox {SANDBOX} allow-popups-to-escape-sandbox"
+# The password form: nothing loads, the form posts to the page itself, no frame.
+_FORM_CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
+)
 _NO_SITE = plain_page("No site here", "No site is published at this address.")
 _GONE = plain_page("This site is not published", "Its owner has taken it offline.")
 _MISSING = plain_page("Page not found", "This site has no page at this address.")
+_NOT_HERE = plain_page(
+    "This site has a password",
+    "It is served only at an address of its own, which this server does not give it now.",
+)
+
+Headed = Callable[[HttpResponse], HttpResponse]
 
 
 @login_not_required
 @csrf_exempt  # only GET and HEAD are served, and no cookie is read: a POST gets 405
 def serve(request: HttpRequest, name: str, path: str = "") -> HttpResponse:
+    """`/s/<name>/<path>` on the sites host."""
     if request.method not in {"GET", "HEAD"}:
-        return _headed(HttpResponseNotAllowed(["GET", "HEAD"]))
-    site = (
-        Site.objects.filter(name=name)
-        .select_related("live", "project__owner")
-        .only("live", "taken_down", "project__deleted_at", "project__owner__is_active")
+        return _shared(HttpResponseNotAllowed(["GET", "HEAD"]))
+    site = _site_found(Site.objects.filter(name=name))
+    closed = _closed(site)
+    if closed is not None or site is None:
+        return _shared(closed or _plain(_NO_SITE, 404))
+    if site.protected:
+        own = own_url(request, site)
+        if own is None:
+            return _shared(_plain(_NOT_HERE, 403))
+        query = request.META.get("QUERY_STRING", "")
+        return _shared(HttpResponseRedirect(own + path + (f"?{query}" if query else "")))
+    return _served(request, site, "/" + path, _shared)
+
+
+def serve_own(request: HttpRequest, host: SiteHost) -> HttpResponse:
+    """Any address on a site's own host."""
+    found = (
+        Site.objects.filter(name=host.name)
+        if host.name
+        else Site.objects.filter(domain=host.domain)
+    )
+    site = _site_found(found)
+    closed = _closed(site)
+    if closed is not None or site is None:
+        return _own(closed or _plain(_NO_SITE, 404))
+    if site.protected and not pass_valid(site, request.COOKIES.get(PASS_COOKIE)):
+        return _password_gate(request, site)
+    if request.method not in {"GET", "HEAD"}:
+        return _own(HttpResponseNotAllowed(["GET", "HEAD"]))
+    response = _served(request, site, request.path, _own)
+    if site.protected:
+        # Only for whoever holds a pass: no shared cache may keep it.
+        response["Cache-Control"] = "private, no-cache"
+        response["Vary"] = ", ".join(filter(None, [response.get("Vary", ""), "Cookie"]))
+    return response
+
+
+def _site_found(query: QuerySet[Site]) -> Site | None:
+    return (
+        query.select_related("live", "project__owner")
+        .only(
+            "name",
+            "domain",
+            "password",
+            "live",
+            "taken_down",
+            "project__deleted_at",
+            "project__owner__is_active",
+        )
         .first()
     )
-    closed = _closed(site)
-    if closed is not None or site is None or site.live is None:
-        return closed or _plain(_NO_SITE, 404)
-    index = version_index(site.live.pk, site.live.created_at)
-    found = file_for("/" + path, index)
-    if found is not None and found.folder:
-        query = request.META.get("QUERY_STRING", "")
-        return _headed(HttpResponseRedirect(request.path + "/" + (f"?{query}" if query else "")))
-    content = content_of(index[found.path], found.path) if found is not None else None
-    if content is None:
-        return _not_found(index)
-    return _file(request, content)
 
 
 def _closed(site: Site | None) -> HttpResponse | None:
@@ -66,13 +126,26 @@ def _closed(site: Site | None) -> HttpResponse | None:
     return None
 
 
+def _served(request: HttpRequest, site: Site, address: str, headed: Headed) -> HttpResponse:
+    assert site.live is not None  # _closed said so
+    index = version_index(site.live.pk, site.live.created_at)
+    found = file_for(address, index)
+    if found is not None and found.folder:
+        query = request.META.get("QUERY_STRING", "")
+        return headed(HttpResponseRedirect(request.path + "/" + (f"?{query}" if query else "")))
+    content = content_of(index[found.path], found.path) if found is not None else None
+    if content is None:
+        return headed(_not_found(index))
+    return headed(_file(request, content))
+
+
 def _file(request: HttpRequest, content: Content) -> HttpResponse:
     response = content_response(
         request, content.data, content.content_type, content.digest, gzipped=content.gzipped
     )
     # Published pages change when their owner updates: kept, but asked about each time.
     response["Cache-Control"] = "no-cache"
-    return _headed(response)
+    return response
 
 
 def _not_found(index: dict[str, Stored]) -> HttpResponse:
@@ -81,16 +154,65 @@ def _not_found(index: dict[str, Stored]) -> HttpResponse:
     own = content_of(stored, "/404.html") if stored is not None else None
     if own is None:
         return _plain(_MISSING, 404)
-    response = HttpResponse(own.data, status=404, content_type=own.content_type)
-    return _headed(response)
+    return HttpResponse(own.data, status=404, content_type=own.content_type)
+
+
+def _password_gate(request: HttpRequest, site: Site) -> HttpResponse:
+    """The password form, or, for the right password, a pass and the page again."""
+    if request.method != "POST":
+        return _form(site, status=403)
+    given = request.POST.get("password", "")
+    opened = password_try(site, request.META.get("REMOTE_ADDR"), given)
+    if isinstance(opened, Throttled):
+        said = f"Too many wrong passwords: try again in {opened.minutes} minutes."
+        return _form(site, status=429, said=said)
+    if not opened:
+        return _form(site, status=403, said="That is not the password.")
+    # Back to the page asked for, as a GET (a reload does not post it again).
+    query = request.META.get("QUERY_STRING", "")
+    response = HttpResponseRedirect(request.path + (f"?{query}" if query else ""), status=303)
+    response.set_cookie(
+        PASS_COOKIE,
+        pass_for(site),
+        max_age=PASS_DAYS * 86400,
+        secure=request.is_secure(),
+        httponly=True,
+        samesite="Lax",
+    )
+    return _own(response)
+
+
+def _form(site: Site, *, status: int, said: str = "") -> HttpResponse:
+    notice = f'<p role="alert" style="color:#b91c1c">{escape(said)}</p>' if said else ""
+    html = (
+        f"{notice}<form method=post>"
+        '<label for=password style="display:block;margin-bottom:.25rem">Password</label>'
+        f"<input id=password name=password type=password required autofocus "
+        f'maxlength="{MAX_LENGTH}" autocomplete=current-password '
+        'style="font:inherit;padding:.4rem;width:16rem;max-width:100%">'
+        ' <button style="font:inherit;padding:.4rem .8rem">Open</button></form>'
+    )
+    page = plain_page(f"{site.name}: password", f"This site is kept by a password.</p>{html}<p>")
+    response = _plain(page, status)
+    response["Content-Security-Policy"] = _FORM_CSP
+    response["Cache-Control"] = "no-store"
+    return _own(response)
 
 
 def _plain(page: str, status: int) -> HttpResponse:
     response = HttpResponse(page, status=status, content_type="text/html; charset=utf-8")
     response["Cache-Control"] = "no-cache"
-    return _headed(response)
+    return response
 
 
-def _headed(response: HttpResponse) -> HttpResponse:
+def _shared(response: HttpResponse) -> HttpResponse:
     # Anyone may frame a published site, as on any static host.
     return sandboxed(response, policy=_CSP, referrer="strict-origin-when-cross-origin")
+
+
+def _own(response: HttpResponse) -> HttpResponse:
+    """A site's own host: its pages run as they would on any static host."""
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Referrer-Policy"] = "strict-origin-when-cross-origin"
+    response.xframe_options_exempt = True
+    return response

@@ -9,14 +9,18 @@ CSP lets its pages frame the sites origin and trusts nothing from it.
 
 from __future__ import annotations
 
-from typing import TypeVar
+import re
+from dataclasses import dataclass
+from typing import Literal, TypeVar
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase
-from django.http.request import split_domain_port
+from django.http.request import split_domain_port, validate_host
 from django.urls import reverse
 
-from common.sites import PREFIX, origin_domain, sites_domain_for
+from common.sites import is_sites_domain, sites_domain_for
+from projects.models import Site
+from projects.publish.names import NAME_PATTERN, RESERVED
 
 URLCONF = "projects.sites_urls"
 
@@ -30,14 +34,8 @@ def sites_origin(request: HttpRequest) -> str:
     if configured is not None:
         return configured
     domain, port = split_domain_port(request.get_host())
-    return f"{request.scheme}://{sites_domain_for(domain)}" + (f":{port}" if port else "")
-
-
-def is_sites_request(request: HttpRequest) -> bool:
-    """Whether `request` came to the sites origin (by its host; the port does
-    not matter, as it does not to a browser's cookies)."""
-    domain, _ = split_domain_port(request.get_host())
-    return _is_sites_host(domain)
+    sites = domain if _is_sites_host(domain) else sites_domain_for(domain)
+    return f"{request.scheme}://{sites}" + (f":{port}" if port else "")
 
 
 def preview_path(token: str, path: str = "") -> str:
@@ -52,8 +50,77 @@ def preview_url(request: HttpRequest, token: str, path: str = "") -> str:
 
 
 def site_url(request: HttpRequest, name: str) -> str:
-    """A published site's address (`/<name>/` on the sites origin)."""
+    """A published site's address: its own host, `<name>.<sites host>`, or, when
+    the server gives sites none, `/s/<name>/` on the sites origin."""
+    if settings.BUILTIT_SITES_SUBDOMAINS:
+        return _on_host(request, f"{name}.{origin_host(sites_origin(request))}")
     return sites_origin(request) + reverse("published_root", urlconf=URLCONF, kwargs={"name": name})
+
+
+def domain_url(request: HttpRequest, domain: str) -> str:
+    """A site's own domain, with the sites origin's scheme and port."""
+    return _on_host(request, domain)
+
+
+def own_url(request: HttpRequest, site: Site) -> str | None:
+    """The address of the site on a host of its own (where a password can keep
+    it), or None when it has none."""
+    if settings.BUILTIT_SITES_SUBDOMAINS:
+        return site_url(request, site.name)
+    return domain_url(request, site.domain) if site.domain else None
+
+
+def origin_host(origin: str) -> str:
+    """`host` of `scheme://host[:port]`."""
+    return split_domain_port(origin.split("://", 1)[1])[0]
+
+
+def _on_host(request: HttpRequest, host: str) -> str:
+    scheme, rest = sites_origin(request).split("://", 1)
+    _, port = split_domain_port(rest)
+    return f"{scheme}://{host}" + (f":{port}" if port else "") + "/"
+
+
+@dataclass(frozen=True)
+class SiteHost:
+    """A request to one published site's own host: `<name>.<sites host>`, or a
+    domain a site names."""
+
+    name: str | None = None
+    domain: str | None = None
+
+
+_NAME = re.compile(NAME_PATTERN)
+
+
+def request_place(request: HttpRequest) -> SiteHost | Literal["sites"] | None:
+    """Where `request` came: a site's own host, the sites host ("sites"), or the
+    app (None). Read from the Host header as sent (Django's get_host() refuses
+    any host ALLOWED_HOSTS does not name, and a site's domain is in no setting),
+    so every answer checks its host here: the sites host and its names must be
+    allowed; a domain must be one a site names."""
+    domain, _ = split_domain_port(_raw_host(request))
+    if not domain:
+        return None
+    if _is_sites_host(domain):
+        return "sites" if validate_host(domain, settings.ALLOWED_HOSTS) else None
+    label, _, rest = domain.partition(".")
+    if (
+        settings.BUILTIT_SITES_SUBDOMAINS
+        and _is_sites_host(rest)
+        and validate_host(rest, settings.ALLOWED_HOSTS)
+    ):
+        return SiteHost(name=label) if _NAME.fullmatch(label) and label not in RESERVED else None
+    if validate_host(domain, settings.ALLOWED_HOSTS):
+        return None  # the app's
+    return SiteHost(domain=domain) if Site.objects.filter(domain=domain).exists() else None
+
+
+def _raw_host(request: HttpRequest) -> str:
+    meta = request.META
+    if settings.USE_X_FORWARDED_HOST and "HTTP_X_FORWARDED_HOST" in meta:
+        return str(meta["HTTP_X_FORWARDED_HOST"])
+    return str(meta.get("HTTP_HOST") or meta.get("SERVER_NAME", ""))
 
 
 def frame_sites(request: HttpRequest, response: R) -> R:
@@ -100,7 +167,4 @@ def app_sources() -> list[str]:
 
 
 def _is_sites_host(host: str) -> bool:
-    configured: str | None = settings.BUILTIT_SITES_ORIGIN
-    if configured is not None:
-        return host == origin_domain(configured)
-    return host.startswith(PREFIX)
+    return is_sites_domain(host, settings.BUILTIT_SITES_ORIGIN)

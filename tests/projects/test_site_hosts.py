@@ -1,0 +1,256 @@
+"""A published site on a host of its own (issue 28): `<name>.<sites host>` and a
+domain of its owner's, each an origin of the site's own, where a password can
+keep it; `/s/<name>/` on the shared sites host never serves a kept site."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.cache import cache
+from django.test import Client, override_settings
+
+from projects.models import Project, Site
+from projects.publish import passwords
+from projects.views.published import PASS_COOKIE
+from tests.conftest import SITES_HOST
+from tests.projects.test_publish import page, published, site_project, write
+
+__all__ = ["site_project"]  # a fixture, used by name
+
+HOST = "lisbon-bakery." + SITES_HOST
+SECRET = "correct horse battery"
+
+
+@pytest.fixture(autouse=True)
+def _no_guesses_counted():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def visitor() -> Client:
+    return Client(HTTP_HOST=HOST)
+
+
+def protect(client: Client, project: Project, password: str = SECRET) -> str:
+    return client.post(
+        f"/projects/{project.pk}/publish/password/", {"password": password}
+    ).content.decode()
+
+
+def set_domain(client: Client, project: Project, domain: str) -> str:
+    return client.post(
+        f"/projects/{project.pk}/publish/domain/", {"domain": domain}
+    ).content.decode()
+
+
+def test_a_site_is_served_at_its_own_host_as_a_static_host_serves_it(
+    user_client: Client, visitor: Client, site_project: Project
+) -> None:
+    published(site_project)
+    home = visitor.get("/")
+    assert home.status_code == 200
+    assert home.content.decode() == page("<h1>Fresh bread</h1><a href='about'>About</a>")
+    # Its own origin: no sandbox (its scripts keep their storage), nothing of the app's.
+    assert "Content-Security-Policy" not in home
+    assert home["X-Content-Type-Options"] == "nosniff"
+    assert visitor.get("/about").content.decode() == page("<h1>About us</h1>")
+    assert visitor.get("/blog")["Location"] == "/blog/"
+    assert visitor.get("/accounts/login/").status_code == 404  # no page of the app
+    assert visitor.post("/").status_code == 405
+    # The app's session is neither read nor answered with a cookie.
+    user_client.get("/")
+    answer = user_client.get("/", HTTP_HOST=HOST)
+    assert answer.wsgi_request.COOKIES == {}
+    assert not answer.cookies
+
+
+def test_a_name_no_site_has_says_so_and_a_reserved_one_is_no_host(site_project: Project) -> None:
+    published(site_project)
+    nobody = Client(HTTP_HOST="nobody-here." + SITES_HOST).get("/")
+    assert nobody.status_code == 404
+    assert b"No site is published at this address" in nobody.content
+    assert Client(HTTP_HOST="admin." + SITES_HOST).get("/").status_code == 400
+    assert Client(HTTP_HOST="a.b." + SITES_HOST).get("/").status_code == 400
+
+
+def test_the_workspace_shows_the_sites_own_host(user_client: Client, site_project: Project):
+    said = user_client.post(
+        f"/projects/{site_project.pk}/publish/go/", {"name": "lisbon-bakery", "anyway": "1"}
+    ).content.decode()
+    assert f'href="http://{HOST}/"' in said
+
+
+# --- a password --------------------------------------------------------------------
+
+
+def test_a_password_keeps_the_site_until_a_visitor_gives_it(
+    user_client: Client, visitor: Client, site_project: Project
+) -> None:
+    published(site_project)
+    assert "Visitors now need the password." in protect(user_client, site_project)
+    stored = Site.objects.get(name="lisbon-bakery").password
+    assert SECRET not in stored
+    assert stored
+
+    for path in ("/", "/about", "/styles.css", "/missing"):
+        gate = visitor.get(path)
+        assert gate.status_code == 403, path
+        assert b"kept by a password" in gate.content
+        assert b"Fresh bread" not in gate.content
+        assert b"#333" not in gate.content
+        assert gate["Cache-Control"] == "no-store"
+    wrong = visitor.post("/about", {"password": "not it at all"})
+    assert wrong.status_code == 403
+    assert b"That is not the password." in wrong.content
+
+    opened = visitor.post("/about?x=1", {"password": SECRET})
+    assert opened.status_code == 303
+    assert opened["Location"] == "/about?x=1"
+    cookie = opened.cookies[PASS_COOKIE]
+    assert cookie["httponly"]
+    assert cookie["samesite"] == "Lax"
+    assert not cookie["domain"]  # this host alone: no other site sees it
+    page_now = visitor.get("/about")
+    assert page_now.content.decode() == page("<h1>About us</h1>")
+    assert page_now["Cache-Control"] == "private, no-cache"
+    assert "Cookie" in page_now["Vary"]
+
+
+def test_the_shared_address_of_a_kept_site_sends_visitors_to_its_own_host(
+    user_client: Client, sites_client: Client, site_project: Project
+) -> None:
+    published(site_project)
+    protect(user_client, site_project)
+    answer = sites_client.get("/s/lisbon-bakery/blog/?a=1")
+    assert answer.status_code == 302
+    assert answer["Location"] == f"http://{HOST}/blog/?a=1"
+    assert b"Blog" not in answer.content
+
+
+def test_a_new_password_ends_every_pass_and_public_opens_the_site(
+    user_client: Client, visitor: Client, site_project: Project
+) -> None:
+    published(site_project)
+    protect(user_client, site_project)
+    visitor.post("/", {"password": SECRET})
+    assert visitor.get("/").status_code == 200
+    protect(user_client, site_project, "another password")
+    assert visitor.get("/").status_code == 403
+    user_client.post(f"/projects/{site_project.pk}/publish/password/", {"public": "1"})
+    assert Client(HTTP_HOST=HOST).get("/").status_code == 200
+
+
+def test_one_sites_pass_opens_no_other_site(
+    user: User, user_client: Client, visitor: Client, site_project: Project
+) -> None:
+    published(site_project)
+    protect(user_client, site_project)
+    other = Project.objects.create(owner=user, name="Other")
+    write(other, "/index.html", page("<h1>Other</h1>"))
+    published(other, "other-site")
+    protect(user_client, other)
+    pass_cookie = visitor.post("/", {"password": SECRET}).cookies[PASS_COOKIE].value
+    stranger = Client(HTTP_HOST="other-site." + SITES_HOST)
+    stranger.cookies[PASS_COOKIE] = pass_cookie
+    assert stranger.get("/").status_code == 403
+    stranger.cookies[PASS_COOKIE] = pass_cookie[:-2] + "xx"
+    assert stranger.get("/").status_code == 403
+
+
+def test_wrong_guesses_are_throttled_even_when_the_next_is_right(
+    user_client: Client, site_project: Project
+) -> None:
+    published(site_project)
+    protect(user_client, site_project)
+    guesser = Client(HTTP_HOST=HOST, REMOTE_ADDR="203.0.113.9")
+    for _ in range(passwords.TRIES):
+        assert guesser.post("/", {"password": "guess guess"}).status_code == 403
+    throttled = guesser.post("/", {"password": SECRET})
+    assert throttled.status_code == 429
+    assert b"Too many wrong passwords" in throttled.content
+    assert not throttled.cookies
+    # Someone else, from another address, still gets in.
+    neighbour = Client(HTTP_HOST=HOST, REMOTE_ADDR="198.51.100.7")
+    assert neighbour.post("/", {"password": SECRET}).status_code == 303
+
+
+def test_a_password_is_refused_plainly_when_too_short(
+    user_client: Client, site_project: Project
+) -> None:
+    published(site_project)
+    said = protect(user_client, site_project, "short")
+    assert "at least 8 characters" in said
+    assert not Site.objects.get(name="lisbon-bakery").protected
+
+
+# --- a domain of the owner's ---------------------------------------------------------
+
+
+def test_a_site_answers_at_a_domain_its_owner_names(
+    user_client: Client, site_project: Project
+) -> None:
+    published(site_project)
+    said = set_domain(user_client, site_project, "https://Shop.Example.org/")
+    assert "The site answers at shop.example.org too." in said
+    shop = Client(HTTP_HOST="shop.example.org")
+    assert shop.get("/about").content.decode() == page("<h1>About us</h1>")
+    assert Client(HTTP_HOST="shop.example.org:8443").get("/").status_code == 200
+    # A host no site names is still refused, as Django refuses it.
+    assert Client(HTTP_HOST="elsewhere.example.org").get("/").status_code == 400
+    assert "Its own domain is removed." in set_domain(user_client, site_project, "")
+    assert shop.get("/").status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("domain", "said"),
+    [
+        ("testserver.com:80/x", "is not a domain"),
+        ("localhost", "is not a domain"),
+        ("10.0.0.1", "not an IP address"),
+        ("exa mple.com", "is not a domain"),
+        ("sites.testserver", "server&#x27;s own address"),
+        ("x.sites.testserver", "server&#x27;s own address"),
+    ],
+)
+def test_a_domain_that_cannot_be_the_sites_is_refused_in_words(
+    user_client: Client, site_project: Project, domain: str, said: str
+) -> None:
+    published(site_project)
+    assert said in set_domain(user_client, site_project, domain)
+    assert Site.objects.get(name="lisbon-bakery").domain is None
+
+
+@override_settings(ALLOWED_HOSTS=["testserver", "app.example.org", "sites.testserver"])
+def test_the_apps_own_domain_and_another_sites_are_refused(
+    user: User, user_client: Client, site_project: Project
+) -> None:
+    published(site_project)
+    assert "server&#x27;s own address" in set_domain(user_client, site_project, "app.example.org")
+    other = Project.objects.create(owner=user, name="Other")
+    write(other, "/index.html", page("<h1>Other</h1>"))
+    published(other, "other-site")
+    set_domain(user_client, other, "shop.example.org")
+    assert "Another site here uses shop.example.org." in set_domain(
+        user_client, site_project, "shop.example.org"
+    )
+
+
+@override_settings(BUILTIT_SITES_SUBDOMAINS=False)
+def test_without_hosts_of_their_own_a_password_needs_a_domain(
+    user_client: Client, sites_client: Client, site_project: Project
+) -> None:
+    published(site_project)
+    assert (
+        f"http://{SITES_HOST}/s/lisbon-bakery/"
+        in user_client.get(f"/projects/{site_project.pk}/publish/").content.decode()
+    )
+    assert Client(HTTP_HOST=HOST).get("/").status_code == 400  # no such host
+    assert "a host of its own" in protect(user_client, site_project)
+    set_domain(user_client, site_project, "shop.example.org")
+    assert "Visitors now need the password." in protect(user_client, site_project)
+    moved = sites_client.get("/s/lisbon-bakery/about")
+    assert moved["Location"] == "http://shop.example.org/about"
+    assert Client(HTTP_HOST="shop.example.org").get("/").status_code == 403
+    assert "make the site public first" in set_domain(user_client, site_project, "")
