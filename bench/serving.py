@@ -14,7 +14,7 @@ under STATIC_ROOT before the server starts (WhiteNoise scans it once, at
 startup). One daphne serves `builtit.asgi:application` as production runs it.
 50 clients (each its own httpx client, so its own kept-alive connection) ask
 for the 20 files round-robin, one side a phase: `/preview/<token>/<path>` and
-`/s/bench-site/<path>` on the sites host (`sites.localhost`: sites are never
+`/<path>` on the site's own host (`bench-site.sites.localhost`; sites are never
 served on the app's), `/static/bench-site/<path>` on the app's. Every request
 sends `Accept-Encoding: identity`, so every side answers the file's own bytes
 (a published site would gzip text for a client that takes it; WhiteNoise here
@@ -102,7 +102,7 @@ Side = Literal["preview", "static", "published"]
 # Static in the middle: both ratios are against it, and it runs next to each.
 SIDES: tuple[Side, ...] = ("preview", "static", "published")
 STATIC_FOLDER = "bench-site"
-SITE_NAME = "bench-site"  # the published site's address, /s/bench-site/ on the sites host
+SITE_NAME = "bench-site"  # the published site's address: its own host, bench-site.<sites host>
 APP_HOST = "127.0.0.1"
 # Previews and published sites are served on a host of their own (common.sites:
 # "sites." before the app's name, sites.localhost for this machine), the same process.
@@ -325,7 +325,7 @@ def address(side: Side, token: str, path: str) -> tuple[str, str]:
     if side == "preview":
         return f"/preview/{token}/{path}", SITES_HOST
     if side == "published":
-        return f"/s/{SITE_NAME}/{path}", SITES_HOST
+        return f"/{path}", f"{SITE_NAME}.{SITES_HOST}"  # its own host
     return f"/static/{STATIC_FOLDER}/{path}", APP_HOST
 
 
@@ -500,8 +500,8 @@ def main() -> None:
         # What the probes above logged is not the run's.
         logged_before = len(log.read_bytes())
         print(
-            f"daphne pid {process.pid} on port {port}, previews and /s/{SITE_NAME}/ on host "
-            f"{SITES_HOST}, static files on {APP_HOST}; "
+            f"daphne pid {process.pid} on port {port}, previews on host {SITES_HOST}, the "
+            f"site on {SITE_NAME}.{SITES_HOST}, static files on {APP_HOST}; "
             f"{ARGS.clients} clients, {ARGS.rounds} rounds of {ARGS.seconds:g} s per side, "
             f"{ARGS.warmup:g} s warm-up"
         )

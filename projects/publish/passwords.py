@@ -17,7 +17,7 @@ from django.core import signing
 from django.core.cache import cache
 from django.utils.crypto import salted_hmac
 
-from projects.models import Site
+from projects.publish.live_sites import LiveSite
 
 MIN_LENGTH = 8
 MAX_LENGTH = 128
@@ -45,12 +45,12 @@ def password_hashed(password: str) -> str:
     return make_password(password)
 
 
-def pass_for(site: Site) -> str:
+def pass_for(site: LiveSite) -> str:
     """A visitor's pass to `site`, as its cookie holds it."""
     return signing.TimestampSigner(salt=_SALT).sign(f"{site.pk}:{_fingerprint(site)}")
 
 
-def pass_valid(site: Site, token: str | None) -> bool:
+def pass_valid(site: LiveSite, token: str | None) -> bool:
     if not token or not site.password:
         return False
     try:
@@ -60,7 +60,7 @@ def pass_valid(site: Site, token: str | None) -> bool:
     return value == f"{site.pk}:{_fingerprint(site)}"
 
 
-def password_try(site: Site, address: str | None, password: str) -> bool | Throttled:
+def password_try(site: LiveSite, address: str | None, password: str) -> bool | Throttled:
     """Whether `password` opens `site`; Throttled, without looking, once too many
     wrong guesses came from `address` or from everyone."""
     keys = [f"site-pass:{site.pk}:{address or '-'}", f"site-pass:{site.pk}"]
@@ -82,6 +82,6 @@ def _count(key: str) -> int:
     return found if isinstance(found, int) else 0
 
 
-def _fingerprint(site: Site) -> str:
+def _fingerprint(site: LiveSite) -> str:
     # The hash names the password without a pass revealing anything of it.
     return salted_hmac(_SALT, site.password).hexdigest()[:20]

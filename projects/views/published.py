@@ -17,13 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.contrib.auth.decorators import login_not_required
-from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.utils.html import escape
 from django.views.decorators.csrf import csrf_exempt
 
-from projects.models import Site
 from projects.publish.addresses import file_for
+from projects.publish.live_sites import LiveSite, live_site
 from projects.publish.passwords import (
     MAX_LENGTH,
     PASS_DAYS,
@@ -62,12 +61,12 @@ def serve(request: HttpRequest, name: str, path: str = "") -> HttpResponse:
     """`/s/<name>/<path>` on the sites host."""
     if request.method not in {"GET", "HEAD"}:
         return _shared(HttpResponseNotAllowed(["GET", "HEAD"]))
-    site = _site_found(Site.objects.filter(name=name))
+    site = live_site(name=name)
     closed = _closed(site)
     if closed is not None or site is None:
         return _shared(closed or _plain(_NO_SITE, 404))
     if site.protected:
-        own = own_url(request, site)
+        own = own_url(request, name=site.name, domain=site.domain)
         if own is None:
             return _shared(_plain(_NOT_HERE, 403))
         query = request.META.get("QUERY_STRING", "")
@@ -77,12 +76,7 @@ def serve(request: HttpRequest, name: str, path: str = "") -> HttpResponse:
 
 def serve_own(request: HttpRequest, host: SiteHost) -> HttpResponse:
     """Any address on a site's own host."""
-    found = (
-        Site.objects.filter(name=host.name)
-        if host.name
-        else Site.objects.filter(domain=host.domain)
-    )
-    site = _site_found(found)
+    site = live_site(name=host.name) if host.name else live_site(domain=host.domain)
     closed = _closed(site)
     if closed is not None or site is None:
         return _own(closed or _plain(_NO_SITE, 404))
@@ -98,37 +92,22 @@ def serve_own(request: HttpRequest, host: SiteHost) -> HttpResponse:
     return response
 
 
-def _site_found(query: QuerySet[Site]) -> Site | None:
-    return (
-        query.select_related("live", "project__owner")
-        .only(
-            "name",
-            "domain",
-            "password",
-            "live",
-            "taken_down",
-            "project__deleted_at",
-            "project__owner__is_active",
-        )
-        .first()
-    )
-
-
-def _closed(site: Site | None) -> HttpResponse | None:
+def _closed(site: LiveSite | None) -> HttpResponse | None:
     """What the address says when nothing of the site is served."""
     if site is None:
         return _plain(_NO_SITE, 404)
     if site.taken_down:
         return _plain(plain_page("This site was taken down", escape(site.taken_down)), 410)
     # Offline, in the trash, or its owner's account closed by staff.
-    if site.live is None or site.project.deleted_at is not None or not site.project.owner.is_active:
+    if site.version_id is None or site.gone:
         return _plain(_GONE, 410)
     return None
 
 
-def _served(request: HttpRequest, site: Site, address: str, headed: Headed) -> HttpResponse:
-    assert site.live is not None  # _closed said so
-    index = version_index(site.live.pk, site.live.created_at)
+def _served(request: HttpRequest, site: LiveSite, address: str, headed: Headed) -> HttpResponse:
+    assert site.version_id is not None  # _closed said so
+    assert site.version_made is not None
+    index = version_index(site.version_id, site.version_made)
     found = file_for(address, index)
     if found is not None and found.folder:
         query = request.META.get("QUERY_STRING", "")
@@ -157,7 +136,7 @@ def _not_found(index: dict[str, Stored]) -> HttpResponse:
     return HttpResponse(own.data, status=404, content_type=own.content_type)
 
 
-def _password_gate(request: HttpRequest, site: Site) -> HttpResponse:
+def _password_gate(request: HttpRequest, site: LiveSite) -> HttpResponse:
     """The password form, or, for the right password, a pass and the page again."""
     if request.method != "POST":
         return _form(site, status=403)
@@ -182,7 +161,7 @@ def _password_gate(request: HttpRequest, site: Site) -> HttpResponse:
     return _own(response)
 
 
-def _form(site: Site, *, status: int, said: str = "") -> HttpResponse:
+def _form(site: LiveSite, *, status: int, said: str = "") -> HttpResponse:
     notice = f'<p role="alert" style="color:#b91c1c">{escape(said)}</p>' if said else ""
     html = (
         f"{notice}<form method=post>"

@@ -19,7 +19,7 @@ from django.http.request import split_domain_port, validate_host
 from django.urls import reverse
 
 from common.sites import is_sites_domain, sites_domain_for
-from projects.models import Site
+from projects.publish.live_sites import live_site
 from projects.publish.names import NAME_PATTERN, RESERVED
 
 URLCONF = "projects.sites_urls"
@@ -62,12 +62,12 @@ def domain_url(request: HttpRequest, domain: str) -> str:
     return _on_host(request, domain)
 
 
-def own_url(request: HttpRequest, site: Site) -> str | None:
-    """The address of the site on a host of its own (where a password can keep
-    it), or None when it has none."""
+def own_url(request: HttpRequest, *, name: str, domain: str | None) -> str | None:
+    """The address of the site `name` (at `domain`, if it names one) on a host of
+    its own, where a password can keep it; None when it has none."""
     if settings.BUILTIT_SITES_SUBDOMAINS:
-        return site_url(request, site.name)
-    return domain_url(request, site.domain) if site.domain else None
+        return site_url(request, name)
+    return domain_url(request, domain) if domain else None
 
 
 def origin_host(origin: str) -> str:
@@ -113,7 +113,7 @@ def request_place(request: HttpRequest) -> SiteHost | Literal["sites"] | None:
         return SiteHost(name=label) if _NAME.fullmatch(label) and label not in RESERVED else None
     if validate_host(domain, settings.ALLOWED_HOSTS):
         return None  # the app's
-    return SiteHost(domain=domain) if Site.objects.filter(domain=domain).exists() else None
+    return SiteHost(domain=domain) if live_site(domain=domain) is not None else None
 
 
 def _raw_host(request: HttpRequest) -> str:

@@ -4,16 +4,22 @@ keep it; `/s/<name>/` on the shared sites host never serves a kept site."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import httpx
 import pytest
 from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.test import Client, override_settings
 
+from projects.lifecycle import project_trash
 from projects.models import Project, Site
 from projects.publish import passwords
+from projects.publish.services import site_unpublish, site_version_make_live
 from projects.views.published import PASS_COOKIE
 from tests.conftest import SITES_HOST
 from tests.projects.test_publish import page, published, site_project, write
+from tests.servers import server_start, shared_settings
 
 __all__ = ["site_project"]  # a fixture, used by name
 
@@ -254,3 +260,42 @@ def test_without_hosts_of_their_own_a_password_needs_a_domain(
     assert moved["Location"] == "http://shop.example.org/about"
     assert Client(HTTP_HOST="shop.example.org").get("/").status_code == 403
     assert "make the site public first" in set_domain(user_client, site_project, "")
+
+
+# --- another process ---------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_server_process_serves_each_change_made_elsewhere_at_once(
+    user: User, user_client: Client, site_project: Project, tmp_path: Path
+) -> None:
+    """As `manage.py publish` or a second server would: the change is made in
+    this process, and a running server, which kept what it read, serves it next."""
+    server = server_start(shared_settings(), log=tmp_path / "server.log")
+    try:
+
+        def fetch(path: str = "/") -> int:
+            return httpx.get(
+                server.url + path,
+                headers={"Host": "lisbon-bakery.sites.localhost"},
+                timeout=10,
+                trust_env=False,
+            ).status_code
+
+        assert fetch() == 404  # no such site yet: read, and kept
+        site = published(site_project)
+        assert fetch() == 200
+        assert fetch() == 200  # kept
+        protect(user_client, site_project)
+        assert fetch() == 403
+        user_client.post(f"/projects/{site_project.pk}/publish/password/", {"public": "1"})
+        assert fetch() == 200
+        site_unpublish(site=site)
+        assert fetch() == 410
+        assert site_version_make_live(site=site, version=site.versions.get()) is None
+        assert fetch() == 200
+        assert project_trash(project=site_project) is None
+        assert fetch() == 410
+    finally:
+        server.stop()
+    assert "Traceback" not in server.logged()

@@ -1,7 +1,7 @@
-"""A publish is served by every process at once (issue 28): which version is live
-is read from the shared database on each request, and what the processes cache
-(a version's index, a file's bytes) never changes, so there is nothing to
-invalidate. Two real daphne processes on PostgreSQL and Redis."""
+"""A publish is served by every process at once (issue 28): each process keeps
+what a site's address serves (projects.publish.live_sites) until a change moves
+the generation on, in Redis, and what else it caches (a version's index, a
+file's bytes) never changes. Two real daphne processes on PostgreSQL and Redis."""
 
 from __future__ import annotations
 
@@ -9,8 +9,13 @@ import httpx
 from django.contrib.auth.models import User
 
 from projects.files.results import FileWrite
-from projects.models import Project
-from projects.publish.services import PublishError, site_publish, site_unpublish
+from projects.models import Project, Site
+from projects.publish.services import (
+    PublishError,
+    site_publish,
+    site_unpublish,
+    site_version_make_live,
+)
 from projects.services import Author, file_create, file_update
 from tests.scale.conftest import Servers
 from tests.servers import ServerProcess
@@ -52,5 +57,15 @@ def test_every_process_serves_each_update_rollback_and_unpublish_at_once(
         assert fetch(server, "/s/bakery/") == (200, PAGE.format("v2"))
 
     site_unpublish(site=second.site)
+    for server in (a, b):
+        assert fetch(server, "/s/bakery/")[0] == 410
+
+    assert site_version_make_live(site=second.site, version=first) is None  # a rollback
+    for server in (a, b):
+        assert fetch(server, "/s/bakery/") == (200, PAGE.format("v1"))
+
+    site = Site.objects.get(name="bakery")
+    site.taken_down = "Phishing."
+    site.save()  # as staff do, in the admin
     for server in (a, b):
         assert fetch(server, "/s/bakery/")[0] == 410

@@ -1,0 +1,157 @@
+"""What each published site's address serves, read from the database once per
+change rather than once per request.
+
+A site's address asks which version is live, whether it is kept by a
+password, taken down, in the trash, or its owner's account closed: the rows
+of Site, Project and User. Each process keeps what it read, with the
+*generation* it read it under; anything that changes those rows (a save or a
+delete, through the signals in `connect`) moves the generation on, and a
+process that sees a new generation forgets all it kept. The generation lives
+where every process sees it: the cache when it is Redis (REDIS_URL: every
+machine), else a stamp file in the data directory (every process of one
+machine, which is every process an embedded database has). Reading it costs a
+file's read or one Redis GET; reading the rows costs a query, and under ASGI each
+request's thread opens its own database connection, which costs more.
+
+The generation moves when a change commits (so no process keeps what it read
+before the change was visible) and also at once (so the same transaction,
+as in a test, sees its own change)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models.signals import post_delete, post_save
+from django.utils.crypto import get_random_string
+
+from projects.models import Project, Site
+
+MAX_KEPT = 10_000  # sites (and names no site has) a process remembers
+_KEY = "builtit:sites-generation"
+
+
+@dataclass(frozen=True)
+class LiveSite:
+    pk: int
+    name: str
+    domain: str | None
+    password: str  # a hash; empty: public
+    version_id: int | None  # None: not published
+    version_made: datetime | None
+    taken_down: str
+    gone: bool  # its project in the trash, or its owner's account closed
+
+    @property
+    def protected(self) -> bool:
+        return bool(self.password)
+
+
+def live_site(*, name: str | None = None, domain: str | None = None) -> LiveSite | None:
+    """The site named `name`, or the one at `domain`, as its address serves it."""
+    key = ("name", name) if name is not None else ("domain", domain or "")
+    generation = _generation()
+    with _lock:
+        if _kept.generation != generation or len(_kept.sites) > MAX_KEPT:
+            _kept.sites = {}
+            _kept.generation = generation
+        if key in _kept.sites:
+            return _kept.sites[key]
+    found = _read(name=name, domain=domain)
+    with _lock:
+        if _kept.generation == generation:
+            _kept.sites[key] = found
+    return found
+
+
+def sites_changed() -> None:
+    """Every process forgets what it kept, now and when the change commits."""
+    _advance()
+    transaction.on_commit(_advance)
+
+
+def _read(*, name: str | None, domain: str | None) -> LiveSite | None:
+    query = (
+        Site.objects.filter(name=name) if name is not None else Site.objects.filter(domain=domain)
+    )
+    row = query.values(
+        "pk",
+        "name",
+        "domain",
+        "password",
+        "live_id",
+        "live__created_at",
+        "taken_down",
+        "project__deleted_at",
+        "project__owner__is_active",
+    ).first()
+    if row is None:
+        return None
+    return LiveSite(
+        pk=row["pk"],
+        name=row["name"],
+        domain=row["domain"],
+        password=row["password"],
+        version_id=row["live_id"],
+        version_made=row["live__created_at"],
+        taken_down=row["taken_down"],
+        gone=row["project__deleted_at"] is not None or not row["project__owner__is_active"],
+    )
+
+
+class _Kept:
+    def __init__(self) -> None:
+        self.generation: object = None
+        self.sites: dict[tuple[str, str | None], LiveSite | None] = {}
+
+
+_kept = _Kept()
+_lock = threading.Lock()
+
+
+def _shared_by_cache() -> bool:
+    return "redis" in settings.CACHES["default"]["BACKEND"].lower()
+
+
+def _stamp() -> Path:
+    return Path(settings.DATA_DIR) / "sites-generation"
+
+
+def _generation() -> object:
+    if _shared_by_cache():
+        return cache.get(_KEY)
+    try:
+        return _stamp().read_text()
+    except FileNotFoundError:
+        return None
+
+
+def _advance() -> None:
+    if _shared_by_cache():
+        cache.set(_KEY, get_random_string(16), timeout=None)
+        return
+    stamp = _stamp()
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    # Written beside, then moved over: a reader sees the old text or the new.
+    fresh = stamp.with_name(f"{stamp.name}.{get_random_string(8)}")
+    fresh.write_text(get_random_string(16))
+    os.replace(fresh, stamp)
+
+
+def _changed(sender: Any, **kwargs: Any) -> None:
+    sites_changed()
+
+
+def connect() -> None:
+    """Called once, when the app is ready."""
+    for model in (Site, Project, User):
+        post_save.connect(_changed, sender=model, dispatch_uid=f"live-sites-{model.__name__}")
+        post_delete.connect(_changed, sender=model, dispatch_uid=f"live-sites-del-{model.__name__}")
