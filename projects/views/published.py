@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.utils.html import escape
@@ -34,7 +35,7 @@ from projects.publish.passwords import (
 from projects.publish.serving import Content, Stored, content_of, version_index
 from projects.web.plain import plain_page
 from projects.web.sandbox import SANDBOX
-from projects.web.sites import SiteHost, own_url, sandboxed
+from projects.web.sites import SiteHost, origin_host, own_url, sandboxed, sites_origin
 from projects.web.static_files import content_response
 
 PASS_COOKIE = "builtit_site_pass"  # noqa: S105  (a cookie's name)
@@ -72,6 +73,25 @@ def serve(request: HttpRequest, name: str, path: str = "") -> HttpResponse:
         query = request.META.get("QUERY_STRING", "")
         return _shared(HttpResponseRedirect(own + path + (f"?{query}" if query else "")))
     return _served(request, site, "/" + path, _shared)
+
+
+@login_not_required
+def domain_check(request: HttpRequest) -> HttpResponse:
+    """200 if `?domain=` is a host a site is served at (its name's, or its own
+    domain), else 404: what a proxy that gets certificates on demand asks
+    before it asks for one (README: Production)."""
+    asked = request.GET.get("domain", "").strip().lower().rstrip(".")
+    label, _, rest = asked.partition(".")
+    named = (
+        settings.BUILTIT_SITES_SUBDOMAINS
+        and rest == origin_host(sites_origin(request))
+        and live_site(name=label) is not None
+    )
+    known = bool(asked) and (named or live_site(domain=asked) is not None)
+    response = HttpResponse(
+        "yes" if known else "no", content_type="text/plain", status=200 if known else 404
+    )
+    return _shared(response)
 
 
 def serve_own(request: HttpRequest, host: SiteHost) -> HttpResponse:

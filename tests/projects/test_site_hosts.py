@@ -299,3 +299,22 @@ def test_a_server_process_serves_each_change_made_elsewhere_at_once(
     finally:
         server.stop()
     assert "Traceback" not in server.logged()
+
+
+def test_a_proxy_may_ask_which_hosts_to_get_certificates_for(
+    user_client: Client, sites_client: Client, site_project: Project
+) -> None:
+    published(site_project)
+    set_domain(user_client, site_project, "shop.example.org")
+
+    def asks(domain: str) -> int:
+        return sites_client.get("/domain-check", {"domain": domain}).status_code
+
+    assert asks("shop.example.org") == 200
+    assert asks(HOST) == 200
+    assert asks("nobody-here." + SITES_HOST) == 404
+    assert asks("elsewhere.example.org") == 404
+    assert asks("") == 404
+    assert (
+        Client().get("/domain-check", {"domain": "shop.example.org"}).status_code == 404
+    )  # the app's
