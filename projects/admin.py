@@ -380,14 +380,42 @@ def _pre(text: str | None) -> str:
 @admin.register(Site)
 class SiteAdmin(admin.ModelAdmin[Site]):
     """Published sites. Staff take one down by writing why (shown at its address);
-    emptying the reason puts it back. Everything else is the owner's."""
+    emptying the reason puts it back. Staff may also empty a domain a site claims
+    (one its owner does not hold). Everything else is the owner's."""
 
-    list_display = ["name", "project", "owner", "live", "published_at", "is_taken_down"]
+    list_display = [
+        "name",
+        "project",
+        "owner",
+        "live",
+        "published_at",
+        "domain",
+        "is_protected",
+        "is_taken_down",
+    ]
     list_filter = ["published_at"]
-    search_fields = ["name", "project__name", "project__owner__username", "taken_down"]
+    search_fields = ["name", "domain", "project__name", "project__owner__username", "taken_down"]
     list_select_related = ["project__owner", "live"]
-    fields = ["name", "project", "live", "published_at", "address", "taken_down", "created_at"]
-    readonly_fields = ["name", "project", "live", "published_at", "address", "created_at"]
+    fields = [
+        "name",
+        "project",
+        "live",
+        "published_at",
+        "address",
+        "domain",
+        "is_protected",
+        "taken_down",
+        "created_at",
+    ]
+    readonly_fields = [
+        "name",
+        "project",
+        "live",
+        "published_at",
+        "address",
+        "is_protected",
+        "created_at",
+    ]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # a site is made by its owner's first publish
@@ -400,6 +428,14 @@ class SiteAdmin(admin.ModelAdmin[Site]):
     def is_taken_down(self, site: Site) -> bool:
         return bool(site.taken_down)
 
+    @admin.display(description="password", boolean=True)
+    def is_protected(self, site: Site) -> bool:
+        return site.protected
+
     @admin.display(description="address")
     def address(self, site: Site) -> str:
-        return format_html("<code>/{}/</code> on the sites origin", site.name)
+        return format_html(
+            "<code>{}.</code> before the sites host, and <code>/s/{}/</code> on it",
+            site.name,
+            site.name,
+        )

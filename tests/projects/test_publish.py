@@ -339,6 +339,9 @@ def test_staff_take_a_site_down_with_a_reason_and_put_it_back(
     down = sites_client.get("/s/lisbon-bakery/about")
     assert down.status_code == 410
     assert "Reported as &lt;phishing&gt;; see ticket 42." in down.content.decode()
+    own = Client(HTTP_HOST="lisbon-bakery." + SITES_HOST).get("/about")
+    assert own.status_code == 410  # at its own host too
+    assert "Reported as &lt;phishing&gt;" in own.content.decode()
     said = publish(user_client, site_project, anyway="1")
     assert "Staff took this site down" in said
     assert "Version 2" not in said
