@@ -184,12 +184,12 @@ def _password_gate(request: HttpRequest, site: LiveSite) -> HttpResponse:
 def _form(site: LiveSite, *, status: int, said: str = "") -> HttpResponse:
     notice = f'<p role="alert" style="color:#b91c1c">{escape(said)}</p>' if said else ""
     html = (
-        f"{notice}<form method=post>"
-        '<label for=password style="display:block;margin-bottom:.25rem">Password</label>'
+        f'{notice}<form method=post style="display:flex;flex-wrap:wrap;gap:.5rem">'
+        '<label for=password style="flex-basis:100%">Password</label>'
         f"<input id=password name=password type=password required autofocus "
         f'maxlength="{MAX_LENGTH}" autocomplete=current-password '
-        'style="font:inherit;padding:.4rem;width:16rem;max-width:100%">'
-        ' <button style="font:inherit;padding:.4rem .8rem">Open</button></form>'
+        'style="font:inherit;padding:.4rem;flex:1 1 8rem;max-width:18rem;min-width:0">'
+        '<button style="font:inherit;padding:.4rem .8rem">Open</button></form>'
     )
     page = plain_page(f"{site.name}: password", f"This site is kept by a password.</p>{html}<p>")
     response = _plain(page, status)
