@@ -20,7 +20,7 @@ from common.users import current_user
 from projects.files.paths import PathError, normalize_path
 from projects.files.results import FileError, FileWrite
 from projects.lifecycle import project_purge, project_restore, project_rotate_preview_token
-from projects.models import FileRevision, Project, ProjectFile, Reversal, Site
+from projects.models import FileRevision, HeldSiteName, Project, ProjectFile, Reversal, Site
 from projects.services import Author, file_create, file_delete, file_rename, file_update
 from projects.web.diff_html import file_diff
 from projects.web.sites import preview_url
@@ -375,6 +375,15 @@ def _pre(text: str | None) -> str:
     if text is None:
         return "(no file)"
     return format_html('<pre style="white-space: pre-wrap">{}</pre>', text)
+
+
+@admin.register(HeldSiteName)
+class HeldSiteNameAdmin(admin.ModelAdmin[HeldSiteName]):
+    """Names of sites taken down and gone, kept from everyone: delete one to let
+    it go, or add one to keep a name no site should have."""
+
+    list_display = ["name", "reason", "created_at"]
+    search_fields = ["name", "reason"]
 
 
 @admin.register(Site)

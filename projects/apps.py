@@ -13,6 +13,7 @@ class ProjectsConfig(AppConfig):
         pillow_configure()
         # Imported for what importing does: the checks register.
         from projects import checks  # noqa: F401, PLC0415
-        from projects.publish import live_sites  # noqa: PLC0415  (it reads models)
+        from projects.publish import live_sites, services  # noqa: PLC0415  (they read models)
 
         live_sites.connect()
+        services.connect()

@@ -347,6 +347,19 @@ class Site(models.Model):
         return bool(self.password)
 
 
+class HeldSiteName(models.Model):
+    """The name of a site staff took down, kept from everyone after the site is
+    gone (its project purged): a link to it, passed around, must never reach
+    someone else's site. Staff delete the row to let the name go."""
+
+    name = models.CharField(max_length=63, unique=True)
+    reason = models.TextField(help_text="Why the site was taken down.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class SiteVersion(models.Model):
     """The exact files of a site at one moment, named by their texts in the
     project's history store (RevisionBlob: stored once by content, counted once

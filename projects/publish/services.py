@@ -9,11 +9,13 @@ from __future__ import annotations
 import io
 import zipfile
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Max
+from django.db.models.signals import post_delete
 from django.http.request import validate_host
 from django.utils import timezone
 
@@ -21,9 +23,19 @@ from common.sites import under_sites_domain
 from projects.files.blobs import blob_for, text_digest
 from projects.files.exported import file_bytes, zip_entry
 from projects.locks import lock_current
-from projects.models import Project, ProjectFile, RevisionBlob, Site, SiteFile, SiteVersion
+from projects.models import (
+    HeldSiteName,
+    Project,
+    ProjectFile,
+    RevisionBlob,
+    Site,
+    SiteFile,
+    SiteVersion,
+)
 from projects.publish.names import domain_parsed, domain_problem, name_problem
 from projects.publish.passwords import password_hashed, password_problem
+
+MAX_VERSIONS = 50  # kept per site, the newest
 
 
 @dataclass(frozen=True)
@@ -63,7 +75,10 @@ def _site_for_publish(project: Project, name: str | None) -> Site | PublishError
     problem = name_problem(wanted)
     if problem:
         return PublishError(problem)
-    if Site.objects.filter(name=wanted).exists():
+    if (
+        Site.objects.filter(name=wanted).exists()
+        or HeldSiteName.objects.filter(name=wanted).exists()
+    ):
         return PublishError(f"“{wanted}” is taken: choose another name.")
     return Site.objects.create(project=project, name=wanted)
 
@@ -90,6 +105,10 @@ def _version_make(site: Site, files: list[ProjectFile], user: User | None) -> Si
         rows.append(SiteFile(version=version, path=record.path, blob=blob))
     SiteFile.objects.bulk_create(rows)
     _make_live(site, version)
+    # The oldest go: a script publishing in a loop makes rows without end.
+    # Their files stay in history (and in any version kept).
+    old = site.versions.order_by("-number").values_list("pk", flat=True)[MAX_VERSIONS:]
+    SiteVersion.objects.filter(pk__in=list(old)).delete()
     return version
 
 
@@ -197,3 +216,19 @@ def _domain_refused(site: Site, wanted: str) -> PublishError | None:
 def has_own_host(site: Site) -> bool:
     """Whether the site is served on a host of its own (its name's, or its domain)."""
     return bool(settings.BUILTIT_SITES_SUBDOMAINS or site.domain)
+
+
+def site_name_hold(*, site: Site) -> None:
+    """A site staff took down is going (its project purged): keep its name from
+    everyone (HeldSiteName)."""
+    if site.taken_down:
+        HeldSiteName.objects.get_or_create(name=site.name, defaults={"reason": site.taken_down})
+
+
+def _site_deleted(sender: Any, instance: Site, **kwargs: Any) -> None:
+    site_name_hold(site=instance)
+
+
+def connect() -> None:
+    """Called once, when the app is ready: a site goes with its project's purge."""
+    post_delete.connect(_site_deleted, sender=Site, dispatch_uid="held-site-names")

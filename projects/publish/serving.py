@@ -5,7 +5,7 @@ file's bytes are keyed by their digest. Only which version is live changes,
 and that is read on each request.
 
 Both caches are bounded (a version's index by count, bytes by total size) and
-shared by the process's threads."""
+shared by the process's threads; at most four files are read at once."""
 
 from __future__ import annotations
 
@@ -62,7 +62,10 @@ def content_of(stored: Stored, path: str) -> Content | None:
     found = _CACHE.get(key)
     if found is not None:
         return found
-    made = _read(stored.blob_id, path)
+    # A file read whole, even for one byte of a range: so few at once that a
+    # stranger asking for many large files cannot make the process hold them all.
+    with _READING:
+        made = _read(stored.blob_id, path)
     if made is not None:
         _CACHE.put(key, made)
     return made
@@ -100,7 +103,9 @@ class _BytesCache:
             return found
 
     def put(self, key: tuple[str, str], content: Content) -> None:
-        if content.weight > self.limit // 8:  # one big file would push out everything
+        # The largest file a site may hold (10 MiB) is kept, and asked for again
+        # served from here; one bigger than a quarter would push out too much.
+        if content.weight > self.limit // 4:
             return
         with self._lock:
             if key in self._items:
@@ -113,6 +118,7 @@ class _BytesCache:
 
 
 _CACHE = _BytesCache(MAX_CACHED_BYTES)
+_READING = threading.BoundedSemaphore(4)
 
 
 def gzip_of(data: bytes, content_type: str) -> bytes | None:

@@ -17,7 +17,7 @@ from projects.files.results import FileWrite
 from projects.lifecycle import project_purge, project_restore, project_trash
 from projects.locks import LockHeld, lock_acquire, lock_release
 from projects.models import Project, RevisionBlob, Site
-from projects.publish import checking
+from projects.publish import checking, services
 from projects.publish.names import name_problem, name_suggested
 from projects.publish.services import PublishError, site_publish
 from projects.services import Author, file_create, file_delete, file_update, file_upload
@@ -471,3 +471,36 @@ def test_a_closed_accounts_sites_go_offline(sites_client: Client, site_project: 
     published(site_project)
     User.objects.filter(pk=site_project.owner_id).update(is_active=False)
     assert sites_client.get("/s/lisbon-bakery/").status_code == 410
+
+
+def test_a_taken_down_sites_name_is_kept_from_everyone_once_it_is_gone(
+    user: User, site_project: Project
+) -> None:
+    site = published(site_project)
+    site.taken_down = "Phishing."
+    site.save()
+    assert project_trash(project=site_project) is None
+    assert project_purge(project=site_project) is None
+    assert not Site.objects.filter(name="lisbon-bakery").exists()
+
+    again = Project.objects.create(owner=user, name="Lisbon Bakery")
+    write(again, "/index.html", page("<h1>Sign in to your bank</h1>"))
+    refused = site_publish(project=again, user=user, name="lisbon-bakery")
+    assert isinstance(refused, PublishError)
+    assert "is taken" in refused.message
+    # A name whose site went the ordinary way is free again.
+    assert not isinstance(site_publish(project=again, user=user, name="other-bakery"), PublishError)
+
+
+def test_the_newest_versions_are_kept(
+    site_project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(services, "MAX_VERSIONS", 3)
+    site = published(site_project)
+    for number in range(2, 6):
+        write(site_project, "/index.html", page(f"<h1>Version {number}</h1>"))
+        published(site_project)
+    assert list(site.versions.values_list("number", flat=True)) == [5, 4, 3]
+    assert Client(HTTP_HOST="lisbon-bakery." + SITES_HOST).get("/").content.decode() == page(
+        "<h1>Version 5</h1>"
+    )
