@@ -368,6 +368,12 @@ USE_TZ = True
 BUILTIT_HTTPS = env_bool("BUILTIT_HTTPS", not DEBUG)
 SESSION_COOKIE_SECURE = BUILTIT_HTTPS
 CSRF_COOKIE_SECURE = BUILTIT_HTTPS
+if BUILTIT_HTTPS:
+    # Names browsers keep to the app's own host (Secure, no Domain): a published
+    # site's page on a sibling host (its own origin, and the same site) cannot
+    # set one for the whole domain and sign a visitor in as someone else.
+    SESSION_COOKIE_NAME = "__Host-sessionid"
+    CSRF_COOKIE_NAME = "__Host-csrftoken"
 SECURE_SSL_REDIRECT = BUILTIT_HTTPS
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000 if BUILTIT_HTTPS else 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = BUILTIT_HTTPS

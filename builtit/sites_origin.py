@@ -39,7 +39,7 @@ class SitesOriginMiddleware:
             host = request.META.get("HTTP_HOST", "")
             return HttpResponsePermanentRedirect(f"https://{host}{request.get_full_path()}")
         own = isinstance(place, SiteHost)
-        kept = {published.PASS_COOKIE} if own else set()
+        kept = published.PASS_COOKIES if own else frozenset()
         request.COOKIES = {name: value for name, value in request.COOKIES.items() if name in kept}
         response: HttpResponseBase
         if isinstance(place, SiteHost):

@@ -39,6 +39,10 @@ from projects.web.sites import SiteHost, origin_host, own_url, sandboxed, sites_
 from projects.web.static_files import content_response
 
 PASS_COOKIE = "builtit_site_pass"  # noqa: S105  (a cookie's name)
+# Over HTTPS, a name browsers keep to the host that set it (no Domain, Secure):
+# another site's page cannot set one for every host under the sites host.
+SECURE_PASS_COOKIE = "__Host-" + PASS_COOKIE
+PASS_COOKIES = frozenset({PASS_COOKIE, SECURE_PASS_COOKIE})
 # Unlike the preview: links to other sites open as they would on any host.
 _CSP = f"sandbox {SANDBOX} allow-popups-to-escape-sandbox"
 # The password form: nothing loads, the form posts to the page itself, no frame.
@@ -100,7 +104,7 @@ def serve_own(request: HttpRequest, host: SiteHost) -> HttpResponse:
     closed = _closed(site)
     if closed is not None or site is None:
         return _own(closed or _plain(_NO_SITE, 404))
-    if site.protected and not pass_valid(site, request.COOKIES.get(PASS_COOKIE)):
+    if site.protected and not pass_valid(site, request.COOKIES.get(_pass_cookie(request))):
         return _password_gate(request, site)
     if request.method not in {"GET", "HEAD"}:
         return _own(HttpResponseNotAllowed(["GET", "HEAD"]))
@@ -171,7 +175,7 @@ def _password_gate(request: HttpRequest, site: LiveSite) -> HttpResponse:
     query = request.META.get("QUERY_STRING", "")
     response = HttpResponseRedirect(request.path + (f"?{query}" if query else ""), status=303)
     response.set_cookie(
-        PASS_COOKIE,
+        _pass_cookie(request),
         pass_for(site),
         max_age=PASS_DAYS * 86400,
         secure=request.is_secure(),
@@ -179,6 +183,10 @@ def _password_gate(request: HttpRequest, site: LiveSite) -> HttpResponse:
         samesite="Lax",
     )
     return _own(response)
+
+
+def _pass_cookie(request: HttpRequest) -> str:
+    return SECURE_PASS_COOKIE if request.is_secure() else PASS_COOKIE
 
 
 def _form(site: LiveSite, *, status: int, said: str = "") -> HttpResponse:

@@ -4,6 +4,9 @@ keep it; `/s/<name>/` on the shared sites host never serves a kept site."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import httpx
@@ -16,7 +19,7 @@ from projects.lifecycle import project_trash
 from projects.models import Project, Site
 from projects.publish import passwords
 from projects.publish.services import site_unpublish, site_version_make_live
-from projects.views.published import PASS_COOKIE
+from projects.views.published import PASS_COOKIE, SECURE_PASS_COOKIE
 from tests.conftest import SITES_HOST
 from tests.projects.test_publish import page, published, site_project, write
 from tests.servers import server_start, shared_settings
@@ -318,3 +321,47 @@ def test_a_proxy_may_ask_which_hosts_to_get_certificates_for(
     assert (
         Client().get("/domain-check", {"domain": "shop.example.org"}).status_code == 404
     )  # the app's
+
+
+def test_over_https_the_pass_is_a_cookie_no_other_host_can_set(
+    user_client: Client, site_project: Project
+) -> None:
+    published(site_project)
+    protect(user_client, site_project)
+    visitor = Client(HTTP_HOST=HOST)
+    opened = visitor.post("/", {"password": SECRET}, secure=True)
+    assert PASS_COOKIE not in opened.cookies
+    cookie = opened.cookies[SECURE_PASS_COOKIE]
+    assert cookie["secure"]
+    assert cookie["path"] == "/"
+    assert not cookie["domain"]
+    assert visitor.get("/", secure=True).status_code == 200
+    # The plain name, as another site's page could set it for every host under
+    # the sites host, opens nothing over HTTPS.
+    tossed = Client(HTTP_HOST=HOST)
+    tossed.cookies[PASS_COOKIE] = cookie.value
+    assert tossed.get("/", secure=True).status_code == 403
+
+
+def test_over_https_the_apps_cookies_are_kept_to_its_own_host() -> None:
+    """A site's page, on a sibling host of the same site, must not be able to set
+    the app's session or CSRF cookie for the whole domain."""
+    shown = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from django.conf import settings; import django; django.setup(); "
+            "print(settings.SESSION_COOKIE_NAME, settings.CSRF_COOKIE_NAME)",
+        ],
+        env={
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "builtit.settings",
+            "BUILTIT_HTTPS": "1",
+            "SECRET_KEY": "x" * 50,
+        },
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert shown.stdout.split() == ["__Host-sessionid", "__Host-csrftoken"]
