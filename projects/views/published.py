@@ -102,6 +102,10 @@ def serve_own(request: HttpRequest, host: SiteHost) -> HttpResponse:
     """Any address on a site's own host."""
     site = live_site(name=host.name) if host.name else live_site(domain=host.domain)
     closed = _closed(site)
+    if closed is not None and site is not None and site.taken_down:
+        # Its pages ran as an origin of their own: what they left in a visitor's
+        # browser (a service worker serving the pages offline, storage) goes.
+        closed["Clear-Site-Data"] = '"cache", "storage"'
     if closed is not None or site is None:
         return _own(closed or _plain(_NO_SITE, 404))
     if site.protected and not pass_valid(site, request.COOKIES.get(_pass_cookie(request))):

@@ -341,6 +341,7 @@ def test_staff_take_a_site_down_with_a_reason_and_put_it_back(
     assert "Reported as &lt;phishing&gt;; see ticket 42." in down.content.decode()
     own = Client(HTTP_HOST="lisbon-bakery." + SITES_HOST).get("/about")
     assert own.status_code == 410  # at its own host too
+    assert own["Clear-Site-Data"] == '"cache", "storage"'  # its service worker with it
     assert "Reported as &lt;phishing&gt;" in own.content.decode()
     said = publish(user_client, site_project, anyway="1")
     assert "Staff took this site down" in said
