@@ -11,6 +11,8 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from django.conf import settings
+
 from projects.publish.site_check import SiteCheck, site_check
 
 CHECK_SECONDS = 20.0
@@ -33,7 +35,8 @@ def site_check_bounded(files: Mapping[str, str | None]) -> SiteCheck | CheckUnfi
     try:
         # spawn: a fork would copy this process's threads' locks mid-use.
         with multiprocessing.get_context("spawn").Pool(1) as pool:
-            pending = pool.apply_async(site_check, (dict(files),))
+            own_host = bool(settings.BUILTIT_SITES_SUBDOMAINS)  # projects.web.sites.site_url
+            pending = pool.apply_async(site_check, (dict(files),), {"own_host": own_host})
             try:
                 return pending.get(timeout=CHECK_SECONDS)
             except multiprocessing.TimeoutError:

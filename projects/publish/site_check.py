@@ -60,9 +60,11 @@ class SiteCheck:
         ]
 
 
-def site_check(files: Mapping[str, str | None]) -> SiteCheck:
+def site_check(files: Mapping[str, str | None], *, own_host: bool = False) -> SiteCheck:
     """Check a whole site: `files` maps each path to its text, or None for a
-    binary file."""
+    binary file. `own_host`: the site is served at the root of a host of its
+    own, where a reference from the server's root (`/app.js`) is one of its
+    files; else at `/s/<name>/`, where it reaches someone else's site."""
     found: list[Finding] = []
     for path in sorted(files):
         text = files[path]
@@ -75,11 +77,11 @@ def site_check(files: Mapping[str, str | None]) -> SiteCheck:
             if page is None:
                 found.append(Finding("page", path, _UNREADABLE))
                 continue
-            found += _broken(path, page.references, files)
+            found += _broken(path, page.references, files, own_host=own_host)
             found += _page_problems(path, page)
             found += _placeholders(path, page.words)
         elif extension == "css":
-            found += _broken(path, _css_references(text), files)
+            found += _broken(path, _css_references(text), files, own_host=own_host)
         elif extension in {"md", "txt"}:
             found += _placeholders(path, text)
     ranked = sorted(found, key=lambda f: ORDER.index(f.kind))
@@ -97,11 +99,13 @@ _CSS_IMPORT = re.compile(r"""@import\s{1,20}(?:"([^"\n]{0,500})"|'([^'\n]{0,500}
 _MAX_REFERENCE = 2000  # characters: longer is not a reference to a file
 
 
-def _broken(path: str, references: list[str], files: Mapping[str, str | None]) -> Iterator[Finding]:
+def _broken(
+    path: str, references: list[str], files: Mapping[str, str | None], *, own_host: bool
+) -> Iterator[Finding]:
     said: set[str] = set()
     lower = {name.lower(): name for name in files}
     for reference in references:
-        if leaves_site(path, reference):
+        if not own_host and leaves_site(path, reference):
             if reference not in said:
                 said.add(reference)
                 shown = reference.strip()

@@ -66,6 +66,23 @@ def test_a_root_absolute_reference_is_rewritten_for_the_page_it_is_in() -> None:
     ]
 
 
+def test_at_a_host_of_its_own_a_reference_from_the_root_is_one_of_the_sites_files() -> None:
+    files: dict[str, str | None] = {
+        "/blog/post/one.html": page(
+            '<img src="/img/a.png" alt="a"> <a href="/about">About</a> '
+            '<a href="../../../index.html">Home</a> <script src="/js/gone.js"></script>'
+        ),
+        "/img/a.png": None,
+        "/about.html": page("About"),
+        "/index.html": page("Home"),
+    }
+    findings = site_check(files, own_host=True).findings
+    # Only the file that is not there; "../../../" stops at the root, as in a browser.
+    assert [(f.path, f.text) for f in findings if f.kind == "broken_link"] == [
+        ("/blog/post/one.html", "/js/gone.js leads to no file.")
+    ]
+
+
 def test_what_a_static_host_serves_is_not_broken() -> None:
     files: dict[str, str | None] = {
         "/index.html": page(
