@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import uuid
+from datetime import datetime
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Count, Max, QuerySet, Sum
@@ -74,6 +75,13 @@ def file_list(project: Project) -> list[FileInfo]:
         FileInfo(path, size, version, updated, binaries.get(path))
         for path, size, version, updated in rows
     ]
+
+
+def file_stamps(project: Project) -> dict[str, tuple[int, datetime]]:
+    """Each file's version and when it was last written, by path (one query): what
+    changes whenever a file's content does, even deleted and made again."""
+    rows = ProjectFile.objects.filter(project=project).values_list("path", "version", "updated_at")
+    return {path: (version, updated) for path, version, updated in rows}
 
 
 def binary_infos(project: Project) -> dict[str, BinaryInfo]:

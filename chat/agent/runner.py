@@ -21,11 +21,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from chat.agent.events import Event, FilesChanged, ToolExecuting, ToolResultEvent
+from chat.agent.read_cache import Earlier, ReadCache, cached_outcome
 from chat.agent.recorder import TurnRecorder
 from chat.llm import ToolCall
 from chat.tools import Tool, ToolContext, ToolOutcome, ToolRegistry
 from common import threads
 from common.jsontypes import NOT_JSON, decoded
+from projects import selectors
 from projects.models import Project
 from projects.services import Author
 
@@ -51,8 +53,11 @@ class RepeatCounter:
         self._seen: Counter[tuple[str, str, str]] = Counter()
         self._lock = threading.Lock()
 
-    def count(self, call: ToolCall, outcome: ToolOutcome) -> int:
-        key = (call.name, _canonical(call.arguments), json.dumps(outcome.result, sort_keys=True))
+    def count(self, call: ToolCall, outcome: ToolOutcome, *, result: str | None = None) -> int:
+        """`result`: what to count the outcome as (an earlier call's, for a read
+        answered from it: the same call with the same result, again)."""
+        result = result or json.dumps(outcome.result, sort_keys=True)
+        key = (call.name, _canonical(call.arguments), result)
         with self._lock:
             self._seen[key] += 1
             return self._seen[key]
@@ -78,6 +83,7 @@ class ToolRunner:
         self._timeout = timeout
         self._max_calls = max_calls
         self._repeats = RepeatCounter()
+        self._reads = ReadCache()
         self._author = Author.assistant()
         self._tasks: list[asyncio.Task[Executed]] = []
         self._last_write: asyncio.Task[Executed] | None = None
@@ -146,9 +152,9 @@ class ToolRunner:
             await asyncio.wait(waits_for)
         self._emit(ToolExecuting(call.id, call.name))
         started = time.perf_counter()
-        outcome = await self._outcome(call, tool)
+        outcome, earlier = await self._read_or_run(call, tool)
         duration_ms = (time.perf_counter() - started) * 1000
-        outcome = self._check_repeats(call, outcome)
+        outcome = self._check_repeats(call, outcome, earlier)
         for path, version in outcome.seen.items():
             if version is None:
                 self.known_versions.pop(path, None)
@@ -170,6 +176,23 @@ class ToolRunner:
         if outcome.changed:
             self._emit(FilesChanged(outcome.changed))
         return Executed(index, call, outcome, duration_ms, content)
+
+    async def _read_or_run(
+        self, call: ToolCall, tool: Tool[Any] | None
+    ) -> tuple[ToolOutcome, Earlier | None]:
+        """A read made again on unchanged files is answered from the earlier one
+        (chat.agent.read_cache), which it names; anything else runs."""
+        if tool is None or tool.writes:
+            outcome = await self._outcome(call, tool)
+            self._reads.forget(outcome.changed)
+            return outcome, None
+        stamps = await threads.run(selectors.file_stamps, self._project)
+        earlier = self._reads.earlier(call, stamps)
+        if earlier is not None:
+            return cached_outcome(earlier), earlier
+        outcome = await self._outcome(call, tool)
+        self._reads.remember(call, outcome, stamps)
+        return outcome, None
 
     async def _refuse(self, index: int, sequence: int, call: ToolCall) -> Executed:
         outcome = ToolOutcome.failure(
@@ -218,8 +241,10 @@ class ToolRunner:
             context={"code": "timeout"},
         )
 
-    def _check_repeats(self, call: ToolCall, outcome: ToolOutcome) -> ToolOutcome:
-        times = self._repeats.count(call, outcome)
+    def _check_repeats(
+        self, call: ToolCall, outcome: ToolOutcome, earlier: Earlier | None
+    ) -> ToolOutcome:
+        times = self._repeats.count(call, outcome, result=earlier.result if earlier else None)
         if times < _WARN_AT:
             return outcome
         if times >= _STOP_AT:
