@@ -4,6 +4,10 @@ Every write validates its path through `projects.files.paths`, checks the limits
 honours optimistic locking (`expected_version`), and records a
 `FileRevision` in the same transaction. Problems come back as `FileError`
 values; nothing is half-written.
+
+A caller may add a refusal of its own (`ContentCheck`) for the texts it writes:
+the model's file tools refuse a new text that leaves content out
+(chat.tools.placeholders), which a person's editor must not.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from projects.sweep import stored_files_delete
 
 __all__ = [
     "Author",
+    "ContentCheck",
     "Edit",
     "file_create",
     "file_delete",
@@ -50,6 +55,10 @@ __all__ = [
 ]
 
 _P = ParamSpec("_P")
+
+# (the text a write replaces, "" for a new file; the new text) -> why the caller
+# refuses the new text, in words for whoever sent it; None to let it through.
+ContentCheck = Callable[[str, str], str | None]
 
 
 def _all_or_nothing(
@@ -108,7 +117,12 @@ class Author:
 
 @_all_or_nothing
 def file_create(
-    *, project: Project, path: str, content: str, author: Author
+    *,
+    project: Project,
+    path: str,
+    content: str,
+    author: Author,
+    check: ContentCheck | None = None,
 ) -> FileWrite | FileError:
     canonical = normalize_path(path)
     if isinstance(canonical, PathError):
@@ -116,6 +130,10 @@ def file_create(
     size = write_checks.content_size(project, content, canonical)
     if isinstance(size, FileError):
         return size
+    # Before the project's writers are held: the check reads only the text.
+    refused = _refused(check, "", content, canonical, None)
+    if refused:
+        return refused
     problem = (
         writes_held(project)
         or write_checks.busy_problem(project, actor=author.actor)
@@ -136,11 +154,12 @@ def file_update(
     content: str,
     author: Author,
     expected_version: int | None = None,
+    check: ContentCheck | None = None,
 ) -> FileWrite | FileError:
     record = _locked_file(project, path, expected_version, author)
     if isinstance(record, FileError):
         return record
-    return _write_content(project, record, content, FileRevision.Action.UPDATE, author)
+    return _write_content(project, record, content, FileRevision.Action.UPDATE, author, check=check)
 
 
 @_all_or_nothing
@@ -151,6 +170,7 @@ def file_edit(
     edits: Sequence[Edit],
     author: Author,
     expected_version: int | None = None,
+    check: ContentCheck | None = None,
 ) -> FileWrite | FileError:
     record = _locked_file(project, path, expected_version, author)
     if isinstance(record, FileError):
@@ -160,7 +180,7 @@ def file_edit(
     edited = apply_edits(record.content, edits)
     if isinstance(edited, FileError):
         return replace(edited, path=record.path, current_version=record.version)
-    return _write_content(project, record, edited, FileRevision.Action.EDIT, author)
+    return _write_content(project, record, edited, FileRevision.Action.EDIT, author, check=check)
 
 
 @_all_or_nothing
@@ -278,6 +298,8 @@ def _write_content(
     content: str,
     action: FileRevision.Action,
     author: Author,
+    *,
+    check: ContentCheck | None = None,
 ) -> FileWrite | FileError:
     size = write_checks.content_size(project, content, record.path)
     if isinstance(size, FileError):
@@ -289,6 +311,9 @@ def _write_content(
             path=record.path,
             current_version=record.version,
         )
+    refused = _refused(check, record.content, content, record.path, record.version)
+    if refused:
+        return refused
     problem = write_checks.update_limits_problem(project, record, size)
     if problem:
         return problem
@@ -298,6 +323,15 @@ def _write_content(
     record.version += 1
     record.save(update_fields=["content", "size", "version", "updated_at"])
     return _record(project, record, action, author, before=before)
+
+
+def _refused(
+    check: ContentCheck | None, old: str, new: str, path: str, version: int | None
+) -> FileError | None:
+    reason = check(old, new) if check is not None else None
+    if reason is None:
+        return None
+    return FileError(ErrorCode.INVALID_CONTENT, reason, path=path, current_version=version)
 
 
 def _record(

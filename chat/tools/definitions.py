@@ -31,22 +31,29 @@ _READ = (
     "file are refused if it changed since you last read it. For a long file you may ask for "
     "a line range (start_line, end_line; numbered from 1); the result gives total_lines."
 )
+# Said to all three writers of text (chat.tools.placeholders holds the rule).
+_NO_PLACEHOLDERS = (
+    "Every line is saved as written: a write holding a line that stands for content left "
+    "out (a comment or line such as '// ... rest of the code remains the same', "
+    "'<!-- existing sections unchanged -->' or a lone '...') is refused."
+)
 _CREATE = (
     "Create a NEW file with its complete content. Fails if the path already exists (then use "
     "edit_file or update_file). Write the whole file in one call, never a placeholder or a "
-    "part to be continued. " + PATH_RULES
+    "part to be continued. " + _NO_PLACEHOLDERS + " " + PATH_RULES
 )
 _UPDATE = (
     "Replace the WHOLE content of an existing file. Use it to rewrite most of a file; for "
     "small changes prefer edit_file, which is cheaper and safer. The content must be the "
-    "complete file, not a fragment."
+    "complete file, not a fragment. " + _NO_PLACEHOLDERS
 )
 _EDIT = (
     "Change part of an existing file with exact search/replace blocks, applied in order; "
     "either all apply or none do. Each search text must be copied exactly from the file as "
     "you last read it and must occur exactly once; include a few neighbouring lines to make "
     "it unique. On failure the result shows the closest text that does exist, or the lines "
-    "where an ambiguous search text occurs. Prefer this tool for small changes."
+    "where an ambiguous search text occurs. Prefer this tool for small changes. Each "
+    "replacement is written as it is: put the real text in it. " + _NO_PLACEHOLDERS
 )
 _RENAME = (
     "Rename or move a file to a new path (the content is kept). Remember to update links to "

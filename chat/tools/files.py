@@ -2,7 +2,8 @@
 
 They never touch the ORM: reads go through `projects.selectors`, writes through
 `projects.services`, and every `FileError` becomes an error result carrying
-the context that helps the model recover.
+the context that helps the model recover. The writes of text refuse a line
+standing for content left out (chat.tools.placeholders).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from pydantic import Field
 
+from chat.tools.placeholders import no_placeholder_check
 from chat.tools.registry import Arguments, ToolContext, ToolOutcome
 from common.jsontypes import JSONObject, JSONValue
 from common.sizes import human_size
@@ -128,19 +130,37 @@ def read_file(args: ReadArgs, context: ToolContext) -> ToolOutcome:
 
 def create_file(args: WriteArgs, context: ToolContext) -> ToolOutcome:
     written = services.file_create(
-        project=context.project, path=args.path, content=args.content, author=context.author
+        project=context.project,
+        path=args.path,
+        content=args.content,
+        author=context.author,
+        check=no_placeholder_check(tool="create_file"),
     )
     return _written(written, "Created {path} ({size})")
 
 
 def update_file(args: WriteArgs, context: ToolContext) -> ToolOutcome:
-    written = _guarded(context, args.path, services.file_update, content=args.content)
+    written = _guarded(
+        context,
+        args.path,
+        services.file_update,
+        content=args.content,
+        check=no_placeholder_check(tool="update_file"),
+    )
     return _written(written, "Replaced {path} ({size})")
 
 
 def edit_file(args: EditArgs, context: ToolContext) -> ToolOutcome:
     edits = [services.Edit(block.search, block.replace) for block in args.edits]
-    written = _guarded(context, args.path, services.file_edit, edits=edits)
+    # The file as the edits leave it is judged, not the replacement texts: a
+    # placeholder the file already shows may be moved or kept, but not added.
+    written = _guarded(
+        context,
+        args.path,
+        services.file_edit,
+        edits=edits,
+        check=no_placeholder_check(tool="edit_file"),
+    )
     return _written(written, f"Edited {{path}} ({_count(len(edits), 'change')})")
 
 
