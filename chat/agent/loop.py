@@ -215,6 +215,8 @@ class _Turn:
         if time.monotonic() >= state.deadline:
             raise AnswerTooSlowError(turn_too_long(state))
         state.iterations += 1
+        # What finished in the background since, kept for every later request too.
+        state.messages += self.runner.background.notes()
         last = state.iterations == state.limits.max_iterations
         return Asked(tools_allowed=True, notes=[prompt.last_round_note(1)] if last else [])
 

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from chat.agent.background import Background
 from chat.agent.events import Event, FilesChanged, ToolExecuting, ToolResultEvent
 from chat.agent.read_cache import Earlier, ReadCache, cached_outcome
 from chat.agent.recorder import TurnRecorder
@@ -84,6 +85,7 @@ class ToolRunner:
         self._max_calls = max_calls
         self._repeats = RepeatCounter()
         self._reads = ReadCache()
+        self.background = Background()
         self._author = Author.assistant()
         self._tasks: list[asyncio.Task[Executed]] = []
         self._last_write: asyncio.Task[Executed] | None = None
@@ -134,11 +136,13 @@ class ToolRunner:
         ]
 
     async def abandon(self) -> None:
-        """Cancel what has not finished; a write already under way completes first."""
+        """Cancel what has not finished; a write already under way completes first,
+        and work left running in the background is stopped."""
         for task in self._tasks:
             task.cancel()
         if self._tasks:
             await asyncio.wait(self._tasks)
+        await self.background.cancel()
 
     async def _run(
         self,
@@ -155,6 +159,7 @@ class ToolRunner:
         outcome, earlier = await self._read_or_run(call, tool)
         duration_ms = (time.perf_counter() - started) * 1000
         outcome = self._check_repeats(call, outcome, earlier)
+        outcome = self._leave_running(call, outcome)
         for path, version in outcome.seen.items():
             if version is None:
                 self.known_versions.pop(path, None)
@@ -193,6 +198,22 @@ class ToolRunner:
         outcome = await self._outcome(call, tool)
         self._reads.remember(call, outcome, stamps)
         return outcome, None
+
+    def _leave_running(self, call: ToolCall, outcome: ToolOutcome) -> ToolOutcome:
+        """Start the work a call hands over (chat.agent.background), one at a time."""
+        work = outcome.background
+        if work is None:
+            return outcome
+        running = self.background.busy()
+        if running is not None:
+            return ToolOutcome.failure(
+                f"Not started: the {call.name} of call {running} is still running, and its "
+                "result comes in your next round. Carry on meanwhile.",
+                summary="Not started: one is already running",
+                context={"code": "already_running", "call": running},
+            )
+        self.background.start(call.id, call.name, work)
+        return replace(outcome, background=None)
 
     async def _refuse(self, index: int, sequence: int, call: ToolCall) -> Executed:
         outcome = ToolOutcome.failure(

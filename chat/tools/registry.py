@@ -10,6 +10,7 @@ JSON object the model reads: `{"success": true, ...}` or
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -53,6 +54,9 @@ class ToolOutcome:
     changed: tuple[str, ...] = ()
     # File versions the model now knows (None: the file is gone).
     seen: Mapping[str, int | None] = field(default_factory=dict)
+    # Slower work the call leaves running beside the turn (chat.agent.background):
+    # given an Event set if the turn stops; what it returns reaches the model later.
+    background: Callable[[threading.Event], JSONObject] | None = None
 
     @classmethod
     def failure(
