@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -22,6 +22,13 @@ from projects.models import Project
 from projects.services import Author
 
 A = TypeVar("A", bound=BaseModel)
+
+# What a tool does, as people and scripts read it (DESIGN §6.11). "other" is for a
+# tool that fits none, and for a name no tool has.
+ToolCategory = Literal["list", "read", "search", "write", "move", "delete", "other"]
+# Quiet steps (looking around) are folded into one line of the chat; primary ones
+# (what changes the project) are each shown as a card of their own.
+Visibility = Literal["primary", "quiet"]
 
 # Enough of a bad argument to recognise it, not enough to echo a whole file back.
 _MAX_ECHO = 200
@@ -77,6 +84,8 @@ class Tool(Generic[A]):
     arguments: type[A]
     handler: Callable[[A, ToolContext], ToolOutcome]
     writes: bool
+    category: ToolCategory
+    visibility: Visibility
     label: str = ""  # what it does, in the words a person reads on its card
 
     def spec(self) -> ToolSpec:
