@@ -3,16 +3,25 @@
 Each event has a `type` (its JSON name) and `to_json()`; the `chat --json`
 command and the websocket's JSON mode send exactly that, one per line/frame.
 The loop knows nothing of how they are shown.
+
+A tool call's events also say what kind of step it is (`category`) and whether
+the chat folds it into a line of quiet steps (`visibility`). Both follow from
+the tool's name, so each event works them out as it is made, wherever that is,
+and no one can send it a pair that disagrees with its tool.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from chat.agent.attachments import AttachmentError, attachments_from, label
 from chat.records import ClosedTurn, FinishReason, TurnStatus
-from chat.tools import tool_label
+
+# Re-exported: chat.render reads a call's metadata from its events, never the tools.
+from chat.tools import ToolCategory as ToolCategory  # noqa: PLC0414
+from chat.tools import Visibility as Visibility  # noqa: PLC0414
+from chat.tools import tool_category, tool_label, tool_visibility
 from common.jsontypes import JSONObject, decoded_object
 
 
@@ -54,6 +63,11 @@ class AnnouncedCall:
     arguments: str
     path: str | None
     label: str = ""  # the tool's name as a person reads it ("" from an older server)
+    category: ToolCategory = field(init=False)
+    visibility: Visibility = field(init=False)
+
+    def __post_init__(self) -> None:
+        _describe(self)
 
     @classmethod
     def of(cls, call_id: str, name: str, arguments: str) -> AnnouncedCall:
@@ -76,7 +90,12 @@ class ToolCallsAnnounced:
 class ToolExecuting:
     id: str
     name: str
+    category: ToolCategory = field(init=False)
+    visibility: Visibility = field(init=False)
     type: Literal["tool_executing"] = "tool_executing"
+
+    def __post_init__(self) -> None:
+        _describe(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +107,18 @@ class ToolResultEvent:
     result: JSONObject
     duration_ms: float
     path: str | None = None
+    category: ToolCategory = field(init=False)
+    visibility: Visibility = field(init=False)
     type: Literal["tool_result"] = "tool_result"
+
+    def __post_init__(self) -> None:
+        _describe(self)
+
+
+def _describe(event: AnnouncedCall | ToolExecuting | ToolResultEvent) -> None:
+    """The call's tool metadata, set once as the (frozen) event is made."""
+    object.__setattr__(event, "category", tool_category(event.name))
+    object.__setattr__(event, "visibility", tool_visibility(event.name))
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,11 +219,11 @@ def from_json(data: JSONObject) -> Event:
 
     Raises KeyError/TypeError on anything else: only our own messages come here.
     """
-    fields: dict[str, Any] = {key: value for key, value in data.items() if key != "type"}
+    fields = _given(data, "type")
     kind = _TYPES[str(data["type"])]
     if kind is ToolCallsAnnounced:
         fields["calls"] = tuple(
-            call if isinstance(call, AnnouncedCall) else AnnouncedCall(**call)
+            call if isinstance(call, AnnouncedCall) else AnnouncedCall(**_given(call))
             for call in fields["calls"]
         )
     for name in ("paths", "files_changed", "attachments", "images"):
@@ -201,6 +231,16 @@ def from_json(data: JSONObject) -> Event:
             fields[name] = tuple(fields[name])
     event: Event = kind(**fields)
     return event
+
+
+# Worked out by the event itself from the tool's name (`_describe`), not passed in.
+_DERIVED = frozenset({"category", "visibility"})
+
+
+def _given(data: JSONObject, *also: str) -> dict[str, Any]:
+    """The fields of `data` its event is made from."""
+    left_out = _DERIVED.union(also)
+    return {key: value for key, value in data.items() if key not in left_out}
 
 
 def chip_labels(stored: object) -> list[str]:

@@ -3,9 +3,12 @@
 Each fragment is an out-of-band swap aimed at a stable id: the turn's article
 is added to `#chat-log`, text is appended to its block as it streams, a tool
 card is replaced as it goes queued → running → done/failed, and the footer
-shows usage and the outcome. A `TurnDrawing` keeps the turn's shape (its
-blocks and cards), so every tab that saw the same events, live or replayed,
-has the same page.
+shows usage and the outcome. A quiet call's card goes into the group of quiet
+calls before it (chat.render.cards), whose line is redrawn as it grows and as
+its cards finish; only the line, so a group someone opened stays open.
+
+A `TurnDrawing` keeps the turn's shape (its blocks and cards), so every tab
+that saw the same events, live or replayed, has the same page.
 
 Streamed text is sent as escaped text; when a block of answer text is
 complete (the model moved on to tools, or the turn ended) it is replaced by
@@ -33,13 +36,13 @@ from chat.agent.events import (
     UsageEvent,
     chip_labels,
 )
+from chat.render.cards import CardGroup, ToolCard, group_of
 from chat.render.events import draw
 from chat.render.transcript import (
     SHOWN_TEXT_CHARS,
     Block,
     ErrorNote,
     Footer,
-    ToolCard,
     TurnView,
     picture_ids,
     shown_result,
@@ -115,7 +118,7 @@ class TurnDrawing:
         if card is None:
             return ""
         card.state = "running"
-        return self._card_html(card)
+        return self._card_html(card) + self._group_line_html(card)
 
     def tool_result(self, event: ToolResultEvent) -> str:
         card = self._card(event.id, {"queued", "running"})
@@ -125,7 +128,7 @@ class TurnDrawing:
         card.summary = event.summary
         card.duration_ms = event.duration_ms
         card.result = shown_result(event.result)
-        return self._card_html(card)
+        return self._card_html(card) + self._group_line_html(card)
 
     def usage(self, event: UsageEvent) -> str:
         footer = self.view.footer
@@ -210,14 +213,25 @@ class TurnDrawing:
         if fresh:
             block = self.current = self.view.new_block("tools")
         assert block is not None
-        cards = []
-        for call in calls:  # one at a time: a card's number counts those already placed
-            cards.append(self.view.new_card(call))
-            block.cards.append(cards[-1])
-        if fresh:
-            return html + self._append_block(block)
-        shown_cards = "".join(render("tool_card.html", {"card": card}) for card in cards)
-        return html + oob(f"#{block.dom_id}", shown_cards)
+        placed = []
+        # One at a time: a card's number counts those already placed, and a group
+        # drawn for its first card must not already hold the next.
+        for call in calls:
+            block.cards.append(self.view.new_card(call))
+            if not fresh:
+                placed.append(self._placed(block, block.cards[-1]))
+        return html + (self._append_block(block) if fresh else "".join(placed))
+
+    def _placed(self, block: Block, card: ToolCard) -> str:
+        """The swap that shows `card`, just added to the end of `block`: on its own,
+        as a new group of quiet calls, or into the group before it."""
+        group = group_of(block.cards, card)
+        if group is None:
+            return oob(f"#{block.dom_id}", render("tool_card.html", {"card": card}))
+        if group.cards[0] is card:
+            return oob(f"#{block.dom_id}", render("tool_group.html", {"group": group}))
+        shown_card = oob(f"#{group.dom_id}-cards", render("tool_card.html", {"card": card}))
+        return shown_card + self._line_html(group)
 
     # --- pieces as html ----------------------------------------------------------
 
@@ -239,6 +253,18 @@ class TurnDrawing:
 
     def _card_html(self, card: ToolCard) -> str:
         return oob(f"#{card.dom_id}", render("tool_card.html", {"card": card}), how="outerHTML")
+
+    def _group_line_html(self, card: ToolCard) -> str:
+        """The line of the group `card` is in, if it is in one: its count or state changed."""
+        for block in self.view.blocks:
+            if any(member is card for member in block.cards):
+                group = group_of(block.cards, card)
+                return "" if group is None else self._line_html(group)
+        return ""
+
+    def _line_html(self, group: CardGroup) -> str:
+        html = render("tool_group_line.html", {"group": group})
+        return oob(f"#{group.dom_id}-line", html, how="outerHTML")
 
     def _footer_html(self) -> str:
         html = render("turn_footer.html", {"turn": self.view})

@@ -20,11 +20,11 @@ from chat.changes import TurnChanges, turns_changes
 from chat.models import Conversation, Message
 from chat.money import dollars
 from chat.records import AssistantRecord, ToolRecord, TurnRecord, UserRecord
+from chat.render.cards import CardGroup, ToolCard, card_runs
 from chat.render.markdown import render_markdown
 from chat.selectors import shown_messages, turn_groups, turn_page_start
 from common.jsontypes import NOT_JSON, decoded
 
-CardState = Literal["queued", "running", "done", "failed"]
 BlockKind = Literal["answer", "reasoning", "tools", "error"]
 
 # Why a turn ended, when it is worth saying.
@@ -44,35 +44,6 @@ _SHOWN_CHARS = 4_000  # of a tool's arguments or result on its card
 # every piece of a turn well under a websocket frame (chat.live.framing); the rest is
 # a link away (chat.views.workspace.message_text).
 SHOWN_TEXT_CHARS = 32_000
-
-
-@dataclass
-class ToolCard:
-    dom_id: str
-    call_id: str
-    name: str
-    path: str | None
-    arguments: str
-    label: str
-    state: CardState = "queued"
-    summary: str = ""
-    duration_ms: float | None = None
-    result: str = ""
-    # Where the whole text is, when the card shows only its beginning.
-    arguments_url: str = ""
-    result_url: str = ""
-
-    @property
-    def finished(self) -> bool:
-        return self.state in {"done", "failed"}
-
-    @property
-    def duration_text(self) -> str:
-        if self.duration_ms is None or not self.finished:
-            return ""
-        if self.duration_ms < 1000:
-            return f"{self.duration_ms:.0f} ms"
-        return f"{self.duration_ms / 1000:.1f} s"
 
 
 @dataclass
@@ -96,6 +67,10 @@ class Block:
     streaming: bool = False
     full_chars: int = 0  # of the whole text, when only its beginning is kept
     full_url: str = ""
+
+    @property
+    def runs(self) -> list[ToolCard | CardGroup]:
+        return card_runs(self.cards)
 
     @property
     def trimmed(self) -> bool:
@@ -150,9 +125,15 @@ class TurnView:
     def new_card(self, call: AnnouncedCall) -> ToolCard:
         count = sum(len(block.cards) for block in self.blocks)
         card_id = f"{self.dom_id}-c{count + 1}"
-        shown_label = call.label or call.name
         return ToolCard(
-            card_id, call.id, call.name, call.path, shown_arguments(call.arguments), shown_label
+            card_id,
+            call.id,
+            call.name,
+            call.path,
+            shown_arguments(call.arguments),
+            call.label or call.name,
+            call.category,
+            call.visibility,
         )
 
 
@@ -261,7 +242,10 @@ def _add_stored(turn: TurnView, message: Message) -> None:
         turn.new_block("answer").keep(message.content, url=full_text_url(message.pk, "content"))
     calls = message.tool_calls if isinstance(message.tool_calls, list) else []
     if calls:
-        block = turn.new_block("tools")
+        # Into the steps just before, as live: rounds of calls with no text
+        # between them are one list, and quiet calls fold across them.
+        last = turn.blocks[-1] if turn.blocks else None
+        block = last if last is not None and last.kind == "tools" else turn.new_block("tools")
         for call in calls:
             card = _stored_card(turn, call)
             if card.arguments.endswith(_MORE):

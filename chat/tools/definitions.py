@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from chat.tools import files
-from chat.tools.registry import Tool, ToolRegistry
+from chat.tools.registry import Tool, ToolCategory, ToolRegistry, Visibility
 from projects.files.paths import BINARY_EXTENSIONS, MAX_DEPTH, MAX_LENGTH, TEXT_EXTENSIONS
 
 PATH_RULES = (
@@ -72,16 +72,79 @@ FILE_TOOLS: tuple[Tool[Any], ...] = (
         files.ListArgs,
         files.list_project_files,
         writes=False,
+        category="list",
+        visibility="quiet",
         label="List files",
     ),
-    Tool("read_file", _READ, files.ReadArgs, files.read_file, writes=False, label="Read"),
-    Tool("create_file", _CREATE, files.WriteArgs, files.create_file, writes=True, label="Create"),
-    Tool("update_file", _UPDATE, files.WriteArgs, files.update_file, writes=True, label="Rewrite"),
-    Tool("edit_file", _EDIT, files.EditArgs, files.edit_file, writes=True, label="Edit"),
-    Tool("rename_file", _RENAME, files.RenameArgs, files.rename_file, writes=True, label="Rename"),
-    Tool("delete_file", _DELETE, files.DeleteArgs, files.delete_file, writes=True, label="Delete"),
     Tool(
-        "search_files", _SEARCH, files.SearchArgs, files.search_files, writes=False, label="Search"
+        "read_file",
+        _READ,
+        files.ReadArgs,
+        files.read_file,
+        writes=False,
+        category="read",
+        visibility="quiet",
+        label="Read",
+    ),
+    Tool(
+        "create_file",
+        _CREATE,
+        files.WriteArgs,
+        files.create_file,
+        writes=True,
+        category="write",
+        visibility="primary",
+        label="Create",
+    ),
+    Tool(
+        "update_file",
+        _UPDATE,
+        files.WriteArgs,
+        files.update_file,
+        writes=True,
+        category="write",
+        visibility="primary",
+        label="Rewrite",
+    ),
+    Tool(
+        "edit_file",
+        _EDIT,
+        files.EditArgs,
+        files.edit_file,
+        writes=True,
+        category="write",
+        visibility="primary",
+        label="Edit",
+    ),
+    Tool(
+        "rename_file",
+        _RENAME,
+        files.RenameArgs,
+        files.rename_file,
+        writes=True,
+        category="move",
+        visibility="primary",
+        label="Rename",
+    ),
+    Tool(
+        "delete_file",
+        _DELETE,
+        files.DeleteArgs,
+        files.delete_file,
+        writes=True,
+        category="delete",
+        visibility="primary",
+        label="Delete",
+    ),
+    Tool(
+        "search_files",
+        _SEARCH,
+        files.SearchArgs,
+        files.search_files,
+        writes=False,
+        category="search",
+        visibility="quiet",
+        label="Search",
     ),
 )
 
@@ -97,3 +160,15 @@ def tool_label(name: str) -> str:
     """A tool's name as a person reads it (a name no tool has, as it is)."""
     tool = _FILE_TOOLS.get(name)
     return tool.label if tool is not None and tool.label else name
+
+
+def tool_category(name: str) -> ToolCategory:
+    tool = _FILE_TOOLS.get(name)
+    return tool.category if tool is not None else "other"
+
+
+def tool_visibility(name: str) -> Visibility:
+    """Whether a call to `name` is a step of its own in the chat. A name no tool
+    has is: the call fails, and a failure is worth seeing."""
+    tool = _FILE_TOOLS.get(name)
+    return tool.visibility if tool is not None else "primary"

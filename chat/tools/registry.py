@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -23,6 +23,13 @@ from projects.models import Project
 from projects.services import Author
 
 A = TypeVar("A", bound=BaseModel)
+
+# What a tool does, as people and scripts read it (DESIGN §6.11). "other" is for a
+# tool that fits none, and for a name no tool has.
+ToolCategory = Literal["list", "read", "search", "write", "move", "delete", "other"]
+# Quiet steps (looking around) are folded into one line of the chat; primary ones
+# (what changes the project) are each shown as a card of their own.
+Visibility = Literal["primary", "quiet"]
 
 # Enough of a bad argument to recognise it, not enough to echo a whole file back.
 _MAX_ECHO = 200
@@ -81,6 +88,8 @@ class Tool(Generic[A]):
     arguments: type[A]
     handler: Callable[[A, ToolContext], ToolOutcome]
     writes: bool
+    category: ToolCategory
+    visibility: Visibility
     label: str = ""  # what it does, in the words a person reads on its card
 
     def spec(self) -> ToolSpec:

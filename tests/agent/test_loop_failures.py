@@ -219,7 +219,15 @@ def exploding_tool() -> Tool[NoArgs]:
     def explode(args: NoArgs, context: ToolContext) -> ToolOutcome:
         raise RuntimeError(SECRET)
 
-    return Tool("explode", "Always breaks.", NoArgs, explode, writes=False)
+    return Tool(
+        "explode",
+        "Always breaks.",
+        NoArgs,
+        explode,
+        writes=False,
+        category="other",
+        visibility="primary",
+    )
 
 
 def hanging_tool(release: threading.Event) -> Tool[NoArgs]:
@@ -227,7 +235,15 @@ def hanging_tool(release: threading.Event) -> Tool[NoArgs]:
         release.wait(2)
         return ToolOutcome(True, {"success": True}, "Finished, too late")
 
-    return Tool("hang", "Takes too long.", NoArgs, hang, writes=False)
+    return Tool(
+        "hang",
+        "Takes too long.",
+        NoArgs,
+        hang,
+        writes=False,
+        category="other",
+        visibility="primary",
+    )
 
 
 def slow_writer(started: threading.Event, release: threading.Event) -> Tool[WriteArgs]:
@@ -236,7 +252,15 @@ def slow_writer(started: threading.Event, release: threading.Event) -> Tool[Writ
         release.wait(HANG)
         return create_file(args, context)
 
-    return Tool("slow_create", "Creates a file, slowly.", WriteArgs, write, writes=True)
+    return Tool(
+        "slow_create",
+        "Creates a file, slowly.",
+        WriteArgs,
+        write,
+        writes=True,
+        category="write",
+        visibility="primary",
+    )
 
 
 # --- bad tool calls: error results, and the turn goes on -----------------------------

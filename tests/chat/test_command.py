@@ -170,6 +170,29 @@ def test_tool_failures_are_shown_but_do_not_fail_the_turn(
     assert "✗ read_file: File /missing.html does not exist." in out
 
 
+def test_json_mode_says_what_kind_of_step_each_tool_call_is(
+    scripted: FakeOpenRouter, starter_project: Project
+) -> None:
+    scripted.script(
+        Reply(tool_calls=[ToolCallScript("read_file", {"path": "/styles.css"})]),
+        Reply(
+            tool_calls=[ToolCallScript("update_file", {"path": "/styles.css", "content": "b {}"})]
+        ),
+        Reply(content="Plainer now."),
+    )
+    out, _, status = run(str(starter_project.pk), "Plainer styles", "--json")
+    events = [json.loads(line) for line in out.splitlines()]
+    assert status == 0
+    steps = [call for event in events for call in event.get("calls", [])] + [
+        event for event in events if event["type"] in ("tool_executing", "tool_result")
+    ]
+    assert len(steps) == 6
+    assert {(step["name"], step["category"], step["visibility"]) for step in steps} == {
+        ("read_file", "read", "quiet"),
+        ("update_file", "write", "primary"),
+    }
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
