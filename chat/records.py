@@ -142,6 +142,58 @@ class ToolTiming:
 
 
 @dataclass(frozen=True)
+class CheckFinding:
+    kind: str  # projects.publish's finding kinds ("broken_link", "page", ...)
+    path: str
+    line: int | None
+    text: str
+
+
+@dataclass(frozen=True)
+class SiteCheckRecord:
+    """The check of the whole site at the end of a turn that changed files
+    (DESIGN §6, point 12): what a person reads under the turn."""
+
+    findings: tuple[CheckFinding, ...] = ()  # the first few, most important first
+    total: int = 0  # every finding, listed or not
+    unfinished: str = ""  # why the check did not finish (then nothing is listed)
+
+    @classmethod
+    def from_check(cls, check: JSONValue) -> SiteCheckRecord:
+        """What projects.publish's check for the model says, or its stored form."""
+        found = as_object(check)
+        if found.get("finished") is False or found.get("unfinished"):
+            message = found.get("message") or found.get("unfinished")
+            return cls(unfinished=str(message or "The check did not finish."))
+        findings = tuple(
+            CheckFinding(
+                str(item.get("kind") or ""),
+                str(item.get("path") or ""),
+                as_int(item.get("line")),
+                str(item.get("text") or ""),
+            )
+            for item in (as_object(raw) for raw in as_list(found.get("findings")))
+        )
+        listed_past = as_int(found.get("not_listed")) or 0
+        total = as_int(found.get("total"))
+        return cls(findings, total if total is not None else len(findings) + listed_past)
+
+    def to_stored(self) -> JSONObject:
+        return {
+            "findings": [
+                {"kind": f.kind, "path": f.path, "line": f.line, "text": f.text}
+                for f in self.findings
+            ],
+            "total": self.total,
+            "unfinished": self.unfinished,
+        }
+
+    @property
+    def clean(self) -> bool:
+        return not self.total and not self.unfinished
+
+
+@dataclass(frozen=True)
 class TurnRecord:
     """A turn's outcome, on the message that closes it."""
 
@@ -154,6 +206,7 @@ class TurnRecord:
     tool_timings: tuple[ToolTiming, ...] = ()
     duration_ms: float | None = None
     error: TurnError | None = None
+    check: SiteCheckRecord | None = None  # None: not checked (no file changed)
 
     @classmethod
     def ended(
@@ -167,6 +220,7 @@ class TurnRecord:
         tool_timings: list[ToolTiming],
         seconds: float,
         error: _Error | None,
+        check: SiteCheckRecord | None = None,
     ) -> TurnRecord:
         return cls(
             status,
@@ -178,6 +232,7 @@ class TurnRecord:
             tuple(tool_timings),
             round(seconds * 1000, 1),
             None if error is None else TurnError(error.code, error.message, error.retryable),
+            check,
         )
 
     def to_stored(self) -> JSONObject:
@@ -191,6 +246,7 @@ class TurnRecord:
             "tool_timings": [timing.to_stored() for timing in self.tool_timings],
             "duration_ms": self.duration_ms,
             "error": None if self.error is None else self.error.to_stored(),
+            "check": None if self.check is None else self.check.to_stored(),
         }
 
     @classmethod
@@ -207,6 +263,7 @@ class TurnRecord:
             tuple(ToolTiming.from_stored(item) for item in as_list(record.get("tool_timings"))),
             _number(record.get("duration_ms")),
             TurnError.from_stored(record.get("error")),
+            None if record.get("check") is None else SiteCheckRecord.from_check(record["check"]),
         )
 
 

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from chat.agent.attachments import AttachmentError, attachments_from, label
-from chat.records import ClosedTurn, FinishReason, TurnStatus
+from chat.records import ClosedTurn, FinishReason, SiteCheckRecord, TurnStatus
 
 # Re-exported: chat.render reads a call's metadata from its events, never the tools.
 from chat.tools import ToolCategory as ToolCategory  # noqa: PLC0414
@@ -158,6 +158,8 @@ class Done:
     files_changed: tuple[str, ...] = ()
     total_tokens: int = 0
     cost: str | None = None
+    # The site checked after a turn that changed files (chat.agent.loop).
+    check: SiteCheckRecord | None = None
     type: Literal["done"] = "done"
 
     @classmethod
@@ -172,6 +174,7 @@ class Done:
             record.files_changed,
             record.usage.total_tokens,
             record.cost,
+            record.check,
         )
 
 
@@ -226,6 +229,8 @@ def from_json(data: JSONObject) -> Event:
             call if isinstance(call, AnnouncedCall) else AnnouncedCall(**_given(call))
             for call in fields["calls"]
         )
+    if isinstance(fields.get("check"), dict):
+        fields["check"] = SiteCheckRecord.from_check(fields["check"])
     for name in ("paths", "files_changed", "attachments", "images"):
         if isinstance(fields.get(name), list | tuple):
             fields[name] = tuple(fields[name])

@@ -153,6 +153,7 @@ class TurnDrawing:
         footer.finish_reason = event.finish_reason
         footer.tokens = event.total_tokens or footer.tokens
         footer.cost = event.cost if event.cost is not None else footer.cost
+        footer.check = event.check
         self.finished = True
         return html + self._footer_html()
 

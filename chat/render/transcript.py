@@ -19,7 +19,7 @@ from chat.agent.events import AnnouncedCall, chip_labels
 from chat.changes import TurnChanges, turns_changes
 from chat.models import Conversation, Message
 from chat.money import dollars
-from chat.records import AssistantRecord, ToolRecord, TurnRecord, UserRecord
+from chat.records import AssistantRecord, SiteCheckRecord, ToolRecord, TurnRecord, UserRecord
 from chat.render.cards import CardGroup, ToolCard, card_runs
 from chat.render.markdown import render_markdown
 from chat.selectors import shown_messages, turn_groups, turn_page_start
@@ -95,10 +95,24 @@ class Footer:
     tokens: int = 0
     cost: str | None = None
     model: str = ""
+    check: SiteCheckRecord | None = None  # the site checked after the turn
 
     @property
     def note(self) -> str:
         return FINISH_NOTES.get(self.finish_reason, "")
+
+    @property
+    def fix_prompt(self) -> str:
+        """What "Fix with the assistant" puts in the message box."""
+        if self.check is None:
+            return ""
+        lines = [
+            f"- {f.path}{f':{f.line}' if f.line else ''}: {f.text}" for f in self.check.findings
+        ]
+        more = self.check.total - len(self.check.findings)
+        if more > 0:
+            lines.append(f"- and {more} more: run check_site to see them")
+        return "Fix what the site check found:\n" + "\n".join(lines)
 
     @property
     def cost_text(self) -> str:
@@ -297,6 +311,7 @@ def _stored_outcome(turn: TurnView, outcome: TurnRecord) -> None:
     footer.finish_reason = outcome.finish_reason
     footer.tokens = outcome.usage.total_tokens
     footer.cost = outcome.cost
+    footer.check = outcome.check
     error = outcome.error
     if error is not None:
         note = ErrorNote(error.code, error.message, error.retryable)
