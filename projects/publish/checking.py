@@ -1,8 +1,9 @@
-"""The pre-publish check (projects.publish.site_check) run where a hostile site
-cannot stall the server: in a process of its own, at most CHECK_SECONDS, at
-most RUNNING at once per server process. Python 3.11's HTML parser takes
-minutes on some broken markup (a review measured 65 s for 60 KB of "<a "), and
-a thread could not be stopped; a process can."""
+"""The check of a whole site (projects.publish.site_check) run where a hostile
+site cannot stall the server: in a process of its own, at most CHECK_SECONDS,
+at most RUNNING at once per server process. html5lib is quadratic in how deep
+tags nest and in how many attributes a tag has (5 s for 60 KB of "<div>", past
+the limit for a few hundred KB: bench/README.md), and a thread could not be
+stopped; a process can."""
 
 from __future__ import annotations
 

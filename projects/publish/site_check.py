@@ -1,63 +1,35 @@
 """What to tell a person before their site goes out, in words: links and assets
-that lead nowhere, pages a browser or a search engine will read badly, text
-left from a template, and files that look like secrets. Nothing here refuses
-a publish; the person reads it and may publish anyway.
+that lead nowhere, markup and styles browsers will read differently from how
+they are written, pages a browser or a search engine will read badly, ids used
+twice, images without a text alternative, text left from a template, and files
+that look like secrets. Nothing here refuses a publish; the person reads it and
+may publish anyway. The assistant is told the same (projects.publish.for_model).
 
 It reads the project's text files only (a binary file holds no link, and a
 project holds no `.env` or `.pem`: projects.files.paths allows none), each
-already bounded by the project's limits. Its own patterns are bounded; Python's
-HTML parser is not (3.11's is quadratic on some broken markup), so the
-workspace and `manage.py publish` run it in a process of its own, with a time
+already bounded by the project's limits: pages with html5lib
+(projects.publish.pages), styles with tinycss2 (projects.publish.stylesheets).
+Neither is bounded on every hostile input, so the workspace, `manage.py
+publish` and the assistant run the check in a process of its own, with a time
 limit (projects.publish.checking).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from html.parser import HTMLParser
-from typing import Literal
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
 
 from projects.files.paths import extension_of
-from projects.publish.addresses import file_for, leaves_site, link_target
+from projects.publish.findings import HEADINGS, MAX_FINDINGS, ORDER, Finding, Kind, SiteCheck
+from projects.publish.links import Reference, broken_links
+from projects.publish.markup import markup_findings
+from projects.publish.pages import Page, Tag, page_read
+from projects.publish.stylesheets import css_findings, stylesheet_read
 
-Kind = Literal["broken_link", "page", "placeholder", "secret"]
+__all__ = ["HEADINGS", "MAX_FINDINGS", "ORDER", "Finding", "Kind", "SiteCheck", "site_check"]
 
-# Kinds in the order a person should read them: what could leak first.
-ORDER: tuple[Kind, ...] = ("secret", "broken_link", "page", "placeholder")
-HEADINGS: dict[Kind, str] = {
-    "secret": "Files that look like secrets",
-    "broken_link": "Links and files that lead nowhere",
-    "page": "Pages browsers and search engines will read badly",
-    "placeholder": "Text left from a template",
-}
-MAX_FINDINGS = 200  # what a person can read; the rest are counted
-
-
-@dataclass(frozen=True)
-class Finding:
-    kind: Kind
-    path: str  # the file it is in
-    text: str  # what is wrong, in words
-
-
-@dataclass(frozen=True)
-class SiteCheck:
-    findings: tuple[Finding, ...]
-    more: int  # findings past MAX_FINDINGS, not listed
-
-    @property
-    def clean(self) -> bool:
-        return not self.findings
-
-    def by_kind(self) -> list[tuple[str, list[Finding]]]:
-        """The findings under their headings, in ORDER, kinds with none left out."""
-        return [
-            (HEADINGS[kind], found)
-            for kind in ORDER
-            if (found := [f for f in self.findings if f.kind == kind])
-        ]
+MAX_PER_PAGE = 5  # of one kind, found in one file: the rest are more of the same
 
 
 def site_check(files: Mapping[str, str | None], *, own_host: bool = False) -> SiteCheck:
@@ -73,167 +45,67 @@ def site_check(files: Mapping[str, str | None], *, own_host: bool = False) -> Si
         found += _secrets(path, text)
         extension = extension_of(path)
         if extension in {"html", "htm"}:
-            page = _Page.read(text)
-            if page is None:
-                found.append(Finding("page", path, _UNREADABLE))
-                continue
-            found += _broken(path, page.references, files, own_host=own_host)
-            found += _page_problems(path, page)
-            found += _placeholders(path, page.words)
+            found += _page_findings(path, page_read(text), files, own_host=own_host)
         elif extension == "css":
-            found += _broken(path, _css_references(text), files, own_host=own_host)
+            sheet = stylesheet_read(text)
+            found += broken_links(path, sheet.references, files, own_host=own_host)
+            found += css_findings(path, [sheet])
         elif extension in {"md", "txt"}:
             found += _placeholders(path, text)
     ranked = sorted(found, key=lambda f: ORDER.index(f.kind))
-    return SiteCheck(tuple(ranked[:MAX_FINDINGS]), max(len(ranked) - MAX_FINDINGS, 0))
+    counted = Counter(f.kind for f in found)
+    return SiteCheck(
+        tuple(ranked[:MAX_FINDINGS]),
+        max(len(ranked) - MAX_FINDINGS, 0),
+        {kind: counted[kind] for kind in ORDER if counted[kind]},
+    )
 
 
-# --- links and assets ------------------------------------------------------------
+def _page_findings(
+    path: str, page: Page, files: Mapping[str, str | None], *, own_host: bool
+) -> Iterator[Finding]:
+    sheets = [stylesheet_read(style.text, line=style.line) for style in page.styles]
+    sheets += [
+        stylesheet_read(tag.attributes["style"], line=tag.line, attribute=True)
+        for tag in page.tags
+        if "style" in tag.attributes
+    ]
+    references = _references(page.tags) + [r for sheet in sheets for r in sheet.references]
+    # In the order they are written, for the first of a target's references to be the one told.
+    references.sort(key=lambda reference: reference.line)
+    yield from broken_links(path, references, files, own_host=own_host)
+    yield from markup_findings(path, page.errors)
+    yield from css_findings(path, sheets)
+    yield from _page_problems(path, page)
+    yield from _duplicate_ids(path, page.tags)
+    yield from _missing_alt(path, page.tags)
+    alts = [tag.attributes.get("alt", "") for tag in page.tags if tag.name in _WITH_ALT]
+    yield from _placeholders(path, " ".join([page.words, *alts]))
+
+
+# --- what a page references ----------------------------------------------------------
 
 # Attributes that name a file the page loads or links to.
 _LINKING = {"href", "src", "poster", "data", "action", "formaction"}
-# Bounded repeats: a pattern free to run to the end of the text at each of a
-# hostile file's thousands of starts would take hours (a review measured 21 s
-# for 48 KB of "url(" with an unbounded one).
-_CSS_IMPORT = re.compile(r"""@import\s{1,20}(?:"([^"\n]{0,500})"|'([^'\n]{0,500})')""", re.I)
-_MAX_REFERENCE = 2000  # characters: longer is not a reference to a file
 
 
-def _broken(
-    path: str, references: list[str], files: Mapping[str, str | None], *, own_host: bool
-) -> Iterator[Finding]:
-    said: set[str] = set()
-    lower = {name.lower(): name for name in files}
-    for reference in references:
-        if not own_host and leaves_site(path, reference):
-            if reference not in said:
-                said.add(reference)
-                shown = reference.strip()
-                if shown.startswith("/"):
-                    how = "starts at the server's root, not your site's"
-                    # The same file, from this page: up to the site's root, then down.
-                    relative = "../" * (path.count("/") - 1) + shown.lstrip("/")
-                    instead = f"Write it as {relative} instead."
-                else:
-                    how = "climbs above your site's root"
-                    instead = "Write it relative to this file, within your site."
-                yield Finding(
-                    "broken_link",
-                    path,
-                    f"{shown} {how}: at your site's address it would reach someone else's "
-                    f"site. {instead}",
-                )
-            continue
-        target = link_target(path, reference)
-        if target is None or target in said or file_for(target, files) is not None:
-            continue
-        said.add(target)
-        other = lower.get(target.lower())
-        hint = f" (there is {other}: the case differs)" if other else ""
-        yield Finding("broken_link", path, f"{reference.strip()} leads to no file{hint}.")
-
-
-def _css_references(text: str) -> list[str]:
-    found = [match.group(1) or match.group(2) or "" for match in _CSS_IMPORT.finditer(text)]
-    return found + _css_urls(text)
-
-
-def _css_urls(text: str) -> list[str]:
-    """What each `url(...)` names, found in one pass: the next ")" is looked
-    for only once the scan has passed the last one found."""
-    lower = text.lower()
-    found: list[str] = []
-    start = lower.find("url(")
-    close = -1
-    while start != -1:
-        if close < start:
-            close = text.find(")", start)
-            if close == -1:
-                break
-        inside = text[start + 4 : close].strip()
-        if len(inside) <= _MAX_REFERENCE:
-            found.append(inside.strip("'\"").strip())
-        start = lower.find("url(", start + 4)
-    return [reference for reference in found if reference]
+def _references(tags: Iterable[Tag]) -> list[Reference]:
+    found: list[Reference] = []
+    for tag in tags:
+        for name, value in tag.attributes.items():
+            if name in _LINKING and value:
+                found.append(Reference(value, tag.line))
+        for candidate in tag.attributes.get("srcset", "").split(","):
+            if candidate.split():
+                found.append(Reference(candidate.split()[0], tag.line))
+    return found
 
 
 # --- pages -----------------------------------------------------------------------
 
 
-class _Page(HTMLParser):
-    """What the check needs of an HTML page, read once."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.references: list[str] = []
-        self.title = ""
-        self.has_title = False
-        self.lang = ""
-        self.viewport = False
-        self.words_seen: list[str] = []
-        self._in_title = False
-        self._hidden = 0  # inside <script> or <style>: code, not words
-
-    @classmethod
-    def read(cls, text: str) -> _Page | None:
-        """The page, or None where Python's parser gives up on broken markup
-        (`<![x>` makes it raise)."""
-        page = cls()
-        try:
-            page.feed(text)
-            page.close()
-        except (AssertionError, ValueError, IndexError):
-            return None
-        return page
-
-    @property
-    def words(self) -> str:
-        return " ".join(self.words_seen)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values = {name: value or "" for name, value in attrs}
-        for name, value in values.items():
-            if name in _LINKING and value:
-                self.references.append(value)
-        if "srcset" in values:
-            self.references += [c.split()[0] for c in values["srcset"].split(",") if c.split()]
-        if "style" in values:
-            self.references += _css_references(values["style"])
-        if tag == "html":
-            self.lang = values.get("lang", "").strip()
-        elif tag == "title":
-            self.has_title, self._in_title = True, True
-        elif tag == "meta" and values.get("name", "").lower() == "viewport":
-            self.viewport = True
-        elif tag in {"script", "style"}:
-            self._hidden += 1
-        if tag in {"img", "input", "area"} and values.get("alt"):
-            self.words_seen.append(values["alt"])
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "title":
-            self._in_title = False
-        elif tag in {"script", "style"} and self._hidden:
-            self._hidden -= 1
-
-    def handle_data(self, data: str) -> None:
-        if self._in_title:
-            self.title += data
-        if self._hidden:
-            if self.lasttag == "style":
-                self.references += _css_references(data)
-            return
-        self.words_seen.append(data)
-
-
-_UNREADABLE = (
-    "Its markup is too broken to read (a stray <! or an unfinished tag), so its "
-    "links could not be checked: browsers may show it differently from what you expect."
-)
-
-
-def _page_problems(path: str, page: _Page) -> Iterator[Finding]:
-    if not page.has_title or not page.title.strip():
+def _page_problems(path: str, page: Page) -> Iterator[Finding]:
+    if page.title is None or not page.title.strip():
         yield Finding(
             "page", path, "It has no <title>: tabs, bookmarks and search results show its address."
         )
@@ -244,12 +116,75 @@ def _page_problems(path: str, page: _Page) -> Iterator[Finding]:
             'Its <html> tag names no language (lang="en", for example): screen readers '
             "may read it with the wrong voice, and translation is not offered.",
         )
-    if not page.viewport:
+    if not any(_is_viewport(tag) for tag in page.tags):
         yield Finding(
             "page",
             path,
             'It has no <meta name="viewport">: phones show it shrunk to a desktop width.',
         )
+
+
+def _is_viewport(tag: Tag) -> bool:
+    return tag.html and tag.name == "meta" and tag.attributes.get("name", "").lower() == "viewport"
+
+
+def _duplicate_ids(path: str, tags: Iterable[Tag]) -> Iterator[Finding]:
+    lines: dict[str, list[int]] = {}
+    for tag in tags:
+        if name := tag.attributes.get("id", ""):
+            lines.setdefault(name, []).append(tag.line)
+    repeated = [(name, at) for name, at in lines.items() if len(at) > 1]
+    for name, at in repeated[:MAX_PER_PAGE]:
+        yield Finding(
+            "duplicate_id",
+            path,
+            f'id="{_shown(name)}" is on {len(at)} elements ({_lines(at)}): a link to '
+            f"#{_shown(name)}, a <label for> and a script each find only the first.",
+            at[1],
+        )
+
+
+# Elements whose alt attribute is their text for people who cannot see them.
+_WITH_ALT = {"img", "input", "area"}
+
+
+def _missing_alt(path: str, tags: Iterable[Tag]) -> Iterator[Finding]:
+    missing = [
+        tag for tag in tags if tag.html and tag.name == "img" and "alt" not in tag.attributes
+    ]
+    for tag in missing[:MAX_PER_PAGE]:
+        source = tag.attributes.get("src", "").strip()
+        image = f"The image {_shown(source)}" if source else "An <img>"
+        yield Finding(
+            "missing_alt",
+            path,
+            f"{image} has no alt: screen readers read out its address instead, and nothing "
+            'stands in for it if it does not load. Describe it in alt="…", or write alt="" '
+            "if it is only decoration.",
+            tag.line,
+        )
+    if len(missing) > MAX_PER_PAGE:
+        rest = missing[MAX_PER_PAGE:]
+        yield Finding(
+            "missing_alt",
+            path,
+            f"And {len(rest)} more images on this page have no alt.",
+            rest[0].line,
+        )
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= 60 else text[:60] + "…"
+
+
+def _lines(lines: list[int]) -> str:
+    distinct = sorted(set(lines))
+    if len(distinct) == 1:
+        return f"all on line {distinct[0]}"
+    shown = [str(line) for line in distinct[:5]]
+    if len(distinct) > 5:
+        shown.append(f"{len(distinct) - 5} more")
+    return "lines " + ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
 # --- text left from a template ---------------------------------------------------

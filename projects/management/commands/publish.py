@@ -56,7 +56,8 @@ class Command(BaseCommand):
         for heading, findings in check.by_kind():
             self.stderr.write(heading + ":")
             for finding in findings:
-                self.stderr.write(f"  {finding.path}: {finding.text}")
+                where = f"{finding.path}:{finding.line}" if finding.line else finding.path
+                self.stderr.write(f"  {where}: {finding.text}")
         if not check.clean and not options["anyway"]:
             raise CommandError("The check found the above; nothing was published (--anyway).")
         published = site_publish(project=project, user=None, name=options["name"])
