@@ -236,7 +236,7 @@ class TurnRecord:
         )
 
     def to_stored(self) -> JSONObject:
-        return {
+        stored: JSONObject = {
             "status": self.status,
             "finish_reason": self.finish_reason,
             "iterations": self.iterations,
@@ -246,8 +246,10 @@ class TurnRecord:
             "tool_timings": [timing.to_stored() for timing in self.tool_timings],
             "duration_ms": self.duration_ms,
             "error": None if self.error is None else self.error.to_stored(),
-            "check": None if self.check is None else self.check.to_stored(),
         }
+        if self.check is not None:  # a turn that changed no file has none
+            stored["check"] = self.check.to_stored()
+        return stored
 
     @classmethod
     def from_stored(cls, stored: JSONValue) -> TurnRecord:
