@@ -162,8 +162,8 @@ class SiteCheckRecord:
     def from_check(cls, check: JSONValue) -> SiteCheckRecord:
         """What projects.publish's check for the model says, or its stored form."""
         found = as_object(check)
-        if found.get("finished") is False or found.get("unfinished"):
-            message = found.get("message") or found.get("unfinished")
+        if found.get("finished") is False or found.get("unfinished") or "findings" not in found:
+            message = found.get("message") or found.get("unfinished") or found.get("error")
             return cls(unfinished=str(message or "The check did not finish."))
         findings = tuple(
             CheckFinding(

@@ -48,6 +48,7 @@ class Background:
     def __init__(self) -> None:
         self._running: dict[str, _Running] = {}
         self._finished: list[Finished] = []
+        self.last: Finished | None = None  # the latest to finish, handed on or not
 
     def busy(self) -> str | None:
         """The call whose work is still running, if any."""
@@ -66,7 +67,8 @@ class Background:
         for call_id, running in list(self._running.items()):
             if running.task.done():
                 del self._running[call_id]
-                self._finished.append(Finished(call_id, running.name, _result(running.task)))
+                self.last = Finished(call_id, running.name, _result(running.task))
+                self._finished.append(self.last)
         taken, self._finished = self._finished, []
         return taken
 

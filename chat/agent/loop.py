@@ -34,6 +34,7 @@ from chat.agent.model_choice import choose_model
 from chat.agent.person_limits import person_budget
 from chat.agent.recorder import TurnRecorder
 from chat.agent.runner import ToolRunner
+from chat.agent.site_checks import BACKGROUND_WAIT, site_checked
 from chat.agent.state import Asked, Outcome, Spend, StopCause, TurnRequest, TurnState
 from chat.demo.transport import demo_client, is_demo
 from chat.images import images_as_urls
@@ -152,7 +153,9 @@ class _Turn:
             outcome.fail("error", INTERNAL_ERROR)
         if outcome.error is not None:
             yield outcome.error
-        closing = await threads.run(self._store_closing, outcome, await self._settle_current())
+        at = await self._settle_current()
+        outcome.check = await site_checked(self.state, self.runner.background)
+        closing = await threads.run(self._store_closing, outcome, at)
         yield self._done(outcome, closing.pk)
 
     def _done(self, outcome: Outcome, closing_id: int | None) -> Done:
@@ -165,6 +168,7 @@ class _Turn:
             tuple(state.files_changed),
             state.spend.usage.total_tokens,
             money(state.spend.usage.cost),
+            outcome.check,
         )
 
     # --- what to ask next --------------------------------------------------------
@@ -175,10 +179,19 @@ class _Turn:
         self.state.spend.model_info = await self._model_info()
         asked = self._first(outcome)
         while asked is not None:
+            await self._hand_on_background()
             async with aclosing(self.asking.ask(asked)) as events:
                 async for event in events:
                     yield event
             asked = self._next(asked, outcome)
+
+    async def _hand_on_background(self) -> None:
+        """What the last round left running (a check of the site) reaches the
+        model in this round: it is waited for, within its own bound, and kept
+        in the messages of every later request too."""
+        background = self.runner.background
+        await background.settle(BACKGROUND_WAIT)
+        self.state.messages += background.notes()
 
     def _first(self, outcome: Outcome) -> Asked | None:
         cap = self._cost_cap_reached()
@@ -215,8 +228,6 @@ class _Turn:
         if time.monotonic() >= state.deadline:
             raise AnswerTooSlowError(turn_too_long(state))
         state.iterations += 1
-        # What finished in the background since, kept for every later request too.
-        state.messages += self.runner.background.notes()
         last = state.iterations == state.limits.max_iterations
         return Asked(tools_allowed=True, notes=[prompt.last_round_note(1)] if last else [])
 
@@ -371,6 +382,7 @@ class _Turn:
                 tool_timings=state.timings,
                 seconds=time.perf_counter() - state.started,
                 error=outcome.error,
+                check=outcome.check,
             ),
         )
 

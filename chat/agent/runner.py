@@ -35,6 +35,8 @@ from projects.services import Author
 logger = logging.getLogger(__name__)
 
 _WARN_AT = 3  # the same call, arguments and result: told it is repeating itself
+# Calls whose result is what they read, and so may stand for a later one.
+_READS = frozenset({"list", "read", "search"})
 _STOP_AT = 4  # and then the turn ends
 
 
@@ -187,7 +189,7 @@ class ToolRunner:
     ) -> tuple[ToolOutcome, Earlier | None]:
         """A read made again on unchanged files is answered from the earlier one
         (chat.agent.read_cache), which it names; anything else runs."""
-        if tool is None or tool.writes:
+        if tool is None or tool.category not in _READS:
             outcome = await self._outcome(call, tool)
             self._reads.forget(outcome.changed)
             return outcome, None

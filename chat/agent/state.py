@@ -22,7 +22,7 @@ from chat.agent.person_limits import PersonBudget
 from chat.agent.runner import Executed
 from chat.llm import AssistantMessage, ChatMessage, LLMError, ModelInfo, ToolCall, ToolSpec, Usage
 from chat.models import Conversation, Message
-from chat.records import FinishReason, ToolTiming, TurnStatus
+from chat.records import FinishReason, SiteCheckRecord, ToolTiming, TurnStatus
 from projects.models import Project
 
 # Who stopped a cancelled turn: the person (Stop); the server, shutting down; or
@@ -110,6 +110,7 @@ class Outcome:
     finish_reason: FinishReason = "stop"
     error: ErrorEvent | None = None
     final: Asked | None = None  # the reply that answers the person, if any
+    check: SiteCheckRecord | None = None  # the site checked at the end
 
     def fail(self, reason: FinishReason, error: ErrorEvent | None) -> None:
         self.status, self.finish_reason, self.error = "failed", reason, error

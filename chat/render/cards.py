@@ -120,6 +120,8 @@ def _phrase(category: ToolCategory, cards: list[ToolCard]) -> str:  # noqa: PLR0
             return f"moved {_files(cards)}"
         case "delete":
             return f"deleted {_files(cards)}"
+        case "check":
+            return "checked the site" if len(cards) == 1 else f"checked the site {len(cards)} times"
         case "other":
             return "took 1 other step" if len(cards) == 1 else f"took {len(cards)} other steps"
         case _:

@@ -1,4 +1,4 @@
-"""Tools the model can call (DESIGN §5): the registry and the eight file tools."""
+"""Tools the model can call (DESIGN §5): the registry, the eight file tools and check_site."""
 
 from chat.tools.definitions import (
     FILE_TOOLS,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chat.tools import files
+from chat.tools import checks, files
 from chat.tools.registry import Tool, ToolCategory, ToolRegistry, Visibility
 from projects.files.paths import BINARY_EXTENSIONS, MAX_DEPTH, MAX_LENGTH, TEXT_EXTENSIONS
 
@@ -148,6 +148,29 @@ FILE_TOOLS: tuple[Tool[Any], ...] = (
     ),
 )
 
+
+_CHECK = (
+    "Check the whole site as a browser and a visitor would meet it: links and files that "
+    "lead nowhere, markup browsers read differently from how it is written, CSS that does "
+    "not parse, ids used twice, images without alt, pages without a title, a language or a "
+    "viewport, text left from a template, anything that looks like a secret. It answers at "
+    "once and runs beside your other calls; the findings (each with its file and line) "
+    "come in your next round. Use it after a set of changes, before you tell the person "
+    "you are done."
+)
+
+FILE_TOOLS += (
+    Tool(
+        "check_site",
+        _CHECK,
+        checks.CheckArgs,
+        checks.check_site,
+        writes=False,
+        category="check",
+        visibility="primary",
+        label="Check the site",
+    ),
+)
 
 _FILE_TOOLS = ToolRegistry(FILE_TOOLS)
 

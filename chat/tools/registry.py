@@ -26,7 +26,7 @@ A = TypeVar("A", bound=BaseModel)
 
 # What a tool does, as people and scripts read it (DESIGN §6.11). "other" is for a
 # tool that fits none, and for a name no tool has.
-ToolCategory = Literal["list", "read", "search", "write", "move", "delete", "other"]
+ToolCategory = Literal["list", "read", "search", "write", "move", "delete", "check", "other"]
 # Quiet steps (looking around) are folded into one line of the chat; primary ones
 # (what changes the project) are each shown as a card of their own.
 Visibility = Literal["primary", "quiet"]

@@ -5,6 +5,7 @@ before publishing."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 
 from common.jsontypes import JSONObject, JSONValue
@@ -14,11 +15,17 @@ from projects.publish.findings import SiteCheck
 LISTED = 20  # findings spelled out; the rest are in the counts
 
 
-def site_check_for_model(files: Mapping[str, str | None], *, listed: int = LISTED) -> JSONObject:
+def site_check_for_model(
+    files: Mapping[str, str | None],
+    *,
+    listed: int = LISTED,
+    cancelled: threading.Event | None = None,
+) -> JSONObject:
     """Check the project's `files` (path to text, None for a binary file) in
     a process of its own. It blocks, for at most twice CHECK_SECONDS (a free
-    slot, then the check): an async caller runs it in a thread."""
-    return check_for_model(site_check_bounded(files), listed=listed)
+    slot, then the check), or until `cancelled` is set: an async caller runs it
+    in a thread."""
+    return check_for_model(site_check_bounded(files, cancelled=cancelled), listed=listed)
 
 
 def check_for_model(check: SiteCheck | CheckUnfinished, *, listed: int = LISTED) -> JSONObject:

@@ -42,6 +42,7 @@ TOOL_NAMES = [
     "rename_file",
     "delete_file",
     "search_files",
+    "check_site",  # not a file tool, but offered with them (chat.tools.checks)
 ]
 INDEX = STARTER_FILES["/index.html"]
 
@@ -149,7 +150,7 @@ def message(site: Project) -> Message:
 # --- the registry ------------------------------------------------------------
 
 
-def test_file_tools_offers_the_eight_tools_in_order():
+def test_file_tools_offers_the_nine_tools_in_order():
     registry = file_tools()
     assert registry.names() == TOOL_NAMES
     assert [spec.name for spec in registry.specs()] == TOOL_NAMES

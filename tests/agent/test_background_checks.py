@@ -1,0 +1,187 @@
+"""Background checks (issue 29, DESIGN §6 point 12): check_site answers at once
+and the check runs beside the turn; its findings reach the model in its next
+round; a turn that changed files ends with the site checked for the person;
+a stopped turn stops the check."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Sequence
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from chat.agent.background import Background
+from chat.agent.events import Done, ToolResultEvent
+from chat.models import Message
+from chat.records import TURN_KEY, TurnRecord
+from common.jsontypes import JSONObject
+from projects.files.results import FileWrite
+from projects.models import Project
+from projects.publish.checking import CheckUnfinished, site_check_bounded
+from projects.services import Author, file_create
+from tests.agent.conftest import Clients
+from tests.agent.test_loop_stories import call, calls, of_type, sent, whole
+from tests.agent.turns import limits, turn_events
+from tests.fakes.openrouter import FakeOpenRouter
+
+HEAD = (
+    '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+    '<meta name="viewport" content="width=device-width, initial-scale=1">'
+)
+BROKEN = HEAD + '<title>Bakery</title></head><body><a href="menu.html">Menu</a></body></html>'
+MENU = HEAD + "<title>Menu</title></head><body><h1>Bread</h1></body></html>"
+
+
+@pytest.fixture
+def broken_site(project: Project) -> Project:
+    written = file_create(
+        project=project, path="/index.html", content=BROKEN, author=Author.person(project.owner)
+    )
+    assert isinstance(written, FileWrite), written
+    return project
+
+
+def done_of(events: Sequence[object]) -> Done:
+    last = events[-1]
+    assert isinstance(last, Done), last
+    return last
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_models_check_answers_at_once_and_its_findings_come_next_round(
+    broken_site: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients
+) -> None:
+    fake_openrouter.script(
+        calls(call("check_site"), call("list_project_files")),
+        calls(call("create_file", path="/menu.html", content=MENU)),
+        whole("I added the menu page the home page links to."),
+    )
+    events = await turn_events(llm_client(), broken_site, "Check the site and fix it")
+
+    by_name = {r.name: r for r in of_type(events, ToolResultEvent)[:2]}
+    started, listed = by_name["check_site"], by_name["list_project_files"]
+    assert started.name == "check_site"
+    assert started.result["started"] is True
+    assert started.summary == "Started a check of the whole site (1 files)"
+    assert listed.ok  # the loop went on beside it
+    # The next request carries the findings, as a note after the round's results.
+    second = sent(fake_openrouter, 1)
+    note = second[-1]
+    assert note["role"] == "system"
+    assert "check_site" in note["content"]
+    assert "has finished in the background" in note["content"]
+    assert "menu.html" in note["content"]
+    # ...and so does every later one.
+    assert any("has finished in the background" in str(m) for m in sent(fake_openrouter, 2))
+
+    # The turn changed a file: it ends with the site checked, clean now.
+    done = done_of(events)
+    assert done.check is not None
+    assert done.check.clean, done.check
+    closing = await sync_to_async(Message.objects.get)(pk=done.message_id)
+    record = TurnRecord.from_stored(closing.metadata[TURN_KEY])
+    assert record.check == done.check
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_turn_that_changed_files_ends_with_what_is_left_to_fix(
+    project: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients
+) -> None:
+    fake_openrouter.script(
+        calls(
+            call(
+                "create_file",
+                path="/index.html",
+                content=BROKEN.replace("</a>", '</a><img src="a.png">'),
+            )
+        ),
+        whole("Made the home page."),
+    )
+    events = await turn_events(llm_client(), project, "Make a home page")
+
+    check = done_of(events).check
+    assert check is not None
+    texts = " ".join(f"{f.path} {f.text}" for f in check.findings)
+    assert "menu.html" in texts
+    assert "a.png" in texts
+    assert check.total == len(check.findings) >= 2
+    assert {f.kind for f in check.findings} >= {"broken_link", "missing_alt"}
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_turn_that_changed_nothing_is_not_checked(
+    broken_site: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients
+) -> None:
+    fake_openrouter.script(calls(call("read_file", path="/index.html")), whole("It links a menu."))
+    events = await turn_events(llm_client(), broken_site, "What is on the page?")
+    assert done_of(events).check is None
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_second_check_while_one_runs_is_refused_in_words(
+    broken_site: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients
+) -> None:
+    fake_openrouter.script(
+        calls(call("check_site"), call("check_site")),
+        whole("Checked."),
+    )
+    events = await turn_events(llm_client(), broken_site, "Check twice")
+    results = sorted(of_type(events, ToolResultEvent), key=lambda r: r.ok)
+    refused, started = results
+    assert started.result["started"] is True
+    assert refused.result["code"] == "already_running"
+    assert refused.result["call"] == started.id
+    notes = [m for m in sent(fake_openrouter, 1) if "finished in the background" in str(m)]
+    assert len(notes) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_check_the_model_asked_for_reaches_the_person_too(
+    broken_site: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients
+) -> None:
+    # Its one round spent on the check, the model answers without tools; the
+    # person sees what the check found under the turn.
+    fake_openrouter.script(calls(call("check_site")), whole("The menu link is broken."))
+    events = await turn_events(
+        llm_client(), broken_site, "Check it", turn_limits=limits(max_iterations=1)
+    )
+    assert "has finished in the background" in str(sent(fake_openrouter, 1))
+    check = done_of(events).check
+    assert check is not None
+    assert any("menu.html" in f.text for f in check.findings)
+
+
+@pytest.mark.django_db  # the pool's threads tidy their database connections
+async def test_background_work_is_told_to_stop_and_waited_for() -> None:
+    background = Background()
+    began = threading.Event()
+    told: list[bool] = []
+
+    def work(stop: threading.Event) -> JSONObject:
+        began.set()
+        told.append(stop.wait(30))  # False only if nobody told it in 30 s
+        return {}
+
+    background.start("call_1", "check_site", work)
+    assert background.busy() == "call_1"
+    await asyncio.to_thread(began.wait, 10)
+    await background.cancel()
+    assert told == [True]  # told, and waited for: it has ended
+    assert background.busy() is None
+
+
+def test_a_check_given_up_ends_its_worker_at_once() -> None:
+    deep = "<div>" * 40_000  # seconds of html5lib
+    cancelled = threading.Event()
+    timer = threading.Timer(0.5, cancelled.set)
+    timer.start()
+    try:
+        done = site_check_bounded({"/index.html": deep}, cancelled=cancelled)
+    finally:
+        timer.cancel()
+    assert isinstance(done, CheckUnfinished)
+    assert "stopped before it finished" in done.message
+    # The next check gets fresh workers and finishes.
+    assert not isinstance(site_check_bounded({"/index.html": MENU}), CheckUnfinished)
