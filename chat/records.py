@@ -172,7 +172,7 @@ class SiteCheckRecord:
                 as_int(item.get("line")),
                 str(item.get("text") or ""),
             )
-            for item in (as_object(raw) for raw in as_list(found.get("findings")))
+            for item in (as_object(raw) for raw in _items(found.get("findings")))
         )
         listed_past = as_int(found.get("not_listed")) or 0
         total = as_int(found.get("total"))
@@ -191,6 +191,11 @@ class SiteCheckRecord:
     @property
     def clean(self) -> bool:
         return not self.total and not self.unfinished
+
+
+def _items(value: JSONValue) -> list[JSONValue]:
+    # A list as stored, or a tuple as an event's asdict() left it.
+    return list(value) if isinstance(value, list | tuple) else []
 
 
 @dataclass(frozen=True)

@@ -6,20 +6,26 @@ a stopped turn stops the check."""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
 
 from chat.agent.background import Background
-from chat.agent.events import Done, ToolResultEvent
+from chat.agent.events import Done, ToolResultEvent, from_json, to_json
+from chat.agent.runner import ToolRunner
+from chat.llm import ToolCall
 from chat.models import Message
-from chat.records import TURN_KEY, TurnRecord
+from chat.records import TURN_KEY, CheckFinding, SiteCheckRecord, TurnRecord
+from chat.tools import ToolOutcome
 from common.jsontypes import JSONObject
 from projects.files.results import FileWrite
 from projects.models import Project
 from projects.publish.checking import CheckUnfinished, site_check_bounded
+from projects.publish.for_model import site_check_for_model
 from projects.services import Author, file_create
 from tests.agent.conftest import Clients
 from tests.agent.test_loop_stories import call, calls, of_type, sent, whole
@@ -121,13 +127,35 @@ async def test_a_turn_that_changed_nothing_is_not_checked(
 
 @pytest.mark.django_db(transaction=True)
 async def test_a_second_check_while_one_runs_is_refused_in_words(
-    broken_site: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients
+    broken_site: Project,
+    fake_openrouter: FakeOpenRouter,
+    llm_client: Clients,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # The first check is held until the second call has been answered: a
+    # small site's check could otherwise be over before the second call asks.
+    answered = threading.Event()
+
+    def held(files: Mapping[str, str | None], **kw: Any) -> JSONObject:
+        answered.wait(30)
+        return site_check_for_model(files, **kw)
+
+    refuse = ToolRunner._leave_running
+
+    def leave_running(runner: ToolRunner, call: ToolCall, outcome: ToolOutcome) -> ToolOutcome:
+        left = refuse(runner, call, outcome)
+        if left.result.get("code") == "already_running":
+            answered.set()
+        return left
+
+    monkeypatch.setattr("chat.tools.checks.site_check_for_model", held)
+    monkeypatch.setattr(ToolRunner, "_leave_running", leave_running)
     fake_openrouter.script(
         calls(call("check_site"), call("check_site")),
         whole("Checked."),
     )
     events = await turn_events(llm_client(), broken_site, "Check twice")
+    assert answered.is_set()
     results = sorted(of_type(events, ToolResultEvent), key=lambda r: r.ok)
     refused, started = results
     assert started.result["started"] is True
@@ -185,3 +213,13 @@ def test_a_check_given_up_ends_its_worker_at_once() -> None:
     assert "stopped before it finished" in done.message
     # The next check gets fresh workers and finishes.
     assert not isinstance(site_check_bounded({"/index.html": MENU}), CheckUnfinished)
+
+
+def test_the_check_survives_the_trip_to_another_process() -> None:
+    """Done goes through the channel layer as JSON to every tab's process."""
+    check = SiteCheckRecord(
+        (CheckFinding("broken_link", "/index.html", 3, "menu.html leads to no file."),), 4
+    )
+    done = Done("stop", "completed", 2, 7, ("/index.html",), 120, "0.0001", check)
+    assert from_json(json.loads(json.dumps(to_json(done)))) == done
+    assert from_json(to_json(done)) == done
