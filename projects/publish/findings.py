@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
+# In the order a person should read them: what could leak first, then what is
+# broken for every visitor, then what some visitors and search engines miss,
+# then what is only unfinished.
 Kind = Literal[
     "secret",
     "broken_link",
@@ -17,20 +20,7 @@ Kind = Literal[
     "missing_alt",
     "placeholder",
 ]
-
-# Kinds in the order a person should read them: what could leak first, then
-# what is broken for every visitor, then what some visitors and search
-# engines miss, then what is only unfinished.
-ORDER: tuple[Kind, ...] = (
-    "secret",
-    "broken_link",
-    "markup",
-    "css",
-    "page",
-    "duplicate_id",
-    "missing_alt",
-    "placeholder",
-)
+ORDER: tuple[Kind, ...] = get_args(Kind)
 HEADINGS: dict[Kind, str] = {
     "secret": "Files that look like secrets",
     "broken_link": "Links and files that lead nowhere",
