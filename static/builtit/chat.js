@@ -214,15 +214,25 @@
     attachPictures([...event.dataTransfer.files]);
   });
 
-  // An idea from the empty chat goes into the box, to send or change first.
+  // An idea from the empty chat, or what the site check found, goes into the
+  // box, to send or change first; after a draft already there, never over it.
   document.addEventListener("click", (event) => {
     const chip = event.target.closest && event.target.closest("[data-suggest]");
     const input = $("composer-input");
     if (!chip || !input) return;
-    input.value = chip.dataset.suggest;
+    const draft = input.value.trim();
+    input.value = draft ? `${draft}\n\n${chip.dataset.suggest}` : chip.dataset.suggest;
     input.focus();
     input.setSelectionRange(input.value.length, input.value.length);
   });
+
+  // A site check opened on a phone can reach below the fold: bring it in view.
+  document.addEventListener("toggle", (event) => {
+    const opened = event.target;
+    if (opened.matches && opened.matches(".site-check details") && opened.open) {
+      opened.scrollIntoView({ block: "nearest" });
+    }
+  }, true);
 
   // Which form the next "sent" signal answers: only the composer's own message
   // empties it (Try again leaves a draft in the composer alone).

@@ -38,7 +38,7 @@ def _script(server: ChatServer) -> None:
     server.fake.script(Reply(tool_calls=[write]), text("I linked the menu page."))
 
 
-def _shows_the_check(page: Page, turn: Locator) -> None:
+def _shows_the_check(page: Page, turn: Locator, *, draft: str = "") -> None:
     check = turn.locator(".site-check")
     expect(check.locator("summary")).to_have_text(
         re.compile(r"^Site check: \d+ things? to look at$")
@@ -47,13 +47,16 @@ def _shows_the_check(page: Page, turn: Locator) -> None:
     check.locator("summary").focus()
     page.keyboard.press("Enter")
     expect(check.locator("li", has_text="menu.html")).to_be_visible()
+    box = page.locator("#composer-input")
+    box.fill(draft)
     fix = check.locator("button", has_text="Fix with the assistant")
     fix.focus()
     page.keyboard.press("Enter")
-    box = page.locator("#composer-input")
     expect(box).to_be_focused()
+    # After a draft already in the box, never over it.
+    kept = re.escape(f"{draft}\n\n") if draft else ""
     expect(box).to_have_value(
-        re.compile(r"^Fix what the site check found:\n- /index\.html:\d+: .*menu\.html")
+        re.compile(f"^{kept}" + r"Fix what the site check found:\n- /index\.html:\d+: .*menu\.html")
     )
 
 
@@ -74,7 +77,7 @@ def test_a_turn_that_changed_files_ends_with_the_site_checked(
 
     page.reload()
     page.wait_for_selector("#chat-signal[data-signal]", state="attached")
-    _shows_the_check(page, _turn(page))
+    _shows_the_check(page, _turn(page), draft="Also make the heading larger")
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
