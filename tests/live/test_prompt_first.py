@@ -119,6 +119,7 @@ async def test_the_workspace_socket_sends_the_request_once_and_a_reload_follows_
     assert types(events)[0] == "turn_started"
     assert events[0]["text"] == REQUEST
     assert events[-1]["status"] == "completed"
+    assert events[-1]["suggestions"] == ["Add a contact form", "Make the header dark green"]
     await first.disconnect()
 
     again = await communicator(path, user=user)  # the page reloaded
