@@ -26,6 +26,7 @@ SUGGESTIONS = ("Add a contact form", "Make the header dark green", "Add an about
 
 @sync_to_async
 def closing(message_id: int | None) -> Message:
+    assert message_id is not None
     return Message.objects.get(pk=message_id)
 
 
