@@ -17,6 +17,9 @@ from projects.models import Project
 class Conversation(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="conversations")
     title = models.CharField(max_length=200, blank=True)
+    # The request a project was started with on the dashboard, waiting for the
+    # workspace's socket to send it (chat.openings); emptied as it is taken.
+    opening = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -212,6 +212,8 @@ class TurnRecord:
     duration_ms: float | None = None
     error: TurnError | None = None
     check: SiteCheckRecord | None = None  # None: not checked (no file changed)
+    # What the person could ask next, from the answer's "Next:" line (chat.next_steps).
+    suggestions: tuple[str, ...] = ()
 
     @classmethod
     def ended(
@@ -226,6 +228,7 @@ class TurnRecord:
         seconds: float,
         error: _Error | None,
         check: SiteCheckRecord | None = None,
+        suggestions: tuple[str, ...] = (),
     ) -> TurnRecord:
         return cls(
             status,
@@ -238,6 +241,7 @@ class TurnRecord:
             round(seconds * 1000, 1),
             None if error is None else TurnError(error.code, error.message, error.retryable),
             check,
+            suggestions,
         )
 
     def to_stored(self) -> JSONObject:
@@ -254,6 +258,8 @@ class TurnRecord:
         }
         if self.check is not None:  # a turn that changed no file has none
             stored["check"] = self.check.to_stored()
+        if self.suggestions:  # kept only when the answer had them: older records read the same
+            stored["suggestions"] = list(self.suggestions)
         return stored
 
     @classmethod
@@ -271,6 +277,7 @@ class TurnRecord:
             _number(record.get("duration_ms")),
             TurnError.from_stored(record.get("error")),
             None if record.get("check") is None else SiteCheckRecord.from_check(record["check"]),
+            tuple(item for item in as_list(record.get("suggestions")) if isinstance(item, str)),
         )
 
 

@@ -2,9 +2,10 @@ from __future__ import annotations
 
 from django.urls import path
 
-from chat.views import changes, images, workspace
+from chat.views import changes, images, start, workspace
 
 urlpatterns = [
+    path("projects/start/", start.project_start_view, name="project_start"),
     path("projects/<uuid:project_id>/", workspace.workspace, name="workspace"),
     path(
         "projects/<uuid:project_id>/conversations/new/",

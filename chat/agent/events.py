@@ -160,6 +160,8 @@ class Done:
     cost: str | None = None
     # The site checked after a turn that changed files (chat.agent.loop).
     check: SiteCheckRecord | None = None
+    # What the person could ask next (chat.next_steps), shown under the turn.
+    suggestions: tuple[str, ...] = ()
     type: Literal["done"] = "done"
 
     @classmethod
@@ -175,6 +177,7 @@ class Done:
             record.usage.total_tokens,
             record.cost,
             record.check,
+            record.suggestions,
         )
 
 
@@ -231,7 +234,7 @@ def from_json(data: JSONObject) -> Event:
         )
     if isinstance(fields.get("check"), dict):
         fields["check"] = SiteCheckRecord.from_check(fields["check"])
-    for name in ("paths", "files_changed", "attachments", "images"):
+    for name in ("paths", "files_changed", "attachments", "images", "suggestions"):
         if isinstance(fields.get(name), list | tuple):
             fields[name] = tuple(fields[name])
     event: Event = kind(**fields)

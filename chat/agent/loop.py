@@ -20,6 +20,7 @@ import logging
 import time
 from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
+from dataclasses import replace
 from decimal import Decimal
 
 from chat import spending
@@ -41,6 +42,7 @@ from chat.images import images_as_urls
 from chat.llm import AnswerTooSlowError, ChatMessage, LLMClient, LLMError, ModelInfo, get_client
 from chat.models import Message
 from chat.money import money
+from chat.next_steps import split_next
 from chat.records import TurnRecord
 from chat.selectors import past_turns
 from chat.tools import ToolRegistry, file_tools
@@ -169,6 +171,7 @@ class _Turn:
             state.spend.usage.total_tokens,
             money(state.spend.usage.cost),
             outcome.check,
+            outcome.suggestions,
         )
 
     # --- what to ask next --------------------------------------------------------
@@ -366,9 +369,14 @@ class _Turn:
     def _store_closing(self, outcome: Outcome, at: Message | int) -> Message:
         state = self.state
         final = outcome.final
+        reply = final.reply if final else None
+        if reply is not None:
+            # The "Next:" line is for the chips under the turn, not the answer's text.
+            content, outcome.suggestions = split_next(reply.content)
+            reply = replace(reply, content=content)
         return self.recorder.store_closing(
             at,
-            final=final.reply if final else None,
+            final=reply,
             final_seconds=final.seconds if final else None,
             text=state.partial,
             iteration=state.iterations,
@@ -383,6 +391,7 @@ class _Turn:
                 seconds=time.perf_counter() - state.started,
                 error=outcome.error,
                 check=outcome.check,
+                suggestions=outcome.suggestions,
             ),
         )
 

@@ -41,7 +41,11 @@ where you can (no images to download: use CSS, inline SVG or .svg files).
 - The person may edit files while you work. If a write is refused because the file \
 changed, read it again and redo the change on the new content.
 - When you are done, answer with a short summary for the person of what you did, in \
-their language. Do not paste whole files into the answer."""
+their language. Do not paste whole files into the answer.
+- End that answer with one last line of two or three short follow-up requests the person \
+could send next, as they would write them, separated by " | ", for example: \
+"Next: Add a contact form | Make the header dark green | Add an about page". That line \
+is shown as buttons, not as text."""
 
 
 def system_prompt(
@@ -85,8 +89,8 @@ def last_round_note(iterations_left: int) -> ChatMessage:
 def final_answer_note(reason: str) -> ChatMessage:
     """Asked with tool_choice "none" when the turn must end without more tools."""
     return ChatMessage.system(
-        f"{reason} Do not call any tools. Answer the person now: summarise what was done, "
-        "what is left, and what they could ask for next."
+        f"{reason} Do not call any tools. Answer the person now: summarise what was done "
+        'and what is left, and end with the "Next: … | …" line of what they could ask for.'
     )
 
 

@@ -111,6 +111,7 @@ class Outcome:
     error: ErrorEvent | None = None
     final: Asked | None = None  # the reply that answers the person, if any
     check: SiteCheckRecord | None = None  # the site checked at the end
+    suggestions: tuple[str, ...] = ()  # from the answer's "Next:" line (chat.next_steps)
 
     def fail(self, reason: FinishReason, error: ErrorEvent | None) -> None:
         self.status, self.finish_reason, self.error = "failed", reason, error

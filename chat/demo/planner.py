@@ -48,6 +48,15 @@ COLOURS = {
     "grey": "#6b7280",
     "gray": "#6b7280",
 }
+# What to ask next after each kind of change: requests the demo understands.
+NEXT_STEPS: dict[Intent, tuple[str, ...]] = {
+    "build": ("Add a testimonials section", "Make the header dark green", "Add an about page"),
+    "colour": ("Change the heading to Welcome", "Add a FAQ section", "Add a contact page"),
+    "heading": ("Add a team section", "Make the header navy", "Add a contact page"),
+    "section": ("Add a pricing section", "Add an about page", "Make the header teal"),
+    "page": ("Add a FAQ section", "Make the header dark blue", "Add a gallery section"),
+    "help": (),
+}
 _HEX = re.compile(r"#[0-9a-fA-F]{6}\b|#[0-9a-fA-F]{3}\b")
 _PAGE = re.compile(r"\b(?:add|create|make)\b(?:\s+(?:an?|the|one|new))*\s+([\w-]+)\s+page\b")
 # "a landing page", "a one-page site": the whole site, not one more page.
@@ -290,6 +299,8 @@ def _report(intent: Intent, writes: list[Call]) -> Step:
             "help": "Done.",
         }[intent]
     ending = "\n\nI'm the offline demo; add a key in Settings for a real model."
+    if done and NEXT_STEPS[intent]:  # as a real model is asked to (chat.agent.prompt)
+        ending += "\nNext: " + " | ".join(NEXT_STEPS[intent])
     return Step(
         "Summing up what each call did, failures included.",
         opening + "\n\n" + "\n".join(lines) + ending,

@@ -32,7 +32,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from chat import selectors, services
+from chat import openings, selectors, services
 from chat.agent.events import Done, Event, FilesChanged, TurnStarted, from_json, to_json
 from chat.live import messages, orders, snapshot, turns
 from chat.live.closing import REASONS, Close
@@ -136,6 +136,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         await self.accept()
         _OPEN.add(self)
         await self._catch_up()
+        await self._send_opening()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         """As Channels' own, but messages reach their handlers through
@@ -182,30 +183,42 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         else:
             await self._start(frame)
 
-    async def _start(self, frame: Frame) -> None:
+    async def _send_opening(self) -> None:
+        """The request this project was started with on the dashboard, sent by
+        the first socket to take it (chat.openings); if it cannot go, it goes
+        into the message box, to send once the notice's reason is dealt with."""
+        if self.conversation is None:
+            return
+        text = await threads.run(openings.opening_take, conversation=self.conversation)
+        if text and not await self._start(Frame("message", text)) and not self.as_json:
+            await self.send(text_data=self._signal(draft=text))
+
+    async def _start(self, frame: Frame) -> bool:
+        """Whether the turn `frame` asks for started."""
         if not await threads.run(session_valid, self.scope):
             await self._session_ended()
-            return
+            return False
         if not await threads.run(_still_there, self.project):
             await self.project_gone({"type": "project.gone"})
-            return
+            return False
         order = await orders.order_from(
             frame, project=self.project, user=self.user, conversation=self.conversation
         )
         if isinstance(order, orders.Refused):
             await self._notice(order.message, code=order.code)
-            return
+            return False
         self.conversation = order.conversation
         started = await turns.start(order)
         if isinstance(started, turns.Busy):
             await self._notice(started.message, code="busy")
-            return
+            return False
         if order.model is not None:
             # Remembered only once a turn really started with it: a message
             # refused as busy changes nothing.
             await threads.run(project_remember_model, project=self.project, model=order.model)
         if not self.as_json:
             await self.send(text_data=panel.notice_html("") + self._signal(sent=True))
+        return True
 
     # --- the person's session ------------------------------------------------------
 
@@ -457,10 +470,15 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self.send(text_data=panel.notice_html(message))
 
     def _signal(
-        self, *, sent: bool = False, files: list[str] | None = None, by: str = "assistant"
+        self,
+        *,
+        sent: bool = False,
+        files: list[str] | None = None,
+        by: str = "assistant",
+        draft: str = "",
     ) -> str:
         self.signals += 1
-        return panel.signal_html(self.signals, sent=sent, files=files or [], by=by)
+        return panel.signal_html(self.signals, sent=sent, files=files or [], by=by, draft=draft)
 
 
 def _still_there(project: Project) -> bool:

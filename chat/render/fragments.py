@@ -36,6 +36,7 @@ from chat.agent.events import (
     UsageEvent,
     chip_labels,
 )
+from chat.next_steps import split_next
 from chat.render.cards import CardGroup, ToolCard, group_of
 from chat.render.events import draw
 from chat.render.transcript import (
@@ -147,6 +148,10 @@ class TurnDrawing:
         return html + self._append_block(block)
 
     def done(self, event: Done) -> str:
+        block = self.current
+        if block is not None and block.kind == "answer" and block.streaming:
+            # As the loop stored it: the "Next:" line streamed in becomes the chips.
+            block.text = split_next(block.text)[0]
         html = self._close_text()
         footer = self.view.footer
         footer.status = event.status
@@ -154,6 +159,7 @@ class TurnDrawing:
         footer.tokens = event.total_tokens or footer.tokens
         footer.cost = event.cost if event.cost is not None else footer.cost
         footer.check = event.check
+        footer.suggestions = event.suggestions
         self.finished = True
         return html + self._footer_html()
 

@@ -143,10 +143,13 @@ def notice_html(message: str) -> str:
     return oob("#chat-notice", html, how="outerHTML")
 
 
-def signal_html(number: int, *, sent: bool, files: list[str], by: str = "assistant") -> str:
+def signal_html(
+    number: int, *, sent: bool, files: list[str], by: str = "assistant", draft: str = ""
+) -> str:
     """A hidden element the page's script reads after each frame (chat.js);
-    `by` says who changed `files`: the assistant, or an undo or restore ("history")."""
-    data = json.dumps({"n": number, "sent": sent, "files": files, "by": by})
+    `by` says who changed `files`: the assistant, or an undo or restore ("history");
+    `draft`, a message that could not go, for the message box."""
+    data = json.dumps({"n": number, "sent": sent, "files": files, "by": by, "draft": draft})
     return render_to_string("chat/partials/signal.html", {"signal_json": data})
 
 

@@ -96,6 +96,7 @@ class Footer:
     cost: str | None = None
     model: str = ""
     check: SiteCheckRecord | None = None  # the site checked after the turn
+    suggestions: tuple[str, ...] = ()  # what the person could ask next (chat.next_steps)
 
     @property
     def note(self) -> str:
@@ -312,6 +313,7 @@ def _stored_outcome(turn: TurnView, outcome: TurnRecord) -> None:
     footer.tokens = outcome.usage.total_tokens
     footer.cost = outcome.cost
     footer.check = outcome.check
+    footer.suggestions = outcome.suggestions
     error = outcome.error
     if error is not None:
         note = ErrorNote(error.code, error.message, error.retryable)

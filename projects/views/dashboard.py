@@ -36,7 +36,12 @@ from projects.usage import storage_used
 @require_GET
 def dashboard(request: HttpRequest) -> HttpResponse:
     projects = project_list_for(request.user)
-    context = {"projects": projects, "storage": _storage(request)}
+    context = {
+        "projects": projects,
+        "storage": _storage(request),
+        # The request becomes the first chat message: the message limit bounds it.
+        "max_request_chars": settings.BUILTIT_MAX_MESSAGE_CHARS,
+    }
     return render(request, "projects/dashboard.html", context)
 
 

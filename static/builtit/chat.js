@@ -275,6 +275,12 @@
       composerSent = null;
       stickToBottom = true;
     }
+    if (typeof signal.draft === "string" && signal.draft) {
+      // The request a project was started with could not go (the notice says
+      // why): it waits in the box, unless something is being written there.
+      const input = $("composer-input");
+      if (input && !input.value.trim()) input.value = signal.draft;
+    }
     if (Array.isArray(signal.files) && signal.files.length) {
       document.body.dispatchEvent(new CustomEvent("filesChanged", {
         detail: { paths: signal.files, source: signal.by === "history" ? "history" : "assistant" },

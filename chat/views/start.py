@@ -1,0 +1,23 @@
+"""The dashboard's "What do you want to build?": a new project from a request,
+opened in the workspace, whose socket sends the request (chat.openings)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from chat.openings import StartRefused, project_start
+from common.users import current_user
+
+
+@require_POST
+def project_start_view(request: HttpRequest) -> HttpResponse:
+    started = project_start(owner=current_user(request), request=request.POST.get("request", ""))
+    if isinstance(started, StartRefused):
+        messages.error(request, started.message, extra_tags="start")
+        return redirect("dashboard")
+    url = reverse("workspace", kwargs={"project_id": started.project_id})
+    return redirect(f"{url}?conversation={started.pk}")
