@@ -44,6 +44,7 @@ from chat.render.transcript import (
     ErrorNote,
     Footer,
     TurnView,
+    is_plan,
     picture_ids,
     shown_result,
     turn_dom_id,
@@ -84,6 +85,7 @@ class TurnDrawing:
         self.view = TurnView(dom_id, started.text, Footer(f"{dom_id}-foot", model=started.model))
         self.view.chips = chip_labels(started.attachments)
         self.view.images = picture_ids(started.images)
+        self.view.plan = started.plan
         self.current: Block | None = None
         self.finished = False
 
@@ -147,7 +149,7 @@ class TurnDrawing:
         return html + self._append_block(block)
 
     def done(self, event: Done) -> str:
-        html = self._close_text()
+        html = self._plan(event) + self._close_text()
         footer = self.view.footer
         footer.status = event.status
         footer.finish_reason = event.finish_reason
@@ -156,6 +158,15 @@ class TurnDrawing:
         footer.check = event.check
         self.finished = True
         return html + self._footer_html()
+
+    def _plan(self, done: Done) -> str:
+        """A plan turn's answer (its last block) becomes its plan, with "Build
+        this plan"; drawn here unless it is still streaming (then as it closes)."""
+        last = self.view.blocks[-1] if self.view.blocks else None
+        if last is None or last.kind != "answer" or not is_plan(self.view, status=done.status):
+            return ""
+        last.plan = True
+        return "" if last.streaming else self._block_html(last, how="outerHTML")
 
     # --- text blocks -------------------------------------------------------------
 
