@@ -1,6 +1,7 @@
 """What a stored message says about itself (`Message.metadata`), as typed records.
 
-    UserRecord       a person's message: the model asked, attachments, pictures
+    UserRecord       a person's message: the model asked, attachments, pictures,
+                     whether it asked for a plan only
     AssistantRecord  an assistant message: its ReplyRecord (the request that
                      produced it, when one did) and, on the message that closes
                      a turn, its TurnRecord (the outcome, `metadata["turn"]`)
@@ -404,11 +405,13 @@ class ToolRecord:
 @dataclass(frozen=True)
 class UserRecord:
     """A person's message: the model it was sent to, what the preview gave it
-    (chat.agent.attachments, as JSON) and its pictures (ChatImage ids)."""
+    (chat.agent.attachments, as JSON), its pictures (ChatImage ids), and
+    whether it began a plan turn (its answer is a plan to build, not work done)."""
 
     model: str = ""
     attachments: tuple[JSONObject, ...] = ()
     images: tuple[int, ...] = ()
+    plan: bool = False
 
     def to_stored(self) -> JSONObject:
         stored: JSONObject = {"model": self.model}
@@ -416,6 +419,8 @@ class UserRecord:
             stored["attachments"] = list(self.attachments)
         if self.images:
             stored["images"] = list(self.images)
+        if self.plan:
+            stored["plan"] = True
         return stored
 
     @classmethod
@@ -427,6 +432,7 @@ class UserRecord:
             as_str(record.get("model")) or "",
             tuple(item for item in attachments if isinstance(item, dict)),
             tuple(item for item in images if isinstance(item, int) and not isinstance(item, bool)),
+            record.get("plan") is True,
         )
 
 

@@ -79,8 +79,9 @@ def message_user_create(
     model: str,
     attachments: list[JSONObject] | None = None,
     images: list[int] | None = None,
+    plan: bool = False,
 ) -> Message:
-    record = UserRecord(model, tuple(attachments or ()), tuple(images or ()))
+    record = UserRecord(model, tuple(attachments or ()), tuple(images or ()), plan)
     message = Message.objects.create(
         conversation=conversation,
         sequence=sequence,

@@ -33,6 +33,7 @@ class TurnStarted:
     text: str
     attachments: tuple[JSONObject, ...] = ()  # chat.agent.attachments.to_json
     images: tuple[int, ...] = ()  # the message's pictures (chat.images), by id
+    plan: bool = False  # a plan turn: its answer is a plan, and it changes no file
     type: Literal["turn_started"] = "turn_started"
 
 

@@ -45,7 +45,7 @@ from chat.money import money
 from chat.next_steps import split_next
 from chat.records import TurnRecord
 from chat.selectors import past_turns
-from chat.tools import ToolRegistry, file_tools
+from chat.tools import ToolRegistry, file_tools, plan_tools
 from common import threads
 from projects import selectors
 from projects.files.limits import current_limits
@@ -72,10 +72,13 @@ async def run_turn(
     says (the person, by default)."""
     model = choose_model(request.model, request.project, personal_key=bool(request.api_key))
     own_client = demo_client() if client is None and is_demo(model) else None
+    # A plan turn is read-only because it is given no tool that writes: a call
+    # to one is answered as an unknown tool, whatever the model was told.
+    registry = tools or file_tools()
     turn = _Turn(
         request,
         client or own_client or get_client(),
-        tools or file_tools(),
+        plan_tools(registry) if request.plan else registry,
         limits or TurnLimits.for_project(request.project),
         on_stopped=on_stopped,
         stopped_by=stopped_by,
@@ -137,6 +140,7 @@ class _Turn:
             request.text,
             tuple(attachments_json(request.attachments)),
             request.images,
+            request.plan,
         )
         outcome = Outcome()
         try:
@@ -359,11 +363,13 @@ class _Turn:
                 for_model(request.text, request.attachments),
                 images=tuple(images_as_urls(list(request.images))),
             ),
+            *([prompt.plan_note()] if request.plan else []),
         ]
         return self.recorder.begin(
             request.text,
             attachments=attachments_json(request.attachments),
             images=list(request.images),
+            plan=request.plan,
         )
 
     def _store_closing(self, outcome: Outcome, at: Message | int) -> Message:

@@ -94,6 +94,17 @@ def final_answer_note(reason: str) -> ChatMessage:
     )
 
 
+def plan_note() -> ChatMessage:
+    """Said after the person's message in a plan turn, whose tools only look."""
+    return ChatMessage.system(
+        "This is a plan turn: the person wants a plan to review before anything changes. "
+        "You can look at the project (list, read, search, check the site) but not change "
+        "it, and you must not try. Answer with the plan: numbered steps, each naming the "
+        "files you would create or change and what you would put in them. Keep it short "
+        "and concrete; the person can then ask you to build it."
+    )
+
+
 def estimate_tokens(text: str) -> int:
     return len(text) // _CHARS_PER_TOKEN + _MESSAGE_OVERHEAD_TOKENS
 

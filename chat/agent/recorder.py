@@ -37,6 +37,7 @@ class TurnRecorder:
         *,
         attachments: list[JSONObject] | None = None,
         images: list[int] | None = None,
+        plan: bool = False,
     ) -> Message:
         """The person's message; runs before anything else of the turn."""
         self._next = selectors.next_sequence(conversation=self.conversation)
@@ -47,6 +48,7 @@ class TurnRecorder:
             model=self.model,
             attachments=attachments or [],
             images=images or [],
+            plan=plan,
         )
 
     def reserve(self) -> int:

@@ -40,6 +40,7 @@ class TurnRequest:
     api_key: str | None = None  # a person's own key, over the server's
     attachments: tuple[Attachment, ...] = ()  # what the preview gave the message
     images: tuple[int, ...] = ()  # pictures with the message (chat.images), checked
+    plan: bool = False  # a plan turn: the model may look, not change (chat.tools.plan_tools)
 
 
 @dataclass

@@ -6,7 +6,9 @@ Within a turn it looks (list_project_files), reads what it will change (in
 parallel), writes (edit_file for small changes), then says what happened,
 naming any step that failed. It understands a few requests a newcomer types:
 build a site, change a colour, change the heading, add a section, add a page.
-For anything else it says honestly what it can do.
+For anything else it says honestly what it can do. Offered only tools that
+look (a plan turn), it looks and reads as always, then answers with the plan
+of the writes it would make (chat.demo.plans), and makes none.
 """
 
 from __future__ import annotations
@@ -16,7 +18,17 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from chat.demo.reading import Call, calls_since, listed, text_of, texts, tool_names, writes
+from chat.demo.plans import plan_text, planned_request
+from chat.demo.reading import (
+    WRITES,
+    Call,
+    calls_since,
+    listed,
+    text_of,
+    texts,
+    tool_names,
+    writes,
+)
 from chat.demo.site import SECTIONS, brief_from, page, section_html, site_files
 
 Intent = Literal["build", "colour", "heading", "section", "page", "help"]
@@ -79,7 +91,7 @@ class Step:
 def next_step(body: dict[str, Any]) -> Step:
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
-    request = text_of(messages[last_user]) if last_user >= 0 else ""
+    request = planned_request(text_of(messages[last_user])) if last_user >= 0 else ""
     made = calls_since(messages[last_user + 1 :])
     tools = tool_names(body)
     intent = intent_of(request)
@@ -101,6 +113,8 @@ def next_step(body: dict[str, Any]) -> Step:
                 f"Reading {names}.",
                 [("read_file", {"path": path}) for path in reads],
             )
+    if not tools & WRITES:
+        return _plan(_write(intent, request, files, texts(made)), request)
     if not writes(made):
         return _write(intent, request, files, texts(made))
     return _report(intent, writes(made))
@@ -154,6 +168,17 @@ def _write(intent: Intent, request: str, files: list[str], texts: dict[str, str]
             return _add_page(request.lower(), files, texts)
         case "help":
             return Step("", CAN)
+
+
+def _plan(step: Step, request: str) -> Step:
+    """The writes `step` would make, as a plan; a step that writes nothing says
+    why, as it would in any turn."""
+    if not step.calls:
+        return step
+    return Step(
+        "I may only look in this turn, so I'll say what I would write instead: " + step.reasoning,
+        plan_text(request, step.calls),
+    )
 
 
 def _build(request: str, files: list[str]) -> Step:

@@ -5,7 +5,8 @@
 
 A message may carry "attachments": problems the preview reported and elements
 the person picked in it (chat.agent.attachments), as a list or as the JSON text
-of one (a form field's value).
+of one (a form field's value); and "plan": true (or a checked box's "on") for a
+plan turn, which may look at the project but not change it.
 
 htmx's ws extension adds "HEADERS" (and the form's other fields); unknown keys
 are ignored. Anything else is a `FrameError` with a sentence for the person;
@@ -31,6 +32,7 @@ class Frame:
     model: str = ""
     attachments: tuple[Attachment, ...] = ()
     images: tuple[int, ...] = ()  # pictures uploaded first (chat.images), by id
+    plan: bool = False
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,21 @@ def _message(body: JSONObject) -> Frame | FrameError:
     images = _images(body.get("images"))
     if isinstance(images, FrameError):
         return images
-    return Frame("message", message, model.strip(), attachments, images)
+    plan = _plan(body.get("plan", False))
+    if isinstance(plan, FrameError):
+        return plan
+    return Frame("message", message, model.strip(), attachments, images, plan)
+
+
+def _plan(raw: object) -> bool | FrameError:
+    # JSON's true and false, or a checkbox: "on" when ticked, left out when not.
+    if isinstance(raw, bool):
+        return raw
+    if raw in ("on", "true"):
+        return True
+    if raw in ("", "false"):
+        return False
+    return FrameError('"plan" must be true or false.')
 
 
 def _images(raw: object) -> tuple[int, ...] | FrameError:

@@ -49,7 +49,15 @@ async def order_from(
     if conversation is None:
         conversation = await threads.run(services.conversation_create, project=project)
     return TurnRequest(
-        project, conversation, text, model, user, api_key, frame.attachments, frame.images
+        project,
+        conversation,
+        text,
+        model,
+        user,
+        api_key,
+        frame.attachments,
+        frame.images,
+        plan=frame.plan,
     )
 
 

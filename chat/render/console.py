@@ -40,7 +40,8 @@ class ConsoleRenderer:
     # --- one method per event (chat.render.events.EventRenderer) ------------------
 
     def turn_started(self, event: TurnStarted) -> None:
-        self._line(self._dim(f"Conversation {event.conversation_id} · {event.model}"))
+        plan = " · plan only: nothing is changed" if event.plan else ""
+        self._line(self._dim(f"Conversation {event.conversation_id} · {event.model}{plan}"))
 
     def content(self, event: ContentText) -> None:
         self._text(event.text)

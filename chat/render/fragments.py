@@ -45,6 +45,7 @@ from chat.render.transcript import (
     ErrorNote,
     Footer,
     TurnView,
+    is_plan,
     picture_ids,
     shown_result,
     turn_dom_id,
@@ -85,6 +86,7 @@ class TurnDrawing:
         self.view = TurnView(dom_id, started.text, Footer(f"{dom_id}-foot", model=started.model))
         self.view.chips = chip_labels(started.attachments)
         self.view.images = picture_ids(started.images)
+        self.view.plan = started.plan
         self.current: Block | None = None
         self.finished = False
 
@@ -152,7 +154,7 @@ class TurnDrawing:
         if block is not None and block.kind == "answer" and block.streaming:
             # As the loop stored it: the "Next:" line streamed in becomes the chips.
             block.text = split_next(block.text)[0]
-        html = self._close_text()
+        html = self._plan(event) + self._close_text()
         footer = self.view.footer
         footer.status = event.status
         footer.finish_reason = event.finish_reason
@@ -162,6 +164,15 @@ class TurnDrawing:
         footer.suggestions = event.suggestions
         self.finished = True
         return html + self._footer_html()
+
+    def _plan(self, done: Done) -> str:
+        """A plan turn's answer (its last block) becomes its plan, with "Build
+        this plan"; drawn here unless it is still streaming (then as it closes)."""
+        last = self.view.blocks[-1] if self.view.blocks else None
+        if last is None or last.kind != "answer" or not is_plan(self.view, status=done.status):
+            return ""
+        last.plan = True
+        return "" if last.streaming else self._block_html(last, how="outerHTML")
 
     # --- text blocks -------------------------------------------------------------
 

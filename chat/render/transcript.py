@@ -37,6 +37,8 @@ FINISH_NOTES = {
     "empty": "The model gave no answer.",
     "stopped": "Stopped.",
 }
+# What "Build this plan" sends: a normal turn, given the plan to follow.
+BUILD_PLAN = "Build this plan:\n"
 # Errors a person can fix in Settings.
 KEY_ERRORS = {"no_api_key", "bad_api_key", "no_credits"}
 _SHOWN_CHARS = 4_000  # of a tool's arguments or result on its card
@@ -67,6 +69,12 @@ class Block:
     streaming: bool = False
     full_chars: int = 0  # of the whole text, when only its beginning is kept
     full_url: str = ""
+    plan: bool = False  # the answer of a plan turn: shown as a plan, to build
+
+    @property
+    def build_message(self) -> str:
+        """What "Build this plan" sends."""
+        return BUILD_PLAN + self.text
 
     @property
     def runs(self) -> list[ToolCard | CardGroup]:
@@ -131,6 +139,7 @@ class TurnView:
     changes: TurnChanges | None = None  # the files it changed, once read
     chips: list[str] = field(default_factory=list)  # what the preview gave the message
     images: list[int] = field(default_factory=list)  # pictures sent with it (chat.images)
+    plan: bool = False  # asked for a plan only: nothing is changed
 
     def new_block(self, kind: BlockKind) -> Block:
         block = Block(f"{self.dom_id}-b{len(self.blocks) + 1}", kind)
@@ -237,6 +246,7 @@ def _user_turn(message: Message) -> TurnView:
     view = TurnView(dom_id, message.content, footer, sequence=message.sequence)
     view.chips = chip_labels(record.attachments)
     view.images = picture_ids(record.images)
+    view.plan = record.plan
     return view
 
 
@@ -253,8 +263,10 @@ def _add_stored(turn: TurnView, message: Message) -> None:
     if message.reasoning.strip():
         url = full_text_url(message.pk, "reasoning")
         turn.new_block("reasoning").keep(message.reasoning, url=url)
+    answer = None
     if message.content.strip():
-        turn.new_block("answer").keep(message.content, url=full_text_url(message.pk, "content"))
+        answer = turn.new_block("answer")
+        answer.keep(message.content, url=full_text_url(message.pk, "content"))
     calls = message.tool_calls if isinstance(message.tool_calls, list) else []
     if calls:
         # Into the steps just before, as live: rounds of calls with no text
@@ -271,6 +283,14 @@ def _add_stored(turn: TurnView, message: Message) -> None:
         turn.footer.model = record.model  # the model that answered, as shown live
     if record.turn is not None:
         _stored_outcome(turn, record.turn)
+        if answer is not None:
+            answer.plan = is_plan(turn, status=record.turn.status)
+
+
+def is_plan(turn: TurnView, *, status: str) -> bool:
+    """Whether the answer that closes `turn` is a plan to build: the answer of
+    a plan turn that finished (a stopped or failed one's is not a whole plan)."""
+    return turn.plan and status == "completed"
 
 
 def _stored_card(turn: TurnView, call: Any) -> ToolCard:

@@ -174,9 +174,19 @@ FILE_TOOLS += (
 
 _FILE_TOOLS = ToolRegistry(FILE_TOOLS)
 
+# What a plan turn may do: look around and check the site, never change a file.
+PLAN_CATEGORIES: frozenset[ToolCategory] = frozenset({"list", "read", "search", "check"})
+# Kept, as the full set is: a registry builds its schemas once.
+_PLAN_TOOLS = _FILE_TOOLS.only(PLAN_CATEGORIES)
+
 
 def file_tools() -> ToolRegistry:
     return _FILE_TOOLS
+
+
+def plan_tools(tools: ToolRegistry) -> ToolRegistry:
+    """The part of `tools` a plan turn is given."""
+    return _PLAN_TOOLS if tools is _FILE_TOOLS else tools.only(PLAN_CATEGORIES)
 
 
 def tool_label(name: str) -> str:

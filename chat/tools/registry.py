@@ -11,7 +11,7 @@ JSON object the model reads: `{"success": true, ...}` or
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
@@ -141,6 +141,13 @@ class ToolRegistry:
 
     def names(self) -> list[str]:
         return list(self._tools)
+
+    def only(self, categories: Collection[ToolCategory]) -> ToolRegistry:
+        """The tools of these categories that write nothing: the set a turn that
+        may only look is given, so a call to any other is an unknown tool."""
+        return ToolRegistry(
+            tool for tool in self._tools.values() if tool.category in categories and not tool.writes
+        )
 
     def unknown(self, name: str) -> ToolOutcome:
         return ToolOutcome.failure(

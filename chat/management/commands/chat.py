@@ -1,6 +1,7 @@
 """`manage.py chat`: one turn of the tool loop in the terminal.
 
     manage.py chat <project-uuid> "Add a contact page" [--conversation ID] [--model M] [--json]
+    manage.py chat <project-uuid> "Add a contact page" --plan    (a plan; no file changes)
     manage.py chat --new-project "Bakery" --owner ada "Build a site for my bakery"
     manage.py chat --undo-turn MESSAGE_ID [--keep-changed] [--json]
 
@@ -50,6 +51,11 @@ class Command(BaseCommand):
         parser.add_argument("--conversation", type=int, help="Continue this conversation.")
         parser.add_argument("--model", help="Model id for this turn, e.g. openai/gpt-5-mini.")
         parser.add_argument("--json", action="store_true", help="One JSON event per line.")
+        parser.add_argument(
+            "--plan",
+            action="store_true",
+            help="Ask for a plan only: the model may look at the files but not change them.",
+        )
         parser.add_argument("--new-project", metavar="NAME", help="Create a project first.")
         parser.add_argument("--owner", metavar="USERNAME", help="Owner of --new-project.")
         parser.add_argument(
@@ -74,7 +80,9 @@ class Command(BaseCommand):
         model = None if options["model"] is None else clean_model_id(options["model"])
         if isinstance(model, ModelError):
             raise CommandError(model.message)
-        order = TurnRequest(project, conversation, cleaned, model, project.owner)
+        order = TurnRequest(
+            project, conversation, cleaned, model, project.owner, plan=options["plan"]
+        )
         try:
             done = asyncio.run(self._run(order, as_json))
         except KeyboardInterrupt:

@@ -1,0 +1,60 @@
+"""A plan turn's answer as the chat draws it (issue 30): live and from what is
+stored, the finished answer of a plan turn is a plan card whose button sends
+"Build this plan:" and the plan; any other answer is drawn as an answer."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+
+from chat.agent.events import ContentText, Done, TurnStarted
+from chat.live.frames import Frame, parse_frame
+from chat.records import TurnStatus, UserRecord
+from chat.render.fragments import TurnDrawing
+
+PLAN = '1. Create `a "b".html`.\n2. Link it.'
+BUTTON = re.compile(r'class="plan-build"><input type="hidden" name="message" value="([^"]*)"')
+
+
+def drawn(*, plan: bool, status: TurnStatus) -> str:
+    drawing = TurnDrawing(TurnStarted(1, 7, "m", "Add a page", plan=plan))
+    html_ = drawing.start() + drawing.show(ContentText(PLAN))
+    return html_ + drawing.show(Done("stop", status, 1, 8))
+
+
+def test_a_finished_plan_is_drawn_as_a_plan_with_its_build_button() -> None:
+    page = drawn(plan=True, status="completed")
+
+    assert '<section class="plan-card" id="t7-b1"' in page
+    assert [html.unescape(value) for value in BUTTON.findall(page)] == [f"Build this plan:\n{PLAN}"]
+
+
+@pytest.mark.parametrize("status", ["stopped", "failed", "interrupted"])
+def test_a_plan_turn_that_did_not_finish_has_no_build_button(status: TurnStatus) -> None:
+    page = drawn(plan=True, status=status)
+
+    assert "Plan only" in page
+    assert "plan-build" not in page
+
+
+def test_an_ordinary_answer_is_no_plan() -> None:
+    page = drawn(plan=False, status="completed")
+
+    assert "plan-card" not in page
+    assert "Plan only" not in page
+
+
+@pytest.mark.parametrize(
+    ("sent", "plan"),
+    [(', "plan": true', True), (', "plan": "on"', True), (', "plan": false', False), ("", False)],
+)
+def test_the_plan_flag_as_a_script_or_the_composers_switch_sends_it(sent: str, plan: bool) -> None:
+    assert parse_frame(f'{{"message": "hi"{sent}}}') == Frame("message", "hi", plan=plan)
+
+
+def test_a_stored_message_says_whether_it_asked_for_a_plan() -> None:
+    assert UserRecord.from_stored(UserRecord("m", plan=True).to_stored()).plan
+    assert UserRecord("m").to_stored() == {"model": "m"}, "records stored before read the same"
+    assert not UserRecord.from_stored({"model": "m", "plan": "yes"}).plan
