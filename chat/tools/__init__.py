@@ -8,6 +8,7 @@ from chat.tools.definitions import (
     tool_label,
     tool_visibility,
 )
+from chat.tools.instructions import asks_to_remember
 from chat.tools.registry import (
     Arguments,
     Tool,
@@ -29,6 +30,7 @@ __all__ = [
     "ToolOutcome",
     "ToolRegistry",
     "Visibility",
+    "asks_to_remember",
     "file_tools",
     "tool_category",
     "tool_label",
