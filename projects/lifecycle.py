@@ -61,7 +61,7 @@ def project_create(
             )
             if isinstance(result, FileError):
                 # The starter files are ours; a failure here means the limits are
-                # set smaller than a three-file site. Undo the whole project.
+                # set smaller than the starter site. Undo the whole project.
                 transaction.set_rollback(True)
                 return ProjectError(f"Could not add the starter site: {result.message}")
     return project

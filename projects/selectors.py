@@ -12,6 +12,7 @@ from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest
 
 from projects.files.binaries import MARKER, digest_of, is_marker
+from projects.files.instructions import INSTRUCTIONS_PATH
 from projects.files.paths import ALLOWED_EXTENSIONS, PathError, normalize_path
 from projects.files.results import (
     BinaryInfo,
@@ -178,6 +179,17 @@ def file_read(
         )
     chunk = "".join(lines[first - 1 : last])
     return FileContent(canonical, chunk, record.version, record.size, total, first, last)
+
+
+def instructions_text(project: Project) -> str | None:
+    """The text of the project's /AGENTS.md (in any letter case), or None
+    when it has none."""
+    record = (
+        ProjectFile.objects.filter(project=project, path__iexact=INSTRUCTIONS_PATH)
+        .only("content")
+        .first()
+    )
+    return None if record is None else record.content
 
 
 def file_search(

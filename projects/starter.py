@@ -1,4 +1,6 @@
-"""The small starter site a new project can begin from."""
+"""The small starter site a new project can begin from, and its owner's
+instructions to the assistant (/AGENTS.md: projects.files.instructions), a
+short start they can make their own."""
 
 from __future__ import annotations
 
@@ -69,8 +71,22 @@ _SCRIPT = """document.getElementById("greet").addEventListener("click", () => {
 });
 """
 
+_AGENTS = """# Instructions for the assistant
+
+The assistant reads this file before every request in this project. Change it
+to say how you like your site made; it is never published. You can also ask the
+assistant to remember something, and it adds a line here.
+
+- Language: write the site's text in English.
+- Tone: warm and plain; short sentences, no jargon.
+- Accessibility: headings in order, a text alternative for every image, enough
+  colour contrast, and everything usable with a keyboard.
+- Design: keep it light and simple, and reuse the colours in styles.css.
+"""
+
 STARTER_FILES: Final = {
     "/index.html": _INDEX,
     "/styles.css": _STYLES,
     "/script.js": _SCRIPT,
+    "/AGENTS.md": _AGENTS,
 }

@@ -84,7 +84,7 @@ def project(user: User) -> Project:
 
 @pytest.fixture
 def starter_project(user: User) -> Project:
-    """A project with the three starter files (/index.html, /styles.css, /script.js)."""
+    """A project with the starter files (/index.html, /styles.css, /script.js, /AGENTS.md)."""
     result = project_create(owner=user, name="Starter site", starter=True)
     assert isinstance(result, Project)
     return result

@@ -30,6 +30,7 @@ from chat.agent.attachments import for_model
 from chat.agent.attachments import to_json as attachments_json
 from chat.agent.events import Done, ErrorEvent, Event, TurnStarted
 from chat.agent.failures import INTERNAL_ERROR, SERVER_STOPPED, error_event
+from chat.agent.instructions import project_instructions
 from chat.agent.limits import TurnLimits
 from chat.agent.model_choice import choose_model
 from chat.agent.person_limits import person_budget
@@ -45,7 +46,7 @@ from chat.money import money
 from chat.next_steps import split_next
 from chat.records import TurnRecord
 from chat.selectors import past_turns
-from chat.tools import ToolRegistry, file_tools, plan_tools
+from chat.tools import ToolRegistry, asks_to_remember, file_tools, plan_tools
 from common import threads
 from projects import selectors
 from projects.files.limits import current_limits
@@ -120,6 +121,9 @@ class _Turn:
             emit=queue.put_nowait,
             timeout=limits.tool_timeout,
             max_calls=limits.max_tool_calls,
+            # Decided once, from what the person wrote: nothing the model reads
+            # or writes during the turn can widen it.
+            may_change_instructions=asks_to_remember(request.text),
         )
         self.asking = Asking(
             self.state,
@@ -354,6 +358,7 @@ class _Turn:
             description=project.description,
             files=files,
             limits=current_limits(),
+            instructions=project_instructions(project),  # read again every turn
         )
         state.messages = [
             ChatMessage.system(system),

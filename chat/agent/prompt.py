@@ -40,6 +40,10 @@ where you can (no images to download: use CSS, inline SVG or .svg files).
 - If a tool call fails, read its error and correct the call; do not repeat it unchanged.
 - The person may edit files while you work. If a write is refused because the file \
 changed, read it again and redo the change on the new content.
+- The file /AGENTS.md holds the owner's standing instructions for you (shown below when it has \
+any); it is not part of the site and is never published. Change it only when the person \
+asks you to remember something ("remember…", "from now on…", "always…"): then add a \
+short line, keeping what is there. Otherwise leave it alone; a write to it is refused.
 - When you are done, answer with a short summary for the person of what you did, in \
 their language. Do not paste whole files into the answer.
 - End that answer with one last line of two or three short follow-up requests the person \
@@ -49,13 +53,21 @@ is shown as buttons, not as text."""
 
 
 def system_prompt(
-    *, project_name: str, description: str, files: Sequence[FileInfo], limits: Limits
+    *,
+    project_name: str,
+    description: str,
+    files: Sequence[FileInfo],
+    limits: Limits,
+    instructions: str = "",
 ) -> str:
+    """`instructions`: the owner's, as chat.agent.instructions frames them."""
     parts = [_HOW_TO_WORK, _rules(limits)]
     if description.strip():
         parts.append(f'About the project "{project_name}" (from its owner):\n{description.strip()}')
     else:
         parts.append(f'The project is called "{project_name}".')
+    if instructions:
+        parts.append(instructions)
     parts.append(_file_list(files))
     return "\n\n".join(parts)
 

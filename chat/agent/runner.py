@@ -77,6 +77,7 @@ class ToolRunner:
         emit: Callable[[Event | RoundDone], None],
         timeout: float,
         max_calls: int = 30,
+        may_change_instructions: bool = False,
     ) -> None:
         self._registry = registry
         self._project = project
@@ -85,6 +86,7 @@ class ToolRunner:
         self._emit = emit
         self._timeout = timeout
         self._max_calls = max_calls
+        self._may_change_instructions = may_change_instructions
         self._repeats = RepeatCounter()
         self._reads = ReadCache()
         self.background = Background()
@@ -235,7 +237,12 @@ class ToolRunner:
         arguments = tool.parse(call.arguments)
         if isinstance(arguments, ToolOutcome):
             return arguments
-        context = ToolContext(self._project, self._author, dict(self.known_versions))
+        context = ToolContext(
+            self._project,
+            self._author,
+            dict(self.known_versions),
+            may_change_instructions=self._may_change_instructions,
+        )
         work = threads.start(_guarded_handler, tool, arguments, context)
         timeout = self._timeout
         try:

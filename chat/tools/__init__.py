@@ -9,6 +9,7 @@ from chat.tools.definitions import (
     tool_label,
     tool_visibility,
 )
+from chat.tools.instructions import asks_to_remember
 from chat.tools.registry import (
     Arguments,
     Tool,
@@ -30,6 +31,7 @@ __all__ = [
     "ToolOutcome",
     "ToolRegistry",
     "Visibility",
+    "asks_to_remember",
     "file_tools",
     "plan_tools",
     "tool_category",

@@ -3,7 +3,9 @@
 They never touch the ORM: reads go through `projects.selectors`, writes through
 `projects.services`, and every `FileError` becomes an error result carrying
 the context that helps the model recover. The writes of text refuse a line
-standing for content left out (chat.tools.placeholders).
+standing for content left out (chat.tools.placeholders), and every write
+leaves the owner's instructions alone unless the person asked to remember
+something (chat.tools.instructions).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from pydantic import Field
 
+from chat.tools.instructions import instructions_refusal
 from chat.tools.placeholders import no_placeholder_check
 from chat.tools.registry import Arguments, ToolContext, ToolOutcome
 from common.jsontypes import JSONObject, JSONValue
@@ -129,6 +132,8 @@ def read_file(args: ReadArgs, context: ToolContext) -> ToolOutcome:
 
 
 def create_file(args: WriteArgs, context: ToolContext) -> ToolOutcome:
+    if refused := instructions_refusal(context, args.path):
+        return refused
     written = services.file_create(
         project=context.project,
         path=args.path,
@@ -140,6 +145,8 @@ def create_file(args: WriteArgs, context: ToolContext) -> ToolOutcome:
 
 
 def update_file(args: WriteArgs, context: ToolContext) -> ToolOutcome:
+    if refused := instructions_refusal(context, args.path):
+        return refused
     written = _guarded(
         context,
         args.path,
@@ -151,6 +158,8 @@ def update_file(args: WriteArgs, context: ToolContext) -> ToolOutcome:
 
 
 def edit_file(args: EditArgs, context: ToolContext) -> ToolOutcome:
+    if refused := instructions_refusal(context, args.path):
+        return refused
     edits = [services.Edit(block.search, block.replace) for block in args.edits]
     # The file as the edits leave it is judged, not the replacement texts: a
     # placeholder the file already shows may be moved or kept, but not added.
@@ -165,11 +174,15 @@ def edit_file(args: EditArgs, context: ToolContext) -> ToolOutcome:
 
 
 def rename_file(args: RenameArgs, context: ToolContext) -> ToolOutcome:
+    if refused := instructions_refusal(context, args.path, args.new_path):
+        return refused
     written = _guarded(context, args.path, services.file_rename, new_path=args.new_path)
     return _written(written, "Renamed {old_path} to {path}")
 
 
 def delete_file(args: DeleteArgs, context: ToolContext) -> ToolOutcome:
+    if refused := instructions_refusal(context, args.path):
+        return refused
     written = _guarded(context, args.path, services.file_delete)
     return _written(written, "Deleted {path}")
 

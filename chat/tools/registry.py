@@ -48,6 +48,9 @@ class ToolContext:
     # The version of each file the model has seen in this turn (canonical path →
     # version); writes must name it, so a file changed by someone else is refused.
     known_versions: Mapping[str, int]
+    # The person's message of this turn asks to remember something, so the
+    # owner's instructions (/AGENTS.md) may change (chat.tools.instructions).
+    may_change_instructions: bool = False
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from django.db.models import QuerySet
 
 from projects.files.binaries import is_marker
 from projects.files.blobs import text_digest
+from projects.files.instructions import is_instructions
 from projects.models import Project, ProjectFile, Site, SiteFile, SiteVersion
 
 
@@ -45,6 +46,7 @@ def site_changes(site: Site) -> Changes | None:
         for path, content in ProjectFile.objects.filter(project_id=site.project_id).values_list(
             "path", "content"
         )
+        if not is_instructions(path)  # never published: no change to it is unpublished
     }
     return _compared(live, now)
 
@@ -56,10 +58,13 @@ def _compared(live: Mapping[str, str], now: Mapping[str, str]) -> Changes:
 
 def site_files_for_check(project: Project) -> dict[str, str | None]:
     """The project's files as the pre-publish check reads them: a text file's
-    text, None for a binary file."""
+    text, None for a binary file. The owner's instructions to the assistant
+    are left out, as a publish leaves them out: a link to them is then found
+    broken, as it would be on the published site."""
     return {
         path: None if is_marker(content) else content
         for path, content in ProjectFile.objects.filter(project=project).values_list(
             "path", "content"
         )
+        if not is_instructions(path)
     }

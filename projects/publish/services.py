@@ -22,6 +22,7 @@ from django.utils import timezone
 from common.sites import under_sites_domain
 from projects.files.blobs import blob_for, text_digest
 from projects.files.exported import file_bytes, zip_entry
+from projects.files.instructions import is_instructions
 from projects.locks import lock_current
 from projects.models import (
     HeldSiteName,
@@ -54,7 +55,12 @@ def site_publish(
             "The assistant is working on this project right now: publish when it has "
             "finished (or stop the turn first)."
         )
-    files = list(ProjectFile.objects.filter(project=project).order_by("path"))
+    # The owner's instructions to the assistant (/AGENTS.md) are not part of the site.
+    files = [
+        record
+        for record in ProjectFile.objects.filter(project=project).order_by("path")
+        if not is_instructions(record.path)
+    ]
     if not files:
         return PublishError("This project has no files yet: there is nothing to publish.")
     try:

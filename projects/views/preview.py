@@ -23,6 +23,7 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.csrf import csrf_exempt
 
 from projects.files.binaries import blob_bytes, blob_for_marker, is_marker
+from projects.files.instructions import is_instructions
 from projects.files.paths import PathError, content_type_for, normalize_path
 from projects.models import Project, ProjectFile, RetiredPreviewToken, Site
 from projects.web.plain import plain_page
@@ -121,7 +122,8 @@ def serve(request: HttpRequest, token: str, path: str) -> HttpResponse:
     canonical = normalize_path(wanted)
     record = (
         None
-        if isinstance(canonical, PathError)
+        # The owner's instructions to the assistant are not part of the site.
+        if isinstance(canonical, PathError) or is_instructions(canonical)
         else ProjectFile.objects.filter(project=project, path=canonical)
         .only("content", "path")
         .first()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django.template.loader import render_to_string
 
+from projects.files.instructions import is_instructions
 from projects.files.paths import extension_of
 from projects.files.results import FileContent, FileError, FileInfo
 from projects.history.revisions import deleted_files
@@ -40,6 +41,7 @@ def workspace_context(project: Project) -> dict[str, object]:
         "project": project,
         # The owner's: only the owner opens a project's workspace.
         "preferences": preferences_of(project.owner),
+        "instructions": _instructions(project, paths),
         **_tree_context(project, files),
         **editor_context(opened),
     }
@@ -58,6 +60,14 @@ def editor_context(opened: FileContent | FileError | None) -> dict[str, object]:
     if not isinstance(opened, FileContent):
         return {"file": None, "mode": "text"}
     return {"file": opened, "mode": _ACE_MODES.get(extension_of(opened.path), "text")}
+
+
+def _instructions(project: Project, paths: list[str]) -> FileContent | None:
+    """The owner's instructions to the assistant (/AGENTS.md), shown in the
+    page's top bar; None when the project has none."""
+    path = next((path for path in paths if is_instructions(path)), None)
+    opened = file_read(project, path) if path else None
+    return opened if isinstance(opened, FileContent) else None
 
 
 def _tree_context(project: Project, files: list[FileInfo]) -> dict[str, object]:

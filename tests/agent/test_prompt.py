@@ -124,6 +124,7 @@ def test_system_prompt_lists_the_files_with_their_sizes(starter_project):
     sizes = {path: len(content.encode()) for path, content in STARTER_FILES.items()}
     assert (
         "Current files:\n"
+        f"- /AGENTS.md ({sizes['/AGENTS.md']} bytes)\n"
         f"- /index.html ({sizes['/index.html']} bytes)\n"
         f"- /script.js ({sizes['/script.js']} bytes)\n"
         f"- /styles.css ({sizes['/styles.css']} bytes)"

@@ -431,7 +431,8 @@ def test_export_holds_every_file_without_leading_slash(starter_project):
         assert archive.testzip() is None
         names = archive.namelist()
         contents = {name: archive.read(name).decode() for name in names}
-    assert names == ["index.html", "script.js", "styles.css"]
+    # The owner's instructions to the assistant too: they are the owner's file.
+    assert names == ["AGENTS.md", "index.html", "script.js", "styles.css"]
     stored = dict(
         ProjectFile.objects.filter(project=starter_project).values_list("path", "content")
     )

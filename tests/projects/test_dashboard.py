@@ -66,7 +66,7 @@ def test_dashboard_lists_the_users_projects_with_their_file_counts(
     assert f'id="project-{starter_project.pk}"' in page
     starter_card = page.split(f'id="project-{starter_project.pk}"')[1].split("</li>")[0]
     empty_card = page.split(f'id="project-{project.pk}"')[1].split("</li>")[0]
-    assert '<span class="file-count">3 files</span>' in starter_card
+    assert f'<span class="file-count">{len(STARTER_FILES)} files</span>' in starter_card
     assert '<span class="file-count">0 files</span>' in empty_card
 
 
@@ -164,10 +164,10 @@ def test_delete_by_get_shows_a_confirmation_and_deletes_nothing(user_client, sta
     assert response.status_code == 200
     page = _page(response)
     assert "Delete “Starter site”?" in page
-    assert "its 3 files" in page
+    assert f"its {len(STARTER_FILES)} files" in page
     assert '<form method="post"' in page
     assert Project.objects.filter(pk=starter_project.pk).exists()
-    assert ProjectFile.objects.filter(project=starter_project).count() == 3
+    assert ProjectFile.objects.filter(project=starter_project).count() == len(STARTER_FILES)
 
 
 def test_delete_by_post_moves_the_project_to_the_trash_keeping_everything(
@@ -177,8 +177,8 @@ def test_delete_by_post_moves_the_project_to_the_trash_keeping_everything(
     assert response.redirect_chain == [("/", 302)]
     assert "Moved Starter site to the trash." in _page(response)
     assert not Project.objects.filter(pk=starter_project.pk).exists()
-    assert ProjectFile.objects.filter(project_id=starter_project.pk).count() == 3
-    assert FileRevision.objects.filter(project_id=starter_project.pk).count() == 3
+    assert ProjectFile.objects.filter(project_id=starter_project.pk).count() == len(STARTER_FILES)
+    assert FileRevision.objects.filter(project_id=starter_project.pk).count() == len(STARTER_FILES)
 
 
 def test_dashboard_links_to_the_confirmation_page_not_a_direct_delete(user_client, starter_project):
@@ -230,7 +230,7 @@ def test_other_users_projects_are_404_for_every_post_and_nothing_changes(
     assert others_project.preview_token == token
     assert sorted(others_project.files.values_list("path", flat=True)) == sorted(STARTER_FILES)
     assert others_project.files.get(path="/index.html").content == STARTER_FILES["/index.html"]
-    assert FileRevision.objects.filter(project=others_project).count() == 3
+    assert FileRevision.objects.filter(project=others_project).count() == len(STARTER_FILES)
 
 
 def test_another_projects_revision_cannot_be_read_or_restored_through_your_own(
@@ -282,7 +282,7 @@ def test_posts_without_a_csrf_token_are_refused_and_change_nothing(csrf_client, 
     assert starter_project.preview_token == token
     index = starter_project.files.get(path="/index.html")
     assert (index.content, index.version) == (STARTER_FILES["/index.html"], 1)
-    assert starter_project.files.count() == 3
+    assert starter_project.files.count() == len(STARTER_FILES)
     assert csrf_client.get("/").status_code == 200  # still signed in
 
 
@@ -325,6 +325,7 @@ def test_export_downloads_a_zip_with_every_file(user_client, starter_project, au
     assert response["Content-Disposition"] == 'attachment; filename="starter-site.zip"'
     with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
         assert sorted(archive.namelist()) == [
+            "AGENTS.md",
             "blog/post.md",
             "index.html",
             "script.js",

@@ -29,6 +29,7 @@ from projects.services import (
     file_rename,
     file_update,
 )
+from projects.starter import STARTER_FILES
 
 LONG_AGO = datetime(2001, 1, 1, tzinfo=UTC)
 
@@ -397,7 +398,7 @@ def test_update_of_a_missing_file_lists_files_and_suggests_a_close_one(starter_p
         ErrorCode.NOT_FOUND,
     )
     assert error.path == "/indx.html"
-    assert set(error.available_files) == {"/index.html", "/styles.css", "/script.js"}
+    assert set(error.available_files) == set(STARTER_FILES)
     assert error.suggestion == "/index.html"
     assert "Did you mean /index.html?" in error.message
 
@@ -598,7 +599,7 @@ def test_rename_onto_an_existing_file_is_refused(starter_project, author, target
     )
     after = {f.path: f.content for f in ProjectFile.objects.filter(project=starter_project)}
     assert after == before
-    assert len(revisions(starter_project)) == 3
+    assert len(revisions(starter_project)) == len(STARTER_FILES)
 
 
 def test_rename_onto_a_folder_is_refused(project, author):
@@ -766,8 +767,8 @@ def test_a_refused_write_leaves_project_updated_at_alone(site, author, action):
 def test_file_list_gives_every_file_sorted_with_size_and_version(starter_project, author):
     ok(file_update(project=starter_project, path="/script.js", content="x", author=author))
     listing = file_list(starter_project)
-    assert [f.path for f in listing] == ["/index.html", "/script.js", "/styles.css"]
-    script = listing[1]
+    assert [f.path for f in listing] == ["/AGENTS.md", "/index.html", "/script.js", "/styles.css"]
+    script = listing[2]
     assert (script.size, script.version) == (1, 2)
 
 
@@ -897,7 +898,7 @@ def test_search_can_be_case_sensitive(starter_project):
 def test_search_finds_matches_across_files_and_counts_files_searched(starter_project):
     results = search(starter_project, "greet")
     assert {m.path for m in results.matches} == {"/index.html", "/script.js"}
-    assert results.files_searched == 3
+    assert results.files_searched == len(STARTER_FILES)
 
 
 def test_search_truncates_at_max_results_but_counts_everything(project, author):
@@ -982,7 +983,7 @@ def test_project_list_for_lists_only_the_users_projects_with_counts(
     assert set(listed) == {"Empty site", "Starter site"}
     expected_size = sum(f.size for f in ProjectFile.objects.filter(project=starter_project))
     starter, empty = listed["Starter site"], listed["Empty site"]
-    assert (starter["file_count"], starter["total_size"]) == (3, expected_size)
+    assert (starter["file_count"], starter["total_size"]) == (len(STARTER_FILES), expected_size)
     assert starter["last_file_change"] is not None
     assert (empty["file_count"], empty["total_size"], empty["last_file_change"]) == (0, 0, None)
 

@@ -89,11 +89,11 @@ def test_create_blank_project_has_no_files(user):
     assert not FileRevision.objects.filter(project=project).exists()
 
 
-def test_create_from_the_starter_adds_the_three_starter_files(user):
+def test_create_from_the_starter_adds_the_starter_files(user):
     project = created(owner=user, name="Site", starter=True)
     stored = dict(ProjectFile.objects.filter(project=project).values_list("path", "content"))
     assert stored == STARTER_FILES
-    assert set(stored) == {"/index.html", "/styles.css", "/script.js"}
+    assert set(stored) == {"/index.html", "/styles.css", "/script.js", "/AGENTS.md"}
 
 
 def test_starter_files_are_recorded_as_created_by_the_owner(user):
@@ -188,8 +188,8 @@ def test_purge_removes_the_project_its_files_and_its_history(starter_project, ot
     assert not Project.all_objects.filter(pk=starter_project.pk).exists()
     assert not ProjectFile.objects.filter(project_id=starter_project.pk).exists()
     assert not FileRevision.objects.filter(project_id=starter_project.pk).exists()
-    assert ProjectFile.objects.filter(project=theirs).count() == 3
-    assert FileRevision.objects.filter(project=theirs).count() == 3
+    assert ProjectFile.objects.filter(project=theirs).count() == len(STARTER_FILES)
+    assert FileRevision.objects.filter(project=theirs).count() == len(STARTER_FILES)
 
 
 # --- preview token -------------------------------------------------------------

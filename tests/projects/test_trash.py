@@ -25,6 +25,7 @@ from projects.lifecycle import project_trash, trash_purge_expired
 from projects.locks import lock_acquire
 from projects.models import FileRevision, Project, ProjectFile
 from projects.services import Author, file_create
+from projects.starter import STARTER_FILES
 from tests.conftest import SITES_HOST
 from tests.live.tabs import (
     communicator,
@@ -59,8 +60,8 @@ def test_the_trash_lists_a_deleted_project_and_restores_it_whole(
     response = user_client.post(f"/projects/{starter_project.pk}/restore/", follow=True)
     assert "Restored Starter site" in response.content.decode()
     restored = Project.objects.get(pk=starter_project.pk)
-    assert restored.files.count() == 3
-    assert FileRevision.objects.filter(project=restored).count() == 3
+    assert restored.files.count() == len(STARTER_FILES)
+    assert FileRevision.objects.filter(project=restored).count() == len(STARTER_FILES)
     assert Conversation.objects.filter(project=restored).count() == 1
 
 

@@ -94,6 +94,7 @@ def test_workspace_renders_the_tree_with_nested_folders(user_client, nested_proj
         "/assets/data.json",
         "/blog/2024/first-post.html",
         "/blog/index.html",
+        "/AGENTS.md",
         "/index.html",
         "/script.js",
         "/styles.css",
@@ -315,7 +316,7 @@ def test_file_save_of_identical_content_changes_nothing(htmx_client, starter_pro
     assert response.status_code == 200
     assert "No changes to save." in response.content.decode()
     assert _version(starter_project, "/styles.css") == 1
-    assert FileRevision.objects.filter(project=starter_project).count() == 3
+    assert FileRevision.objects.filter(project=starter_project).count() == len(STARTER_FILES)
 
 
 def test_file_save_of_a_deleted_file_is_a_404_that_offers_save_as_new(htmx_client, starter_project):
@@ -387,7 +388,7 @@ def test_file_new_refuses_bad_paths_with_a_422_in_the_new_file_error(
     assert response["HX-Reswap"] == "innerHTML"
     assert message in unescape(response.content.decode())
     assert "HX-Trigger" not in response
-    assert starter_project.files.count() == 3
+    assert starter_project.files.count() == len(STARTER_FILES)
 
 
 @pytest.mark.parametrize(
@@ -404,7 +405,7 @@ def test_file_new_refuses_duplicates_with_a_422_in_the_new_file_error(
     assert response.status_code == 422
     assert response["HX-Retarget"] == "#new-file-error"
     assert message in unescape(response.content.decode())
-    assert starter_project.files.count() == 3
+    assert starter_project.files.count() == len(STARTER_FILES)
     assert starter_project.files.get(path="/index.html").content == STARTER_FILES["/index.html"]
 
 
@@ -420,7 +421,7 @@ def test_file_rename_with_the_right_version_moves_the_file(htmx_client, starter_
     assert response["HX-Retarget"] == "#editor-pane"
     assert _trigger(response) == {"filesChanged": {"paths": ["/css/main.css"]}}
     paths = set(starter_project.files.values_list("path", flat=True))
-    assert paths == {"/index.html", "/script.js", "/css/main.css"}
+    assert paths == {"/AGENTS.md", "/index.html", "/script.js", "/css/main.css"}
     moved = starter_project.files.get(path="/css/main.css")
     assert (moved.content, moved.version) == (STARTER_FILES["/styles.css"], 2)
     html = response.content.decode()

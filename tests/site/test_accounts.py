@@ -8,6 +8,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from projects.models import Project
+from projects.starter import STARTER_FILES
 
 NEW_PASSWORD = "a much newer passphrase"
 
@@ -77,7 +78,7 @@ def test_every_post_endpoint_sends_anonymous_visitors_to_login_and_changes_nothi
     assert starter_project.name == "Starter site"
     assert Project.objects.count() == 1
     assert starter_project.files.get(path="/index.html").version == 1
-    assert starter_project.files.count() == 3
+    assert starter_project.files.count() == len(STARTER_FILES)
 
 
 def test_login_and_signup_pages_are_open_to_anonymous_visitors(db):

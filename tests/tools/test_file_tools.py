@@ -443,14 +443,14 @@ def test_list_project_files_lists_paths_sizes_and_limits(site, assistant, settin
     result = succeeded(outcome)
     sizes = {path: len(text.encode()) for path, text in STARTER_FILES.items()}
     assert result["files"] == [{"path": path, "size": sizes[path]} for path in sorted(sizes)]
-    assert result["count"] == 3
+    assert result["count"] == len(STARTER_FILES)
     assert result["total_size"] == sum(sizes.values())
     assert result["limits"] == {
         "max_files": 7,
         "max_file_bytes": settings.BUILTIT_MAX_FILE_BYTES,
         "max_project_bytes": settings.BUILTIT_MAX_PROJECT_BYTES,
     }
-    assert outcome.summary == "Listed 3 files (1.3 KiB)"
+    assert outcome.summary == "Listed 4 files (1.9 KiB)"
     assert (outcome.path, outcome.changed, dict(outcome.seen)) == (None, (), {})
 
 
@@ -954,13 +954,13 @@ def test_delete_file_removes_the_file(site, assistant, user):
 def test_delete_file_of_a_missing_path(site, assistant):
     outcome = call(site, "delete_file", {"path": "/scripts.js"}, author=assistant)
     assert "does not exist" in failed(outcome)
-    assert len(paths_of(site)) == 3
+    assert len(paths_of(site)) == len(STARTER_FILES)
 
 
 def test_delete_file_refuses_a_bad_path(site, assistant):
     outcome = call(site, "delete_file", {"path": "/../index.html"}, author=assistant)
     assert "Invalid path" in failed(outcome)
-    assert len(paths_of(site)) == 3
+    assert len(paths_of(site)) == len(STARTER_FILES)
 
 
 # --- search_files --------------------------------------------------------------
@@ -987,7 +987,11 @@ def test_search_files_finds_lines_across_files(site, assistant):
             "text": 'document.getElementById("greeting").textContent = `Good ${part}!`;',
         },
     ]
-    assert (result["query"], result["total_matches"], result["files_searched"]) == ("GREET", 4, 3)
+    assert (result["query"], result["total_matches"], result["files_searched"]) == (
+        "GREET",
+        4,
+        len(STARTER_FILES),
+    )
     assert result["truncated"] is False
     assert outcome.summary == "Found 4 matches in 2 files"
     assert (outcome.changed, dict(outcome.seen)) == ((), {})
@@ -1085,7 +1089,7 @@ def test_write_refused_when_the_person_changed_the_file_during_the_turn(
     assert error.startswith("/script.js changed since you read it")
     assert "Read it again with read_file" in error
     assert (outcome.changed, dict(outcome.seen)) == ((), {})
-    assert paths_of(site) == ["/index.html", "/script.js", "/styles.css"]
+    assert paths_of(site) == sorted(STARTER_FILES)
     assert content_of(site, "/script.js") == THEIRS
     assert version_of(site, "/script.js") == 2
     assert [r.actor for r in revisions(site)] == [FileRevision.Actor.USER]
@@ -1171,7 +1175,7 @@ FAILURES: list[tuple[str, str, JSONObject, JSONObject]] = [
         {
             "code": "not_found",
             "path": "/indx.html",
-            "available_files": ["/index.html", "/script.js", "/styles.css"],
+            "available_files": ["/AGENTS.md", "/index.html", "/script.js", "/styles.css"],
             "suggestion": "/index.html",
         },
     ),
