@@ -23,33 +23,26 @@ from contextlib import aclosing
 from dataclasses import replace
 from decimal import Decimal
 
-from chat import spending
 from chat.agent import budget, prompt
 from chat.agent.asking import Asking, Queued, turn_too_long
-from chat.agent.attachments import for_model
 from chat.agent.attachments import to_json as attachments_json
 from chat.agent.events import Done, ErrorEvent, Event, TurnStarted
 from chat.agent.failures import INTERNAL_ERROR, SERVER_STOPPED, error_event
-from chat.agent.instructions import project_instructions
 from chat.agent.limits import TurnLimits
 from chat.agent.model_choice import choose_model
-from chat.agent.person_limits import person_budget
+from chat.agent.opening import turn_opened
 from chat.agent.recorder import TurnRecorder
 from chat.agent.runner import ToolRunner
 from chat.agent.site_checks import BACKGROUND_WAIT, site_checked
 from chat.agent.state import Asked, Outcome, Spend, StopCause, TurnRequest, TurnState
 from chat.demo.transport import demo_client, is_demo
-from chat.images import images_as_urls
-from chat.llm import AnswerTooSlowError, ChatMessage, LLMClient, LLMError, ModelInfo, get_client
+from chat.llm import AnswerTooSlowError, LLMClient, LLMError, ModelInfo, get_client
 from chat.models import Message
 from chat.money import money
 from chat.next_steps import split_next
 from chat.records import TurnRecord
-from chat.selectors import past_turns
 from chat.tools import ToolRegistry, asks_to_remember, file_tools, plan_tools
 from common import threads
-from projects import selectors
-from projects.files.limits import current_limits
 
 __all__ = ["MAX_FAILED_ROUNDS", "StopCause", "TurnRequest", "run_turn"]
 
@@ -136,7 +129,7 @@ class _Turn:
 
     async def run(self) -> AsyncGenerator[Event, None]:
         request = self.state.request
-        user_message = await threads.run(self._begin)
+        user_message = await threads.run(turn_opened, self.state, self.runner, self.recorder)
         yield TurnStarted(
             request.conversation.pk,
             user_message.pk,
@@ -343,39 +336,6 @@ class _Turn:
         return budget.model_info(catalog, self.state.model)
 
     # --- storage (these run in a pool thread) ------------------------------------------
-
-    def _begin(self) -> Message:
-        state = self.state
-        request = state.request
-        project, conversation = request.project, request.conversation
-        files = selectors.file_list(project)
-        self.runner.known_versions.update({info.path: info.version for info in files})
-        state.spend.spent_before = spending.project_spent(project_id=project.pk)
-        state.spend.person = person_budget(user_id=project.owner_id)
-        history = past_turns(conversation=conversation)  # before this turn's message exists
-        system = prompt.system_prompt(
-            project_name=project.name,
-            description=project.description,
-            files=files,
-            limits=current_limits(),
-            instructions=project_instructions(project),  # read again every turn
-        )
-        state.messages = [
-            ChatMessage.system(system),
-            *prompt.history_messages(history, budget_tokens=state.limits.history_tokens),
-            ChatMessage(
-                "user",
-                for_model(request.text, request.attachments),
-                images=tuple(images_as_urls(list(request.images))),
-            ),
-            *([prompt.plan_note()] if request.plan else []),
-        ]
-        return self.recorder.begin(
-            request.text,
-            attachments=attachments_json(request.attachments),
-            images=list(request.images),
-            plan=request.plan,
-        )
 
     def _store_closing(self, outcome: Outcome, at: Message | int) -> Message:
         state = self.state
