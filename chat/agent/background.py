@@ -15,16 +15,34 @@ import json
 import logging
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TypeVar
 
 from chat.llm import ChatMessage
-from common import threads
 from common.jsontypes import JSONObject
 
 logger = logging.getLogger(__name__)
 
 # Work the tool handed over: given an Event set when the turn stops.
 Work = Callable[[threading.Event], JSONObject]
+T = TypeVar("T")
+
+# Slow work (a site check waits for a worker process, then for it: up to 40 s)
+# runs on threads of its own, never the pool turns store and run tools on.
+_APART = ThreadPoolExecutor(max_workers=4, thread_name_prefix="builtit-background")
+
+
+async def run_apart(work: Callable[[threading.Event], T], stop: threading.Event) -> T:
+    """`work(stop)` on a thread of its own; cancelled, it sets `stop` and waits
+    for the work to notice (a site check looks every tenth of a second)."""
+    future = asyncio.get_running_loop().run_in_executor(_APART, work, stop)
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        stop.set()
+        await asyncio.wait({future})
+        raise
 
 
 @dataclass(frozen=True)
@@ -59,7 +77,7 @@ class Background:
 
     def start(self, call_id: str, name: str, work: Work) -> None:
         stop = threading.Event()
-        task = asyncio.create_task(threads.run(work, stop))
+        task = asyncio.create_task(run_apart(work, stop))
         self._running[call_id] = _Running(name, task, stop)
 
     def take_finished(self) -> list[Finished]:

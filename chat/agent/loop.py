@@ -157,7 +157,14 @@ class _Turn:
         if outcome.error is not None:
             yield outcome.error
         at = await self._settle_current()
-        outcome.check = await site_checked(self.state, self.runner.background)
+        try:
+            outcome.check = await site_checked(self.state, self.runner.background)
+        except asyncio.CancelledError:
+            # Stopped while the site was checked: the turn's work is done, and kept.
+            closing = await asyncio.shield(threads.run(self._store_closing, outcome, at))
+            if self.on_stopped is not None:
+                self.on_stopped(self._done(outcome, closing.pk))
+            raise
         closing = await threads.run(self._store_closing, outcome, at)
         yield self._done(outcome, closing.pk)
 

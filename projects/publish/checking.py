@@ -5,15 +5,17 @@ quadratic in how deep tags nest and in how many attributes a tag has (5 s for
 60 KB of "<div>", past the limit for a few hundred KB: bench/README.md), and a
 thread could not be stopped; a process can.
 
-The workers are kept between checks (a check runs after every turn that
-changes files: starting a process for each cost 0.8 s). A check past its
-limit, or given up by its turn, ends them all (any other check under way
-then says it did not finish); the next check starts new ones."""
+Each of the RUNNING slots keeps its worker process between checks (a check
+runs after every turn that changes files: starting a process for each cost
+0.8 s). A check past its limit, or given up by its turn, ends its own slot's
+worker (and waits for it to be gone); the slot's next check starts a new one.
+No check ends another's."""
 
 from __future__ import annotations
 
 import atexit
 import multiprocessing
+import queue
 import threading
 import time
 from collections.abc import Mapping
@@ -34,30 +36,42 @@ class CheckUnfinished:
     message: str
 
 
-_SLOTS = threading.BoundedSemaphore(RUNNING)
-_POOL_LOCK = threading.Lock()
-_pool: Pool | None = None
+_FREE: queue.Queue[int] = queue.Queue()
+for _slot in range(RUNNING):
+    _FREE.put(_slot)
+_WORKERS: list[Pool | None] = [None] * RUNNING
+_BUSY = "The server is busy checking other sites, so this one was not checked."
+_STOPPED = "The check was stopped before it finished."
 
 
 def site_check_bounded(
     files: Mapping[str, str | None], *, cancelled: threading.Event | None = None
 ) -> SiteCheck | CheckUnfinished:
     """The check of `files`, or why it did not finish; `cancelled` (set by a turn
-    that stops) ends it early."""
-    if not _SLOTS.acquire(timeout=CHECK_SECONDS):
-        return CheckUnfinished(
-            "The server is busy checking other sites, so this one was not checked."
-        )
+    that stops) ends it early, while it waits for a slot or runs."""
+    cancelled = cancelled or threading.Event()
+    slot = _slot_taken(cancelled)
+    if slot is None:
+        return CheckUnfinished(_STOPPED if cancelled.is_set() else _BUSY)
     try:
         own_host = bool(settings.BUILTIT_SITES_SUBDOMAINS)  # projects.web.sites.site_url
-        pool = _workers()
-        pending = pool.apply_async(site_check, (dict(files),), {"own_host": own_host})
-        done = _waited(pending, cancelled or threading.Event())
+        pending = _worker(slot).apply_async(site_check, (dict(files),), {"own_host": own_host})
+        done = _waited(pending, cancelled)
         if isinstance(done, CheckUnfinished):
-            _end_workers(pool)  # still at it: stopped, not left running
+            _end_worker(slot)  # still at it: stopped, not left running
         return done
     finally:
-        _SLOTS.release()
+        _FREE.put(slot)
+
+
+def _slot_taken(cancelled: threading.Event) -> int | None:
+    deadline = time.monotonic() + CHECK_SECONDS
+    while not cancelled.is_set() and time.monotonic() < deadline:
+        try:
+            return _FREE.get(timeout=_POLL)
+        except queue.Empty:
+            continue
+    return None
 
 
 def _waited(
@@ -73,25 +87,29 @@ def _waited(
                     f"The check of this site did not finish in {CHECK_SECONDS:g} seconds "
                     "(some page's markup is very broken), so it was stopped."
                 )
-        except Exception:  # its worker was ended by another check's timeout
-            return CheckUnfinished("The check was interrupted: ask for it again.")
-    return CheckUnfinished("The check was stopped before it finished.")
+    return CheckUnfinished(_STOPPED)
 
 
-def _workers() -> Pool:
-    global _pool  # noqa: PLW0603  (one pool per process, made when first needed)
-    with _POOL_LOCK:
-        if _pool is None:
-            # spawn: a fork would copy this process's threads' locks mid-use.
-            _pool = multiprocessing.get_context("spawn").Pool(RUNNING)
-            # Ended before the interpreter takes its modules apart under the pool's threads.
-            atexit.register(_end_workers, _pool)
-        return _pool
+def _worker(slot: int) -> Pool:
+    # Only the thread holding `slot` touches _WORKERS[slot].
+    worker = _WORKERS[slot]
+    if worker is None:
+        # spawn: a fork would copy this process's threads' locks mid-use.
+        worker = _WORKERS[slot] = multiprocessing.get_context("spawn").Pool(1)
+    return worker
 
 
-def _end_workers(pool: Pool) -> None:
-    global _pool  # noqa: PLW0603
-    with _POOL_LOCK:
-        if _pool is pool:
-            _pool = None
-    pool.terminate()
+def _end_worker(slot: int) -> None:
+    worker, _WORKERS[slot] = _WORKERS[slot], None
+    if worker is not None:
+        worker.terminate()
+        worker.join()  # its process and pipes gone, not left to the collector
+
+
+@atexit.register
+def _end_all() -> None:
+    # Before the interpreter takes its modules apart under the workers' threads.
+    for slot, worker in enumerate(_WORKERS):
+        if worker is not None:
+            _WORKERS[slot] = None
+            worker.terminate()

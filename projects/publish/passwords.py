@@ -10,6 +10,7 @@ the form says to wait; the site itself stays up for whoever has a pass."""
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 from django.contrib.auth.hashers import check_password, make_password
@@ -62,24 +63,32 @@ def pass_valid(site: LiveSite, token: str | None) -> bool:
 
 def password_try(site: LiveSite, address: str | None, password: str) -> bool | Throttled:
     """Whether `password` opens `site`; Throttled, without looking, once too many
-    wrong guesses came from `address` or from everyone."""
-    keys = [f"site-pass:{site.pk}:{address or '-'}", f"site-pass:{site.pk}"]
-    if _count(keys[0]) >= TRIES or _count(keys[1]) >= SITE_TRIES:
+    wrong guesses came from `address` or from everyone. Each try is counted
+    before the (slow) hash is compared, and given back if it was right: guesses
+    sent all at once are counted all the same."""
+    keys = (f"site-pass:{site.pk}:{address or '-'}", f"site-pass:{site.pk}")
+    mine, everyone = (_counted(key) for key in keys)
+    if mine > TRIES or everyone > SITE_TRIES:
         return Throttled(minutes=WINDOW // 60)
     if check_password(password[:MAX_LENGTH], site.password):
+        for key in keys:
+            _uncounted(key)
         return True
-    for key in keys:
-        cache.add(key, 0, timeout=WINDOW)  # the window starts at the first wrong guess
-        try:
-            cache.incr(key)
-        except ValueError:  # expired between the two calls
-            cache.set(key, 1, timeout=WINDOW)
     return False
 
 
-def _count(key: str) -> int:
-    found = cache.get(key)
-    return found if isinstance(found, int) else 0
+def _counted(key: str) -> int:
+    cache.add(key, 0, timeout=WINDOW)  # the window starts at the first try
+    try:
+        return int(cache.incr(key))
+    except ValueError:  # expired between the two calls
+        cache.set(key, 1, timeout=WINDOW)
+        return 1
+
+
+def _uncounted(key: str) -> None:
+    with contextlib.suppress(ValueError):  # expired meanwhile: nothing to give back
+        cache.decr(key)
 
 
 def _fingerprint(site: LiveSite) -> str:

@@ -19,7 +19,7 @@ from pathlib import Path
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
-from django.utils.http import content_disposition_header
+from django.utils.http import content_disposition_header, escape_leading_slashes
 from django.views.decorators.csrf import csrf_exempt
 
 from projects.files.binaries import blob_bytes, blob_for_marker, is_marker
@@ -159,7 +159,7 @@ def _binary(request: HttpRequest, project: Project, marker: str, name: str) -> H
 def _missing(request: HttpRequest, project: Project, path: str, wanted: str) -> HttpResponse:
     if wanted == path and _is_folder(project, path):
         # /about -> /about/ so the folder's index.html resolves its relative links.
-        return _secured(HttpResponseRedirect(request.path + "/"))
+        return _secured(HttpResponseRedirect(escape_leading_slashes(request.path + "/")))
     if wanted == "index.html":
         return _not_found(_NO_INDEX_PAGE)
     return _not_found()

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.utils.html import escape
+from django.utils.http import escape_leading_slashes
 from django.views.decorators.csrf import csrf_exempt
 
 from projects.publish.addresses import file_for
@@ -138,8 +139,7 @@ def _served(request: HttpRequest, site: LiveSite, address: str, headed: Headed) 
     index = version_index(site.version_id, site.version_made)
     found = file_for(address, index)
     if found is not None and found.folder:
-        query = request.META.get("QUERY_STRING", "")
-        return headed(HttpResponseRedirect(request.path + "/" + (f"?{query}" if query else "")))
+        return headed(HttpResponseRedirect(_here(request, "/")))
     content = content_of(index[found.path], found.path) if found is not None else None
     if content is None:
         return headed(_not_found(index))
@@ -176,8 +176,7 @@ def _password_gate(request: HttpRequest, site: LiveSite) -> HttpResponse:
     if not opened:
         return _form(site, status=403, said="That is not the password.")
     # Back to the page asked for, as a GET (a reload does not post it again).
-    query = request.META.get("QUERY_STRING", "")
-    response = HttpResponseRedirect(request.path + (f"?{query}" if query else ""), status=303)
+    response = HttpResponseRedirect(_here(request), status=303)
     response.set_cookie(
         _pass_cookie(request),
         pass_for(site),
@@ -187,6 +186,13 @@ def _password_gate(request: HttpRequest, site: LiveSite) -> HttpResponse:
         samesite="Lax",
     )
     return _own(response)
+
+
+def _here(request: HttpRequest, add: str = "") -> str:
+    """This address again (plus `add`), as a path a browser cannot read as
+    another host's: `//evil.example/x` would be."""
+    query = request.META.get("QUERY_STRING", "")
+    return escape_leading_slashes(request.path + add) + (f"?{query}" if query else "")
 
 
 def _pass_cookie(request: HttpRequest) -> str:

@@ -16,6 +16,7 @@ from asgiref.sync import sync_to_async
 
 from chat.agent.background import Background
 from chat.agent.events import Done, ToolResultEvent, from_json, to_json
+from chat.agent.loop import TurnRequest, run_turn
 from chat.agent.runner import ToolRunner
 from chat.llm import ToolCall
 from chat.models import Message
@@ -24,12 +25,13 @@ from chat.tools import ToolOutcome
 from common.jsontypes import JSONObject
 from projects.files.results import FileWrite
 from projects.models import Project
+from projects.publish import checking
 from projects.publish.checking import CheckUnfinished, site_check_bounded
 from projects.publish.for_model import site_check_for_model
 from projects.services import Author, file_create
 from tests.agent.conftest import Clients
 from tests.agent.test_loop_stories import call, calls, of_type, sent, whole
-from tests.agent.turns import limits, turn_events
+from tests.agent.turns import limits, new_conversation, turn_events
 from tests.fakes.openrouter import FakeOpenRouter
 
 HEAD = (
@@ -223,3 +225,67 @@ def test_the_check_survives_the_trip_to_another_process() -> None:
     done = Done("stop", "completed", 2, 7, ("/index.html",), 120, "0.0001", check)
     assert from_json(json.loads(json.dumps(to_json(done)))) == done
     assert from_json(to_json(done)) == done
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_turn_stopped_while_its_site_is_checked_keeps_its_answer(
+    project: Project,
+    fake_openrouter: FakeOpenRouter,
+    llm_client: Clients,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    began = threading.Event()
+    told: list[bool] = []
+
+    def slow(files: Mapping[str, str | None], **kw: Any) -> JSONObject:
+        began.set()
+        told.append(kw["cancelled"].wait(30))  # False only if nobody told it
+        return {"finished": False, "message": "stopped"}
+
+    monkeypatch.setattr("chat.agent.site_checks.site_check_for_model", slow)
+    fake_openrouter.script(
+        calls(call("create_file", path="/index.html", content=MENU)),
+        whole("Made the menu page."),
+    )
+    conversation = await new_conversation(project)
+    stopped: list[Done] = []
+    request = TurnRequest(project, conversation, "Make a menu page")
+
+    async def run() -> None:
+        async for _ in run_turn(
+            request, client=llm_client(), limits=limits(), on_stopped=stopped.append
+        ):
+            pass
+
+    task = asyncio.create_task(run())
+    await asyncio.to_thread(began.wait, 30)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+    assert told == [True]  # the check was told to stop, and waited for
+    (done,) = stopped
+    assert done.status == "completed"  # the turn's work was done: only the check was cut
+    closing = await sync_to_async(Message.objects.get)(pk=done.message_id)
+    assert closing.content == "Made the menu page."
+
+
+def test_one_check_given_up_does_not_end_another() -> None:
+    slow = {"/index.html": "<div>" * 6_000}  # a second or two of html5lib
+    results: dict[str, object] = {}
+    cancelled = threading.Event()
+
+    def check(name: str, stop: threading.Event | None) -> None:
+        results[name] = site_check_bounded(slow, cancelled=stop)
+
+    kept = threading.Thread(target=check, args=("kept", None))
+    given_up = threading.Thread(target=check, args=("given up", cancelled))
+    kept.start()
+    given_up.start()
+    while not checking._FREE.empty():  # both slots taken: both checks under way
+        threading.Event().wait(0.05)
+    cancelled.set()
+    given_up.join(60)
+    kept.join(60)
+    assert isinstance(results["given up"], CheckUnfinished)
+    assert not isinstance(results["kept"], CheckUnfinished), results["kept"]

@@ -365,3 +365,36 @@ def test_over_https_the_apps_cookies_are_kept_to_its_own_host() -> None:
         cwd=Path(__file__).resolve().parents[2],
     )
     assert shown.stdout.split() == ["__Host-sessionid", "__Host-csrftoken"]
+
+
+def test_the_page_after_the_password_is_never_another_hosts(
+    user_client: Client, visitor: Client, site_project: Project
+) -> None:
+    """A link to `//evil.example/x` on the site's host shows the real form; the
+    answer must not send the visitor to evil.example once they give it."""
+    published(site_project)
+    protect(user_client, site_project)
+    # As a browser sends it (the test client would read "//evil.example" as a host).
+    opened = visitor.post(
+        "/", {"password": SECRET}, PATH_INFO="//evil.example/phish", QUERY_STRING="a=1"
+    )
+    assert opened.status_code == 303
+    assert not opened["Location"].startswith("//")
+    assert opened["Location"] == "/%2Fevil.example/phish?a=1"
+    folder = visitor.get("/", PATH_INFO="//blog")  # a folder named without its slash
+    assert not folder.get("Location", "").startswith("//")
+
+
+def test_a_right_password_gives_its_try_back(user_client: Client, site_project: Project) -> None:
+    published(site_project)
+    protect(user_client, site_project)
+    person = Client(HTTP_HOST=HOST, REMOTE_ADDR="192.0.2.10")
+    for _ in range(passwords.TRIES - 1):
+        person.post("/", {"password": "not the one"})
+    assert person.post("/", {"password": SECRET}).status_code == 303
+    assert (
+        Client(HTTP_HOST=HOST, REMOTE_ADDR="192.0.2.10")
+        .post("/", {"password": "not the one"})
+        .status_code
+        == 403
+    )  # the tenth wrong guess, still looked at
