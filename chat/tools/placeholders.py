@@ -68,7 +68,7 @@ _VERDICTS = (
     " go here ",
 )
 # Only at the end: "the code below is the same as in about.html" is honest.
-_CLOSING_VERDICTS = (" is the same ", " are the same ")
+_CLOSING_VERDICTS = (" is the same ", " are the same ", " here ")  # "previous code here"
 _FILLERS = frozenset(
     {
         "the", "of", "a", "an", "all", "and", "or", "your", "my", "our", "its", "this",
@@ -149,10 +149,33 @@ def added_placeholder(*, old: str, new: str) -> Placeholder | None:
 def placeholders(text: str) -> Iterator[Placeholder]:
     # Only "\n" ends a line, as everywhere else in the file tools (projects.files.text).
     previous = ""
+    shown = _Samples()
     for number, line in enumerate(text.split("\n"), start=1):
-        if is_placeholder(line):
+        if not shown.within(line) and is_placeholder(line):
             yield Placeholder(number, line.strip(), after=previous)
         previous = line
+
+
+class _Samples:
+    """Whether a line is inside code shown as an example (HTML's <pre>, a
+    Markdown fence), where "// ..." is what the page means to show."""
+
+    def __init__(self) -> None:
+        self.pre = False
+        self.fence = False
+
+    def within(self, line: str) -> bool:
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            self.fence = not self.fence
+            return True
+        lowered = stripped.lower()
+        inside = self.fence or self.pre
+        if "<pre" in lowered and "</pre>" not in lowered[lowered.index("<pre") :]:
+            self.pre = True
+        elif "</pre>" in lowered:
+            self.pre = False
+        return inside
 
 
 def is_placeholder(line: str) -> bool:
@@ -163,6 +186,14 @@ def is_placeholder(line: str) -> bool:
         if stripped.startswith(opener):
             body = stripped[len(opener) :]
             return _comment_placeholder(body.removesuffix(closer).strip().lower())
+    if stripped.startswith("#"):
+        # A Markdown heading ("## Existing files") as often as a comment: only
+        # an ellipsis or a verdict makes it one.
+        body = stripped.lstrip("#").strip().lower()
+        words = _WORD.findall(body)
+        return (
+            bool(words) and (_has_ellipsis(body) or _verdict(words)) and _comment_placeholder(body)
+        )
     return _plain_placeholder(stripped.lower())
 
 
@@ -180,7 +211,8 @@ def _comment_placeholder(body: str) -> bool:
         # "rest stays the same", "header section unchanged", "same as before"
         or (verdict and (origin or other or content or ellipsis or known))
         # "existing styles", "the rest of your existing code": nothing else said
-        or (origin and content and known)
+        # ("previous page", "remaining items" are what such comments say honestly)
+        or (_standing(words) and content and known)
         # "other existing code...", "rest of the styles …"
         or ((origin or other) and content and ellipsis)
     )
@@ -196,7 +228,7 @@ def _plain_placeholder(line: str) -> bool:
     if len(words) < 2 or not _all_known(words):
         return False
     verdict = _verdict(words)
-    return (_origin(words) and _has_content(words)) or (
+    return (_standing(words) and _has_content(words)) or (
         verdict and (_origin(words) or _has_content(words) or _has_ellipsis(line))
     )
 
@@ -205,6 +237,14 @@ def _origin(words: list[str]) -> bool:
     return any(
         word in _ORIGINS and (word != "rest" or index + 1 < len(words))
         for index, word in enumerate(words)
+    )
+
+
+def _standing(words: list[str]) -> bool:
+    """Words that stand for what was there without a verdict beside them."""
+    # "rest" only when followed: a lone "rest" is the spread "...rest".
+    return "existing" in words or any(
+        word == "rest" and index + 1 < len(words) for index, word in enumerate(words)
     )
 
 

@@ -87,6 +87,12 @@ HONEST = [
     "<li>Existing customers get 10% off</li>",
     "",
     "   ",
+    # Comments and headings that say what is there, honestly (a hostile review's).
+    "<!-- previous page -->",
+    "// remaining items",
+    "// previous line",
+    "## Existing files",
+    "# previous page",
 ]
 
 
@@ -218,3 +224,13 @@ def test_a_long_placeholder_is_shown_shortened():
     assert shown.endswith("…")
     assert line.startswith(shown[:-1])
     assert Placeholder(1, "// ...").shown == "// ..."
+
+
+def test_code_shown_as_an_example_is_never_a_placeholder():
+    """Inside HTML's <pre> or a Markdown fence, "// ..." is what the page shows."""
+    page = "<p>Call it like this:</p>\n<pre><code>\nstart();\n// ...\n...\n</code></pre>\n"
+    markdown = "Usage:\n\n```js\nstart();\n// ... rest of the code\n```\n"
+    assert list(placeholders(page)) == []
+    assert list(placeholders(markdown)) == []
+    # ...and past the example, a placeholder is one again.
+    assert [p.line for p in placeholders(page + "<!-- rest of the page unchanged -->")] == [7]
