@@ -21,7 +21,7 @@ from django.urls import Resolver404, resolve, set_urlconf
 
 from projects.views import preview, published
 from projects.web.sandbox import SANDBOX
-from projects.web.sites import URLCONF, SiteHost, request_place
+from projects.web.sites import URLCONF, SiteHost, raw_host, request_place
 
 
 class SitesOriginMiddleware:
@@ -36,7 +36,8 @@ class SitesOriginMiddleware:
         request.urlconf = URLCONF
         set_urlconf(URLCONF)
         if settings.SECURE_SSL_REDIRECT and not request.is_secure():
-            host = request.META.get("HTTP_HOST", "")
+            # The host request_place read (and checked), never another header's.
+            host = raw_host(request)
             return HttpResponsePermanentRedirect(f"https://{host}{request.get_full_path()}")
         own = isinstance(place, SiteHost)
         kept = published.PASS_COOKIES if own else frozenset()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -60,15 +61,20 @@ def live_site(*, name: str | None = None, domain: str | None = None) -> LiveSite
     key = ("name", name) if name is not None else ("domain", domain or "")
     generation = _generation()
     with _lock:
-        if _kept.generation != generation or len(_kept.sites) > MAX_KEPT:
-            _kept.sites = {}
+        if _kept.generation != generation:
+            _kept.sites.clear()
             _kept.generation = generation
         if key in _kept.sites:
+            _kept.sites.move_to_end(key)
             return _kept.sites[key]
     found = _read(name=name, domain=domain)
     with _lock:
         if _kept.generation == generation:
             _kept.sites[key] = found
+            # The least used first: a stream of made-up hosts pushes out only
+            # each other, not the sites people visit.
+            while len(_kept.sites) > MAX_KEPT:
+                _kept.sites.popitem(last=False)
     return found
 
 
@@ -110,7 +116,7 @@ def _read(*, name: str | None, domain: str | None) -> LiveSite | None:
 class _Kept:
     def __init__(self) -> None:
         self.generation: object = None
-        self.sites: dict[tuple[str, str | None], LiveSite | None] = {}
+        self.sites: OrderedDict[tuple[str, str | None], LiveSite | None] = OrderedDict()
 
 
 _kept = _Kept()
@@ -146,7 +152,15 @@ def _advance() -> None:
     os.replace(fresh, stamp)
 
 
-def _changed(sender: Any, **kwargs: Any) -> None:
+# What a site's address reads of each model besides Site: a save that names
+# its fields and none of these (a sign-in's last_login) changes nothing served.
+_READ_FIELDS = {Project: {"deleted_at", "owner"}, User: {"is_active"}}
+
+
+def _changed(sender: Any, update_fields: frozenset[str] | None = None, **kwargs: Any) -> None:
+    read = _READ_FIELDS.get(sender)
+    if read is not None and update_fields is not None and not read & set(update_fields):
+        return
     sites_changed()
 
 

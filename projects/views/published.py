@@ -87,12 +87,13 @@ def domain_check(request: HttpRequest) -> HttpResponse:
     before it asks for one (README: Production)."""
     asked = request.GET.get("domain", "").strip().lower().rstrip(".")
     label, _, rest = asked.partition(".")
-    named = (
-        settings.BUILTIT_SITES_SUBDOMAINS
-        and rest == origin_host(sites_origin(request))
-        and live_site(name=label) is not None
+    site = (
+        live_site(name=label)
+        if settings.BUILTIT_SITES_SUBDOMAINS and rest == origin_host(sites_origin(request))
+        else live_site(domain=asked)
     )
-    known = bool(asked) and (named or live_site(domain=asked) is not None)
+    # A certificate only for what is served now: not a site offline or taken down.
+    known = bool(asked) and site is not None and _closed(site) is None
     response = HttpResponse(
         "yes" if known else "no", content_type="text/plain", status=200 if known else 404
     )

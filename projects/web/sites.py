@@ -99,7 +99,7 @@ def request_place(request: HttpRequest) -> SiteHost | Literal["sites"] | None:
     any host ALLOWED_HOSTS does not name, and a site's domain is in no setting),
     so every answer checks its host here: the sites host and its names must be
     allowed; a domain must be one a site names."""
-    domain, _ = split_domain_port(_raw_host(request))
+    domain, _ = split_domain_port(raw_host(request))
     if not domain:
         return None
     if _is_sites_host(domain):
@@ -116,7 +116,8 @@ def request_place(request: HttpRequest) -> SiteHost | Literal["sites"] | None:
     return SiteHost(domain=domain) if live_site(domain=domain) is not None else None
 
 
-def _raw_host(request: HttpRequest) -> str:
+def raw_host(request: HttpRequest) -> str:
+    """The host a request names, as sent (X-Forwarded-Host when the settings trust it)."""
     meta = request.META
     if settings.USE_X_FORWARDED_HOST and "HTTP_X_FORWARDED_HOST" in meta:
         return str(meta["HTTP_X_FORWARDED_HOST"])

@@ -17,7 +17,7 @@ from django.test import Client, override_settings
 
 from projects.lifecycle import project_trash
 from projects.models import Project, Site
-from projects.publish import passwords
+from projects.publish import live_sites, passwords
 from projects.publish.services import site_unpublish, site_version_make_live
 from projects.views.published import PASS_COOKIE, SECURE_PASS_COOKIE
 from tests.conftest import SITES_HOST
@@ -398,3 +398,25 @@ def test_a_right_password_gives_its_try_back(user_client: Client, site_project: 
         .status_code
         == 403
     )  # the tenth wrong guess, still looked at
+
+
+def test_a_proxy_gets_no_certificate_for_a_site_offline(
+    user_client: Client, sites_client: Client, site_project: Project
+) -> None:
+    site = published(site_project)
+    set_domain(user_client, site_project, "shop.example.org")
+    site_unpublish(site=Site.objects.get(pk=site.pk))
+    assert sites_client.get("/domain-check", {"domain": "shop.example.org"}).status_code == 404
+    assert sites_client.get("/domain-check", {"domain": HOST}).status_code == 404
+
+
+def test_a_sign_in_leaves_what_every_process_keeps_alone(user: User, site_project: Project) -> None:
+    """Only a change to what an address serves moves the generation on: a
+    sign-in's last_login would empty every process's cache each time."""
+    published(site_project)
+    before = live_sites._generation()
+    user.save(update_fields=["last_login"])
+    assert live_sites._generation() == before
+    user.is_active = False
+    user.save(update_fields=["is_active"])
+    assert live_sites._generation() != before
