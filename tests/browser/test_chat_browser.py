@@ -175,6 +175,10 @@ def test_escape_stops_the_turn_from_the_composer_not_from_the_editor(
     _send(page, "Something slow")
     turn = _last_turn(page)
     expect(turn.locator(".answer")).to_have_text("Working")
+    # Esc stops once the page shows the turn can be stopped: the status with its
+    # Stop comes in a frame of its own, which on a busy machine may come after
+    # the first text (a press before it stops nothing, as it should).
+    expect(page.locator("#stop-form")).to_be_attached()
     # Esc in the editor belongs to the editor (it closes Ace's search box).
     page.click(".ace_content")
     page.keyboard.press("Escape")
