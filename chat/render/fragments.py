@@ -152,8 +152,11 @@ class TurnDrawing:
     def done(self, event: Done) -> str:
         block = self.current
         if block is not None and block.kind == "answer" and block.streaming:
-            # As the loop stored it: the "Next:" line streamed in becomes the chips.
-            block.text = split_next(block.text)[0]
+            # As the loop stored it: the "Next:" line streamed in becomes the chips
+            # (and no longer counts in the text's length).
+            kept = split_next(block.text)[0]
+            block.full_chars -= len(block.text) - len(kept)
+            block.text = kept
         html = self._plan(event) + self._close_text()
         footer = self.view.footer
         footer.status = event.status

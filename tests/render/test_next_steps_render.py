@@ -26,13 +26,16 @@ def chips(html: str) -> list[str]:
 def test_live_the_next_line_leaves_the_answer_and_becomes_chips() -> None:
     turn = TurnDrawing(STARTED)
     turn.start()
-    streamed = turn.show(ContentText(f"{ANSWER}\n\nNext: {' | '.join(SUGGESTIONS)}"))
+    # In pieces, as a model streams it: the length counted as it comes.
+    streamed = turn.show(ContentText(ANSWER))
+    streamed += turn.show(ContentText(f"\n\nNext: {' | '.join(SUGGESTIONS)}"))
     assert "Next:" in streamed  # as the model wrote it, until the turn ends
     ended = turn.show(Done("stop", "completed", 1, 9, suggestions=SUGGESTIONS))
 
     answer, footer = ended.split('<footer class="turn-footer', 1)
     assert "<strong>page</strong>" in answer
     assert "Next:" not in answer
+    assert "Showing the first" not in answer  # the whole answer, not a cut one
     assert chips(footer) == ["Add a contact form", "Make the header &lt;dark&gt; green"]
     assert 'aria-label="What to ask next"' in footer
 
