@@ -255,7 +255,13 @@
     const button = event.target.closest("[data-action]");
     if (!button) return;
     const actions = {
-      "open-file": () => openFile(button.dataset.path),
+      "open-file": () => {
+        // From a popover (the instructions' "Open in the editor", the menu): it has
+        // done its part. Never a folder of the file tree, which stays open.
+        const popover = button.closest("details.instructions[open], details.account-menu[open]");
+        if (popover) popover.removeAttribute("open");
+        openFile(button.dataset.path);
+      },
       "add-picture": () => request("POST", button.dataset.url),
       "restore-revision": () => request("POST", grid().dataset.restoreUrl, { revision: button.dataset.revision }),
       "reload-file": reloadFile,
