@@ -89,10 +89,15 @@ def cached_outcome(earlier: Earlier) -> ToolOutcome:
     )
 
 
+def canonical_arguments(arguments: str) -> str:
+    """A call's arguments as one text however they were spelt (keys sorted,
+    spacing normalised); as sent when they are not JSON."""
+    value = decoded(arguments)
+    return arguments if value is NOT_JSON else json.dumps(value, sort_keys=True)
+
+
 def _key(call: ToolCall) -> tuple[str, str]:
-    value = decoded(call.arguments)
-    arguments = call.arguments if value is NOT_JSON else json.dumps(value, sort_keys=True)
-    return call.name, arguments
+    return call.name, canonical_arguments(call.arguments)
 
 
 def _unchanged(entry: Earlier, stamps: Stamps) -> bool:

@@ -22,7 +22,7 @@ from typing import Any
 
 from chat.agent.background import Background
 from chat.agent.events import Event, FilesChanged, ToolExecuting, ToolResultEvent
-from chat.agent.read_cache import Earlier, ReadCache, cached_outcome
+from chat.agent.read_cache import Earlier, ReadCache, cached_outcome, canonical_arguments
 from chat.agent.recorder import TurnRecorder
 from chat.llm import ToolCall
 from chat.tools import Tool, ToolContext, ToolOutcome, ToolRegistry
@@ -60,7 +60,7 @@ class RepeatCounter:
         """`result`: what to count the outcome as (an earlier call's, for a read
         answered from it: the same call with the same result, again)."""
         result = result or json.dumps(outcome.result, sort_keys=True)
-        key = (call.name, _canonical(call.arguments), result)
+        key = (call.name, canonical_arguments(call.arguments), result)
         with self._lock:
             self._seen[key] += 1
             return self._seen[key]
@@ -352,8 +352,3 @@ def whole_calls(calls: list[ToolCall]) -> list[ToolCall]:
             break
         ready.append(call)
     return ready
-
-
-def _canonical(arguments: str) -> str:
-    value = decoded(arguments)
-    return arguments if value is NOT_JSON else json.dumps(value, sort_keys=True)

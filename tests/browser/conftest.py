@@ -275,3 +275,12 @@ def chat_server(
     else:
         pytest.fail("a turn was still running when the test ended")
     server.responder = None
+
+
+def assert_fits(width: int, *shown: object) -> None:
+    """Each of `shown` (Playwright locators) lies within a page `width` wide."""
+    for element in shown:
+        box = element.bounding_box()  # type: ignore[attr-defined]
+        assert box is not None, element
+        assert box["x"] >= 0, element
+        assert box["x"] + box["width"] <= width, element

@@ -15,7 +15,7 @@ from playwright.sync_api import Locator, Page, expect
 from chat.models import Message
 from projects.lifecycle import project_create
 from projects.models import Project
-from tests.browser.conftest import ARTIFACTS, ChatServer, sign_in
+from tests.browser.conftest import ARTIFACTS, ChatServer, assert_fits, sign_in
 from tests.browser.test_layout_browser import CONTRAST
 from tests.fakes.script import Reply, ToolCallScript, text
 
@@ -144,11 +144,7 @@ def test_the_switch_and_the_plan_fit_a_phone_and_read_well_in_either_theme(
         turn.locator(".plan-card"),
         turn.get_by_role("button", name="Build this plan"),
     ]
-    for element in shown:
-        box = element.bounding_box()
-        assert box is not None
-        assert box["x"] >= 0
-        assert box["x"] + box["width"] <= 390
+    assert_fits(390, *shown)
     assert page.evaluate(CONTRAST) == []
     _shot(page, f"390-{theme}")
     page.set_viewport_size({"width": 1440, "height": 900})

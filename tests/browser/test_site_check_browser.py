@@ -11,7 +11,7 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Locator, Page, expect
 
-from tests.browser.conftest import ARTIFACTS, ChatServer, sign_in
+from tests.browser.conftest import ARTIFACTS, ChatServer, assert_fits, sign_in
 from tests.browser.test_layout_browser import CONTRAST
 from tests.browser.test_tool_groups_browser import _finished, _open, _send, _starter
 from tests.fakes.script import Reply, ToolCallScript, text
@@ -95,11 +95,7 @@ def test_the_check_fits_a_phone_and_reads_well_in_either_theme(
     _finished(turn)
     check = turn.locator(".site-check")
     check.locator("summary").click()
-    for shown in (check, *check.locator("li").all(), check.locator("button")):
-        box = shown.bounding_box()
-        assert box is not None
-        assert box["x"] >= 0
-        assert box["x"] + box["width"] <= 390
+    assert_fits(390, check, *check.locator("li").all(), check.locator("button"))
     assert page.evaluate(CONTRAST) == []
     ARTIFACTS.mkdir(exist_ok=True)
     page.locator("#chat-panel").screenshot(path=str(ARTIFACTS / f"site-check-390-{theme}.png"))

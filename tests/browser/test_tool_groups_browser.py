@@ -12,7 +12,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from projects.lifecycle import project_create
 from projects.models import Project
-from tests.browser.conftest import ARTIFACTS, ChatServer, Held, sign_in
+from tests.browser.conftest import ARTIFACTS, ChatServer, Held, assert_fits, sign_in
 from tests.browser.test_layout_browser import CONTRAST
 from tests.fakes.script import Reply, ToolCallScript, text
 
@@ -167,11 +167,7 @@ def test_the_folded_line_fits_a_phone_and_reads_well_in_either_theme(
     group = turn.locator("li.tool-group")
     group.locator("summary").first.click()
     expect(group.locator("li.tool-card").first).to_be_visible()
-    for shown in (group.locator("summary").first, *group.locator("li.tool-card").all()):
-        box = shown.bounding_box()
-        assert box is not None
-        assert box["x"] >= 0
-        assert box["x"] + box["width"] <= 390
+    assert_fits(390, group.locator("summary").first, *group.locator("li.tool-card").all())
     assert page.evaluate(CONTRAST) == []
     _shot(page, f"390-{theme}")
     page.set_viewport_size({"width": 1440, "height": 900})
