@@ -15,6 +15,7 @@ from decimal import Decimal
 from django.db.models import Sum
 
 from chat.models import Charge, Conversation, Message
+from projects.models import Project
 
 
 def charge_record(*, message: Message) -> None:
@@ -50,3 +51,12 @@ def project_spent(*, project_id: uuid.UUID) -> Decimal:
     """Everything the project's turns have cost so far, as reported by the provider."""
     charges = Charge.objects.filter(project_id=project_id)
     return charges.aggregate(total=Sum("cost"))["total"] or Decimal(0)
+
+
+def charge_alone(*, project_id: uuid.UUID, owner_id: int, cost: Decimal) -> None:
+    """The ledger's entry for a request that belongs to no message (a summary of
+    earlier turns asked for by hand, a request rewritten: chat.agent.one_shot)."""
+    name = Project.objects.filter(pk=project_id).values_list("name", flat=True).first() or ""
+    Charge.objects.create(
+        cost=cost, user_id=owner_id, project_id=project_id, project_name=name[:100]
+    )

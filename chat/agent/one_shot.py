@@ -1,0 +1,162 @@
+"""One model request without tools, outside a turn's rounds: a summary of
+earlier turns (chat.agent.compaction), a draft rewritten ("Improve my
+request"). The same model, key, caps and bounds as a turn's requests.
+
+    answer = await ask_once(project=p, user_id=u, model=m, api_key=k, messages=[...],
+                            max_tokens=800, seconds=60)
+    if isinstance(answer, Refused): ...   # a cap is reached, or the provider failed
+
+Within a turn, the turn's `Spend` is passed and the answer's usage is added to
+it (the turn's closing message carries its cost into the ledger). Alone, its
+cost is written to the ledger at once (chat.spending.charge_alone).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from decimal import Decimal
+
+from chat import spending
+from chat.agent import budget
+from chat.agent.failures import INTERNAL_ERROR, error_event
+from chat.agent.limits import TurnLimits
+from chat.agent.person_limits import person_budget
+from chat.agent.state import Spend
+from chat.demo.transport import demo_client, is_demo
+from chat.llm import (
+    ChatMessage,
+    ChatRequest,
+    LLMClient,
+    LLMError,
+    MessageAssembler,
+    ModelInfo,
+    ModelParameters,
+    Usage,
+    get_client,
+)
+from common import threads
+from projects.models import Project
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str
+    usage: Usage
+    cost: Decimal  # as reported, or estimated at the model's price when not
+
+
+@dataclass(frozen=True)
+class Refused:
+    """Why there is no answer, in words a person reads; `code` as ErrorEvent's."""
+
+    code: str
+    message: str
+
+
+async def ask_once(
+    *,
+    project: Project,
+    model: str,
+    api_key: str | None,
+    messages: list[ChatMessage],
+    max_tokens: int,
+    seconds: float,
+    spend: Spend | None = None,
+    client: LLMClient | None = None,
+) -> Answer | Refused:
+    """The model's answer to `messages`, at most `max_tokens` long, within
+    `seconds`; or why not. Never raises for a failure we can foresee."""
+    own = demo_client() if client is None and is_demo(model) else None
+    chosen = client or own or get_client()
+    alone = spend is None
+    try:
+        if spend is None:
+            spend = await threads.run(_spend_alone, project)
+            spend.model_info = await _model_info(chosen, model, api_key)
+        wanted = _Wanted(model, api_key, messages, max_tokens, seconds)
+        answer = await _ask(chosen, spend, wanted)
+    finally:
+        if own is not None:
+            await own.aclose()
+    if alone and isinstance(answer, Answer) and answer.cost:
+        owner = project.owner_id
+        await threads.run(
+            spending.charge_alone, project_id=project.pk, owner_id=owner, cost=answer.cost
+        )
+    return answer
+
+
+@dataclass(frozen=True)
+class _Wanted:
+    model: str
+    api_key: str | None
+    messages: list[ChatMessage]
+    max_tokens: int
+    seconds: float
+
+
+async def _ask(client: LLMClient, spend: Spend, wanted: _Wanted) -> Answer | Refused:
+    model, api_key, messages, seconds = (
+        wanted.model,
+        wanted.api_key,
+        wanted.messages,
+        wanted.seconds,
+    )
+    cap = spend.cap_reached(messages, [])
+    if cap:
+        return Refused("cost_limit", cap)
+    prompt = budget.prompt_tokens(messages, [])
+    ceiling = budget.answer_tokens(info=spend.model_info, prompt=prompt, left=spend.left())
+    request = ChatRequest(
+        model, messages, parameters=ModelParameters(max_tokens=min(wanted.max_tokens, ceiling))
+    )
+    assembler = MessageAssembler()
+    try:
+        async with asyncio.timeout(seconds), client.stream(request, api_key=api_key) as pieces:
+            async for piece in pieces:
+                assembler.add(piece)
+    except TimeoutError:
+        return Refused("too_slow", f"The model took longer than {round(seconds)} seconds.")
+    except LLMError as error:
+        has_key = bool(api_key or client.config.api_key)
+        event = error_event(error, model=model, has_key=has_key, attempts=1)
+        return Refused(event.code, event.message)
+    except Exception:
+        logger.exception("A one-off request to %s failed", model)
+        return Refused(INTERNAL_ERROR.code, INTERNAL_ERROR.message)
+    reply = assembler.message()
+    usage = reply.usage or Usage()
+    cost = usage.cost
+    if cost is None:
+        cost = budget.unreported_cost(
+            info=spend.model_info, prompt=prompt, written=len(reply.content), usage=reply.usage
+        )
+    # Counted against the turn's caps; its cost reaches the ledger with the
+    # turn's closing message (extra_cost), as an empty reply's does.
+    spend.usage = spend.usage + usage
+    if usage.cost is None:
+        spend.estimated_cost += cost
+    else:
+        spend.unstored_cost += cost
+    return Answer(reply.content.strip(), usage, cost)
+
+
+def _spend_alone(project: Project) -> Spend:
+    """The caps as a turn starting now would find them (the turn cap bounds
+    this one request)."""
+    limits = TurnLimits.for_project(project)
+    spend = Spend(limits)
+    spend.spent_before = spending.project_spent(project_id=project.pk)
+    spend.person = person_budget(user_id=project.owner_id)
+    return spend
+
+
+async def _model_info(client: LLMClient, model: str, api_key: str | None) -> ModelInfo | None:
+    if is_demo(model):
+        return ModelInfo(prompt_price=Decimal(0), completion_price=Decimal(0))
+    catalog = await client.model_catalog(api_key=api_key)
+    return budget.model_info(catalog, model)
