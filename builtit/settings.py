@@ -320,6 +320,13 @@ BUILTIT_MAX_MESSAGE_CHARS = env_int("BUILTIT_MAX_MESSAGE_CHARS", 20_000, minimum
 BUILTIT_MAX_ITERATIONS = env_int("BUILTIT_MAX_ITERATIONS", 10, minimum=1)
 # Earlier turns sent with each request, newest first, until this estimate is spent.
 BUILTIT_HISTORY_TOKENS = env_int("BUILTIT_HISTORY_TOKENS", 16_000)
+# When earlier turns no longer fit that budget (or a quarter of the model's
+# context window, if smaller), the oldest are summarised by the model into one
+# stored summary it reads instead (chat.agent.compaction); 0: they are left out.
+BUILTIT_COMPACTION = env_bool("BUILTIT_COMPACTION", True)
+# The context window assumed for a model whose provider's list does not say
+# (a local server, the list unreachable): small enough for most models.
+BUILTIT_DEFAULT_CONTEXT_TOKENS = env_int("BUILTIT_DEFAULT_CONTEXT_TOKENS", 32_768, minimum=4_096)
 # Spending caps in credits (US dollars on OpenRouter); 0 turns a cap off.
 # A project can set its own in the admin.
 BUILTIT_TURN_COST_LIMIT = env_decimal("BUILTIT_TURN_COST_LIMIT", "1.00")

@@ -67,6 +67,34 @@ class Message(models.Model):
         return f"{self.role} #{self.sequence}"
 
 
+class Compaction(models.Model):
+    """A summary of a conversation's earlier turns, written by the model when the
+    history grew past its budget (or when the person asked): from then on the
+    model reads it instead of those turns. The turns themselves stay, shown and
+    exported as they were; a later compaction covers this one's turns too."""
+
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.CASCADE, related_name="compactions"
+    )
+    # The turns whose person's message comes before this sequence number are covered.
+    before_sequence = models.PositiveIntegerField()
+    turns = models.PositiveIntegerField(help_text="How many turns it covers.")
+    summary = models.TextField()
+    tokens_before = models.PositiveIntegerField(help_text="Those turns as history, estimated.")
+    tokens_after = models.PositiveIntegerField(help_text="The summary, estimated.")
+    model = models.CharField(max_length=200)
+    cost = models.DecimalField(max_digits=20, decimal_places=10, null=True, blank=True)
+    by_hand = models.BooleanField(default=False, help_text="Asked for by the person.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["conversation", "before_sequence"]
+        indexes = [models.Index(fields=["conversation", "-before_sequence"])]
+
+    def __str__(self) -> str:
+        return f"{self.turns} turns of conversation {self.conversation_id}"
+
+
 class Charge(models.Model):
     """What one model request cost, in the person's spending ledger (chat.spending).
 

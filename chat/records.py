@@ -199,6 +199,69 @@ def _items(value: JSONValue) -> list[JSONValue]:
     return list(value) if isinstance(value, list | tuple) else []
 
 
+# A turn's first request, by part, in the order the gauge shows them.
+ContextPart = Literal[
+    "system", "instructions", "files", "history", "message", "attachments", "tools"
+]
+CONTEXT_PARTS: tuple[ContextPart, ...] = get_args(ContextPart)
+CONTEXT_WARNING = 0.8  # of the model's context window: the gauge warns from here
+
+
+@dataclass(frozen=True)
+class ContextRecord:
+    """How full the model's context was at a turn's first request: its tokens by
+    part (estimated, counted high: chat.agent.budget) against the model's context
+    window (from the provider's list, or a safe default when it does not say)."""
+
+    parts: tuple[tuple[ContextPart, int], ...] = ()
+    window: int = 0
+    window_known: bool = False
+    summarised: int = 0  # earlier turns the model read as a summary (chat.agent.compaction)
+    left_out: int = 0  # earlier turns it did not read at all (past the history's budget)
+
+    @property
+    def total(self) -> int:
+        return sum(tokens for _, tokens in self.parts)
+
+    @property
+    def fraction(self) -> float:
+        return self.total / self.window if self.window else 0.0
+
+    @property
+    def warning(self) -> bool:
+        return self.fraction >= CONTEXT_WARNING
+
+    def tokens(self, part: ContextPart) -> int:
+        return dict(self.parts).get(part, 0)
+
+    def to_stored(self) -> JSONObject:
+        return {
+            "parts": {part: tokens for part, tokens in self.parts},
+            "window": self.window,
+            "window_known": self.window_known,
+            "summarised": self.summarised,
+            "left_out": self.left_out,
+        }
+
+    @classmethod
+    def from_stored(cls, stored: JSONValue) -> ContextRecord | None:
+        record = as_object(stored)
+        window = as_int(record.get("window"))
+        if not window or window <= 0:
+            return None
+        given = as_object(record.get("parts"))
+        parts = tuple(
+            (part, max(as_int(given.get(part)) or 0, 0)) for part in CONTEXT_PARTS if part in given
+        )
+        return cls(
+            parts,
+            window,
+            record.get("window_known") is True,
+            max(as_int(record.get("summarised")) or 0, 0),
+            max(as_int(record.get("left_out")) or 0, 0),
+        )
+
+
 @dataclass(frozen=True)
 class TurnRecord:
     """A turn's outcome, on the message that closes it."""
@@ -215,6 +278,7 @@ class TurnRecord:
     check: SiteCheckRecord | None = None  # None: not checked (no file changed)
     # What the person could ask next, from the answer's "Next:" line (chat.next_steps).
     suggestions: tuple[str, ...] = ()
+    context: ContextRecord | None = None  # how full the model's context was
 
     @classmethod
     def ended(
@@ -230,6 +294,7 @@ class TurnRecord:
         error: _Error | None,
         check: SiteCheckRecord | None = None,
         suggestions: tuple[str, ...] = (),
+        context: ContextRecord | None = None,
     ) -> TurnRecord:
         return cls(
             status,
@@ -243,6 +308,7 @@ class TurnRecord:
             None if error is None else TurnError(error.code, error.message, error.retryable),
             check,
             suggestions,
+            context,
         )
 
     def to_stored(self) -> JSONObject:
@@ -261,6 +327,8 @@ class TurnRecord:
             stored["check"] = self.check.to_stored()
         if self.suggestions:  # kept only when the answer had them: older records read the same
             stored["suggestions"] = list(self.suggestions)
+        if self.context is not None:
+            stored["context"] = self.context.to_stored()
         return stored
 
     @classmethod
@@ -279,6 +347,7 @@ class TurnRecord:
             TurnError.from_stored(record.get("error")),
             None if record.get("check") is None else SiteCheckRecord.from_check(record["check"]),
             tuple(item for item in as_list(record.get("suggestions")) if isinstance(item, str)),
+            ContextRecord.from_stored(record.get("context")),
         )
 
 

@@ -14,15 +14,16 @@ from __future__ import annotations
 import uuid
 from bisect import bisect_right
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Literal
 
 from django.db.models import Max, QuerySet, Sum
+from django.urls import reverse
 from django.utils import timezone
 
 from chat.llm import Usage
-from chat.models import Conversation, Message
+from chat.models import Compaction, Conversation, Message
 from chat.money import dollars
 from chat.records import (
     TURN_KEY,
@@ -239,6 +240,7 @@ class PastTurn:
     status: str
     # Undos and restores the person made after this turn (Reversal.summary).
     afterwards: tuple[str, ...] = ()
+    sequence: int = field(default=0, compare=False)  # of the message that began it
 
 
 def past_turns(*, conversation: Conversation, before_sequence: int | None = None) -> list[PastTurn]:
@@ -248,7 +250,7 @@ def past_turns(*, conversation: Conversation, before_sequence: int | None = None
     if before_sequence is not None:
         messages = messages.filter(sequence__lt=before_sequence)
     rows = messages.exclude(role=Message.Role.TOOL).order_by("sequence")
-    groups = turn_groups(rows.only("role", "content", "metadata", "created_at"))
+    groups = turn_groups(rows.only("sequence", "role", "content", "metadata", "created_at"))
     turns = [_past_turn(request, rest) for request, rest in groups]
     began = [request.created_at for request, _ in groups]  # when each turn's request was sent
     return _with_reversals(conversation, turns, began)
@@ -259,8 +261,14 @@ def _past_turn(request: Message, rest: list[Message]) -> PastTurn:
     for message in rest:
         outcome = stored_turn(message.metadata) if message.role == Message.Role.ASSISTANT else None
         if outcome is not None:
-            return PastTurn(asked, message.content, outcome.files_changed, outcome.status)
-    return PastTurn(asked, "", (), "stopped")  # it never closed (its server died)
+            return PastTurn(
+                asked,
+                message.content,
+                outcome.files_changed,
+                outcome.status,
+                sequence=request.sequence,
+            )
+    return PastTurn(asked, "", (), "stopped", sequence=request.sequence)  # its server died
 
 
 def _pictures_note(record: UserRecord) -> str:
@@ -290,6 +298,22 @@ def _with_reversals(
         replace(turn, afterwards=tuple(notes[index])) if index in notes else turn
         for index, turn in enumerate(turns)
     ]
+
+
+def compaction_latest(*, conversation: Conversation) -> Compaction | None:
+    """The summary the model reads now for the conversation's earlier turns."""
+    return conversation.compactions.order_by("-before_sequence", "-pk").first()
+
+
+def last_model(*, conversation: Conversation) -> str:
+    """The model the conversation's latest message was sent to ("" when none)."""
+    latest = conversation.messages.filter(role=Message.Role.USER).order_by("-sequence").first()
+    return UserRecord.from_stored(latest.metadata).model if latest is not None else ""
+
+
+def compactions_of(*, conversation: Conversation) -> list[Compaction]:
+    """Every summary of the conversation, oldest first (the transcript marks each)."""
+    return list(conversation.compactions.order_by("before_sequence", "pk"))
 
 
 def turn_page_start(
@@ -324,6 +348,7 @@ class ConversationUsage:
     turns: int
     tokens: int
     cost: str | None
+    export_url: str = ""  # the conversation as Markdown (chat.render.export)
 
     @property
     def cost_text(self) -> str:
@@ -339,4 +364,8 @@ def conversation_usage(*, conversation: Conversation) -> ConversationUsage:
         outcome = stored_turn(metadata)
         tokens += outcome.usage.total_tokens if outcome is not None else 0
     total = conversation.messages.aggregate(total=Sum("cost"))["total"]
-    return ConversationUsage(turns, tokens, None if total is None else str(total))
+    export_url = reverse(
+        "conversation_export",
+        kwargs={"project_id": conversation.project_id, "conversation_id": conversation.pk},
+    )
+    return ConversationUsage(turns, tokens, None if total is None else str(total), export_url)

@@ -18,7 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from chat import selectors
-from chat.models import ChatImage, Conversation, Message
+from chat.models import ChatImage, Compaction, Conversation, Message
 from chat.records import SERVER_STOPPED, AssistantRecord, ToolRecord, TurnRecord, UserRecord
 from chat.spending import charge_record
 from common.jsontypes import JSONObject
@@ -232,3 +232,30 @@ def turn_abandon(*, project_id: uuid.UUID, key: str) -> bool:
         record=AssistantRecord(turn=record),
     )
     return True
+
+
+def compaction_create(
+    *,
+    conversation: Conversation,
+    before_sequence: int,
+    turns: int,
+    summary: str,
+    tokens_before: int,
+    tokens_after: int,
+    model: str,
+    cost: Decimal | None,
+    by_hand: bool,
+) -> Compaction:
+    """A summary of the conversation's turns before `before_sequence`, which the
+    model reads instead of them from now on (chat.agent.compaction)."""
+    return Compaction.objects.create(
+        conversation=conversation,
+        before_sequence=before_sequence,
+        turns=turns,
+        summary=summary,
+        tokens_before=tokens_before,
+        tokens_after=tokens_after,
+        model=model[:200],
+        cost=cost,
+        by_hand=by_hand,
+    )

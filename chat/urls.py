@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from chat.views import changes, images, start, workspace
+from chat.views import changes, compaction, images, start, workspace
 
 urlpatterns = [
     path("projects/start/", start.project_start_view, name="project_start"),
@@ -16,6 +16,16 @@ urlpatterns = [
         "projects/<uuid:project_id>/conversations/<int:conversation_id>/earlier/",
         workspace.conversation_earlier,
         name="conversation_earlier",
+    ),
+    path(
+        "projects/<uuid:project_id>/compact/",
+        compaction.conversation_compact,
+        name="conversation_compact",
+    ),
+    path(
+        "projects/<uuid:project_id>/conversations/<int:conversation_id>/export.md",
+        compaction.conversation_export,
+        name="conversation_export",
     ),
     path(
         "projects/<uuid:project_id>/turns/<int:turn_id>/changes/",

@@ -113,12 +113,33 @@ def unreported_cost(
     return _prompt_cost(info, prompt) + answer * info.completion_price
 
 
+# By part, for the context gauge (chat.agent.context): counted as prompt_tokens
+# counts them, so the parts add up to it (within rounding).
+
+
+def chars_tokens(chars: int) -> int:
+    return _tokens(chars, _CHARS_PER_TOKEN)
+
+
+def message_tokens(message: ChatMessage) -> int:
+    """A message's words and calls (its pictures: image_tokens)."""
+    return chars_tokens(_prompt_chars([message], []))
+
+
+def tools_tokens(tools: Sequence[ToolSpec]) -> int:
+    return chars_tokens(_prompt_chars([], tools)) if tools else 0
+
+
+def image_tokens(count: int) -> int:
+    return _IMAGE_TOKENS * count
+
+
 def _prompt_cost(info: ModelInfo, prompt: int) -> Decimal:
     return prompt * (info.prompt_price or Decimal(0)) + info.request_price
 
 
 def _prompt_chars(messages: Sequence[ChatMessage], tools: Sequence[ToolSpec]) -> int:
-    chars = len(json.dumps([tool.to_wire() for tool in tools]))
+    chars = len(json.dumps([tool.to_wire() for tool in tools])) if tools else 0
     for message in messages:
         chars += len(message.content or "") + _MESSAGE_OVERHEAD_TOKENS * _CHARS_PER_TOKEN
         chars += sum(len(call.name) + len(call.arguments) for call in message.tool_calls)

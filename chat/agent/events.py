@@ -16,7 +16,14 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from chat.agent.attachments import AttachmentError, attachments_from, label
-from chat.records import ClosedTurn, FinishReason, SiteCheckRecord, TurnStatus
+from chat.records import (
+    CONTEXT_PARTS,
+    ClosedTurn,
+    ContextRecord,
+    FinishReason,
+    SiteCheckRecord,
+    TurnStatus,
+)
 
 # Re-exported: chat.render reads a call's metadata from its events, never the tools.
 from chat.tools import ToolCategory as ToolCategory  # noqa: PLC0414
@@ -143,6 +150,59 @@ class UsageEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class ContextEvent:
+    """How full the model's context is at the turn's first request, by part, in
+    tokens (estimated: chat.agent.context), against its window."""
+
+    system: int
+    instructions: int
+    files: int
+    history: int
+    message: int
+    attachments: int
+    tools: int
+    window: int
+    window_known: bool
+    summarised: int = 0  # earlier turns read as a summary
+    left_out: int = 0  # earlier turns not read at all
+    type: Literal["context"] = "context"
+
+    @classmethod
+    def of(cls, record: ContextRecord) -> ContextEvent:
+        return cls(
+            system=record.tokens("system"),
+            instructions=record.tokens("instructions"),
+            files=record.tokens("files"),
+            history=record.tokens("history"),
+            message=record.tokens("message"),
+            attachments=record.tokens("attachments"),
+            tools=record.tokens("tools"),
+            window=record.window,
+            window_known=record.window_known,
+            summarised=record.summarised,
+            left_out=record.left_out,
+        )
+
+    @property
+    def record(self) -> ContextRecord:
+        parts = tuple((part, getattr(self, part)) for part in CONTEXT_PARTS)
+        return ContextRecord(parts, self.window, self.window_known, self.summarised, self.left_out)
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionEvent:
+    """Earlier turns being summarised before the turn's first request
+    (chat.agent.compaction): `running`, then `done` or `failed` (with why)."""
+
+    state: Literal["running", "done", "failed"]
+    turns: int  # the turns the summary covers
+    tokens_before: int = 0  # those turns as history, estimated
+    tokens_after: int = 0  # the summary
+    message: str = ""  # why it failed: the oldest turns are then left out
+    type: Literal["compaction"] = "compaction"
+
+
+@dataclass(frozen=True, slots=True)
 class ErrorEvent:
     code: str
     message: str
@@ -192,6 +252,8 @@ Event = (
     | ToolResultEvent
     | FilesChanged
     | UsageEvent
+    | ContextEvent
+    | CompactionEvent
     | ErrorEvent
     | Done
 )
@@ -215,6 +277,8 @@ _TYPES: dict[object, Any] = {
         ToolResultEvent,
         FilesChanged,
         UsageEvent,
+        ContextEvent,
+        CompactionEvent,
         ErrorEvent,
         Done,
     )

@@ -23,9 +23,10 @@ from contextlib import aclosing
 from dataclasses import replace
 from decimal import Decimal
 
-from chat.agent import budget, prompt
+from chat.agent import budget, context, prompt
 from chat.agent.asking import Asking, Queued, turn_too_long
 from chat.agent.attachments import to_json as attachments_json
+from chat.agent.context import Opening
 from chat.agent.events import Done, ErrorEvent, Event, TurnStarted
 from chat.agent.failures import INTERNAL_ERROR, SERVER_STOPPED, error_event
 from chat.agent.limits import TurnLimits
@@ -104,6 +105,7 @@ class _Turn:
         self.client = client
         self.tools = tools
         self.state = TurnState(request, model, limits, Spend(limits))
+        self.opening: Opening  # what the first request is made of (set as the turn opens)
         queue: asyncio.Queue[Queued] = asyncio.Queue()
         self.recorder = TurnRecorder(request.conversation, model)
         self.runner = ToolRunner(
@@ -129,7 +131,9 @@ class _Turn:
 
     async def run(self) -> AsyncGenerator[Event, None]:
         request = self.state.request
-        user_message = await threads.run(turn_opened, self.state, self.runner, self.recorder)
+        user_message, self.opening = await threads.run(
+            turn_opened, self.state, self.runner, self.recorder
+        )
         yield TurnStarted(
             request.conversation.pk,
             user_message.pk,
@@ -188,6 +192,10 @@ class _Turn:
         """Ask, run the calls, decide, until the turn has its answer or a reason
         to end."""
         self.state.spend.model_info = await self._model_info()
+        fitting = context.fitted(self.state, self.opening, self.tools.specs(), self.client)
+        async with aclosing(fitting) as events:
+            async for event in events:
+                yield event
         asked = self._first(outcome)
         while asked is not None:
             await self._hand_on_background()
@@ -370,6 +378,7 @@ class _Turn:
                 error=outcome.error,
                 check=outcome.check,
                 suggestions=outcome.suggestions,
+                context=state.context,
             ),
         )
 

@@ -1,7 +1,7 @@
 """A turn's opening (DESIGN §6, step 1): what the model is sent first (the
 system prompt with the project's files, limits and the owner's standing
-instructions, the history within its budget, the person's message), what the
-turn may spend, and the person's message stored. Runs in a pool thread."""
+instructions, the earlier turns and their summary, the person's message), what
+the turn may spend, and the person's message stored. Runs in a pool thread."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from chat import spending
 from chat.agent import prompt
 from chat.agent.attachments import for_model
 from chat.agent.attachments import to_json as attachments_json
+from chat.agent.compaction import latest_summary
+from chat.agent.context import Opening
 from chat.agent.instructions import project_instructions
 from chat.agent.person_limits import person_budget
 from chat.agent.recorder import TurnRecorder
@@ -22,34 +24,36 @@ from projects import selectors
 from projects.files.limits import current_limits
 
 
-def turn_opened(state: TurnState, runner: ToolRunner, recorder: TurnRecorder) -> Message:
+def turn_opened(
+    state: TurnState, runner: ToolRunner, recorder: TurnRecorder
+) -> tuple[Message, Opening]:
+    """The person's message stored, and what the first request is made of (its
+    history is fitted once the model's context window is known: chat.agent.loop)."""
     request = state.request
     project, conversation = request.project, request.conversation
     files = selectors.file_list(project)
     runner.known_versions.update({info.path: info.version for info in files})
     state.spend.spent_before = spending.project_spent(project_id=project.pk)
     state.spend.person = person_budget(user_id=project.owner_id)
-    history = past_turns(conversation=conversation)  # before this turn's message exists
-    system = prompt.system_prompt(
-        project_name=project.name,
-        description=project.description,
-        files=files,
-        limits=current_limits(),
-        instructions=project_instructions(project),  # read again every turn
-    )
-    state.messages = [
-        ChatMessage.system(system),
-        *prompt.history_messages(history, budget_tokens=state.limits.history_tokens),
-        ChatMessage(
-            "user",
-            for_model(request.text, request.attachments),
-            images=tuple(images_as_urls(list(request.images))),
+    text = for_model(request.text, request.attachments)
+    opening = Opening(
+        prompt.system_parts(
+            project_name=project.name,
+            description=project.description,
+            files=files,
+            limits=current_limits(),
+            instructions=project_instructions(project),  # read again every turn
         ),
-        *([prompt.plan_note()] if request.plan else []),
-    ]
-    return recorder.begin(
+        past_turns(conversation=conversation),  # before this turn's message exists
+        latest_summary(conversation=conversation),
+        ChatMessage("user", text, images=tuple(images_as_urls(list(request.images)))),
+        attachment_chars=len(text) - len(request.text),
+        notes=[prompt.plan_note()] if request.plan else [],
+    )
+    stored = recorder.begin(
         request.text,
         attachments=attachments_json(request.attachments),
         images=list(request.images),
         plan=request.plan,
     )
+    return stored, opening

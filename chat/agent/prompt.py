@@ -7,6 +7,7 @@ these turn them into messages.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from chat.llm import ChatMessage
 from chat.selectors import PastTurn
@@ -52,6 +53,39 @@ could send next, as they would write them, separated by " | ", for example: \
 is shown as buttons, not as text."""
 
 
+@dataclass(frozen=True)
+class SystemPrompt:
+    """The system prompt by part, as the context gauge counts them."""
+
+    base: str  # how to work, the project's rules, what the project is
+    instructions: str  # the owner's (chat.agent.instructions), "" for none
+    files: str  # the current file list
+
+    @property
+    def text(self) -> str:
+        return _JOIN.join(part for part in (self.base, self.instructions, self.files) if part)
+
+
+_JOIN = "\n\n"
+
+
+def system_parts(
+    *,
+    project_name: str,
+    description: str,
+    files: Sequence[FileInfo],
+    limits: Limits,
+    instructions: str = "",
+) -> SystemPrompt:
+    """`instructions`: the owner's, as chat.agent.instructions frames them."""
+    parts = [_HOW_TO_WORK, _rules(limits)]
+    if description.strip():
+        parts.append(f'About the project "{project_name}" (from its owner):\n{description.strip()}')
+    else:
+        parts.append(f'The project is called "{project_name}".')
+    return SystemPrompt(_JOIN.join(parts), instructions, _file_list(files))
+
+
 def system_prompt(
     *,
     project_name: str,
@@ -60,16 +94,13 @@ def system_prompt(
     limits: Limits,
     instructions: str = "",
 ) -> str:
-    """`instructions`: the owner's, as chat.agent.instructions frames them."""
-    parts = [_HOW_TO_WORK, _rules(limits)]
-    if description.strip():
-        parts.append(f'About the project "{project_name}" (from its owner):\n{description.strip()}')
-    else:
-        parts.append(f'The project is called "{project_name}".')
-    if instructions:
-        parts.append(instructions)
-    parts.append(_file_list(files))
-    return "\n\n".join(parts)
+    return system_parts(
+        project_name=project_name,
+        description=description,
+        files=files,
+        limits=limits,
+        instructions=instructions,
+    ).text
 
 
 def history_messages(turns: Sequence[PastTurn], *, budget_tokens: int) -> list[ChatMessage]:
@@ -80,7 +111,7 @@ def history_messages(turns: Sequence[PastTurn], *, budget_tokens: int) -> list[C
     kept: list[ChatMessage] = []
     spent = 0
     for turn in reversed(turns):
-        answer = _answer(turn)
+        answer = answer_text(turn)
         cost = estimate_tokens(turn.request) + estimate_tokens(answer)
         if spent + cost > budget_tokens:
             break
@@ -121,7 +152,8 @@ def estimate_tokens(text: str) -> int:
     return len(text) // _CHARS_PER_TOKEN + _MESSAGE_OVERHEAD_TOKENS
 
 
-def _answer(turn: PastTurn) -> str:
+def answer_text(turn: PastTurn) -> str:
+    """An earlier turn's answer as the history carries it, with notes of what happened."""
     notes = []
     if turn.files_changed:
         notes.append(f"[Files changed in this turn: {', '.join(turn.files_changed)}]")

@@ -22,7 +22,7 @@ from chat.agent.person_limits import PersonBudget
 from chat.agent.runner import Executed
 from chat.llm import AssistantMessage, ChatMessage, LLMError, ModelInfo, ToolCall, ToolSpec, Usage
 from chat.models import Conversation, Message
-from chat.records import FinishReason, SiteCheckRecord, ToolTiming, TurnStatus
+from chat.records import ContextRecord, FinishReason, SiteCheckRecord, ToolTiming, TurnStatus
 from projects.models import Project
 
 # Who stopped a cancelled turn: the person (Stop); the server, shutting down; or
@@ -125,6 +125,7 @@ class TurnState:
     limits: TurnLimits
     spend: Spend
     messages: list[ChatMessage] = field(default_factory=list)  # what the model is sent
+    context: ContextRecord | None = None  # how full the first request was (chat.agent.context)
     iterations: int = 0  # requests made, the final answer's included
     files_changed: dict[str, None] = field(default_factory=dict)  # in order, once each
     timings: list[ToolTiming] = field(default_factory=list)

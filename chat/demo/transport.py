@@ -19,6 +19,7 @@ import httpx
 from django.conf import settings
 
 from chat.demo.planner import Step, next_step
+from chat.demo.summaries import demo_summary, is_summary_request
 from chat.llm import ClientConfig, LLMClient
 from common.jsontypes import NOT_JSON, decoded
 
@@ -49,13 +50,21 @@ class DemoTransport(httpx.AsyncBaseTransport):
         body = decoded(await request.aread())
         if body is NOT_JSON:
             return httpx.Response(400, json={"error": {"code": 400, "message": "Not JSON"}})
-        step = next_step(body if isinstance(body, dict) else {})
+        step = _answer(body if isinstance(body, dict) else {})
         prompt_tokens = max(1, len(request.content) // 4)
         return httpx.Response(
             200,
             headers={"content-type": "text/event-stream"},
             stream=_Events(step, prompt_tokens, self.pause),
         )
+
+
+def _answer(body: dict[str, Any]) -> Step:
+    """A summary of earlier turns (chat.agent.compaction) is not a turn's step."""
+    messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+    if is_summary_request(messages):
+        return Step("Listing what was asked and changed.", demo_summary(messages))
+    return next_step(body)
 
 
 class _Events(httpx.AsyncByteStream):

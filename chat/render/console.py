@@ -5,7 +5,9 @@ from __future__ import annotations
 from django.core.management.base import OutputWrapper
 
 from chat.agent.events import (
+    CompactionEvent,
     ContentText,
+    ContextEvent,
     Done,
     ErrorEvent,
     Event,
@@ -20,6 +22,7 @@ from chat.agent.events import (
 )
 from chat.money import dollars
 from chat.render.events import draw
+from chat.render.gauge import compaction_line, context_warning
 
 _GREEN, _RED, _DIM, _RESET = "\033[32m", "\033[31m", "\033[2m", "\033[0m"
 
@@ -69,6 +72,14 @@ class ConsoleRenderer:
 
     def usage(self, event: UsageEvent) -> None:
         self.thinking = False
+
+    def context(self, event: ContextEvent) -> None:
+        record = event.record
+        if record.warning:
+            self._line(self._dim(context_warning(record)))
+
+    def compaction(self, event: CompactionEvent) -> None:
+        self._line(self._dim(compaction_line(event)))
 
     def error(self, event: ErrorEvent) -> None:
         self._end_text()

@@ -9,7 +9,9 @@ from __future__ import annotations
 from typing import Protocol, TypeVar, assert_never
 
 from chat.agent.events import (
+    CompactionEvent,
     ContentText,
+    ContextEvent,
     Done,
     ErrorEvent,
     Event,
@@ -36,6 +38,8 @@ class EventRenderer(Protocol[R_co]):
     def tool_result(self, event: ToolResultEvent) -> R_co: ...
     def files_changed(self, event: FilesChanged) -> R_co: ...
     def usage(self, event: UsageEvent) -> R_co: ...
+    def context(self, event: ContextEvent) -> R_co: ...
+    def compaction(self, event: CompactionEvent) -> R_co: ...
     def error(self, event: ErrorEvent) -> R_co: ...
     def done(self, event: Done) -> R_co: ...
 
@@ -43,7 +47,7 @@ class EventRenderer(Protocol[R_co]):
 R = TypeVar("R")
 
 
-def draw(renderer: EventRenderer[R], event: Event) -> R:  # noqa: C901, PLR0911  (one case per event)
+def draw(renderer: EventRenderer[R], event: Event) -> R:  # noqa: C901, PLR0911, PLR0912  (one case per event)
     match event:
         case TurnStarted():
             return renderer.turn_started(event)
@@ -63,6 +67,10 @@ def draw(renderer: EventRenderer[R], event: Event) -> R:  # noqa: C901, PLR0911 
             return renderer.files_changed(event)
         case UsageEvent():
             return renderer.usage(event)
+        case ContextEvent():
+            return renderer.context(event)
+        case CompactionEvent():
+            return renderer.compaction(event)
         case ErrorEvent():
             return renderer.error(event)
         case Done():

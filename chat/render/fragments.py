@@ -22,7 +22,9 @@ from django.utils.html import escape
 
 from chat.agent.events import (
     AnnouncedCall,
+    CompactionEvent,
     ContentText,
+    ContextEvent,
     Done,
     ErrorEvent,
     Event,
@@ -39,6 +41,7 @@ from chat.agent.events import (
 from chat.next_steps import split_next
 from chat.render.cards import CardGroup, ToolCard, group_of
 from chat.render.events import draw
+from chat.render.gauge import compaction_line
 from chat.render.transcript import (
     SHOWN_TEXT_CHARS,
     Block,
@@ -139,6 +142,21 @@ class TurnDrawing:
         footer.cost = event.turn_cost
         footer.model = event.model or footer.model
         return self._footer_html()
+
+    def context(self, event: ContextEvent) -> str:
+        self.view.footer.context = event.record
+        return self._footer_html()
+
+    def compaction(self, event: CompactionEvent) -> str:
+        """One line in the steps, "running" then what came of it."""
+        block = next((b for b in self.view.blocks if b.kind == "compaction"), None)
+        fresh = block is None
+        if block is None:
+            block = self.view.new_block("compaction")
+        block.text = compaction_line(event)
+        block.streaming = event.state == "running"
+        block.failed = event.state == "failed"
+        return self._append_block(block) if fresh else self._block_html(block, how="outerHTML")
 
     def error(self, event: ErrorEvent) -> str:
         html = self._close_text()

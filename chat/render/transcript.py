@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
 from django.urls import reverse
@@ -17,15 +18,23 @@ from django.utils.safestring import SafeString
 
 from chat.agent.events import AnnouncedCall, chip_labels
 from chat.changes import TurnChanges, turns_changes
-from chat.models import Conversation, Message
+from chat.models import Compaction, Conversation, Message
 from chat.money import dollars
-from chat.records import AssistantRecord, SiteCheckRecord, ToolRecord, TurnRecord, UserRecord
+from chat.records import (
+    AssistantRecord,
+    ContextRecord,
+    SiteCheckRecord,
+    ToolRecord,
+    TurnRecord,
+    UserRecord,
+)
 from chat.render.cards import CardGroup, ToolCard, card_runs
+from chat.render.gauge import ContextGauge
 from chat.render.markdown import render_markdown
-from chat.selectors import shown_messages, turn_groups, turn_page_start
+from chat.selectors import compactions_of, shown_messages, turn_groups, turn_page_start
 from common.jsontypes import NOT_JSON, decoded
 
-BlockKind = Literal["answer", "reasoning", "tools", "error"]
+BlockKind = Literal["answer", "reasoning", "tools", "error", "compaction"]
 
 # Why a turn ended, when it is worth saying.
 FINISH_NOTES = {
@@ -70,6 +79,7 @@ class Block:
     full_chars: int = 0  # of the whole text, when only its beginning is kept
     full_url: str = ""
     plan: bool = False  # the answer of a plan turn: shown as a plan, to build
+    failed: bool = False  # a compaction that did not come about
 
     @property
     def build_message(self) -> str:
@@ -105,6 +115,11 @@ class Footer:
     model: str = ""
     check: SiteCheckRecord | None = None  # the site checked after the turn
     suggestions: tuple[str, ...] = ()  # what the person could ask next (chat.next_steps)
+    context: ContextRecord | None = None  # how full the model's context was
+
+    @property
+    def gauge(self) -> ContextGauge | None:
+        return None if self.context is None else ContextGauge.of(self.context)
 
     @property
     def note(self) -> str:
@@ -140,6 +155,8 @@ class TurnView:
     chips: list[str] = field(default_factory=list)  # what the preview gave the message
     images: list[int] = field(default_factory=list)  # pictures sent with it (chat.images)
     plan: bool = False  # asked for a plan only: nothing is changed
+    # The model reads a summary instead of the turns before this one (chat.agent.compaction).
+    summary_before: SummaryMarker | None = None
 
     def new_block(self, kind: BlockKind) -> Block:
         block = Block(f"{self.dom_id}-b{len(self.blocks) + 1}", kind)
@@ -235,7 +252,45 @@ def stored_turns(
         _unanswered_calls(turn)
         turn.changes = changes[request.pk]
         turns.append(turn)
+    _mark_summaries(turns, compactions_of(conversation=conversation), whole=start is None)
     return turns
+
+
+@dataclass(frozen=True)
+class SummaryMarker:
+    """Where a summary's turns end: what it says, and of how much."""
+
+    turns: int
+    tokens_before: int
+    tokens_after: int
+    summary: str
+    by_hand: bool
+    created_at: datetime
+
+    @property
+    def html(self) -> SafeString:
+        return render_markdown(self.summary)
+
+
+def _mark_summaries(turns: list[TurnView], compactions: list[Compaction], *, whole: bool) -> None:
+    """Each summary marked above the first turn it does not cover (the latest
+    wins where two end at the same turn). On a page of the conversation (not
+    `whole`), its first turn is marked only by a summary that ends just there:
+    one that ends before it may end on an earlier page."""
+    for compaction in compactions:
+        first = next((t for t in turns if t.sequence >= compaction.before_sequence), None)
+        if first is None or (
+            first is turns[0] and not whole and first.sequence != compaction.before_sequence
+        ):
+            continue
+        first.summary_before = SummaryMarker(
+            compaction.turns,
+            compaction.tokens_before,
+            compaction.tokens_after,
+            compaction.summary,
+            compaction.by_hand,
+            compaction.created_at,
+        )
 
 
 def _user_turn(message: Message) -> TurnView:
@@ -334,6 +389,7 @@ def _stored_outcome(turn: TurnView, outcome: TurnRecord) -> None:
     footer.cost = outcome.cost
     footer.check = outcome.check
     footer.suggestions = outcome.suggestions
+    footer.context = outcome.context
     error = outcome.error
     if error is not None:
         note = ErrorNote(error.code, error.message, error.retryable)

@@ -245,6 +245,21 @@
       { target: "#history-body", swap: "innerHTML settle:0ms" }).then(() => dialog.showModal());
   }
 
+  // The conversation's earlier turns summarised for the model, by hand: the
+  // answer goes to the chat's notice, and redraws the latest turn with its mark.
+  function compact(button) {
+    const select = document.getElementById("conversation-select");
+    if (!select || !select.value) return;
+    document.querySelectorAll("[data-action=compact]").forEach((each) => { each.disabled = true; });
+    button.textContent = "Compacting…";
+    htmx.ajax("POST", grid().dataset.compactUrl, {
+      values: { conversation: select.value }, target: "#chat-notice", swap: "outerHTML",
+    }).finally(() => {
+      document.querySelectorAll("[data-action=compact]").forEach((each) => { each.disabled = false; });
+      if (button.isConnected) button.textContent = "Compact the conversation";
+    });
+  }
+
   function overwrite(version) {
     const form = document.getElementById("editor-form");
     document.getElementById("editor-version").value = version;
@@ -263,6 +278,7 @@
         openFile(button.dataset.path);
       },
       "add-picture": () => request("POST", button.dataset.url),
+      "compact": () => compact(button),
       "restore-revision": () => request("POST", grid().dataset.restoreUrl, { revision: button.dataset.revision }),
       "reload-file": reloadFile,
       "rename-file": renameFile,

@@ -594,7 +594,7 @@ async def test_a_project_over_its_spending_cap_sends_nothing(
     )
 
     assert fake_openrouter.requests == []
-    assert kinds(events) == ["turn_started", "error", "done"]
+    assert kinds(events) == ["turn_started", "context", "error", "done"]
     (error,) = errors(events)
     assert error.code == "cost_limit"
     assert "project reached its spending limit ($5.00 of $5.00)" in error.message
@@ -693,7 +693,7 @@ async def test_provider_failure_ends_the_turn_with_one_readable_error(
     events = await turn_events(client, project, "Make me a site")
 
     assert len(fake_openrouter.requests) == refusal.attempts
-    assert kinds(events) == ["turn_started", "error", "done"]
+    assert kinds(events) == ["turn_started", "context", "error", "done"]
     (error,) = errors(events)
     assert error.code == refusal.code
     assert refusal.says in error.message
@@ -761,6 +761,7 @@ async def test_a_stream_that_breaks_after_text_is_reset_and_asked_again(
 
     assert kinds(events) == [
         "turn_started",
+        "context",
         "content",
         "stream_reset",
         "content",
@@ -799,6 +800,7 @@ async def test_a_stream_that_breaks_twice_ends_the_turn_with_an_error(
 
     assert kinds(events) == [
         "turn_started",
+        "context",
         "content",
         "stream_reset",
         "content",

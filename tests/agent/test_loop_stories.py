@@ -133,6 +133,7 @@ async def test_building_a_new_site_creates_the_files_and_records_every_step(
     created = ["tool_executing", "tool_result", "files_changed"] * 3
     assert kinds(events) == [
         "turn_started",
+        "context",
         *READ_ROUND,
         *["tool_calls"] * 3,
         "usage",
@@ -222,7 +223,14 @@ async def test_changing_a_site_reads_the_file_then_edits_it(
     client = llm_client()
     events = await turn_events(client, starter_project, "Call the site Ada's bakery")
 
-    assert kinds(events) == ["turn_started", *READ_ROUND, *READ_ROUND, *WRITE_ROUND, *ANSWER]
+    assert kinds(events) == [
+        "turn_started",
+        "context",
+        *READ_ROUND,
+        *READ_ROUND,
+        *WRITE_ROUND,
+        *ANSWER,
+    ]
     files = await files_of(starter_project)
     original = STARTER_FILES["/index.html"]
     assert files["/index.html"] == original.replace(
@@ -263,7 +271,7 @@ async def test_a_refused_write_is_an_error_the_model_corrects(
     client = llm_client()
     events = await turn_events(client, project, "Add a logo", conversation=conversation)
 
-    assert kinds(events) == ["turn_started", *READ_ROUND, *WRITE_ROUND, *ANSWER]
+    assert kinds(events) == ["turn_started", "context", *READ_ROUND, *WRITE_ROUND, *ANSWER]
     failed, created = of_type(events, ToolResultEvent)
     assert not failed.ok
     assert failed.path == refused
@@ -468,7 +476,7 @@ async def test_at_the_iteration_limit_the_model_is_asked_to_answer_without_tools
         client, starter_project, "Keep going", turn_limits=limits(max_iterations=2)
     )
 
-    assert kinds(events) == ["turn_started", *READ_ROUND, *READ_ROUND, *ANSWER]
+    assert kinds(events) == ["turn_started", "context", *READ_ROUND, *READ_ROUND, *ANSWER]
     bodies = [request.json for request in fake_openrouter.requests]
     assert [body.get("tool_choice") for body in bodies] == ["auto", "auto", "none"]
 
@@ -498,7 +506,7 @@ async def test_an_empty_reply_is_asked_for_again_once(
     client = llm_client()
     events = await turn_events(client, project, "Hi", conversation=conversation)
 
-    assert kinds(events) == ["turn_started", "usage", *ANSWER]
+    assert kinds(events) == ["turn_started", "context", "usage", *ANSWER]
     assert len(fake_openrouter.requests) == 2
     assert sent(fake_openrouter, 1) == sent(fake_openrouter, 0)
     done = done_of(events)
@@ -522,7 +530,7 @@ async def test_two_empty_replies_end_the_turn_with_an_error(
     client = llm_client()
     events = await turn_events(client, project, "Hi", conversation=conversation)
 
-    assert kinds(events) == ["turn_started", "usage", "usage", "error", "done"]
+    assert kinds(events) == ["turn_started", "context", "usage", "usage", "error", "done"]
     assert len(fake_openrouter.requests) == 2
     (error,) = of_type(events, ErrorEvent)
     assert error.code == "empty_reply"
@@ -582,9 +590,10 @@ async def test_a_later_turn_is_sent_what_was_said_and_changed_but_not_file_conte
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_history_keeps_only_the_newest_turns_that_fit_its_budget(
-    project: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients
+async def test_without_compaction_history_keeps_only_the_newest_turns_that_fit_its_budget(
+    project: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients, settings
 ) -> None:
+    settings.BUILTIT_COMPACTION = False
     conversation = await new_conversation(project)
     long_request = "Make a page about our bread. " + "Sourdough, rye and spelt. " * 20
     fake_openrouter.script(whole("Done one."), whole("Done two."), whole("Done three."))
@@ -635,6 +644,7 @@ async def test_every_event_of_a_turn_has_a_json_form_that_starts_with_its_type(
 
     assert set(kinds(events)) == {
         "turn_started",
+        "context",
         "reasoning",
         "content",
         "tool_calls",

@@ -57,6 +57,7 @@ ANSWER = 'Your page is ready: **fresh bread** daily.\n\n<script>alert("owned")</
 # What one create_file round and a final answer look like on the wire.
 TURN = [
     "turn_started",
+    "context",
     "content",
     "tool_calls",
     "usage",

@@ -15,7 +15,9 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 from chat import services
 from chat.agent.events import (
     AnnouncedCall,
+    CompactionEvent,
     ContentText,
+    ContextEvent,
     Done,
     ErrorEvent,
     Event,
@@ -587,6 +589,8 @@ EVERY_EVENT: list[Event] = [
     page_result(),
     FilesChanged(("/index.html", "/styles.css")),
     UsageEvent("openai/gpt-5-mini", 100, 20, 120, None, 120, None),
+    ContextEvent(2100, 40, 120, 900, 30, 0, 1400, 128_000, True, summarised=12),
+    CompactionEvent("done", 12, 9_400, 610),
     ErrorEvent("rate_limited", "Wait a minute.", retryable=True),
     Done("stop", "completed", 2, 9, ("/index.html",), 240, "0.00084"),
 ]

@@ -1,0 +1,78 @@
+"""The conversation compacted by hand, and exported with its summaries (issue 30).
+
+Thin: chat.agent.compaction summarises; chat.render.export writes the file.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.template.loader import render_to_string
+from django.views.decorators.http import require_GET, require_POST
+
+from chat import services
+from chat.agent.compaction import compact_by_hand
+from chat.agent.one_shot import Refused
+from chat.models import Conversation
+from chat.render.export import conversation_markdown, export_name
+from chat.render.fragments import oob
+from chat.render.transcript import stored_turns
+from common import threads
+from projects.models import Project
+from projects.selectors import owned_project
+
+
+@require_POST
+async def conversation_compact(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    """Every turn but the latest summarised for the model; the answer says so,
+    and redraws the latest turn with the summary's mark above it."""
+    project, conversation = await threads.run(
+        _owned, request, project_id, request.POST.get("conversation", "")
+    )
+    done = await compact_by_hand(project=project, conversation=conversation)
+    if isinstance(done, Refused):
+        # Said in the chat's notice, like a message that could not be sent.
+        return HttpResponse(
+            render_to_string("chat/partials/compacted.html", {"refused": done.message})
+        )
+    html = render_to_string("chat/partials/compacted.html", {"compaction": done})
+    latest = await threads.run(_latest_turn_html, conversation)
+    return HttpResponse(html + latest)
+
+
+@require_GET
+def conversation_export(
+    request: HttpRequest, project_id: uuid.UUID, conversation_id: int
+) -> HttpResponse:
+    """The whole conversation as Markdown: every turn as it was, each summary
+    where it was made."""
+    project, conversation = _owned(request, project_id, str(conversation_id))
+    response = HttpResponse(
+        conversation_markdown(conversation), content_type="text/markdown; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{export_name(project, conversation)}"'
+    return response
+
+
+def _owned(request: HttpRequest, project_id: uuid.UUID, raw: str) -> tuple[Project, Conversation]:
+    project = owned_project(request, project_id)
+    conversation = (
+        services.conversation_get(project=project, conversation_id=int(raw))
+        if raw.isdigit() and len(raw) < 18
+        else None
+    )
+    if conversation is None:
+        raise Http404("No such conversation.")
+    return project, conversation
+
+
+def _latest_turn_html(conversation: Conversation) -> str:
+    latest = conversation.messages.filter(role="user").order_by("-sequence").first()
+    if latest is None:
+        return ""
+    turns = stored_turns(conversation, start=latest.sequence)
+    if not turns:
+        return ""
+    html = render_to_string("chat/partials/turn.html", {"turn": turns[-1]})
+    return oob(f"#{turns[-1].dom_id}", html, how="outerHTML")
