@@ -327,8 +327,10 @@ def _report(intent: Intent, writes: list[Call], request: str, rules: Rules) -> S
         said = said or _instructions_line(intent, request, rules)
     ending = f"\n\n{said}" if said else ""
     ending += "\n\nI'm the offline demo; add a key in Settings for a real model."
-    if done and NEXT_STEPS[intent]:  # as a real model is asked to (chat.agent.prompt)
-        ending += "\nNext: " + " | ".join(NEXT_STEPS[intent])
+    # Not "make the header teal" where teal is the instructions' colour already.
+    nexts = [s for s in NEXT_STEPS[intent] if not rules.colour or rules.colour[0] not in s.lower()]
+    if done and nexts:  # as a real model is asked to (chat.agent.prompt)
+        ending += "\nNext: " + " | ".join(nexts)
     return Step(
         "Summing up what each call did, failures included.",
         opening + "\n\n" + "\n".join(lines) + ending,

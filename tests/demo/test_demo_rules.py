@@ -85,12 +85,19 @@ async def built(
 async def test_a_main_colour_in_the_instructions_colours_the_build(
     starter_project: Project,
 ) -> None:
-    now, said = await built(starter_project, "# Rules\n\nUse dark green as the main colour.\n")
+    await instruct(starter_project, "# Rules\n\nUse dark green as the main colour.\n")
 
+    events = await turn(starter_project, await new_conversation(starter_project), BAKERY)
+
+    now = await files(starter_project)
     css = now["/styles.css"]
     assert "--header-bg: #1f5f3a;" in css
     assert "--accent: #1f5f3a;" in css
-    assert "Following your instructions: dark green as the main colour." in said
+    assert "Following your instructions: dark green as the main colour." in (await answer(events))
+    finished = events[-1]
+    assert isinstance(finished, Done)
+    assert "Make the header dark green" not in finished.suggestions, "it is already"
+    assert finished.suggestions
     assert now["/AGENTS.md"] == "# Rules\n\nUse dark green as the main colour.\n", "left alone"
 
 
