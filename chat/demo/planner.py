@@ -5,19 +5,22 @@ from the messages, so it works for any number of turns, tabs and processes.
 Within a turn it looks (list_project_files), reads what it will change (in
 parallel), writes (edit_file for small changes), then says what happened,
 naming any step that failed. It understands a few requests a newcomer types:
-build a site, change a colour, change the heading, add a section, add a page.
-For anything else it says honestly what it can do. Offered only tools that
-look (a plan turn), it looks and reads as always, then answers with the plan
-of the writes it would make (chat.demo.plans), and makes none.
+build a site, change a colour, change the heading, add a section, add a page,
+remember something (chat.demo.remember). For anything else it says honestly
+what it can do. It follows the simple parts of the owner's instructions (a
+colour, a tone, a name, a font: chat.demo.rules) and its answer says which.
+Offered only tools that look (a plan turn), it looks and reads as always, then
+answers with the plan of the writes it would make (chat.demo.plans), and makes
+none.
 """
 
 from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from chat.demo.colours import colour_in
 from chat.demo.plans import plan_text, planned_request
 from chat.demo.reading import (
     WRITES,
@@ -29,37 +32,21 @@ from chat.demo.reading import (
     tool_names,
     writes,
 )
+from chat.demo.remember import asks_to_remember, remember, remembered_note
+from chat.demo.remember import to_read as instructions_to_read
+from chat.demo.rules import Rules, asked_colour, followed_line, rules_from
 from chat.demo.site import SECTIONS, brief_from, page, section_html, site_files
+from chat.demo.steps import Step
+from chat.demo.tones import done_line, page_text, section_words
 
-Intent = Literal["build", "colour", "heading", "section", "page", "help"]
+Intent = Literal["build", "colour", "heading", "section", "page", "remember", "help"]
 CAN = (
     "I'm the offline demo, a scripted stand-in for a real model: I can build a one-page "
-    "site from a description, change its colours or its heading, add a section, or add "
-    "a page linked from the others. For anything else, add an OpenRouter key in Settings "
-    "and pick a real model."
+    "site from a description, change its colours or its heading, add a section, add "
+    "a page linked from the others, or remember a line in your project instructions "
+    "(AGENTS.md), where I follow a colour, a tone, a name or a font. For anything else, "
+    "add an OpenRouter key in Settings and pick a real model."
 )
-COLOURS = {
-    "dark green": "#1f5f3a",
-    "light green": "#86c99a",
-    "green": "#2f855a",
-    "dark blue": "#1e3a8a",
-    "light blue": "#93c5fd",
-    "navy": "#1e2a5a",
-    "blue": "#2563eb",
-    "teal": "#0f766e",
-    "dark red": "#7f1d1d",
-    "red": "#c53030",
-    "orange": "#dd6b20",
-    "yellow": "#d69e2e",
-    "gold": "#b7791f",
-    "brown": "#7b4a2a",
-    "pink": "#d53f8c",
-    "purple": "#6b46c1",
-    "black": "#111111",
-    "white": "#ffffff",
-    "grey": "#6b7280",
-    "gray": "#6b7280",
-}
 # What to ask next after each kind of change: requests the demo understands.
 NEXT_STEPS: dict[Intent, tuple[str, ...]] = {
     "build": ("Add a testimonials section", "Make the header dark green", "Add an about page"),
@@ -67,9 +54,12 @@ NEXT_STEPS: dict[Intent, tuple[str, ...]] = {
     "heading": ("Add a team section", "Make the header navy", "Add a contact page"),
     "section": ("Add a pricing section", "Add an about page", "Make the header teal"),
     "page": ("Add a FAQ section", "Make the header dark blue", "Add a gallery section"),
+    "remember": ("Add a FAQ section", "Add an about page", "Add a contact page"),
     "help": (),
 }
-_HEX = re.compile(r"#[0-9a-fA-F]{6}\b|#[0-9a-fA-F]{3}\b")
+_RECOLOUR = re.compile(r"\b(colou?r|header|background|make|turn|paint)\b")
+# "use my brand colour": the colour the instructions name.
+_MAIN_COLOUR = re.compile(r"\b(?:my|our|the)\s+(?:brand|main|primary|house)\s+colou?r\b")
 _PAGE = re.compile(r"\b(?:add|create|make)\b(?:\s+(?:an?|the|one|new))*\s+([\w-]+)\s+page\b")
 # "a landing page", "a one-page site": the whole site, not one more page.
 _WHOLE_SITE = {"landing", "home", "web", "one", "single", "new", "first", "main", "index"}
@@ -79,15 +69,6 @@ _HEADING = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Step:
-    """One answer: what it thinks (reasoning), says, and which tools it calls."""
-
-    reasoning: str
-    content: str
-    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-
-
 def next_step(body: dict[str, Any]) -> Step:
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
@@ -95,6 +76,7 @@ def next_step(body: dict[str, Any]) -> Step:
     made = calls_since(messages[last_user + 1 :])
     tools = tool_names(body)
     intent = intent_of(request)
+    rules = rules_from(messages)  # read afresh each request: an edit counts next turn
     if not tools or intent == "help":
         return Step(f"The request: “{request[:200]}”. Nothing I can do with files.", CAN)
     if not made:
@@ -114,20 +96,22 @@ def next_step(body: dict[str, Any]) -> Step:
                 [("read_file", {"path": path}) for path in reads],
             )
     if not tools & WRITES:
-        return _plan(_write(intent, request, files, texts(made)), request)
+        return _plan(_write(intent, request, files, texts(made), rules), intent, request, rules)
     if not writes(made):
-        return _write(intent, request, files, texts(made))
-    return _report(intent, writes(made))
+        return _write(intent, request, files, texts(made), rules)
+    return _report(intent, writes(made), request, rules)
 
 
-def intent_of(request: str) -> Intent:
+def intent_of(request: str) -> Intent:  # noqa: PLR0911  (one return per intent)
     lowered = request.lower()
+    if asks_to_remember(request):
+        return "remember"
     page = _PAGE.search(lowered)
     if page and page.group(1) not in _WHOLE_SITE:
         return "page"
     if _SECTION.search(lowered):
         return "section"
-    if _colour(lowered) and re.search(r"\b(colou?r|header|background|make|turn|paint)\b", lowered):
+    if (colour_in(lowered) and _RECOLOUR.search(lowered)) or _MAIN_COLOUR.search(lowered):
         return "colour"
     if _HEADING.search(request):
         return "heading"
@@ -151,38 +135,45 @@ def _to_read(intent: Intent, files: list[str]) -> list[str]:
         return [p for p in ("/index.html",) if p in present]
     if intent == "page":
         return [p for p in files if p.endswith(".html")][:6]
+    if intent == "remember":
+        return instructions_to_read(files)
     return []
 
 
-def _write(intent: Intent, request: str, files: list[str], texts: dict[str, str]) -> Step:
+def _write(  # noqa: PLR0911  (one case per intent)
+    intent: Intent, request: str, files: list[str], texts: dict[str, str], rules: Rules
+) -> Step:
     match intent:
         case "build":
-            return _build(request, files)
+            return _build(request, files, rules)
         case "colour":
-            return _recolour(request.lower(), texts)
+            return _recolour(request.lower(), texts, rules)
         case "heading":
             return _reheading(request, texts)
         case "section":
-            return _add_section(request.lower(), texts)
+            return _add_section(request.lower(), texts, rules)
         case "page":
-            return _add_page(request.lower(), files, texts)
+            return _add_page(request.lower(), files, texts, rules)
+        case "remember":
+            return remember(request, files, texts)
         case "help":
             return Step("", CAN)
 
 
-def _plan(step: Step, request: str) -> Step:
+def _plan(step: Step, intent: Intent, request: str, rules: Rules) -> Step:
     """The writes `step` would make, as a plan; a step that writes nothing says
     why, as it would in any turn."""
     if not step.calls:
         return step
+    said = _instructions_line(intent, request, rules)
     return Step(
         "I may only look in this turn, so I'll say what I would write instead: " + step.reasoning,
-        plan_text(request, step.calls),
+        plan_text(request, step.calls) + (f"\n\n{said}" if said else ""),
     )
 
 
-def _build(request: str, files: list[str]) -> Step:
-    brief = brief_from(request)
+def _build(request: str, files: list[str], rules: Rules) -> Step:
+    brief = brief_from(request, rules)
     sections = ", ".join(heading for _, heading, _ in brief.sections)
     calls = []
     for name, content in site_files(brief).items():
@@ -198,10 +189,15 @@ def _build(request: str, files: list[str]) -> Step:
     )
 
 
-def _recolour(lowered: str, texts: dict[str, str]) -> Step:
-    colour = _colour(lowered)
+def _recolour(lowered: str, texts: dict[str, str], rules: Rules) -> Step:
+    colour = colour_in(lowered) or rules.colour  # the message wins over the instructions
     css = texts.get("/styles.css")
-    assert colour is not None
+    if colour is None:
+        return Step(
+            "The message names no colour and the instructions name no main colour.",
+            "Which colour? Name one (“make the header teal”), or put a main colour in "
+            "your project instructions (AGENTS.md).",
+        )
     if css is None:
         return Step("There is no styles.css to change.", "There is no styles.css to change. " + CAN)
     name, value = colour
@@ -247,13 +243,14 @@ def _reheading(request: str, texts: dict[str, str]) -> Step:
     )
 
 
-def _add_section(lowered: str, texts: dict[str, str]) -> Step:
+def _add_section(lowered: str, texts: dict[str, str], rules: Rules) -> Step:
     found = _SECTION.search(lowered)
     word = found.group(1) if found else "new"
     section_id, heading, text = next(
         (value for key, value in SECTIONS.items() if word.startswith(key)),
         (re.sub(r"[^a-z0-9-]", "", word) or "more", word.capitalize(), "More to come here."),
     )
+    heading, text = section_words(section_id, heading, text, rules.voice)
     page_text = texts.get("/index.html", "")
     anchor = next((m for m in ("  </main>", "</main>", "</body>") if page_text.count(m) == 1), None)
     if anchor is None:
@@ -266,7 +263,7 @@ def _add_section(lowered: str, texts: dict[str, str]) -> Step:
     )
 
 
-def _add_page(lowered: str, files: list[str], texts: dict[str, str]) -> Step:
+def _add_page(lowered: str, files: list[str], texts: dict[str, str], rules: Rules) -> Step:
     found = _PAGE.search(lowered)
     slug = re.sub(r"[^a-z0-9-]", "", found.group(1) if found else "") or "new"
     title = slug.replace("-", " ").capitalize()
@@ -287,7 +284,7 @@ def _add_page(lowered: str, files: list[str], texts: dict[str, str]) -> Step:
     links = [("index.html", "Home"), (f"{slug}.html", title)]
     main = f"""    <section class="section">
       <h1>{html.escape(title)}</h1>
-      <p>Write about {html.escape(title.lower())} here.</p>
+      <p>{html.escape(page_text(title.lower(), rules.voice))}</p>
     </section>"""
     calls.insert(0, ("create_file", {"path": path, "content": page(title, site_name, links, main)}))
     where = (
@@ -302,10 +299,18 @@ def _add_page(lowered: str, files: list[str], texts: dict[str, str]) -> Step:
     )
 
 
-def _report(intent: Intent, writes: list[Call]) -> Step:
-    done = [call for call in writes if call.ok]
-    failed = [call for call in writes if not call.ok]
-    lines = [f"- {_did(call)}" for call in done]
+def _report(intent: Intent, writes: list[Call], request: str, rules: Rules) -> Step:
+    # A rewrite refused because the file already holds that text (a rebuild
+    # after the instructions changed only the words) left it as wanted.
+    kept = [call for call in writes if call.result.get("code") == "no_change"]
+    done = [call for call in writes if call.ok or call in kept]
+    failed = [call for call in writes if call not in done]
+    lines = [
+        f"- kept `{call.arguments.get('path', '').lstrip('/')}`: it was already as it should be"
+        if call in kept
+        else f"- {_did(call)}"
+        for call in done
+    ]
     lines += [
         f"- **Failed:** {_did(call)}: {call.result.get('error', 'unknown error')}"
         for call in failed
@@ -315,21 +320,44 @@ def _report(intent: Intent, writes: list[Call]) -> Step:
     elif failed:
         opening = "Part of it worked; one step failed, so the result is not complete:"
     else:
-        opening = {
-            "build": "Done: the site is built.",
-            "colour": "Done: the colour is changed.",
-            "heading": "Done: the heading is changed.",
-            "section": "Done: the section is added.",
-            "page": "Done: the page is added.",
-            "help": "Done.",
-        }[intent]
-    ending = "\n\nI'm the offline demo; add a key in Settings for a real model."
-    if done and NEXT_STEPS[intent]:  # as a real model is asked to (chat.agent.prompt)
-        ending += "\nNext: " + " | ".join(NEXT_STEPS[intent])
+        opening = done_line(intent, rules.voice)
+    said = ""
+    if done:
+        said = remembered_note(request) if intent == "remember" else ""
+        said = said or _instructions_line(intent, request, rules)
+    ending = f"\n\n{said}" if said else ""
+    ending += "\n\nI'm the offline demo; add a key in Settings for a real model."
+    # Not "make the header teal" where teal is the instructions' colour already.
+    nexts = [s for s in NEXT_STEPS[intent] if not rules.colour or rules.colour[0] not in s.lower()]
+    if done and nexts:  # as a real model is asked to (chat.agent.prompt)
+        ending += "\nNext: " + " | ".join(nexts)
     return Step(
         "Summing up what each call did, failures included.",
         opening + "\n\n" + "\n".join(lines) + ending,
     )
+
+
+def _instructions_line(intent: Intent, request: str, rules: Rules) -> str:
+    """The answer's line on the owner's instructions: what this turn followed."""
+    if intent == "build":
+        asked = asked_colour(request)
+        return followed_line(
+            rules,
+            colour=True,
+            font=True,
+            name=brief_from(request, rules).name == rules.name,
+            overridden=_differs(asked, rules),
+        )
+    if intent == "colour":
+        return followed_line(rules, colour=True, overridden=_differs(colour_in(request), rules))
+    return followed_line(rules)
+
+
+def _differs(asked: tuple[str, str] | None, rules: Rules) -> str | None:
+    """The colour the message asked for, when the instructions name another."""
+    if asked is None or rules.colour is None or asked[1] == rules.colour[1]:
+        return None
+    return asked[0]
 
 
 # --- reading the conversation ------------------------------------------------------------
@@ -345,16 +373,6 @@ def _did(call: Call) -> str:
         "delete_file": "deleted",
     }.get(call.name, call.name)
     return f"{verb} `{path.lstrip('/')}`"
-
-
-def _colour(lowered: str) -> tuple[str, str] | None:
-    hex_value = _HEX.search(lowered)
-    if hex_value:
-        return hex_value.group(0), hex_value.group(0)
-    for name, value in COLOURS.items():  # longest names first: "dark green" before "green"
-        if re.search(rf"\b{name}\b", lowered):
-            return name, value
-    return None
 
 
 def _site_name(page_text: str) -> str:

@@ -1,7 +1,9 @@
 """What the offline demo writes: a small site shaped by the person's request.
 
 A `Brief` is read from the words of the request (the site's name, what kind of
-place it is, which sections it asked for); the pages are plain HTML and CSS
+place it is, which sections it asked for) and from the owner's instructions
+that the demo understands (chat.demo.rules: a name, a main colour, a tone, a
+font), the request winning where both speak. The pages are plain HTML and CSS
 with a shared navigation, and the colours live in CSS custom properties so a
 later "make the header dark green" is a one-line edit.
 """
@@ -11,6 +13,10 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
+
+from chat.demo.colours import contrast, text_colour_on
+from chat.demo.rules import Font, Rules, asked_colour
+from chat.demo.tones import Tone, section_words, tagline
 
 # Sections a request may ask for, by the words that name them: (id, heading, text).
 SECTIONS: dict[str, tuple[str, str, str]] = {
@@ -64,24 +70,38 @@ _QUOTED = re.compile(r"[\"“]([^\"”]{2,40})[\"”]")
 class Brief:
     name: str  # plain text, not escaped
     kind: str  # "bakery", "portfolio", "site"…
-    sections: tuple[tuple[str, str, str], ...]  # (id, heading, text)
+    sections: tuple[tuple[str, str, str], ...]  # (id, heading, text), in the tone
+    tone: Tone = "plain"
+    colour: str | None = None  # the main colour, a CSS value; None keeps the demo's
+    font: Font | None = None
 
 
-def brief_from(request: str) -> Brief:
-    """What a request asks for, as far as simple reading finds it."""
+def brief_from(request: str, rules: Rules | None = None) -> Brief:
+    """What a request asks for, as far as simple reading finds it, with what
+    the instructions (`rules`) add where the request is silent."""
+    rules = rules or Rules()
     lowered = request.lower()
     kind, default_sections = next(
         (found for word, found in KINDS.items() if word in lowered), ("site", ("about", "contact"))
     )
     named = _QUOTED.search(request) or _NAMED.search(request)
-    name = named.group(1).strip(" .,") if named else f"Your {kind}"
+    name = named.group(1).strip(" .,") if named else (rules.name or f"Your {kind}")
     asked = []
     for word, section in SECTIONS.items():
         if re.search(rf"\b{word}", lowered) and section not in asked:
             asked.append(section)
     if not asked:
         asked = [SECTIONS[word] for word in default_sections]
-    return Brief(name=name[:60], kind=kind, sections=tuple(asked))
+    toned = tuple((sid, *section_words(sid, h, t, rules.voice)) for sid, h, t in asked)
+    colour = asked_colour(request) or rules.colour
+    return Brief(
+        name=name[:60],
+        kind=kind,
+        sections=toned,
+        tone=rules.voice,
+        colour=colour[1] if colour else None,
+        font=rules.font,
+    )
 
 
 def site_files(brief: Brief) -> dict[str, str]:
@@ -90,12 +110,12 @@ def site_files(brief: Brief) -> dict[str, str]:
     sections = "\n".join(section_html(*section) for section in brief.sections)
     main = f"""    <section class="hero">
       <h1>{html.escape(brief.name)}</h1>
-      <p class="tagline">{html.escape(_tagline(brief))}</p>
+      <p class="tagline">{html.escape(tagline(brief.kind, brief.tone))}</p>
     </section>
 {sections}"""
     return {
         "index.html": page(brief.name, brief.name, links, main),
-        "styles.css": STYLES,
+        "styles.css": styles(brief),
         "script.js": SCRIPT,
     }
 
@@ -138,11 +158,27 @@ def page(title: str, site_name: str, links: list[tuple[str, str]], main: str) ->
 """
 
 
-def _tagline(brief: Brief) -> str:
-    if brief.kind == "site":
-        return "Welcome: everything you need to know, on one page."
-    return f"A {brief.kind} made with care. Have a look around."
+def styles(brief: Brief) -> str:
+    """The site's CSS: its main colour on the header (with text that stays
+    readable) and on the main heading where it is dark enough to read on the
+    page; a serif font if asked."""
+    css = STYLES
+    if brief.colour:
+        css = css.replace(f"--header-bg: {_HEADER_BG};", f"--header-bg: {brief.colour};")
+        text = text_colour_on(brief.colour)
+        css = css.replace("--header-text: #ffffff;", f"--header-text: {text};")
+        if contrast(brief.colour, _PAGE_BG) >= 3:  # the heading is large text: 3:1 reads
+            css = css.replace(f"--accent: {_ACCENT};", f"--accent: {brief.colour};")
+    if brief.font == "serif":
+        css = css.replace(_SANS, _SERIF)
+    return css
 
+
+_HEADER_BG = "#1f2937"
+_ACCENT = "#b45309"
+_PAGE_BG = "#fffaf3"
+_SANS = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif'
+_SERIF = 'Georgia, "Iowan Old Style", "Times New Roman", serif'
 
 STYLES = """:root {
   --header-bg: #1f2937;

@@ -18,7 +18,8 @@ from typing import Any
 import httpx
 from django.conf import settings
 
-from chat.demo.planner import Step, next_step
+from chat.demo.planner import next_step
+from chat.demo.steps import Step
 from chat.demo.summaries import demo_summary, is_summary_request
 from chat.llm import ClientConfig, LLMClient
 from common.jsontypes import NOT_JSON, decoded

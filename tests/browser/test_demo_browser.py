@@ -74,3 +74,32 @@ def test_the_demo_builds_recolours_and_adds_a_page(
     expect(page.locator("#file-tree .file-link", has_text="about.html")).to_have_count(1)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "demo-three-turns.png"))
+
+
+def test_the_demo_remembers_a_colour_and_a_tone_and_builds_with_them(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = project_create(owner=browser_user, name="Crumb", starter=True)
+    assert isinstance(project, Project)
+    sign_in(page, chat_server.url)
+    page.goto(f"{chat_server.url}/projects/{project.pk}/")
+    page.wait_for_selector("#chat-signal[data-signal]", state="attached")
+    page.fill("#model-input", DEMO_MODEL)
+
+    remember = "Remember to always use teal, and write in a playful tone"
+    _send(page, remember)
+    turn = _finished_turn(page, remember)
+    expect(turn.locator(".answer").last).to_contain_text("Done: noted in AGENTS.md.")
+    expect(turn.locator(".answer").last).to_contain_text("I'll follow it from your next message")
+
+    build = "Build a one-page site for a bakery called Crumb with a menu and a contact section"
+    _send(page, build)
+    turn = _finished_turn(page, build)
+    answer = turn.locator(".answer").last
+    expect(answer).to_contain_text("Ta-da! Your site is alive!")
+    expect(answer).to_contain_text("Following your instructions: teal as the main colour")
+    preview = page.frame_locator("#preview-frame")
+    expect(preview.locator(".site-header")).to_have_css("background-color", "rgb(15, 118, 110)")
+    expect(preview.locator("#menu h2")).to_have_text("The goodies")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "demo-instructions.png"))
