@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 from django.conf import settings
 
+from chat.demo.improving import improve_step
 from chat.demo.planner import Step, next_step
 from chat.llm import ClientConfig, LLMClient
 from common.jsontypes import NOT_JSON, decoded
@@ -49,7 +50,8 @@ class DemoTransport(httpx.AsyncBaseTransport):
         body = decoded(await request.aread())
         if body is NOT_JSON:
             return httpx.Response(400, json={"error": {"code": 400, "message": "Not JSON"}})
-        step = next_step(body if isinstance(body, dict) else {})
+        asked = body if isinstance(body, dict) else {}
+        step = improve_step(asked) or next_step(asked)
         prompt_tokens = max(1, len(request.content) // 4)
         return httpx.Response(
             200,
