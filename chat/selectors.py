@@ -369,3 +369,15 @@ def conversation_usage(*, conversation: Conversation) -> ConversationUsage:
         kwargs={"project_id": conversation.project_id, "conversation_id": conversation.pk},
     )
     return ConversationUsage(turns, tokens, None if total is None else str(total), export_url)
+
+
+def latest_answer(*, project: Project, conversation_id: int) -> str:
+    """What the assistant answered at the end of the conversation's last turn
+    ("" when it has none, or the conversation is not the project's)."""
+    closing = Message.objects.filter(
+        conversation_id=conversation_id,
+        conversation__project=project,
+        role=Message.Role.ASSISTANT,
+        metadata__has_key=TURN_KEY,
+    )
+    return closing.order_by("-sequence").values_list("content", flat=True).first() or ""

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from chat.views import changes, compaction, images, start, workspace
+from chat.views import changes, compaction, images, improve, start, workspace
 
 urlpatterns = [
     path("projects/start/", start.project_start_view, name="project_start"),
@@ -46,6 +46,11 @@ urlpatterns = [
         "projects/<uuid:project_id>/reversals/<int:reversal_id>/revert/",
         changes.reversal_revert,
         name="reversal_revert",
+    ),
+    path(
+        "projects/<uuid:project_id>/improve/",
+        improve.draft_improve_view,
+        name="draft_improve",
     ),
     path("projects/<uuid:project_id>/chat-images/", images.image_upload, name="chat_image_upload"),
     path("chat-images/<int:image_id>/", images.image_show, name="chat_image"),

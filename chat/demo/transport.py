@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 from django.conf import settings
 
+from chat.demo.improving import improve_step
 from chat.demo.planner import next_step
 from chat.demo.steps import Step
 from chat.demo.summaries import demo_summary, is_summary_request
@@ -65,7 +66,7 @@ def _answer(body: dict[str, Any]) -> Step:
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
     if is_summary_request(messages):
         return Step("Listing what was asked and changed.", demo_summary(messages))
-    return next_step(body)
+    return improve_step(body) or next_step(body)
 
 
 class _Events(httpx.AsyncByteStream):

@@ -111,3 +111,17 @@ def test_conversation_usage_counts_a_closing_message_whose_record_is_broken(
 
     usage = selectors.conversation_usage(conversation=conversation)
     assert (usage.turns, usage.tokens) == (2, 40)
+
+
+def test_the_latest_answer_is_the_last_turns_closing_words(
+    conversation: Conversation, project: Project, starter_project: Project
+) -> None:
+    assert selectors.latest_answer(project=project, conversation_id=conversation.pk) == ""
+    add(conversation, Message.Role.USER, content="Build it")
+    add(conversation, Message.Role.ASSISTANT, content="Done: built.", record=closing())
+    add(conversation, Message.Role.USER, content="Add a page")
+    add(conversation, Message.Role.ASSISTANT, content="Reading index.html.")  # not closing
+
+    found = selectors.latest_answer(project=project, conversation_id=conversation.pk)
+    assert found == "Done: built."
+    assert selectors.latest_answer(project=starter_project, conversation_id=conversation.pk) == ""
