@@ -1,0 +1,86 @@
+"""The context gauge and compacting by hand (issue 30) in real Chromium over a
+real socket: each turn's footer says how full the model's context was and, on
+opening, by part; "Compact the conversation" summarises every turn but the
+latest, says so, marks the latest turn with the summary (still there after a
+reload), and the conversation downloads with its turns and the summary."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth.models import User
+from playwright.sync_api import Locator, Page, expect
+
+from chat.models import Compaction
+from projects.lifecycle import project_create
+from projects.models import Project
+from tests.browser.conftest import ARTIFACTS, ChatServer, assert_fits, sign_in
+from tests.fakes.script import text
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+expect.set_options(timeout=10_000)
+
+SUMMARY = "- The site: a bakery called Crumb.\n- Done: a menu page and a green header."
+ASKED = ("Add a menu page", "Make the header green", "Add opening hours")
+
+
+def _open(page: Page, server: ChatServer, project: Project) -> None:
+    page.goto(f"{server.url}/projects/{project.pk}/")
+    page.wait_for_selector("#chat-signal[data-signal]", state="attached")
+
+
+def _send(page: Page, server: ChatServer, message: str) -> Locator:
+    server.fake.script(text(f"Done: {message.lower()}."))
+    page.fill("#composer-input", message)
+    page.press("#composer-input", "Enter")
+    bubble = page.locator(".bubble-text", has_text=message)
+    turn = page.locator("#chat-log article.turn").filter(has=bubble).last
+    expect(turn.locator(".turn-footer")).to_have_class(re.compile(r"\bcompleted\b"))
+    return turn
+
+
+@pytest.mark.parametrize("width", [1440, 390])
+def test_the_gauge_then_compacting_by_hand_keeps_every_turn_and_marks_the_summary(
+    page: Page, chat_server: ChatServer, browser_user: User, width: int
+) -> None:
+    project = project_create(owner=browser_user, name="Crumb", starter=True)
+    assert isinstance(project, Project)
+    page.set_viewport_size({"width": width, "height": 900 if width > 400 else 844})
+    sign_in(page, chat_server.url)
+    _open(page, chat_server, project)
+    turns = [_send(page, chat_server, message) for message in ASKED]
+
+    gauge = turns[-1].locator("details.context-gauge")
+    expect(gauge.locator("summary")).to_have_text(re.compile(r"Context \d+%"))
+    gauge.locator("summary").click()
+    parts = gauge.locator(".gauge-parts li")
+    expect(parts.filter(has_text="Earlier turns")).to_have_count(1)
+    expect(parts.filter(has_text="This message")).to_have_count(1)
+    assert_fits(width, gauge)
+
+    chat_server.fake.script(text(SUMMARY))
+    gauge.get_by_role("button", name="Compact the conversation").click()
+
+    expect(page.locator("#chat-notice")).to_contain_text("Summarised 2 earlier turns")
+    latest = page.locator("#chat-log article.turn").last
+    marker = latest.locator("details.summary-marker")
+    expect(marker.locator("summary")).to_contain_text("summary of the 2 turns above")
+    marker.locator("summary").click()
+    expect(marker.locator(".answer")).to_contain_text("a bakery called Crumb")
+    asked = chat_server.fake.completions[-1].json["messages"]
+    assert "Add a menu page" in asked[1]["content"]
+    assert "Add opening hours" not in asked[1]["content"]  # the latest is kept in full
+    assert Compaction.objects.get().by_hand
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator("#chat-panel").screenshot(path=str(ARTIFACTS / f"compacted-{width}.png"))
+
+    page.reload()
+    page.wait_for_selector("#chat-signal[data-signal]", state="attached")
+    expect(page.locator("#chat-log article.turn")).to_have_count(3)
+    expect(page.locator("details.summary-marker")).to_have_count(1)
+    link = page.get_by_role("link", name="Download the conversation")
+    exported = page.request.get(chat_server.url + str(link.get_attribute("href"))).text()
+    assert all(message in exported for message in ASKED)
+    assert "a bakery called Crumb" in exported

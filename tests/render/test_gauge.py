@@ -1,0 +1,59 @@
+"""The context gauge as a turn's footer shows it (issue 30): the parts add up
+to what it says, a part with nothing in it is left out, and from 80% of the
+model's window the footer warns and offers to compact."""
+
+from __future__ import annotations
+
+from django.template.loader import render_to_string
+
+from chat.records import ContextRecord, TurnRecord
+from chat.render.gauge import ContextGauge
+from chat.render.transcript import Footer, TurnView
+
+
+def _record(history: int, *, window: int = 10_000, known: bool = True) -> ContextRecord:
+    parts = (
+        ("system", 1_500),
+        ("files", 300),
+        ("history", history),
+        ("message", 200),
+        ("tools", 0),
+    )
+    return ContextRecord(parts, window, known, summarised=4, left_out=0)  # type: ignore[arg-type]
+
+
+def _footer_html(record: ContextRecord) -> str:
+    view = TurnView("t1", "Make it blue", Footer("t1-foot", status="completed", context=record))
+    return render_to_string("chat/partials/turn_footer.html", {"turn": view})
+
+
+def test_the_parts_add_up_and_empty_parts_are_left_out() -> None:
+    gauge = ContextGauge.of(_record(3_000))
+
+    assert gauge.percent == 50
+    assert [part.part for part in gauge.parts] == ["system", "files", "history", "message"]
+    assert sum(part.tokens for part in gauge.parts) == 5_000
+    assert gauge.summary == "Context 50% full: about 5,000 of 10,000 tokens"
+    assert gauge.history == "Earlier turns: 4 earlier turns read as a summary."
+    assert gauge.warning == ""
+
+
+def test_from_eighty_percent_the_footer_warns_and_offers_to_compact() -> None:
+    below, at = _footer_html(_record(6_000 - 1)), _footer_html(_record(6_000))
+
+    assert "Compact now" not in below
+    assert "context-warning" not in below
+    assert "The model&#x27;s context is 80% full" in at
+    assert 'data-action="compact">Compact now' in at
+
+
+def test_an_assumed_window_says_so() -> None:
+    assert "(assumed)" in ContextGauge.of(_record(100, known=False)).summary
+
+
+def test_the_gauge_is_kept_with_the_turn_and_read_back() -> None:
+    record = _record(2_000)
+    stored = TurnRecord(context=record).to_stored()
+
+    assert TurnRecord.from_stored(stored).context == record
+    assert TurnRecord.from_stored({**stored, "context": {"window": "x"}}).context is None
