@@ -19,6 +19,7 @@ from chat.agent.events import AnnouncedCall, chip_labels
 from chat.changes import TurnChanges, turns_changes
 from chat.models import Conversation, Message
 from chat.money import dollars
+from chat.next_steps import split_next
 from chat.records import AssistantRecord, SiteCheckRecord, ToolRecord, TurnRecord, UserRecord
 from chat.render.cards import CardGroup, ToolCard, card_runs
 from chat.render.markdown import render_markdown
@@ -73,8 +74,9 @@ class Block:
 
     @property
     def build_message(self) -> str:
-        """What "Build this plan" sends."""
-        return BUILD_PLAN + self.text
+        """What "Build this plan" sends: the plan, without a "Next:" line still
+        on its text (the follow-ups are the person's to pick, not the build's)."""
+        return BUILD_PLAN + split_next(self.text)[0]
 
     @property
     def runs(self) -> list[ToolCard | CardGroup]:
@@ -140,6 +142,16 @@ class TurnView:
     chips: list[str] = field(default_factory=list)  # what the preview gave the message
     images: list[int] = field(default_factory=list)  # pictures sent with it (chat.images)
     plan: bool = False  # asked for a plan only: nothing is changed
+
+    @property
+    def built_plan(self) -> str:
+        """The plan this turn's message carries, when "Build this plan" sent it
+        (its bubble then says so, the plan folded under it); "" otherwise."""
+        return self.text[len(BUILD_PLAN) :] if self.text.startswith(BUILD_PLAN) else ""
+
+    @property
+    def built_plan_html(self) -> SafeString:
+        return render_markdown(self.built_plan)
 
     def new_block(self, kind: BlockKind) -> Block:
         block = Block(f"{self.dom_id}-b{len(self.blocks) + 1}", kind)
