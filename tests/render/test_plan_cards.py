@@ -56,8 +56,8 @@ def test_the_turn_that_builds_a_plan_says_so_with_the_plan_folded_under_it() -> 
     assert bubble is not None
     shown = bubble.group(1)
     assert '<div class="bubble-text">Build this plan</div>' in shown
-    assert "<summary" in shown and "The plan it follows" in shown
-    assert "<li>Create <code>a \"b\".html</code>.</li>" in shown, "as Markdown, not backticks"
+    assert '<summary class="small">The plan it follows</summary>' in shown
+    assert '<li>Create <code>a "b".html</code>.</li>' in shown, "as Markdown, not backticks"
     assert "`" not in shown
     ordinary = TurnDrawing(TurnStarted(1, 9, "m", "Build this page:\n`a`")).start()
     assert "bubble-carried" not in ordinary
