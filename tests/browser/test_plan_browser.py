@@ -144,7 +144,7 @@ def test_a_plan_turn_then_build_this_plan_live_and_after_a_reload(
     asked = chat_server.fake.completions
     assert [{t["function"]["name"] for t in r.json["tools"]} for r in asked] == [LOOKING] * 2
     _planning(page, on=True)  # still on: the next message refines the plan
-    _shot(page, "1440-light")
+    _shot(page, "1440-planned")
     page.reload()
     page.wait_for_selector("#chat-signal[data-signal]", state="attached")
     _planning(page, on=True)  # this tab's switch, kept across its reload
