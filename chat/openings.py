@@ -31,11 +31,13 @@ class StartRefused:
 def project_start(*, owner: User, request: object) -> Conversation | StartRefused:
     """A blank project for `request`, and the conversation that will send it.
 
-    Blank, not the starter site: the model builds what was asked from nothing
+    Without the starter site: the model builds what was asked from nothing
     rather than reading three generic files and rewriting them (tokens spent,
-    and the starter's look leaking into the result). The request is also the
-    project's description when it fits one, so the brief stays in the model's
-    system prompt after the first turn has left its history budget."""
+    and the starter's look leaking into the result). With the starter's short
+    /AGENTS.md, as a starter project has: the person's standing instructions
+    to make their own. The request is also the project's description when it
+    fits one, so the brief stays in the model's system prompt after the first
+    turn has left its history budget."""
     text = services.clean_user_message(request)
     if isinstance(text, services.MessageError):
         return StartRefused(text.message)
@@ -43,6 +45,7 @@ def project_start(*, owner: User, request: object) -> Conversation | StartRefuse
         owner=owner,
         name=project_name_from(text),
         description=text if len(text) <= MAX_DESCRIPTION else "",
+        instructions=True,
     )
     if isinstance(project, ProjectError):
         return StartRefused(project.message)

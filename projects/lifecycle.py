@@ -16,7 +16,7 @@ from projects.locks import lock_current
 from projects.models import BinaryBlob, Project, RetiredPreviewToken, new_preview_token
 from projects.services import Author, file_create
 from projects.signals import project_trashed
-from projects.starter import STARTER_FILES
+from projects.starter import STARTER_FILES, STARTER_INSTRUCTIONS
 from projects.sweep import stored_files_delete
 
 # Replaced preview addresses remembered per project, to tell visitors they were replaced.
@@ -46,24 +46,31 @@ def clean_name(raw: object) -> str | ProjectError:
 
 @transaction.atomic
 def project_create(
-    *, owner: User, name: str, description: str = "", starter: bool = False
+    *,
+    owner: User,
+    name: str,
+    description: str = "",
+    starter: bool = False,
+    instructions: bool = False,
 ) -> Project | ProjectError:
+    """A project: blank, with the starter site (and its /AGENTS.md), or with
+    only the starter's /AGENTS.md (`instructions`)."""
     cleaned = clean_name(name)
     if isinstance(cleaned, ProjectError):
         return cleaned
     if len(description) > MAX_DESCRIPTION:
         return ProjectError(f"Descriptions are at most {MAX_DESCRIPTION} characters.")
     project = Project.objects.create(owner=owner, name=cleaned, description=description.strip())
-    if starter:
-        for path, content in STARTER_FILES.items():
-            result = file_create(
-                project=project, path=path, content=content, author=Author.person(owner)
-            )
-            if isinstance(result, FileError):
-                # The starter files are ours; a failure here means the limits are
-                # set smaller than the starter site. Undo the whole project.
-                transaction.set_rollback(True)
-                return ProjectError(f"Could not add the starter site: {result.message}")
+    files = STARTER_FILES if starter else STARTER_INSTRUCTIONS if instructions else {}
+    for path, content in files.items():
+        result = file_create(
+            project=project, path=path, content=content, author=Author.person(owner)
+        )
+        if isinstance(result, FileError):
+            # The starter files are ours; a failure here means the limits are
+            # set smaller than the starter site. Undo the whole project.
+            transaction.set_rollback(True)
+            return ProjectError(f"Could not add the starter site: {result.message}")
     return project
 
 

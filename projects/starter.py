@@ -81,12 +81,16 @@ assistant to remember something, and it adds a line here.
 - Tone: warm and plain; short sentences, no jargon.
 - Accessibility: headings in order, a text alternative for every image, enough
   colour contrast, and everything usable with a keyboard.
-- Design: keep it light and simple, and reuse the colours in styles.css.
+- Design: keep it light and simple, with the colours kept in styles.css and reused.
 """
+
+# The instructions alone: what a project started from a request begins with
+# (chat.openings), the assistant building its site from nothing.
+STARTER_INSTRUCTIONS: Final = {"/AGENTS.md": _AGENTS}
 
 STARTER_FILES: Final = {
     "/index.html": _INDEX,
     "/styles.css": _STYLES,
     "/script.js": _SCRIPT,
-    "/AGENTS.md": _AGENTS,
+    **STARTER_INSTRUCTIONS,
 }

@@ -144,7 +144,8 @@ def plan_note() -> ChatMessage:
         "You can look at the project (list, read, search, check the site) but not change "
         "it, and you must not try. Answer with the plan: numbered steps, each naming the "
         "files you would create or change and what you would put in them. Keep it short "
-        "and concrete; the person can then ask you to build it."
+        "and concrete. The person builds it with a button under your plan: do not offer "
+        'building it as a "Next:" suggestion; suggest changes to the plan instead."
     )
 
 

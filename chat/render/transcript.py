@@ -20,6 +20,7 @@ from chat.agent.events import AnnouncedCall, chip_labels
 from chat.changes import TurnChanges, turns_changes
 from chat.models import Compaction, Conversation, Message
 from chat.money import dollars
+from chat.next_steps import split_next
 from chat.records import (
     AssistantRecord,
     ContextRecord,
@@ -83,8 +84,9 @@ class Block:
 
     @property
     def build_message(self) -> str:
-        """What "Build this plan" sends."""
-        return BUILD_PLAN + self.text
+        """What "Build this plan" sends: the plan, without a "Next:" line still
+        on its text (the follow-ups are the person's to pick, not the build's)."""
+        return BUILD_PLAN + split_next(self.text)[0]
 
     @property
     def runs(self) -> list[ToolCard | CardGroup]:
@@ -157,6 +159,16 @@ class TurnView:
     plan: bool = False  # asked for a plan only: nothing is changed
     # The model reads a summary instead of the turns before this one (chat.agent.compaction).
     summary_before: SummaryMarker | None = None
+
+    @property
+    def built_plan(self) -> str:
+        """The plan this turn's message carries, when "Build this plan" sent it
+        (its bubble then says so, the plan folded under it); "" otherwise."""
+        return self.text[len(BUILD_PLAN) :] if self.text.startswith(BUILD_PLAN) else ""
+
+    @property
+    def built_plan_html(self) -> SafeString:
+        return render_markdown(self.built_plan)
 
     def new_block(self, kind: BlockKind) -> Block:
         block = Block(f"{self.dom_id}-b{len(self.blocks) + 1}", kind)

@@ -37,6 +37,8 @@ def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
         # The websocket routes are Channels', outside Django's URLconf (builtit.routing).
         "chat_socket_url": f"/ws/projects/{project.pk}/chat/?conversation={conversation.pk}",
         "chat_closing": closing.for_the_page(),
+        # A request from the dashboard waits to be sent: its turn is what the page is for.
+        "opening": bool(conversation.opening),
     }
     return frame_sites(request, render(request, "projects/workspace.html", context))
 

@@ -35,7 +35,9 @@ def workspace_context(project: Project) -> dict[str, object]:
     """The workspace page's files, tree and editor (the chat app adds its panel)."""
     files = file_list(project)
     paths = [f.path for f in files]
-    first = "/index.html" if "/index.html" in paths else (paths[0] if paths else None)
+    # A file of the site: the owner's instructions are a click away in the top bar.
+    site = [path for path in paths if not is_instructions(path)]
+    first = "/index.html" if "/index.html" in site else (site[0] if site else None)
     opened = file_read(project, first) if first else None
     return {
         "project": project,

@@ -42,6 +42,53 @@
     return target === document.body || (panel !== null && panel.contains(target));
   }
 
+  // ── Plan first: while the switch is on, Send reads "Plan" and the box says
+  // what will happen. It stays on from plan to plan (refining one) and across a
+  // reload of this tab (a new tab starts without it); it goes off when a turn
+  // that builds a plan starts, whichever tab sent it.
+  function planKey() {
+    const grid = document.querySelector(".workspace-grid");
+    return "builtit:plan:" + (grid ? grid.dataset.project : "");
+  }
+  let newestTurn = 0;  // the newest turn this tab has seen (t<message id>)
+
+  function planning(on) {
+    const box = $("composer-plan");
+    const send = $("composer-send");
+    const input = $("composer-input");
+    if (!box || !send || !input) return;
+    box.checked = on;
+    send.dataset.sendLabel = send.dataset.sendLabel || send.textContent;
+    input.dataset.placeholder = input.dataset.placeholder || input.placeholder;
+    send.textContent = on ? send.dataset.planLabel : send.dataset.sendLabel;
+    input.placeholder = on ? input.dataset.planPlaceholder : input.dataset.placeholder;
+    composerForm().classList.toggle("planning", on);
+    try {
+      if (on) sessionStorage.setItem(planKey(), "1");
+      else sessionStorage.removeItem(planKey());
+    } catch (_) { /* private mode */ }
+  }
+
+  function newTurns() {
+    const found = [...document.querySelectorAll("#chat-log article.turn[id^='t']")]
+      .filter((turn) => Number(turn.id.slice(1)) > newestTurn);
+    for (const turn of found) newestTurn = Math.max(newestTurn, Number(turn.id.slice(1)));
+    return found;
+  }
+
+  document.addEventListener("change", (event) => {
+    if (event.target.id === "composer-plan") planning(event.target.checked);
+  });
+  document.addEventListener("htmx:wsAfterMessage", () => {
+    if (newTurns().some((turn) => turn.hasAttribute("data-builds-plan"))) planning(false);
+  });
+  document.addEventListener("DOMContentLoaded", () => {
+    newTurns();
+    let on = false;
+    try { on = sessionStorage.getItem(planKey()) === "1"; } catch (_) { /* private mode */ }
+    planning(on);
+  });
+
   // An empty message is not sent (a person pressing Send by accident). While
   // the socket reconnects, htmx keeps a message to send once it is back: the
   // composer says so, and a second press does not queue it twice.

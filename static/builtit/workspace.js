@@ -799,6 +799,22 @@
     applyWrap();
   });
 
+  // A request sent from the dashboard starts its turn as the page opens: the chat
+  // is the panel shown, and on a phone, where the message box would bring up the
+  // keyboard over the turn, the focus goes to the turn once it shows (unless the
+  // person has gone somewhere meanwhile).
+  let awaitingOpening = false;
+  document.addEventListener("htmx:wsAfterMessage", () => {
+    if (!awaitingOpening) return;
+    const turns = document.querySelectorAll("#chat-log article.turn");
+    if (!turns.length) return;
+    awaitingOpening = false;
+    if (!NARROW.matches || (document.activeElement && document.activeElement !== document.body)) return;
+    const turn = turns[turns.length - 1];
+    turn.tabIndex = -1;
+    turn.focus({ preventScroll: true });
+  });
+
   document.addEventListener("DOMContentLoaded", () => {
     mountEditor();
     pageLoading = false;
@@ -806,7 +822,9 @@
     applyLayout(savedLayout());
     let panel = null;
     try { panel = sessionStorage.getItem(layoutKey() + ":panel"); } catch (_) { /* private */ }
-    if (panel && document.querySelector(`[data-show-panel="${panel}"]`)) showPanel(panel);
+    awaitingOpening = grid() !== null && grid().hasAttribute("data-opening");
+    if (awaitingOpening) showPanel("chat");
+    else if (panel && document.querySelector(`[data-show-panel="${panel}"]`)) showPanel(panel);
     // The page opens ready to talk to the assistant.
     const input = document.getElementById("composer-input");
     if (input && !NARROW.matches) input.focus();

@@ -1,8 +1,11 @@
 """Prompt-first start in real Chromium over a real socket: the dashboard asks
-"What do you want to build?", Enter builds, the workspace opens and its turn
-runs the request (the fake OpenRouter answers), the answer's follow-ups show as
-chips that fill the message box, the same after a reload, and the request is
-never sent twice. At 1440 and 390 pixels wide, with screenshots."""
+"What do you want to build?", Enter builds, the workspace opens on the chat
+(whichever panel the tab showed last) with the focus in the message box, or on
+a phone on the turn, in view, and its turn runs the request (the fake
+OpenRouter answers); the project has the starter's instructions; the answer's
+follow-ups show as chips that fill the message box, the same after a reload,
+and the request is never sent twice. At 1440 and 390 pixels wide, with
+screenshots."""
 
 from __future__ import annotations
 
@@ -55,6 +58,8 @@ def test_a_request_on_the_dashboard_builds_in_a_new_project_with_next_steps(
     assert page.evaluate(CONTRAST) == []
     page.keyboard.type(REQUEST)
     _shot(page, f"{width}-dashboard")
+    # Earlier in this tab, another project's preview was the panel shown.
+    page.evaluate(f"sessionStorage.setItem('builtit:layout:{browser_user.pk}:panel', 'preview')")
     _script(chat_server)
     page.keyboard.press("Enter")
 
@@ -63,7 +68,12 @@ def test_a_request_on_the_dashboard_builds_in_a_new_project_with_next_steps(
     assert project.name == "Crumb bakery"
     turn = page.locator("#chat-log article.turn").last
     expect(turn.locator(".bubble-text")).to_have_text(REQUEST)
+    expect(page.locator("#chat-panel")).to_be_visible()
+    # On a phone the message box would bring up the keyboard over the turn.
+    expect(turn if width < 1000 else page.locator("#composer-input")).to_be_focused()
     expect(turn.locator(".turn-footer")).to_have_class(re.compile(r"\bcompleted\b"))
+    expect(turn.locator(".turn-footer")).to_be_in_viewport()
+    expect(page.locator("#file-tree [data-path='/AGENTS.md']")).to_have_count(1)
     chips = turn.locator(".next-steps .chip")
     expect(chips).to_have_text(SUGGESTIONS)
     expect(turn.locator(".answer")).to_contain_text("with a menu and the opening hours")

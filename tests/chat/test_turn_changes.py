@@ -194,6 +194,26 @@ def test_restoring_to_after_a_turn_shows_the_list_first(
     assert changes.turn_changes(bakery).restore is not None
 
 
+def test_only_a_turn_that_changed_files_offers_to_restore_the_project_to_it(
+    turns: Turns, bakery: Message, user: User
+) -> None:
+    question = turns.turn("What does the heading say?")  # a plan or a question: no write
+    restore_to = "Restore the project to here"
+
+    def shown(turn: Message) -> str:
+        return panel.turn_changes_html(turn.pk, conversation=turns.conversation, running=False)
+
+    assert restore_to in shown(bakery)
+    assert restore_to not in shown(question)
+    assert re.sub(r"<[^>]+>", "", shown(question)).strip() == "", "nothing shown under it"
+    # A restore to such a turn made before (the history allows it) can still be taken back.
+    turns.turn("Later", ("create", {"path": "/later.html", "content": "<p>later</p>\n"}))
+    assert isinstance(changes.turn_restore(user=user, turn=question, when="after"), Reversal)
+    again = shown(question)
+    assert "Take back the restore" in again
+    assert restore_to not in again
+
+
 def test_undo_is_refused_with_the_reason_while_the_assistant_works(
     turns: Turns, bakery: Message, user_client: Client
 ) -> None:

@@ -18,6 +18,7 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 from chat.models import Conversation, Message
 from projects.locks import lock_acquire, lock_release
 from projects.models import Project, ProjectFile, ProjectLock
+from projects.starter import STARTER_INSTRUCTIONS
 from tests.fakes.openrouter import FakeOpenRouter
 from tests.fakes.script import Reply
 from tests.live.tabs import communicator, events_until, frames_until, socket_path, types
@@ -57,14 +58,15 @@ def completions(fake: FakeOpenRouter) -> int:
     return sum(1 for request in fake.requests if request.path.endswith("/chat/completions"))
 
 
-def test_the_request_makes_a_blank_project_named_from_it_with_the_request_waiting(
+def test_the_request_makes_a_project_named_from_it_with_instructions_and_the_request_waiting(
     user_client: Client,
 ) -> None:
     conversation = started(user_client)
     project = conversation.project
     assert project.name == "Crumb bakery"
     assert project.description == REQUEST, "the brief reaches the model's system prompt"
-    assert not ProjectFile.objects.filter(project=project).exists(), "blank: the model builds"
+    files = dict(ProjectFile.objects.filter(project=project).values_list("path", "content"))
+    assert files == STARTER_INSTRUCTIONS, "instructions, no site: the model builds it"
     assert conversation.opening == REQUEST
     assert conversation.title == REQUEST[:80]
     assert not conversation.messages.exists(), "nothing is sent before the workspace opens"

@@ -96,6 +96,12 @@ def test_create_from_the_starter_adds_the_starter_files(user):
     assert set(stored) == {"/index.html", "/styles.css", "/script.js", "/AGENTS.md"}
 
 
+def test_create_with_instructions_adds_the_starters_agents_md_alone(user):
+    project = created(owner=user, name="Site", instructions=True)
+    stored = dict(ProjectFile.objects.filter(project=project).values_list("path", "content"))
+    assert stored == {"/AGENTS.md": STARTER_FILES["/AGENTS.md"]}
+
+
 def test_starter_files_are_recorded_as_created_by_the_owner(user):
     project = created(owner=user, name="Site", starter=True)
     revisions = FileRevision.objects.filter(project=project)

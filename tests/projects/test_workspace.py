@@ -135,6 +135,16 @@ def test_workspace_without_index_opens_the_first_file(user_client, project, auth
     assert form["data-mode"] == "javascript"
 
 
+def test_workspace_opens_a_file_of_the_site_never_the_instructions(user_client, project, author):
+    file_create(project=project, path="/AGENTS.md", content="Be brief.", author=author)
+    html = user_client.get(f"/projects/{project.pk}/").content.decode()
+    assert 'id="editor-form"' not in html, "only the instructions: nothing opened"
+    file_create(project=project, path="/z.css", content="z{}", author=author)
+    html = user_client.get(f"/projects/{project.pk}/").content.decode()
+    _, form = _by_id(html, "editor-form")
+    assert form["data-path"] == "/z.css"
+
+
 def test_empty_workspace_shows_no_editor_and_an_empty_tree(user_client, project):
     html = user_client.get(f"/projects/{project.pk}/").content.decode()
     assert 'id="editor-form"' not in html

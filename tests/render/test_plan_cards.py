@@ -13,6 +13,7 @@ from chat.agent.events import ContentText, Done, TurnStarted
 from chat.live.frames import Frame, parse_frame
 from chat.records import TurnStatus, UserRecord
 from chat.render.fragments import TurnDrawing
+from chat.render.transcript import Block
 
 PLAN = '1. Create `a "b".html`.\n2. Link it.'
 BUTTON = re.compile(r'class="plan-build"><input type="hidden" name="message" value="([^"]*)"')
@@ -37,6 +38,29 @@ def test_a_plan_turn_that_did_not_finish_has_no_build_button(status: TurnStatus)
 
     assert "Plan only" in page
     assert "plan-build" not in page
+
+
+def test_the_build_message_carries_the_plan_without_a_next_line_left_on_it() -> None:
+    # A plan stored with its follow-ups still on it (the loop takes a closing
+    # "Next:" line off, but not every plan was stored by this loop).
+    block = Block("t7-b1", "answer", text=f"{PLAN}\n\nNext: Build it | Add a map", plan=True)
+
+    assert block.build_message == f"Build this plan:\n{PLAN}"
+
+
+def test_the_turn_that_builds_a_plan_says_so_with_the_plan_folded_under_it() -> None:
+    drawing = TurnDrawing(TurnStarted(1, 8, "m", f"Build this plan:\n{PLAN}"))
+    page = drawing.start()
+
+    bubble = re.search(r'<div class="bubble user">(.*?)</div>\s*<div class="steps"', page, re.S)
+    assert bubble is not None
+    shown = bubble.group(1)
+    assert '<div class="bubble-text">Build this plan</div>' in shown
+    assert '<summary class="small">The plan it follows</summary>' in shown
+    assert '<li>Create <code>a "b".html</code>.</li>' in shown, "as Markdown, not backticks"
+    assert "`" not in shown
+    ordinary = TurnDrawing(TurnStarted(1, 9, "m", "Build this page:\n`a`")).start()
+    assert "bubble-carried" not in ordinary
 
 
 def test_an_ordinary_answer_is_no_plan() -> None:
