@@ -145,7 +145,7 @@ def plan_note() -> ChatMessage:
         "it, and you must not try. Answer with the plan: numbered steps, each naming the "
         "files you would create or change and what you would put in them. Keep it short "
         "and concrete. The person builds it with a button under your plan: do not offer "
-        'building it as a "Next:" suggestion; suggest changes to the plan instead."
+        'building it as a "Next:" suggestion; suggest changes to the plan instead.'
     )
 
 
