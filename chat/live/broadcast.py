@@ -12,6 +12,17 @@ from chat.live.turns import group_name
 from projects.models import Project
 
 
+async def conversation_compacted(project: Project, *, conversation_id: int) -> None:
+    """From asynchronous code (the compact view): one message to the project's tabs."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    message = messages.ConversationCompacted(
+        type="conversation.compacted", conversation=conversation_id
+    )
+    await layer.group_send(group_name(project.pk), message)
+
+
 def files_moved(project: Project, *, paths: list[str], turn_id: int | None) -> None:
     """From synchronous code (a view): one message to the project's tabs."""
     layer = get_channel_layer()

@@ -352,6 +352,17 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         ]
         await self._send_html("".join(parts))
 
+    async def conversation_compacted(self, message: messages.ConversationCompacted) -> None:
+        """Earlier turns were summarised by hand (in this tab or another)."""
+        conversation = self.conversation
+        if conversation is None or conversation.pk != message["conversation"]:
+            return
+        if self.as_json:
+            event = {"type": "compacted", "conversation": message["conversation"]}
+            await self.send(text_data=json.dumps(event))
+            return
+        await self._send_html(await threads.run(panel.latest_turn_html, conversation))
+
     # --- catching up ------------------------------------------------------------------
 
     async def _catch_up(self) -> None:

@@ -71,6 +71,14 @@ class FilesMoved(TypedDict):
     turn: int | None  # the turn whose summary changed (its first message), if any
 
 
+class ConversationCompacted(TypedDict):
+    """A conversation's earlier turns were summarised by hand: tabs showing it
+    redraw its latest turn, which the summary's mark now sits above."""
+
+    type: Literal["conversation.compacted"]
+    conversation: int
+
+
 class TurnLost(TypedDict):
     """A turn's server stopped (its lock lapsed): tabs following it redraw."""
 

@@ -18,7 +18,7 @@ from chat.agent.events import TurnStarted
 from chat.changes import turn_changes
 from chat.models import Conversation, Message
 from chat.render.fragments import oob
-from chat.render.transcript import Footer, TurnView, turn_dom_id, turn_page
+from chat.render.transcript import Footer, TurnView, stored_turns, turn_dom_id, turn_page
 from chat.selectors import ConversationUsage, conversation_usage
 from projects.models import Project
 
@@ -88,6 +88,17 @@ def _earlier_html(conversation: Conversation, before: int) -> str:
         kwargs={"project_id": conversation.project_id, "conversation_id": conversation.pk},
     )
     return render_to_string("chat/partials/earlier.html", {"url": f"{url}?before={before}"})
+
+
+def latest_turn_html(conversation: Conversation) -> str:
+    """The conversation's latest turn drawn again from the store, in place (after a
+    summary by hand: its mark sits above that turn)."""
+    latest = conversation.messages.filter(role="user").order_by("-sequence").first()
+    turns = stored_turns(conversation, start=latest.sequence) if latest is not None else []
+    if not turns:
+        return ""
+    html = render_to_string("chat/partials/turn.html", {"turn": turns[-1]})
+    return oob(f"#{turns[-1].dom_id}", html, how="outerHTML")
 
 
 def status_html(busy: bool, elsewhere: str = "") -> str:

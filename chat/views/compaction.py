@@ -14,10 +14,9 @@ from django.views.decorators.http import require_GET, require_POST
 from chat import services
 from chat.agent.compaction import compact_by_hand
 from chat.agent.one_shot import Refused
+from chat.live.broadcast import conversation_compacted
 from chat.models import Conversation
 from chat.render.export import conversation_markdown, export_name
-from chat.render.fragments import oob
-from chat.render.transcript import stored_turns
 from common import threads
 from projects.models import Project
 from projects.selectors import owned_project
@@ -36,9 +35,9 @@ async def conversation_compact(request: HttpRequest, project_id: uuid.UUID) -> H
         return HttpResponse(
             render_to_string("chat/partials/compacted.html", {"refused": done.message})
         )
-    html = render_to_string("chat/partials/compacted.html", {"compaction": done})
-    latest = await threads.run(_latest_turn_html, conversation)
-    return HttpResponse(html + latest)
+    # Every tab showing the conversation (this one too) redraws its latest turn.
+    await conversation_compacted(project, conversation_id=conversation.pk)
+    return HttpResponse(render_to_string("chat/partials/compacted.html", {"compaction": done}))
 
 
 @require_GET
@@ -65,14 +64,3 @@ def _owned(request: HttpRequest, project_id: uuid.UUID, raw: str) -> tuple[Proje
     if conversation is None:
         raise Http404("No such conversation.")
     return project, conversation
-
-
-def _latest_turn_html(conversation: Conversation) -> str:
-    latest = conversation.messages.filter(role="user").order_by("-sequence").first()
-    if latest is None:
-        return ""
-    turns = stored_turns(conversation, start=latest.sequence)
-    if not turns:
-        return ""
-    html = render_to_string("chat/partials/turn.html", {"turn": turns[-1]})
-    return oob(f"#{turns[-1].dom_id}", html, how="outerHTML")

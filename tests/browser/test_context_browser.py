@@ -2,7 +2,8 @@
 real socket: each turn's footer says how full the model's context was and, on
 opening, by part; "Compact the conversation" summarises every turn but the
 latest, says so, marks the latest turn with the summary (still there after a
-reload), and the conversation downloads with its turns and the summary."""
+reload, and in another tab at once), and the conversation downloads with its
+turns and the summary."""
 
 from __future__ import annotations
 
@@ -60,6 +61,10 @@ def test_the_gauge_then_compacting_by_hand_keeps_every_turn_and_marks_the_summar
     expect(parts.filter(has_text="This message")).to_have_count(1)
     assert_fits(width, gauge)
 
+    other = page.context.new_page()  # a second tab on the same project
+    other.set_viewport_size(page.viewport_size or {"width": width, "height": 844})
+    _open(other, chat_server, project)
+    expect(other.locator("#chat-log article.turn")).to_have_count(3)
     chat_server.fake.script(text(SUMMARY))
     gauge.get_by_role("button", name="Compact the conversation").click()
 
@@ -69,6 +74,9 @@ def test_the_gauge_then_compacting_by_hand_keeps_every_turn_and_marks_the_summar
     expect(marker.locator("summary")).to_contain_text("summary of the 2 turns above")
     marker.locator("summary").click()
     expect(marker.locator(".answer")).to_contain_text("a bakery called Crumb")
+    # The other tab sees the mark too, without a reload.
+    expect(other.locator("details.summary-marker")).to_have_count(1)
+    expect(other.locator("#chat-log article.turn").last.locator(".summary-marker")).to_have_count(1)
     asked = chat_server.fake.completions[-1].json["messages"]
     assert "Add a menu page" in asked[1]["content"]
     assert "Add opening hours" not in asked[1]["content"]  # the latest is kept in full
