@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from chat.agent import budget
 from chat.llm import ChatMessage
 from chat.selectors import PastTurn
 from chat.tools import PATH_RULES
@@ -16,9 +17,6 @@ from common.sizes import human_size
 from projects.files.limits import Limits
 from projects.files.results import FileInfo
 
-# A rough, provider-neutral estimate; history only needs to stay near its budget.
-_CHARS_PER_TOKEN = 4
-_MESSAGE_OVERHEAD_TOKENS = 4
 _MAX_LISTED_FILES = 200
 
 _HOW_TO_WORK = """\
@@ -150,7 +148,9 @@ def plan_note() -> ChatMessage:
 
 
 def estimate_tokens(text: str) -> int:
-    return len(text) // _CHARS_PER_TOKEN + _MESSAGE_OVERHEAD_TOKENS
+    """A message of `text`, as chat.agent.budget counts it (high): so the history's
+    budget, the caps and the context gauge count alike."""
+    return budget.message_tokens(ChatMessage("user", text))
 
 
 def answer_text(turn: PastTurn) -> str:

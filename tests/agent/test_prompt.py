@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from chat.agent import budget
 from chat.agent.prompt import (
     estimate_tokens,
     final_answer_note,
@@ -294,9 +295,10 @@ def test_history_with_no_budget_is_empty():
     assert history_messages([turn("Go")], budget_tokens=0) == []
 
 
-def test_estimate_tokens_is_about_four_characters_each_plus_overhead():
+def test_estimate_tokens_counts_three_characters_each_plus_overhead_as_the_caps_do():
     assert estimate_tokens("") == 4
-    assert estimate_tokens("x" * 400) == 104
+    assert estimate_tokens("x" * 300) == 104
+    assert estimate_tokens("x" * 300) == budget.message_tokens(ChatMessage("user", "x" * 300))
 
 
 # --- notes -----------------------------------------------------------------------
