@@ -16,6 +16,7 @@ from django.utils.text import Truncator
 from chat.models import (
     AccessToken,
     Charge,
+    Compaction,
     Conversation,
     Message,
     PersonalKey,
@@ -84,6 +85,27 @@ class MessageInline(admin.TabularInline[Message, Conversation]):
         return _cost(message.cost)
 
 
+class CompactionInline(admin.TabularInline[Compaction, Conversation]):
+    """Summaries of earlier turns the model read instead of them (chat.agent.compaction)."""
+
+    model = Compaction
+    extra = 0
+    can_delete = False
+    ordering = ["before_sequence"]
+    fields = ("created_at", "turns", "before_sequence", "tokens", "by_hand", "model", "summary")
+    readonly_fields = fields
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="tokens")
+    def tokens(self, compaction: Compaction) -> str:
+        return f"{compaction.tokens_before:,} → {compaction.tokens_after:,}"
+
+
 @admin.register(Conversation)
 class ConversationAdmin(admin.ModelAdmin[Conversation]):
     list_display = ["__str__", "project", "owner", "message_count", "cost_display", "updated_at"]
@@ -93,7 +115,7 @@ class ConversationAdmin(admin.ModelAdmin[Conversation]):
     readonly_fields = ["project", "created_at", "updated_at", "cost_display"]
     fields = ["title", "project", "cost_display", "created_at", "updated_at"]
     date_hierarchy = "updated_at"
-    inlines = [MessageInline]
+    inlines = [CompactionInline, MessageInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Conversation]:
         return (

@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from chat.models import Conversation, Message
+from chat.models import Compaction, Conversation, Message
 from chat.records import AssistantRecord, TurnRecord
 from chat.services import conversation_create, message_create
 from projects.models import Project
@@ -128,3 +128,23 @@ def test_a_project_cost_cap_can_be_set_from_the_spending_page(
     project.refresh_from_db()
     assert project.turn_cost_limit == Decimal("0.25")
     assert project.project_cost_limit == Decimal("5")
+
+
+def test_conversation_page_shows_its_summaries_read_only(
+    admin_client: Client, conversation: Conversation
+) -> None:
+    Compaction.objects.create(
+        conversation=conversation,
+        before_sequence=3,
+        turns=1,
+        summary="- The site: a <b>bakery</b>.",
+        tokens_before=900,
+        tokens_after=40,
+        model="openai/gpt-4o-mini",
+        by_hand=True,
+    )
+    url = reverse("admin:chat_conversation_change", args=[conversation.pk])
+    page = admin_client.get(url).content.decode()
+    assert "900 → 40" in page
+    assert "- The site: a &lt;b&gt;bakery&lt;/b&gt;." in page
+    assert 'name="compactions-0-summary"' not in page
