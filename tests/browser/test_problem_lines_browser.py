@@ -3,7 +3,7 @@ page's inline script names the page's file (the home page too, served at `/`)
 and its line in the stored file, whatever the preview adds to the page; a
 stylesheet or script that is not there points at the tag that asked for it;
 clicking a problem opens that file at that line, and "Fix" tells the model the
-same."""
+same. And the editor marks no valid CSS as wrong (issue 31, item 8)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from projects.files.results import FileWrite
 from projects.lifecycle import project_create
 from projects.models import Project
 from projects.services import Author, file_create
-from tests.browser.conftest import ChatServer, sign_in
+from tests.browser.conftest import ChatServer, open_file, sign_in
 from tests.fakes.script import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -60,6 +60,17 @@ BROKEN = _page(
     head='\n  <link rel="stylesheet" href="css/site.css">\n'
     '  <link rel="stylesheet"\n        href="css/gone.css">\n  <script src="js/gone.js"></script>',
 )
+MODERN_CSS = """:root {
+  --accent: #c2410c;
+  --space: clamp(1rem, 2vw + 0.5rem, 3rem);
+}
+h1 { color: var(--accent); font-size: clamp(1.5rem, 4vw, 3rem); }
+.card { padding: var(--space) calc(var(--space) * 2); gap: min(2rem, 5vw); }
+.shade { background: rgb(0 0 0 / 50%); inset: 0; aspect-ratio: 16 / 9; }
+.list:is(.a, .b) > li:has(img) { translate: 10px; }
+@layer base { p { margin: 0; } }
+.menu { & a { color: var(--accent, #333); } }
+"""
 
 
 def _line_of(page: str, needle: str) -> int:
@@ -187,3 +198,23 @@ def test_a_missing_stylesheet_or_script_points_at_the_tag_that_asked_for_it(
     page.wait_for_function(
         f"() => builtitWorkspace.editor()?.getCursorPosition().row === {gone_css - 1}"
     )
+
+
+def test_valid_modern_css_gets_no_mark_in_the_editor(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = _project(browser_user, {"/index.html": HOME, "/styles.css": MODERN_CSS})
+    sign_in(page, chat_server.url)
+    _open(page, chat_server, project, "Home")
+    open_file(page, "/styles.css")
+    # A real mistake at the end, typed as a person would: a brace closing nothing.
+    page.locator("#ace-editor").click()
+    page.keyboard.press("Control+End")  # the empty line after the file's last
+    page.keyboard.type("}")
+    last_row = MODERN_CSS.count("\n")
+    marks = "builtitWorkspace.editor().session.getAnnotations()"
+    page.wait_for_function(f"() => {marks}.some((mark) => mark.row === {last_row})")
+    marked = page.evaluate(marks)
+    assert [(mark["row"], mark["type"]) for mark in marked] == [(last_row, "error")], marked
+    expect(page.locator(".ace_gutter-cell.ace_error")).to_have_count(1)
+    expect(page.locator(".ace_gutter-cell.ace_warning")).to_have_count(0)
