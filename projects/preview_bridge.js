@@ -1,5 +1,7 @@
-// The preview bridge: added to HTML pages served into the workspace's preview
-// frame (projects/views/preview.py), never to the stored files or the ZIP.
+// The preview bridge: a script tag for it is added to HTML pages served into
+// the workspace's preview frame, on a line the page already has so that the
+// page's lines stay the stored file's (projects/views/preview.py); never to
+// the stored files or the ZIP.
 // It only reports to the workspace, by postMessage: the page's errors, failed
 // loads, console errors and warnings, where the page is, and the element the
 // person picks. Deduplicated and capped per page load. The page runs in an
@@ -8,6 +10,7 @@
 (() => {
   if (parent === window) return;
   const MAX_PROBLEMS = 50;
+  const fetchFirst = window.fetch;  // before the page's scripts (and ours, below) change it
   const seen = new Set();
   let problems = 0;
   const sent = [];  // this page's problems, to send again if the workspace asks
@@ -72,13 +75,48 @@
     };
   }
 
+  // The line of the page where a failed element asks for what it names:
+  // the tag the person has to fix, not line 1 of a file that is not there.
+  // The page's source is read again (the served page's lines are the stored
+  // file's), once per load and only after something failed. The first
+  // elements of a kind naming the same address are matched in order with
+  // the source's; one a script added is not in the source: no line.
+  let source = null;
+  const pageSource = () => {
+    if (source === null) {
+      source = fetchFirst.call(window, location.href.split("#")[0], { cache: "no-store" })
+        .then((response) => (response.ok ? response.text() : ""))
+        .catch(() => "");
+    }
+    return source;
+  };
+  const escaped = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const lineOf = async (element) => {
+    const tag = element.tagName.toLowerCase();
+    const name = element.hasAttribute("src") ? "src" : "href";
+    const wrote = element.getAttribute(name);
+    if (!wrote || !/^[a-z][a-z0-9-]*$/.test(tag)) return 0;
+    const value = escaped(wrote);
+    const asked = new RegExp(`<${tag}\\b[^>]*?[\\s"'/]${name}\\s*=\\s*`
+      + `(?:"${value}"|'${value}'|${value}(?=[\\s>]))`, "gi");
+    const same = [...document.getElementsByTagName(tag)].filter((each) => each.getAttribute(name) === wrote);
+    const text = await pageSource();
+    const found = [...text.matchAll(asked)][same.indexOf(element)];
+    if (!found) return 0;
+    const at = found.index + found[0].search(new RegExp(`${name}\\s*=`, "i"));
+    return text.slice(0, at).split(/\r\n?|\n/).length;
+  };
+
   // Uncaught errors, rejected promises, and what failed to load (capture phase:
   // a <script>, <link>, <img> that fails fires "error" on itself, not on window).
+  // An error in an inline script comes with the page's address and the line in
+  // the page: the stored file's line, as nothing the preview adds breaks a line.
   addEventListener("error", (event) => {
     const target = event.target;
     if (target && target !== window && target.tagName) {
       const url = target.src || target.href || "";
-      problem("resource", `${target.tagName.toLowerCase()} could not load ${url}`, url, 0, 0);
+      const said = `${target.tagName.toLowerCase()} could not load ${url}`;
+      lineOf(target).catch(() => 0).then((line) => problem("resource", said, url, line, 0));
       return;
     }
     const error = event.error;
@@ -96,10 +134,9 @@
       return original.apply(this, args);
     };
   }
-  const fetched = window.fetch;
-  if (fetched) {
+  if (fetchFirst) {
     window.fetch = function (input, init) {
-      return fetched.call(this, input, init).then((response) => {
+      return fetchFirst.call(this, input, init).then((response) => {
         if (response.status === 404) {
           problem("resource", `fetch of ${response.url} found nothing (404)`, response.url, 0, 0);
         }

@@ -13,6 +13,8 @@ _NAME = rf"(?!(?:{'|'.join(sorted(RESERVED))})/)(?P<name>{NAME_PATTERN})"
 urlpatterns = [
     # For the proxy's certificates on demand (Caddy's on_demand_tls `ask`).
     path("domain-check", published.domain_check, name="domain_check"),
+    # The preview's bridge, at an address that names its content (preview.BRIDGE_PATH).
+    path(preview.BRIDGE_PATH.lstrip("/"), preview.bridge, name="preview_bridge"),
     path("preview/<str:token>/", preview.serve, {"path": ""}, name="preview_root"),
     path("preview/<str:token>/<path:path>", preview.serve, name="preview"),
     # Under /s/, not at the root: a page's root-absolute reference ("/app.js"),

@@ -6,13 +6,15 @@ carries `Content-Security-Policy: sandbox` without `allow-same-origin`, so the
 generated JavaScript runs in an opaque origin and can never act as the user,
 even when the page is opened outside the workspace's sandboxed iframe.
 
-HTML pages get one inline script in the response (never in the stored file)
-that tells the workspace which page the frame shows and says why a dialog did
+HTML pages get two scripts in the response (never in the stored file), on a
+line the page already has: the bridge, which tells the workspace which page
+the frame shows and what went wrong in it, and a notice of why a dialog did
 not open (the sandbox blocks them); see `PAGE_REPORT_SCRIPT`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 
@@ -57,15 +59,29 @@ DIALOG_SCRIPT = (
 # is sandboxed without allow-same-origin (an opaque origin, nothing of the
 # app's to reach), it only ever posts messages, and the workspace accepts them
 # only from its own preview frame and checks every field (workspace.js).
-_BRIDGE = (Path(__file__).resolve().parent.parent / "preview_bridge.js").read_text("utf-8")
-if "</script" in _BRIDGE.lower():  # it is inlined in a <script> element
-    raise ImproperlyConfigured("preview_bridge.js may not contain '</script'")
+#
+# It is a script of its own (`bridge`), not inlined: what goes into a page is
+# one tag, with no line break, so every line of the page is the line of the
+# stored file. The browser numbers an inline script's lines from the top of
+# the document, and an error on line 40 of index.html must say line 40, in the
+# problems panel, the editor and what the model reads (issue 31). Reporting an
+# offset for the bridge to subtract instead would have to be right for every
+# way a line number comes out of a page (inline scripts, event-handler
+# attributes, a stack in a console message), and the source the browser's own
+# tools show would still differ from the file; nothing added is nothing to
+# subtract. The file's address names its content, so browsers keep it.
+_BRIDGE = (Path(__file__).resolve().parent.parent / "preview_bridge.js").read_bytes()
+BRIDGE_PATH = f"/preview-bridge/{hashlib.sha256(_BRIDGE).hexdigest()[:16]}.js"
 
 # What an HTML page gets in the workspace's frame (or when the browser does not
 # say where it is loaded: a page opened on its own has no parent, and the bridge
 # then does nothing), and what a page opened on its own, as a shared link, gets.
-PAGE_REPORT_SCRIPT = DIALOG_SCRIPT + "<script>" + _BRIDGE + "</script>"
+# A classic script without async or defer: it runs before anything after it
+# in the page, so it hears the page's first error.
+PAGE_REPORT_SCRIPT = DIALOG_SCRIPT + f'<script src="{BRIDGE_PATH}"></script>'
 SHARED_PAGE_SCRIPT = DIALOG_SCRIPT
+if any(mark in PAGE_REPORT_SCRIPT for mark in "\r\n\f"):  # see above
+    raise ImproperlyConfigured("What the preview adds to a page must fit on one line.")
 
 # Where the script goes: after what may come before a page's first element --
 # a byte-order mark, white space, comments, the doctype, `<?xml ...?>` -- and
@@ -137,6 +153,17 @@ def serve(request: HttpRequest, token: str, path: str) -> HttpResponse:
     if content_type.startswith("text/html"):
         content = with_page_report(content, script=_script_for(request))
     return _secured(HttpResponse(content.encode("utf-8"), content_type=content_type))
+
+
+@login_not_required
+@csrf_exempt  # as `serve`
+def bridge(request: HttpRequest) -> HttpResponse:
+    """The bridge's script (at BRIDGE_PATH: its address changes with it)."""
+    if request.method not in {"GET", "HEAD"}:
+        return _secured(HttpResponseNotAllowed(["GET", "HEAD"]))
+    response = _secured(HttpResponse(_BRIDGE, content_type="text/javascript; charset=utf-8"))
+    response["Cache-Control"] = "public, max-age=31536000, immutable"
+    return response
 
 
 def _binary(request: HttpRequest, project: Project, marker: str, name: str) -> HttpResponse:

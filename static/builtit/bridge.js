@@ -56,12 +56,19 @@
     try { return "/" + decodeURIComponent(rest); } catch (_) { return ""; }
   }
 
+  // A URL of the preview as the project's file: a folder ("/", "/about/")
+  // shows its index.html. An inline script's errors come with the address of
+  // its page, which for the home page names no file.
+  function filePath(url) {
+    const found = projectPath(url);
+    return found.endsWith("/") ? found + "index.html" : found;
+  }
+
   function pagePath(path) {
     const base = previewBase();
     if (typeof path !== "string" || !path.startsWith(base)) return "";
-    const found = projectPath(previewOrigin() + path);
-    // A folder shows its index.html; a decoded path may hold what does not show.
-    return line(found.endsWith("/") ? found + "index.html" : found, LIMITS.page);
+    // A decoded path may hold what does not show.
+    return line(filePath(previewOrigin() + path), LIMITS.page);
   }
 
   // ── messages from the page ─────────────────────────────────────────────
@@ -97,7 +104,7 @@
     const url = text(raw.file, "file");
     const problem = {
       type: "problem", kind: raw.kind, message, url,
-      file: line(projectPath(url), LIMITS.file), line: number(raw.line), column: number(raw.column),
+      file: line(filePath(url), LIMITS.file), line: number(raw.line), column: number(raw.column),
       page: pagePath(text(raw.page, "page")),
     };
     const key = [problem.kind, problem.message, problem.url, problem.line].join("|");
@@ -146,22 +153,28 @@
   }
 
   // A problem as the panel lists it, which is all "Fix" sends: its kind, its
-  // message (for a failed load: what and for which page), where it is.
+  // message (for a failed load: what and for which page), where it is. A
+  // failed load is placed in the page that asked for it, at the line of the
+  // tag that did (the missing file has no line to show); an error, in its
+  // script's file, if the project has it (another site's script: no line).
   function shown(problem) {
-    const resource = problem.kind === "resource";
-    const placed = !resource && problem.file;  // a line is of a project file
-    const message = resource && problem.page
-      ? text(`${problem.file || problem.url} (asked for by ${bare(problem.page)})`, "message")
-      : problem.message;
+    if (problem.kind === "resource") {
+      const message = problem.page
+        ? text(`${problem.file || problem.url} (asked for by ${bare(problem.page)})`, "message")
+        : problem.message;
+      return { type: "problem", kind: problem.kind, message, file: problem.page,
+        line: problem.page ? problem.line : 0, column: 0, page: problem.page };
+    }
+    const placed = Boolean(problem.file);
     return {
-      type: "problem", kind: problem.kind, message, file: problem.file,
+      type: "problem", kind: problem.kind, message: problem.message, file: problem.file,
       line: placed ? problem.line : 0, column: placed && problem.line ? problem.column : 0,
       page: problem.page,
     };
   }
 
   function where(item) {
-    const place = item.kind === "resource" ? item.page : item.file || item.page;
+    const place = item.file || item.page;
     if (!place) return "";
     const at = item.line ? `:${item.line}` + (item.column ? `:${item.column}` : "") : "";
     return bare(place) + at;
@@ -231,8 +244,7 @@
       const problem = problems[Number(target.closest("[data-problem]").dataset.problem)];
       if (!problem) return;
       const seen = shown(problem);
-      const resource = seen.kind === "resource";
-      window.builtitWorkspace.openAt(resource ? seen.page : seen.file || seen.page, seen.line, seen.column);
+      window.builtitWorkspace.openAt(seen.file || seen.page, seen.line, seen.column);
     } else if (target.closest("[data-action='pick-element']")) {
       const button = target.closest("[data-action='pick-element']");
       picker(button.getAttribute("aria-pressed") !== "true");

@@ -41,6 +41,8 @@
     // JSON keeps the file's exact characters (HTML parsing would drop CRs).
     editor.session.setValue(JSON.parse(source.textContent));
     editor.session.getUndoManager().reset();
+    // Ace's CSS checker marks valid modern CSS as wrong: ours instead.
+    if (form.dataset.mode === "css") window.builtitCssCheck.check(editor.session);
     host.hidden = false;
     fallback.hidden = true;
     editor.session.on("change", () => setDirty(true));
@@ -177,10 +179,12 @@
   function goToPending() {
     const form = document.getElementById("editor-form");
     if (!pendingLine || !editor || !form || form.dataset.path !== pendingLine.path) return;
+    // On a phone the editor shows first: Ace scrolls to a line only in a pane it can measure.
+    if (NARROW.matches) showPanel("editor");
+    editor.resize(true);
     editor.gotoLine(pendingLine.line, Math.max(0, pendingLine.column - 1), false);
     editor.focus();
     pendingLine = null;
-    if (NARROW.matches) showPanel("editor");
   }
 
   // The tree's links and buttons are replaced whenever the tree is (by the

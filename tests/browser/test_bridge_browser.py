@@ -112,7 +112,8 @@ def test_problems_are_listed_and_fixed_with_the_assistant(
     # Each problem as the panel listed it, and nothing else: no stack.
     assert sorted(asked.splitlines()[3:]) == [
         "- Error at /app.js:2:1: Uncaught ReferenceError: undefinedFunction is not defined",
-        "- Failed to load at /missing.css: /missing.css (asked for by index.html)",
+        # At the <link> that asked for it (issue 31), not in a file that is not there.
+        "- Failed to load at /index.html:3: /missing.css (asked for by index.html)",
     ]
     assert "at http" not in asked
     stored = Message.objects.get(role=Message.Role.USER)

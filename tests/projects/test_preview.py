@@ -12,7 +12,7 @@ from projects.lifecycle import RETIRED_TOKENS_KEPT, project_create, project_rota
 from projects.models import FileRevision, Project, ProjectFile
 from projects.services import Author, file_create, file_update
 from projects.starter import STARTER_FILES
-from projects.views.preview import PAGE_REPORT_SCRIPT, SHARED_PAGE_SCRIPT
+from projects.views.preview import BRIDGE_PATH, PAGE_REPORT_SCRIPT, SHARED_PAGE_SCRIPT
 from projects.web.sandbox import SANDBOX
 from tests.conftest import SITES_HOST
 
@@ -425,9 +425,36 @@ def test_the_bridge_goes_only_to_a_page_in_a_frame(anonymous, starter_project):
     framed = anonymous.get(url, headers={"Sec-Fetch-Dest": "iframe"}).content.decode()
     alone = anonymous.get(url, headers={"Sec-Fetch-Dest": "document"}).content.decode()
     unknown = anonymous.get(url).content.decode()
-    assert "builtitPreview" in framed
-    assert "builtitPreview" in unknown, "a browser that does not say: the bridge (inert alone)"
-    assert "builtitPreview" not in alone, "a shared link opened on its own"
+    assert BRIDGE_PATH in framed
+    assert BRIDGE_PATH in unknown, "a browser that does not say: the bridge (inert alone)"
+    assert BRIDGE_PATH not in alone, "a shared link opened on its own"
     assert SHARED_PAGE_SCRIPT in alone
     stored = starter_project.files.get(path="/index.html").content
-    assert "builtitPreview" not in stored, "never written into the project's files"
+    assert "preview-bridge" not in stored, "never written into the project's files"
+
+
+def test_the_bridge_is_a_script_of_its_own_that_browsers_keep(anonymous):
+    response = anonymous.get(BRIDGE_PATH)
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/javascript; charset=utf-8"
+    assert b"builtitPreview" in response.content
+    assert response["Cache-Control"] == "public, max-age=31536000, immutable"
+    assert response["Content-Security-Policy"].startswith("sandbox")
+    assert anonymous.post(BRIDGE_PATH).status_code == 405
+    assert anonymous.get("/preview-bridge/0000000000000000.js").status_code == 404
+
+
+def test_a_served_page_keeps_every_line_of_the_stored_file(anonymous, project):
+    # Errors in a page's inline scripts are numbered from the top of the page
+    # as served: they must be the stored file's lines (issue 31).
+    stored = (
+        "<!doctype html>\n<html>\n<head>\n<title>t</title>\n</head>\n<body>\n<script>\nboom();\n"
+    )
+    _add(project, "/page.html", stored)
+    served = anonymous.get(f"{_base(project)}page.html", headers={"Sec-Fetch-Dest": "iframe"})
+    lines = served.content.decode().splitlines()
+    assert len(lines) == len(stored.splitlines())
+    assert lines[2] == "<head>" + PAGE_REPORT_SCRIPT, "on a line the page already has"
+    assert [line for number, line in enumerate(lines) if number != 2] == [
+        line for number, line in enumerate(stored.splitlines()) if number != 2
+    ]
