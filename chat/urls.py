@@ -43,6 +43,11 @@ urlpatterns = [
         name="turn_restore",
     ),
     path(
+        "projects/<uuid:project_id>/turns/<int:turn_id>/preview/",
+        changes.turn_preview,
+        name="turn_preview",
+    ),
+    path(
         "projects/<uuid:project_id>/reversals/<int:reversal_id>/revert/",
         changes.reversal_revert,
         name="reversal_revert",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.urls import path, re_path
 
 from projects.publish.names import NAME_PATTERN, RESERVED
-from projects.views import preview, published
+from projects.views import preview, preview_past, published
 
 _NAME = rf"(?!(?:{'|'.join(sorted(RESERVED))})/)(?P<name>{NAME_PATTERN})"
 
@@ -15,6 +15,17 @@ urlpatterns = [
     path("domain-check", published.domain_check, name="domain_check"),
     # The preview's bridge, at an address that names its content (preview.BRIDGE_PATH).
     path(preview.BRIDGE_PATH.lstrip("/"), preview.bridge, name="preview_bridge"),
+    # The project as it was ("@" is in no file's path): projects.views.preview_past.
+    re_path(
+        r"^preview/(?P<token>[^/]+)/@(?P<point>[0-9]{1,18})/(?P<path>.*)$",
+        preview_past.serve_point,
+        name="preview_past",
+    ),
+    re_path(
+        r"^preview/(?P<token>[^/]+)/@file-(?P<revision>[0-9]{1,18})/(?P<path>.*)$",
+        preview_past.serve_version,
+        name="preview_version",
+    ),
     path("preview/<str:token>/", preview.serve, {"path": ""}, name="preview_root"),
     path("preview/<str:token>/<path:path>", preview.serve, name="preview"),
     # Under /s/, not at the root: a page's root-absolute reference ("/app.js"),

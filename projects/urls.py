@@ -45,6 +45,11 @@ urlpatterns = [
         history.revision_diff_view,
         name="revision_diff",
     ),
+    path(
+        "projects/<uuid:project_id>/revisions/<int:revision_id>/preview/",
+        history.revision_preview,
+        name="revision_preview",
+    ),
     path("projects/<uuid:project_id>/files/restore/", history.restore, name="file_restore"),
     path("projects/<uuid:project_id>/publish/", publish.publish_panel, name="site_panel"),
     path("projects/<uuid:project_id>/publish/go/", publish.publish, name="site_publish"),

@@ -1,4 +1,5 @@
-"""A turn's changes in the chat panel: its diff, undo, redo and restore (issue 15).
+"""A turn's changes in the chat panel: its diff, undo, redo and restore (issue 15),
+and the preview of the site as the turn left it.
 
 Thin: chat.changes reads and writes; these render what it returns into the
 changes dialog and tell every open tab of the project what moved
@@ -23,6 +24,7 @@ from projects.history.undo import Refused
 from projects.models import Project, Reversal
 from projects.selectors import owned_project
 from projects.web.diff_html import FileDiff, file_diff, layout_of
+from projects.web.sites import past_preview_url
 
 # A whole turn's view shows this many files' diffs; the rest are named.
 MAX_FILES_SHOWN = 20
@@ -82,6 +84,22 @@ def turn_restore(request: HttpRequest, project_id: uuid.UUID, turn_id: int) -> H
         "steps": changes.restore_steps(turn, when),
     }
     return render(request, "chat/partials/restore_plan.html", context)
+
+
+@require_GET
+def turn_preview(request: HttpRequest, project_id: uuid.UUID, turn_id: int) -> HttpResponse:
+    """The "Preview" under a turn: the site as it was right after the turn, in the
+    preview pane (projects.views.preview_past); nothing is written until the
+    person restores."""
+    project, turn = _turn(request, project_id, turn_id)
+    point = changes.restore_point(turn, "after")
+    context = {
+        "project": project,
+        "turn": turn,
+        "excerpt": _excerpt(turn),
+        "src": past_preview_url(request, project.preview_token, point=point),
+    }
+    return render(request, "chat/partials/past_turn.html", context)
 
 
 @require_POST

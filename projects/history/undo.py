@@ -15,6 +15,7 @@ and the undo sees it as a conflict, or waits and is refused as stale.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -116,9 +117,10 @@ def changes_undo(
     return _apply(project, steps, reversal)
 
 
-def state_at(project: Project, point: int) -> dict[str, int | None]:
+def state_at(project: Project | uuid.UUID, point: int) -> dict[str, int | None]:
     """The project's files right after revision `point` (any revision id, even
-    another project's): each path, with the blob of its text."""
+    another project's): each path, with the blob of its text. `project` may be
+    its id (projects.history.past caches by it)."""
     state: dict[str, int | None] = {}
     rows = (
         FileRevision.objects.filter(project=project, pk__lte=point)

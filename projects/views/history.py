@@ -1,4 +1,5 @@
-"""Workspace endpoints for a file's history: list, view a version, restore."""
+"""Workspace endpoints for a file's history: list, view a version, preview the
+site with it, restore."""
 
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ from django.views.decorators.http import require_GET, require_POST
 from common.users import current_user
 from projects.files.binaries import is_marker
 from projects.files.results import ErrorCode, FileError
+from projects.history.past import past_version
 from projects.history.revisions import file_history, file_restore, revision_diff, revision_state
 from projects.selectors import owned_project
 from projects.services import Author
 from projects.web.diff_html import file_diff, layout_of
 from projects.web.responses import changed_response, error_response
+from projects.web.sites import version_preview_url
 
 
 @require_GET
@@ -60,6 +63,22 @@ def revision_diff_view(
         "layout_target": "#history-view",
     }
     return render(request, "projects/partials/diff.html", context)
+
+
+@require_GET
+def revision_preview(request: HttpRequest, project_id: uuid.UUID, revision_id: int) -> HttpResponse:
+    """The History dialog's Preview: the site with this version of the file,
+    in the preview pane, before anything is restored (projects.views.preview_past)."""
+    project = owned_project(request, project_id)
+    version = past_version(project_id=project.pk, revision_id=revision_id)
+    if version is None:
+        error = FileError(ErrorCode.NOT_FOUND, "That version does not exist in this project.")
+        return error_response(request, error, target="#history-view")
+    # A page opens on itself; a stylesheet, script or picture on the home page.
+    page = version.path.lstrip("/") if version.path.endswith((".html", ".htm")) else ""
+    src = version_preview_url(request, project.preview_token, revision=revision_id, page=page)
+    context = {"project": project, "version": version, "revision_id": revision_id, "src": src}
+    return render(request, "projects/partials/past_version.html", context)
 
 
 @require_POST

@@ -125,15 +125,28 @@ _REPLACED_PAGE = plain_page(
 @login_not_required
 @csrf_exempt  # only GET and HEAD are served, and no cookie is read: a POST gets 405
 def serve(request: HttpRequest, token: str, path: str) -> HttpResponse:
+    project = project_for(request, token)
+    if isinstance(project, HttpResponse):
+        return project
+    return live_file(request, project, path, script=_script_for(request))
+
+
+def project_for(request: HttpRequest, token: str) -> Project | HttpResponse:
+    """The project whose preview `token` opens, or the answer that says why none does."""
     if request.method not in {"GET", "HEAD"}:
-        return _secured(HttpResponseNotAllowed(["GET", "HEAD"]))
+        return secured(HttpResponseNotAllowed(["GET", "HEAD"]))
     project = Project.objects.filter(preview_token=token).only("pk").first()
     if project is not None and Site.objects.filter(project=project).exclude(taken_down="").exists():
         # Staff took its site down: the preview link is no way round that.
-        return _not_found(_TAKEN_DOWN_PAGE, status=410)
+        return not_found_page(_TAKEN_DOWN_PAGE, status=410)
     if project is None:
         replaced = RetiredPreviewToken.objects.filter(token=token).exists()
-        return _not_found(_REPLACED_PAGE, status=410) if replaced else _not_found()
+        return not_found_page(_REPLACED_PAGE, status=410) if replaced else not_found_page()
+    return project
+
+
+def live_file(request: HttpRequest, project: Project, path: str, *, script: str) -> HttpResponse:
+    """The project's file at `path` as it is now; an HTML page with `script` added."""
     wanted = path + "index.html" if path == "" or path.endswith("/") else path
     canonical = normalize_path(wanted)
     record = (
@@ -151,8 +164,8 @@ def serve(request: HttpRequest, token: str, path: str) -> HttpResponse:
     content_type = content_type_for(record.path)
     content = record.content
     if content_type.startswith("text/html"):
-        content = with_page_report(content, script=_script_for(request))
-    return _secured(HttpResponse(content.encode("utf-8"), content_type=content_type))
+        content = with_page_report(content, script=script)
+    return secured(HttpResponse(content.encode("utf-8"), content_type=content_type))
 
 
 @login_not_required
@@ -160,8 +173,8 @@ def serve(request: HttpRequest, token: str, path: str) -> HttpResponse:
 def bridge(request: HttpRequest) -> HttpResponse:
     """The bridge's script (at BRIDGE_PATH: its address changes with it)."""
     if request.method not in {"GET", "HEAD"}:
-        return _secured(HttpResponseNotAllowed(["GET", "HEAD"]))
-    response = _secured(HttpResponse(_BRIDGE, content_type="text/javascript; charset=utf-8"))
+        return secured(HttpResponseNotAllowed(["GET", "HEAD"]))
+    response = secured(HttpResponse(_BRIDGE, content_type="text/javascript; charset=utf-8"))
     response["Cache-Control"] = "public, max-age=31536000, immutable"
     return response
 
@@ -171,25 +184,25 @@ def _binary(request: HttpRequest, project: Project, marker: str, name: str) -> H
     ranges (projects.web.static_files)."""
     blob = blob_for_marker(project.pk, marker)
     if blob is None:
-        return _not_found()
+        return not_found_page()
     response = content_response(request, blob_bytes(blob), blob.content_type, blob.digest)
     if request.GET.get("download") and response.status_code == 200:
         # The editor's Download link: the app's page is another origin, where
         # a link's `download` attribute is ignored.
         response["Content-Disposition"] = content_disposition_header(True, name)
-    secured = _secured(response)
+    answer = secured(response)
     # Unlike the pages, bytes named by their content may be kept, if checked first.
-    secured["Cache-Control"] = "no-cache"
-    return secured
+    answer["Cache-Control"] = "no-cache"
+    return answer
 
 
 def _missing(request: HttpRequest, project: Project, path: str, wanted: str) -> HttpResponse:
     if wanted == path and _is_folder(project, path):
         # /about -> /about/ so the folder's index.html resolves its relative links.
-        return _secured(HttpResponseRedirect(escape_leading_slashes(request.path + "/")))
+        return secured(HttpResponseRedirect(escape_leading_slashes(request.path + "/")))
     if wanted == "index.html":
-        return _not_found(_NO_INDEX_PAGE)
-    return _not_found()
+        return not_found_page(_NO_INDEX_PAGE)
+    return not_found_page()
 
 
 def with_page_report(html: str, *, script: str = PAGE_REPORT_SCRIPT) -> str:
@@ -215,8 +228,8 @@ def _is_folder(project: Project, path: str) -> bool:
     return ProjectFile.objects.filter(project=project, path=index).exists()
 
 
-def _not_found(page: str = _NOT_FOUND_PAGE, *, status: int = 404) -> HttpResponse:
-    return _secured(
+def not_found_page(page: str = _NOT_FOUND_PAGE, *, status: int = 404) -> HttpResponse:
+    return secured(
         # The script here too: after a broken link, a reload returns to the
         # missing page, which may exist by then.
         HttpResponse(with_page_report(page), status=status, content_type="text/html; charset=utf-8")
@@ -225,21 +238,21 @@ def _not_found(page: str = _NOT_FOUND_PAGE, *, status: int = 404) -> HttpRespons
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     """Any other address on the sites origin (its URLconf's 404)."""
-    return _not_found()
+    return not_found_page()
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     """A request Django refuses (too many fields, a bad host…), said plainly."""
     page = plain_page("Bad request", "The server could not make sense of this request.")
-    return _secured(HttpResponse(page, status=400, content_type="text/html; charset=utf-8"))
+    return secured(HttpResponse(page, status=400, content_type="text/html; charset=utf-8"))
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
     page = plain_page("Something went wrong", "Try again in a moment.")
-    return _secured(HttpResponse(page, status=500, content_type="text/html; charset=utf-8"))
+    return secured(HttpResponse(page, status=500, content_type="text/html; charset=utf-8"))
 
 
-def _secured(response: HttpResponse) -> HttpResponse:
+def secured(response: HttpResponse) -> HttpResponse:
     # Framed by the app's pages only (the sites origin is another origin now);
     # the token is in the address: never sent to other sites as a referrer.
     ancestors = " ".join(app_sources()) or "'none'"

@@ -49,6 +49,19 @@ def preview_url(request: HttpRequest, token: str, path: str = "") -> str:
     return sites_origin(request) + preview_path(token, path)
 
 
+def past_preview_url(request: HttpRequest, token: str, *, point: int, page: str = "") -> str:
+    """The preview of every file as it was right after revision `point`
+    (projects.views.preview_past), at `page` (relative to the site's root)."""
+    kwargs = {"token": token, "point": str(point), "path": page}
+    return sites_origin(request) + reverse("preview_past", urlconf=URLCONF, kwargs=kwargs)
+
+
+def version_preview_url(request: HttpRequest, token: str, *, revision: int, page: str = "") -> str:
+    """The preview of today's files with the one `revision` changed as it left it."""
+    kwargs = {"token": token, "revision": str(revision), "path": page}
+    return sites_origin(request) + reverse("preview_version", urlconf=URLCONF, kwargs=kwargs)
+
+
 def site_url(request: HttpRequest, name: str) -> str:
     """A published site's address: its own host, `<name>.<sites host>`, or, when
     the server gives sites none, `/s/<name>/` on the sites origin."""

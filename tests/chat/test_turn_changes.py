@@ -292,3 +292,31 @@ def test_the_history_dialog_says_which_versions_an_undo_wrote(
         f"/projects/{turns.project.pk}/files/history/", {"path": "/index.html"}
     )
     assert history.content.decode().count("· by undo") == 1
+
+
+def test_a_turns_preview_shows_the_site_as_the_turn_left_it_and_writes_nothing(
+    turns: Turns, bakery: Message, user_client: Client, sites_client: Client
+) -> None:
+    project = turns.project
+    turns.turn("Rye", ("edit", {"path": "/index.html", "edits": [Edit("Fresh bread", "Rye")]}))
+    revisions = FileRevision.objects.filter(project=project).count()
+    bar = user_client.get(f"/projects/{project.pk}/turns/{bakery.pk}/preview/")
+    assert bar.status_code == 200
+    text = bar.content.decode()
+    assert "Viewing the site as it was" in text
+    assert "after “Make it a bakery”" in text
+    assert f"/turns/{bakery.pk}/restore/?when=after" in text, "its Restore is the turn's"
+    src = re.search(r'data-past-src="http://sites\.testserver(/preview/[^"]+)"', text)
+    assert src is not None, text
+    page = sites_client.get(src.group(1)).content.decode()
+    assert "Fresh bread" in page
+    assert "Rye" not in page
+    assert "Rye" in (content(project, "/index.html") or "")
+    assert FileRevision.objects.filter(project=project).count() == revisions
+    shown = panel.turn_changes_html(bakery.pk, conversation=turns.conversation, running=False)
+    assert f"/turns/{bakery.pk}/preview/" in shown, "offered beside the restore"
+
+
+def test_no_one_else_previews_a_turn(turns: Turns, bakery: Message, other_client: Client) -> None:
+    answer = other_client.get(f"/projects/{turns.project.pk}/turns/{bakery.pk}/preview/")
+    assert answer.status_code == 404

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from projects.files.results import ErrorCode, FileError, FileWrite
 from projects.history.revisions import deleted_files, file_history, file_restore, revision_state
 from projects.models import FileRevision, ProjectFile
@@ -112,3 +114,39 @@ def test_restore_endpoint_reopens_the_file_and_refreshes_tree(
     assert b'id="file-tree"' in response.content
     assert b"Deleted files" not in response.content
     assert "filesChanged" in response["HX-Trigger"]
+
+
+def test_a_versions_preview_shows_it_with_todays_other_files(
+    starter_project, user_client, sites_client, author
+) -> None:
+    first = FileRevision.objects.get(project=starter_project, path="/index.html")
+    page = starter_project.files.get(path="/index.html").content
+    _write(
+        file_update(
+            project=starter_project,
+            path="/index.html",
+            content=page.replace("Hello, world", "Changed"),
+            author=author,
+        )
+    )
+    history = user_client.get(
+        f"/projects/{starter_project.pk}/files/history/", {"path": "/index.html"}
+    ).content.decode()
+    assert f"/revisions/{first.pk}/preview/" in history
+    bar = user_client.get(f"/projects/{starter_project.pk}/revisions/{first.pk}/preview/")
+    text = bar.content.decode()
+    assert "Viewing the site as it was" in text
+    assert "Restore this version" in text
+    src = re.search(r'data-past-src="http://sites\.testserver(/preview/[^"]+)"', text)
+    assert src is not None, text
+    assert src.group(1).endswith(f"/@file-{first.pk}/index.html"), "opens on the page itself"
+    shown = sites_client.get(src.group(1)).content.decode()
+    assert "Hello, world" in shown
+    assert "Changed" in starter_project.files.get(path="/index.html").content
+
+
+def test_a_versions_preview_is_owner_only(starter_project, other_client) -> None:
+    revision = FileRevision.objects.filter(project=starter_project).first()
+    assert revision is not None
+    url = f"/projects/{starter_project.pk}/revisions/{revision.pk}/preview/"
+    assert other_client.get(url).status_code == 404

@@ -1,0 +1,89 @@
+"""The preview of the project as it was (projects.history.past), before anything
+is restored: served from the sites origin like the live preview, with the same
+token, sandbox and headers (projects.views.preview), at a point of its history.
+
+- `/preview/<token>/@<revision>/<path>`: every file as it was right after the
+  revision (a turn's "Preview" names the turn's last one);
+- `/preview/<token>/@file-<revision>/<path>`: the files as they are now, with
+  the one the revision changed as that revision left it (what its Restore
+  brings back).
+
+Its pages get no bridge, only the notices for blocked dialogs: the problems
+of a past page are not the site's problems now, and the workspace listens to
+the live frame alone.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_not_required
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.utils.http import escape_leading_slashes
+from django.views.decorators.csrf import csrf_exempt
+
+from projects.files.instructions import is_instructions
+from projects.files.paths import content_type_for, normalize_path
+from projects.history.past import PastText, past_files, past_version
+from projects.publish.addresses import file_for
+from projects.publish.serving import Stored, content_of
+from projects.views.preview import (
+    SHARED_PAGE_SCRIPT,
+    live_file,
+    not_found_page,
+    project_for,
+    secured,
+    with_page_report,
+)
+from projects.web.plain import plain_page
+from projects.web.static_files import content_response
+
+_NOTHING_THEN = plain_page(
+    "Nothing to show at that time",
+    "The project had no <code>index.html</code> then, the page a site opens with.",
+)
+
+
+@login_not_required
+@csrf_exempt  # as the live preview: only GET and HEAD, no cookie read
+def serve_point(request: HttpRequest, token: str, point: str, path: str) -> HttpResponse:
+    project = project_for(request, token)
+    if isinstance(project, HttpResponse):
+        return project
+    files = past_files(project_id=project.pk, point=int(point))
+    found = file_for("/" + path, files)
+    if found is None or is_instructions(found.path):
+        return not_found_page(_NOTHING_THEN) if path in {"", "index.html"} else not_found_page()
+    if found.folder:
+        return secured(HttpResponseRedirect(escape_leading_slashes(request.path + "/")))
+    return _past_text(request, files[found.path], found.path)
+
+
+@login_not_required
+@csrf_exempt
+def serve_version(request: HttpRequest, token: str, revision: str, path: str) -> HttpResponse:
+    project = project_for(request, token)
+    if isinstance(project, HttpResponse):
+        return project
+    version = past_version(project_id=project.pk, revision_id=int(revision))
+    if version is None or is_instructions(version.path):
+        return not_found_page()
+    wanted = path + "index.html" if path == "" or path.endswith("/") else path
+    if normalize_path(wanted) != version.path:
+        return live_file(request, project, path, script=SHARED_PAGE_SCRIPT)
+    return _past_text(request, version.text, version.path)
+
+
+def _past_text(request: HttpRequest, text: PastText | None, path: str) -> HttpResponse:
+    """A file's text as it was (None: it was empty), served as the live preview
+    serves it; binary files (their marker) as their bytes."""
+    if text is None:
+        return secured(HttpResponse(b"", content_type=content_type_for(path)))
+    content = content_of(Stored(text.blob_id, text.digest), path)
+    if content is None:
+        return not_found_page()
+    if content.content_type.startswith("text/html"):
+        page = with_page_report(content.data.decode("utf-8", "replace"), script=SHARED_PAGE_SCRIPT)
+        return secured(HttpResponse(page.encode("utf-8"), content_type=content.content_type))
+    response = content_response(
+        request, content.data, content.content_type, content.digest, gzipped=content.gzipped
+    )
+    return secured(response)
