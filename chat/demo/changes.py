@@ -147,7 +147,9 @@ def add_section(request: str, texts: dict[str, str], rules: Rules) -> Step:
             f"index.html has a section with id {section_id} already.",
             f"The home page has that section already (#{section_id}). {NOTHING_CHANGED}",
         )
-    anchor = next((m for m in ("  </main>", "</main>", "</body>") if page.count(m) == 1), None)
+    # Before the contact section, which ends a page best; else at the end of the content.
+    places = ('    <section id="contact"', "  </main>", "</main>", "</body>")
+    anchor = next((m for m in places if page.count(m) == 1), None)
     if anchor is None:
         return Step(
             "No place for a section.",
@@ -157,8 +159,9 @@ def add_section(request: str, texts: dict[str, str], rules: Rules) -> Step:
     edits = FileEdits("/index.html", page)
     edits.insert(page.index(anchor), section_html(section_id, heading, lead, body) + "\n")
     linked = _link_in_nav(edits, f"#{section_id}", heading)
+    where = "before the contact section" if "contact" in anchor else "at the end of the page"
     return Step(
-        f"A “{heading}” section goes at the end of the page's main content"
+        f"A “{heading}” section goes {where}"
         + (", with a link in the navigation." if linked else "."),
         f"Adding the section “{heading}” to index.html.",
         [call for call in [edits.call] if call is not None],
@@ -225,10 +228,14 @@ def _same(seen: str, wanted: str) -> bool:
 
 
 def _link_in_nav(edits: FileEdits, href: str, label: str) -> bool:
-    line = next((ln for ln in edits.text.splitlines() if "</nav>" in ln), None)
+    """A link in the navigation, before its link to the contact section, if any."""
+    lines = edits.text.splitlines()
+    end = next((ln for ln in lines if "</nav>" in ln), None)
+    contact = next((ln for ln in lines if '<a href="#contact">' in ln), None)
+    line = contact if contact is not None and edits.text.count(contact) == 1 else end
     if line is None or edits.text.count(line) != 1:
         return False
-    indent = line[: len(line) - len(line.lstrip())] + "  "
+    indent = line[: len(line) - len(line.lstrip())] + ("" if line is contact else "  ")
     at = edits.text.index(line)
     edits.insert(at, f'{indent}<a href="{href}">{text(label)}</a>\n')
     return True

@@ -78,7 +78,7 @@ def _section_added(search: str, replacement: str) -> str:
     if replacement.count("<section") <= search.count("<section"):
         return ""
     heading = _texts(r"<h2[^>]*>(.*?)</h2>", replacement)
-    return f"add a “{heading[0] if heading else 'new'}” section at the end of the main content"
+    return f"add a “{heading[0] if heading else 'new'}” section to the page"
 
 
 def _heading_changed(search: str, replacement: str) -> str:

@@ -206,7 +206,8 @@ async def test_a_named_section_has_that_name_and_real_content(
     page = now["/index.html"]
     assert '<section id="hours" class="section">\n      <h2>Opening hours</h2>' in page
     assert "<dt>Tuesday to Friday</dt><dd>7:00 to 18:00</dd>" in page
-    assert '<a href="#hours">Opening hours</a>' in page
+    assert '<a href="#hours">Opening hours</a>\n      <a href="#contact">' in page
+    assert page.index('id="hours"') < page.index('id="contact"'), "contact ends the page"
 
     custom = await turn(starter_project, crumb, "add a section called Our suppliers")
 
