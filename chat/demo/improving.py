@@ -2,13 +2,13 @@
 the message box rewritten the way the demo itself would like to read it.
 
 For a new site: the kind of site and its name, the sections it gets with what
-each should hold (in brackets, for the person to fill in: the demo invents no
-prices or addresses), a tone and the look the demo builds (a colour the person
-named is kept, as one to ask for once the site is built: the demo builds in its
-own colours). For a small change: the change said the way the demo understands
-it. Deterministic, and worded so that sending the rewrite asks the demo for the
-same thing it rewrote (tests/demo/test_demo_improve.py holds it to that). A
-draft the demo does not understand comes back as it was.
+each should hold (in brackets, for the person to fill in: their own prices and
+address, where the demo would write examples), a tone and the look the demo
+builds for the kind (chat.demo.looks), or the colour the person named. For a
+small change: the change said the way the demo understands it. Deterministic,
+and worded so that sending the rewrite asks the demo for the same thing it
+rewrote (tests/demo/test_demo_improve.py holds it to that). A draft the demo
+does not understand, or says plainly already, comes back as it was.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import re
 from typing import Any
 
 from chat.demo.colours import colour_in
-from chat.demo.planner import _HEADING, _PAGE, _SECTION, Intent, intent_of
+from chat.demo.intents import HEADING, PAGE, Intent, intent_of, section_asked
+from chat.demo.looks import look_for
 from chat.demo.reading import text_of
 from chat.demo.site import SECTIONS, Brief, brief_from
 from chat.demo.steps import Step
@@ -58,8 +59,6 @@ _TONES = {
     "product": "clear and confident",
     "blog": "personal and easy to read",
 }
-# How the demo's build looks (chat.demo.site.STYLES), said as a request.
-_LOOK = "amber headings on a warm cream page under a dark top bar"
 # A site's words that make a colour request a new site's ("a green site for my bakery").
 _SITE = re.compile(r"\b(site|website|landing|portfolio)\b")
 
@@ -87,11 +86,11 @@ def improved(draft: str) -> str:
         case "heading":
             return _reheading(draft)
         case "section":
-            return _section(draft.lower())
+            return _section(draft)
         case "page":
             return _page(draft.lower())
-        case "remember" | "help":  # a wish to keep, or one it cannot do: as it was
-            return draft
+        case "remember" | "text" | "buttons" | "fix" | "translate" | "help":
+            return draft  # a wish to keep, said plainly already, or one it cannot do
 
 
 def _intent(draft: str) -> Intent:
@@ -113,7 +112,8 @@ def _site(brief: Brief, colour: tuple[str, str] | None) -> str:
         for sid, heading in _in_order(brief.sections)
     )
     # The demo builds in its own colours: a colour asked for is a second request.
-    look = f"{colour[0]} as the main tone, asked for once it is built" if colour else _LOOK
+    # How the demo's build looks for the kind (chat.demo.looks), said as a request.
+    look = f"{colour[0]} as the main colour" if colour else look_for(kind, font=brief.font).words
     return (
         f"Build {what}, called {name}.\n\n"
         f"Sections:\n{sections}\n\n"
@@ -141,21 +141,25 @@ def _recolour(lowered: str) -> str:
 
 
 def _reheading(draft: str) -> str:
-    found = _HEADING.search(draft)
+    found = HEADING.search(draft)
     new = found.group(1).strip() if found else "[the new heading]"
     return f"Change the main heading of the home page to “{new}”."
 
 
-def _section(lowered: str) -> str:
-    found = _SECTION.search(lowered)
-    word = found.group(1) if found else "new"
+def _section(draft: str) -> str:
+    asked = section_asked(draft)
+    if asked is None or not asked.words:
+        return "Add a section called [its name] at the end of the home page."
+    if asked.named:  # its name ends the request, for the demo to read it whole
+        return f"Add a section called “{asked.words}”."
+    word = asked.words
     sid = next((v[0] for key, v in SECTIONS.items() if word.startswith(key)), "")
     holds = _HOLDS.get(sid, "[what it should say]")
     return f"Add a {word} section at the end of the home page, with {holds}."
 
 
 def _page(lowered: str) -> str:
-    found = _PAGE.search(lowered)
+    found = PAGE.search(lowered)
     slug = found.group(1) if found else "new"
     article = "an" if slug[:1] in "aeiou" else "a"
     return (

@@ -4,9 +4,12 @@ from the messages, so it works for any number of turns, tabs and processes.
 
 Within a turn it looks (list_project_files), reads what it will change (in
 parallel), writes (edit_file for small changes), then says what happened,
-naming any step that failed. It understands a few requests a newcomer types:
-build a site, change a colour, change the heading, add a section, add a page,
-remember something (chat.demo.remember). For anything else it says honestly
+naming any step that failed. It understands a few requests a newcomer types
+(chat.demo.intents): build a site, change a colour, the heading or the text
+of a picked element, round the buttons, add a section or a page, fix simple
+findings of the site check, remember something. It never destroys: it changes
+only what it understood, and a second "build" on a site that is there asks
+before replacing it and changes nothing. For anything else it says honestly
 what it can do. It follows the simple parts of the owner's instructions (a
 colour, a tone, a name, a font: chat.demo.rules) and its answer says which.
 Offered only tools that look (a plan turn), it looks and reads as always, then
@@ -16,69 +19,46 @@ none.
 
 from __future__ import annotations
 
-import html
 import re
-from typing import Any, Literal
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
-from chat.demo.colours import colour_in
+from chat.demo import changes, fixes
+from chat.demo.answers import CAN, NOTHING_CHANGED, instructions_line, report
+from chat.demo.asking import Asked, asked_in
+from chat.demo.content import examples_note
+from chat.demo.intents import Intent, asks_to_replace, intent_of, new_text
+from chat.demo.pages import add_page
 from chat.demo.plans import plan_text, planned_request
-from chat.demo.reading import (
-    WRITES,
-    Call,
-    calls_since,
-    listed,
-    text_of,
-    texts,
-    tool_names,
-    writes,
-)
-from chat.demo.remember import asks_to_remember, remember, remembered_note
+from chat.demo.reading import WRITES, calls_since, listed, text_of, texts, tool_names, writes
+from chat.demo.remember import remember, remembered_note
 from chat.demo.remember import to_read as instructions_to_read
-from chat.demo.rules import Rules, asked_colour, followed_line, rules_from
-from chat.demo.site import SECTIONS, brief_from, page, section_html, site_files
+from chat.demo.rules import Rules, rules_from
+from chat.demo.site import brief_from, site_files, site_name
 from chat.demo.steps import Step
-from chat.demo.tones import done_line, page_text, section_words
+from projects.starter import STARTER_FILES
 
-Intent = Literal["build", "colour", "heading", "section", "page", "remember", "help"]
-CAN = (
-    "I'm the offline demo, a scripted stand-in for a real model: I can build a one-page "
-    "site from a description, change its colours or its heading, add a section, add "
-    "a page linked from the others, or remember a line in your project instructions "
-    "(AGENTS.md), where I follow a colour, a tone, a name or a font. For anything else, "
-    "add an OpenRouter key in Settings and pick a real model."
+_SITE_FILES = ("/index.html", "/styles.css", "/script.js")
+_BUILD_VERB = re.compile(
+    r"^\s*(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?"
+    r"(?:build|create|make|design|start|set\s+up)(?:\s+(?:me|us))?\s+",
+    re.IGNORECASE,
 )
-# What to ask next after each kind of change: requests the demo understands.
-NEXT_STEPS: dict[Intent, tuple[str, ...]] = {
-    "build": ("Add a testimonials section", "Make the header dark green", "Add an about page"),
-    "colour": ("Change the heading to Welcome", "Add a FAQ section", "Add a contact page"),
-    "heading": ("Add a team section", "Make the header navy", "Add a contact page"),
-    "section": ("Add a pricing section", "Add an about page", "Make the header teal"),
-    "page": ("Add a FAQ section", "Make the header dark blue", "Add a gallery section"),
-    "remember": ("Add a FAQ section", "Add an about page", "Add a contact page"),
-    "help": (),
-}
-_RECOLOUR = re.compile(r"\b(colou?r|header|background|make|turn|paint)\b")
-# "use my brand colour": the colour the instructions name.
-_MAIN_COLOUR = re.compile(r"\b(?:my|our|the)\s+(?:brand|main|primary|house)\s+colou?r\b")
-_PAGE = re.compile(r"\b(?:add|create|make)\b(?:\s+(?:an?|the|one|new))*\s+([\w-]+)\s+page\b")
-# "a landing page", "a one-page site": the whole site, not one more page.
-_WHOLE_SITE = {"landing", "home", "web", "one", "single", "new", "first", "main", "index"}
-_SECTION = re.compile(r"\badd\b(?:\s+(?:an?|the|new))*\s+([\w-]+)\s+section\b")
-_HEADING = re.compile(
-    r"\b(?:heading|title|headline)\b.*?\bto\s+[\"“']?(.+?)[\"”']?\s*[.!]?$", re.IGNORECASE
-)
+_SUGGESTION = 150  # characters: a chip's text is cut at 160
 
 
 def next_step(body: dict[str, Any]) -> Step:
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
-    request = planned_request(text_of(messages[last_user])) if last_user >= 0 else ""
+    asked = asked_in(text_of(messages[last_user]) if last_user >= 0 else "")
+    request = planned_request(asked.words)
     made = calls_since(messages[last_user + 1 :])
     tools = tool_names(body)
-    intent = intent_of(request)
+    intent = intent_of(request, picked=asked.pick is not None)
     rules = rules_from(messages)  # read afresh each request: an edit counts next turn
-    if not tools or intent == "help":
-        return Step(f"The request: “{request[:200]}”. Nothing I can do with files.", CAN)
+    if not tools or intent in ("help", "translate"):
+        return _cannot(intent, request, asked)
     if not made:
         return Step(
             "Before changing anything I should see what the project holds.",
@@ -87,7 +67,7 @@ def next_step(body: dict[str, Any]) -> Step:
         )
     files = listed(made)
     if not any(call.name == "read_file" for call in made) and not writes(made):
-        reads = _to_read(intent, files)
+        reads = _to_read(intent, files, request, asked)
         if reads:
             names = ", ".join(reads)
             return Step(
@@ -95,69 +75,93 @@ def next_step(body: dict[str, Any]) -> Step:
                 f"Reading {names}.",
                 [("read_file", {"path": path}) for path in reads],
             )
+    read = texts(made)
+    turn = _Turn(request, asked, files, read, rules)
     if not tools & WRITES:
-        return _plan(_write(intent, request, files, texts(made), rules), intent, request, rules)
+        return _plan(_write(intent, turn), intent, request, rules)
     if not writes(made):
-        return _write(intent, request, files, texts(made), rules)
-    return _report(intent, writes(made), request, rules)
+        return _write(intent, turn)
+    return report(intent, writes(made), request, rules, notes=_notes(intent, request, files, read))
 
 
-def intent_of(request: str) -> Intent:  # noqa: PLR0911  (one return per intent)
-    lowered = request.lower()
-    if asks_to_remember(request):
-        return "remember"
-    page = _PAGE.search(lowered)
-    if page and page.group(1) not in _WHOLE_SITE:
-        return "page"
-    if _SECTION.search(lowered):
-        return "section"
-    if (colour_in(lowered) and _RECOLOUR.search(lowered)) or _MAIN_COLOUR.search(lowered):
-        return "colour"
-    if _HEADING.search(request):
-        return "heading"
-    if re.search(r"\b(build|create|make|design|start)\b", lowered) or re.search(
-        r"\b(site|website|page|landing|portfolio)\b", lowered
-    ):
-        return "build"
-    return "help"
+def _cannot(intent: Intent, request: str, asked: Asked) -> Step:
+    thought = f"The request: “{request[:200]}”. Nothing I can do with files."
+    if intent == "translate":
+        return Step(
+            thought,
+            "I can't translate the site: as the offline demo I write English only, so I "
+            "changed nothing. A real model can: add an OpenRouter key in Settings and pick one.",
+        )
+    if asked.pick is not None:
+        return Step(
+            thought,
+            f"With the <{asked.pick.tag}> you picked I can change its text: say “change this "
+            f"to …”. {NOTHING_CHANGED}\n\n{CAN}",
+        )
+    return Step(thought, CAN)
 
 
-# --- the steps -------------------------------------------------------------------------
-
-
-def _to_read(intent: Intent, files: list[str]) -> list[str]:
+def _to_read(intent: Intent, files: list[str], request: str, asked: Asked) -> list[str]:
     present = set(files)
-    if intent == "build":
-        return [p for p in ("/index.html", "/styles.css") if p in present]
-    if intent == "colour":
-        return [p for p in ("/styles.css", "/index.html") if p in present]
-    if intent in ("heading", "section"):
-        return [p for p in ("/index.html",) if p in present]
-    if intent == "page":
-        return [p for p in files if p.endswith(".html")][:6]
-    if intent == "remember":
-        return instructions_to_read(files)
-    return []
-
-
-def _write(  # noqa: PLR0911  (one case per intent)
-    intent: Intent, request: str, files: list[str], texts: dict[str, str], rules: Rules
-) -> Step:
+    pages = [p for p in files if p.endswith((".html", ".htm"))]
+    wanted: list[str]
     match intent:
         case "build":
-            return _build(request, files, rules)
+            wanted = list(_SITE_FILES)
         case "colour":
-            return _recolour(request.lower(), texts, rules)
-        case "heading":
-            return _reheading(request, texts)
-        case "section":
-            return _add_section(request.lower(), texts, rules)
+            wanted = ["/styles.css", "/index.html"]
+        case "heading" | "section":
+            wanted = ["/index.html"]
+        case "text":
+            wanted = [asked.pick.page] if asked.pick else []
         case "page":
-            return _add_page(request.lower(), files, texts, rules)
+            wanted = pages[:6]
+        case "buttons":
+            wanted = ["/styles.css", *pages[:5]]
+        case "fix":
+            wanted = [*fixes.to_read(request, files), "/index.html"]
         case "remember":
-            return remember(request, files, texts)
-        case "help":
-            return Step("", CAN)
+            wanted = instructions_to_read(files)
+        case _:
+            wanted = []
+    return [path for path in dict.fromkeys(wanted) if path in present]
+
+
+@dataclass(frozen=True)
+class _Turn:
+    """What a write is worked out from: the request, what the person picked,
+    the files listed and read, the instructions understood."""
+
+    request: str
+    asked: Asked
+    files: list[str]
+    read: dict[str, str]
+    rules: Rules
+
+
+def _write(intent: Intent, turn: _Turn) -> Step:
+    write = _WRITERS.get(intent)
+    return write(turn) if write is not None else Step("", CAN)
+
+
+def _retext(turn: _Turn) -> Step:
+    pick, new = turn.asked.pick, new_text(turn.request, picked=True)
+    if pick is None or new is None:
+        return Step("", CAN)
+    return changes.retext(pick, new, turn.read)
+
+
+_WRITERS: dict[Intent, Callable[[_Turn], Step]] = {
+    "build": lambda t: _build(t.request, t.files, t.read, t.rules),
+    "colour": lambda t: changes.recolour(t.request.lower(), t.read, t.rules),
+    "heading": lambda t: changes.reheading(new_text(t.request, picked=False) or "", t.read),
+    "text": _retext,
+    "section": lambda t: changes.add_section(t.request, t.read, t.rules),
+    "page": lambda t: add_page(t.request.lower(), t.files, t.read, t.rules),
+    "buttons": lambda t: changes.round_buttons(t.request.lower(), t.read),
+    "fix": lambda t: fixes.fix_step(t.request, t.files, t.read),
+    "remember": lambda t: remember(t.request, t.files, t.read),
+}
 
 
 def _plan(step: Step, intent: Intent, request: str, rules: Rules) -> Step:
@@ -165,21 +169,30 @@ def _plan(step: Step, intent: Intent, request: str, rules: Rules) -> Step:
     why, as it would in any turn."""
     if not step.calls:
         return step
-    said = _instructions_line(intent, request, rules)
+    said = instructions_line(intent, request, rules)
     return Step(
         "I may only look in this turn, so I'll say what I would write instead: " + step.reasoning,
         plan_text(request, step.calls) + (f"\n\n{said}" if said else ""),
     )
 
 
-def _build(request: str, files: list[str], rules: Rules) -> Step:
+def _build(request: str, files: list[str], read: dict[str, str], rules: Rules) -> Step:
+    if _has_site(files, read) and not asks_to_replace(request):
+        return _ask_before_replacing(request, files, read)
     brief = brief_from(request, rules)
     sections = ", ".join(heading for _, heading, _ in brief.sections)
     calls = []
     for name, content in site_files(brief).items():
         path = f"/{name}"
+        if read.get(path) == content:  # the same again is no change, and no failed step
+            continue
         tool = "update_file" if path in files else "create_file"
         calls.append((tool, {"path": path, "content": content}))
+    if not calls:
+        return Step(
+            "Every file already holds what I would write.",
+            "The site is exactly this already, so I changed nothing.",
+        )
     return Step(
         f"A {brief.kind} called {brief.name}, with these sections: {sections}. "
         "Whole files are simplest for a new design: index.html, styles.css, script.js.",
@@ -189,194 +202,45 @@ def _build(request: str, files: list[str], rules: Rules) -> Step:
     )
 
 
-def _recolour(lowered: str, texts: dict[str, str], rules: Rules) -> Step:
-    colour = colour_in(lowered) or rules.colour  # the message wins over the instructions
-    css = texts.get("/styles.css")
-    if colour is None:
-        return Step(
-            "The message names no colour and the instructions name no main colour.",
-            "Which colour? Name one (“make the header teal”), or put a main colour in "
-            "your project instructions (AGENTS.md).",
-        )
-    if css is None:
-        return Step("There is no styles.css to change.", "There is no styles.css to change. " + CAN)
-    name, value = colour
-    wanted = (
-        "--header-bg"
-        if "header" in lowered
-        else ("--page-bg" if "background" in lowered else "--accent")
-    )
-    for variable in (wanted, "--accent", "--header-bg"):
-        line = next((ln for ln in css.splitlines() if ln.strip().startswith(variable + ":")), None)
-        if line is not None:
-            indent = line[: len(line) - len(line.lstrip())]
-            edit = {"search": line, "replace": f"{indent}{variable}: {value};"}
-            where = {"--header-bg": "header", "--page-bg": "page background"}.get(
-                variable, "accent colour"
-            )
-            return Step(
-                f"styles.css keeps its colours in custom properties; {variable} is the "
-                f"{where}. One edit changes it everywhere.",
-                f"Changing the {where} to {name}.",
-                [("edit_file", {"path": "/styles.css", "edits": [edit]})],
-            )
+def _has_site(files: list[str], read: dict[str, str]) -> bool:
+    """Whether the project holds a site a build would replace: pages other
+    than the starter's (which a first build is meant to replace)."""
+    home = read.get("/index.html")
+    starter = STARTER_FILES["/index.html"]
+    if home is not None and home.split() != starter.split():
+        return True
+    return any(p.endswith((".html", ".htm")) and p != "/index.html" for p in files)
+
+
+def _ask_before_replacing(request: str, files: list[str], read: dict[str, str]) -> Step:
+    name = site_name(read.get("/index.html", ""))
+    pages = [p.lstrip("/") for p in files if p.endswith((".html", ".htm"))]
+    what = f"**{name}**" if name else "a site"
+    again = _BUILD_VERB.sub("", request.strip(), count=1).rstrip(" .!")
+    again = (again[:1].lower() + again[1:]) if again[:2].lower() in ("a ", "an") else again
+    suggestion = f"Replace the site with {again}"
+    if len(suggestion) > _SUGGESTION:
+        suggestion = suggestion[:_SUGGESTION].rsplit(" ", 1)[0]
     return Step(
-        "styles.css has no colour variable I recognise.",
-        "I could not find a colour setting in styles.css that I know how to change safely. " + CAN,
+        "There is a site here already; building would replace it. I should ask first.",
+        f"This project already has a site: {what} ({', '.join(pages) or 'index.html'}). "
+        "Building a new one would replace it, so I changed nothing.\n\n"
+        "To change what is there, ask for one thing at a time: a colour, the heading, the "
+        "text of something you pick in the preview, the buttons, a section or a page. To "
+        f"start over, say “{suggestion}”.\n"
+        f"Next: {suggestion} | Add a section called Opening hours | Make the buttons rounded",
     )
 
 
-def _reheading(request: str, texts: dict[str, str]) -> Step:
-    found = _HEADING.search(request)
-    page_text = texts.get("/index.html", "")
-    heading = re.search(r"<h1[^>]*>.*?</h1>", page_text, re.DOTALL)
-    if found is None or heading is None:
-        return Step("No <h1> in index.html.", "index.html has no main heading to change. " + CAN)
-    new = html.escape(found.group(1).strip())
-    old = heading.group(0)
-    replacement = old[: old.index(">") + 1] + new + "</h1>"
-    edit = {"search": old, "replace": replacement}
-    return Step(
-        "The main heading is the page's <h1>.",
-        f"Changing the heading to “{found.group(1).strip()}”.",
-        [("edit_file", {"path": "/index.html", "edits": [edit]})],
-    )
-
-
-def _add_section(lowered: str, texts: dict[str, str], rules: Rules) -> Step:
-    found = _SECTION.search(lowered)
-    word = found.group(1) if found else "new"
-    section_id, heading, text = next(
-        (value for key, value in SECTIONS.items() if word.startswith(key)),
-        (re.sub(r"[^a-z0-9-]", "", word) or "more", word.capitalize(), "More to come here."),
-    )
-    heading, text = section_words(section_id, heading, text, rules.voice)
-    page_text = texts.get("/index.html", "")
-    anchor = next((m for m in ("  </main>", "</main>", "</body>") if page_text.count(m) == 1), None)
-    if anchor is None:
-        return Step("No place for a section.", "I could not find where to add a section. " + CAN)
-    edit = {"search": anchor, "replace": section_html(section_id, heading, text) + "\n" + anchor}
-    return Step(
-        f"A “{heading}” section goes at the end of the page's main content.",
-        f"Adding a “{heading}” section to index.html.",
-        [("edit_file", {"path": "/index.html", "edits": [edit]})],
-    )
-
-
-def _add_page(lowered: str, files: list[str], texts: dict[str, str], rules: Rules) -> Step:
-    found = _PAGE.search(lowered)
-    slug = re.sub(r"[^a-z0-9-]", "", found.group(1) if found else "") or "new"
-    title = slug.replace("-", " ").capitalize()
-    path = f"/{slug}.html"
-    if path in files:
-        return Step(f"{path} exists already.", f"There is already a {title} page ({path}).")
-    calls: list[tuple[str, dict[str, Any]]] = []
-    linked = []
-    site_name = _site_name(texts.get("/index.html", "")) or "Home"
-    for other, text in sorted(texts.items()):
-        line = next((ln for ln in text.splitlines() if "</nav>" in ln), None)
-        if line is None or text.count(line) != 1:
-            continue
-        indent = line[: len(line) - len(line.lstrip())] + "  "
-        link = f'{indent}<a href="{slug}.html">{html.escape(title)}</a>\n{line}'
-        calls.append(("edit_file", {"path": other, "edits": [{"search": line, "replace": link}]}))
-        linked.append(other)
-    links = [("index.html", "Home"), (f"{slug}.html", title)]
-    main = f"""    <section class="section">
-      <h1>{html.escape(title)}</h1>
-      <p>{html.escape(page_text(title.lower(), rules.voice))}</p>
-    </section>"""
-    calls.insert(0, ("create_file", {"path": path, "content": page(title, site_name, links, main)}))
-    where = (
-        f" and linking it from {', '.join(linked)}"
-        if linked
-        else " (the other pages have no navigation to link it from)"
-    )
-    return Step(
-        f"A new page {path} in the site's layout; every page with a <nav> gets a link.",
-        f"Adding {path}{where}.",
-        calls,
-    )
-
-
-def _report(intent: Intent, writes: list[Call], request: str, rules: Rules) -> Step:
-    # A rewrite refused because the file already holds that text (a rebuild
-    # after the instructions changed only the words) left it as wanted.
-    kept = [call for call in writes if call.result.get("code") == "no_change"]
-    done = [call for call in writes if call.ok or call in kept]
-    failed = [call for call in writes if call not in done]
-    lines = [
-        f"- kept `{call.arguments.get('path', '').lstrip('/')}`: it was already as it should be"
-        if call in kept
-        else f"- {_did(call)}"
-        for call in done
-    ]
-    lines += [
-        f"- **Failed:** {_did(call)}: {call.result.get('error', 'unknown error')}"
-        for call in failed
-    ]
-    if failed and not done:
-        opening = "Nothing was changed: the step failed."
-    elif failed:
-        opening = "Part of it worked; one step failed, so the result is not complete:"
-    else:
-        opening = done_line(intent, rules.voice)
-    said = ""
-    if done:
-        said = remembered_note(request) if intent == "remember" else ""
-        said = said or _instructions_line(intent, request, rules)
-    ending = f"\n\n{said}" if said else ""
-    ending += "\n\nI'm the offline demo; add a key in Settings for a real model."
-    # Not "make the header teal" where teal is the instructions' colour already.
-    nexts = [s for s in NEXT_STEPS[intent] if not rules.colour or rules.colour[0] not in s.lower()]
-    if done and nexts:  # as a real model is asked to (chat.agent.prompt)
-        ending += "\nNext: " + " | ".join(nexts)
-    return Step(
-        "Summing up what each call did, failures included.",
-        opening + "\n\n" + "\n".join(lines) + ending,
-    )
-
-
-def _instructions_line(intent: Intent, request: str, rules: Rules) -> str:
-    """The answer's line on the owner's instructions: what this turn followed."""
-    if intent == "build":
-        asked = asked_colour(request)
-        return followed_line(
-            rules,
-            colour=True,
-            font=True,
-            name=brief_from(request, rules).name == rules.name,
-            overridden=_differs(asked, rules),
-        )
-    if intent == "colour":
-        return followed_line(rules, colour=True, overridden=_differs(colour_in(request), rules))
-    return followed_line(rules)
-
-
-def _differs(asked: tuple[str, str] | None, rules: Rules) -> str | None:
-    """The colour the message asked for, when the instructions name another."""
-    if asked is None or rules.colour is None or asked[1] == rules.colour[1]:
-        return None
-    return asked[0]
-
-
-# --- reading the conversation ------------------------------------------------------------
-
-
-def _did(call: Call) -> str:
-    path = call.arguments.get("path", "")
-    verb = {
-        "create_file": "created",
-        "update_file": "rewrote",
-        "edit_file": "edited",
-        "rename_file": "renamed",
-        "delete_file": "deleted",
-    }.get(call.name, call.name)
-    return f"{verb} `{path.lstrip('/')}`"
-
-
-def _site_name(page_text: str) -> str:
-    found = re.search(r'class="brand"[^>]*>([^<]+)<', page_text) or re.search(
-        r"<title>([^<]+)</title>", page_text
-    )
-    return html.unescape(found.group(1).strip()) if found else ""
+def _notes(intent: Intent, request: str, files: list[str], read: dict[str, str]) -> str:
+    """What the answer says besides the writes, worked out again from the request."""
+    match intent:
+        case "remember":
+            return remembered_note(request)
+        case "fix":
+            return fixes.fix_notes(request, files, read)
+        case "build":
+            built = site_files(brief_from(request))["index.html"]
+            return examples_note(built)
+        case _:
+            return ""

@@ -39,7 +39,9 @@ def _step(name: str, arguments: dict[str, Any]) -> str:
         return f"{verb} `{path}`{_what(path, str(arguments.get('content', '')))}."
     if name == "edit_file":
         edits = [edit for edit in arguments.get("edits") or [] if isinstance(edit, dict)]
-        changes = "; ".join(_change(str(edit.get("replace", ""))) for edit in edits)
+        changes = "; ".join(
+            _change(str(edit.get("search", "")), str(edit.get("replace", ""))) for edit in edits
+        )
         return f"Edit `{path}`: {changes or 'a small change'}."
     return f"{name.replace('_', ' ').capitalize()} `{path}`."
 
@@ -66,21 +68,56 @@ def _what(path: str, content: str) -> str:
     return ""
 
 
-def _change(replacement: str) -> str:
+def _change(search: str, replacement: str) -> str:
     """What one search/replace edit the demo would make does, in a few words."""
-    heading = _texts(r"<h1[^>]*>(.*?)</h1>", replacement)
-    section = _texts(r"<h2[^>]*>(.*?)</h2>", replacement)
-    link = _texts(r"<a [^>]*>(.*?)</a>", replacement)
+    said = (describe(search, replacement) for describe in _DESCRIBERS)
+    return next((words for words in said if words), "a small change")
+
+
+def _section_added(search: str, replacement: str) -> str:
+    if replacement.count("<section") <= search.count("<section"):
+        return ""
+    heading = _texts(r"<h2[^>]*>(.*?)</h2>", replacement)
+    return f"add a “{heading[0] if heading else 'new'}” section to the page"
+
+
+def _heading_changed(search: str, replacement: str) -> str:
+    before = _texts(r"<h[1-6][^>]*>(.*?)</h[1-6]>", search)
+    after = _texts(r"<h[1-6][^>]*>(.*?)</h[1-6]>", replacement)
+    if not after or before == after:
+        return ""
+    was = f"the heading “{before[0]}”" if before else "the main heading"
+    return f"{was} becomes “{after[0]}”"
+
+
+def _link_changed(search: str, replacement: str) -> str:
+    links = re.findall(r'<a href="([^"]*)">([^<]*)</a>', replacement)
+    was = re.findall(r'<a href="([^"]*)">([^<]*)</a>', search)
+    if not links or links == was:
+        return ""
+    if len(links) > len(was):
+        return f"link to the {html.unescape(links[-1][1])} page from the navigation"
+    (href, label), (old_href, old_label) = links[-1], (was or links)[-1]
+    if href == old_href:
+        return f"the “{html.unescape(old_label)}” link now says “{html.unescape(label)}”"
+    return f"the “{html.unescape(label)}” link leads to {href}"
+
+
+def _variable_set(search: str, replacement: str) -> str:
     variable = re.search(r"(--[\w-]+):\s*([^;]+);", replacement)
-    if heading:
-        return f"the main heading becomes “{heading[0]}”"
-    if section:
-        return f"add a “{section[0]}” section at the end of the main content"
-    if link:
-        return f"link to the {link[0]} page from the navigation"
-    if variable:
-        return f"set `{variable.group(1)}` to `{variable.group(2).strip()}`"
-    return "a small change"
+    if variable is None or variable.group(0) in search:
+        return ""
+    return f"set `{variable.group(1)}` to `{variable.group(2).strip()}`"
+
+
+def _image_described(search: str, replacement: str) -> str:
+    alt = re.search(r'<img alt="([^"]*)"', replacement)
+    if alt is None or alt.group(0) in search:
+        return ""
+    return f"describe an image as “{html.unescape(alt.group(1))}”"
+
+
+_DESCRIBERS = (_section_added, _heading_changed, _link_changed, _variable_set, _image_described)
 
 
 def _texts(pattern: str, text: str) -> list[str]:

@@ -4,8 +4,11 @@ A `Brief` is read from the words of the request (the site's name, what kind of
 place it is, which sections it asked for) and from the owner's instructions
 that the demo understands (chat.demo.rules: a name, a main colour, a tone, a
 font), the request winning where both speak. The pages are plain HTML and CSS
-with a shared navigation, and the colours live in CSS custom properties so a
-later "make the header dark green" is a one-line edit.
+with a shared navigation; each section has real content for the kind of place
+(chat.demo.content), and the look is the kind's (chat.demo.looks).
+
+Text goes into the page escaped only where HTML needs it (`<`, `>`, `&`), so
+the source reads as the page does ("Today's", not "Today&#x27;s").
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ import html
 import re
 from dataclasses import dataclass
 
-from chat.demo.colours import contrast, text_colour_on
+from chat.demo.content import section_body
+from chat.demo.looks import look_for, stylesheet
 from chat.demo.rules import Font, Rules, asked_colour
 from chat.demo.tones import Tone, section_words, tagline
 
@@ -26,13 +30,13 @@ SECTIONS: dict[str, tuple[str, str, str]] = {
     "gallery": ("gallery", "Gallery", "A few pictures of our work."),
     "pricing": ("pricing", "Pricing", "Simple prices, no surprises."),
     "price": ("pricing", "Pricing", "Simple prices, no surprises."),
-    "testimonial": ("testimonials", "What people say", "“Wonderful!” — a happy customer."),
-    "review": ("testimonials", "What people say", "“Wonderful!” — a happy customer."),
+    "testimonial": ("testimonials", "What people say", "A few kind words from our customers."),
+    "review": ("testimonials", "What people say", "A few kind words from our customers."),
     "service": ("services", "Services", "What we can do for you."),
     "team": ("team", "Our team", "The people behind it all."),
     "faq": ("faq", "Questions", "Answers to what people ask most."),
-    "hours": ("hours", "Opening hours", "Monday to Saturday, 8:00 to 18:00."),
-    "opening": ("hours", "Opening hours", "Monday to Saturday, 8:00 to 18:00."),
+    "hours": ("hours", "Opening hours", "When you can find us, week by week."),
+    "opening": ("hours", "Opening hours", "When you can find us, week by week."),
     "location": ("location", "Find us", "In the heart of town, by the old square."),
     "project": ("projects", "Projects", "A selection of recent work."),
     "work": ("projects", "Projects", "A selection of recent work."),
@@ -58,6 +62,8 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "startup": ("product", ("service", "pricing", "contact")),
     "app": ("app", ("service", "pricing", "faq")),
     "blog": ("blog", ("blog", "about", "contact")),
+    "business": ("business", ("service", "about", "contact")),
+    "company": ("business", ("service", "about", "contact")),
 }
 _WORD = r"[A-Z][\w'\u2019&.-]*"  # a capitalised word of a name (re reads \u2019)
 _NAMED = re.compile(
@@ -72,7 +78,7 @@ class Brief:
     kind: str  # "bakery", "portfolio", "site"…
     sections: tuple[tuple[str, str, str], ...]  # (id, heading, text), in the tone
     tone: Tone = "plain"
-    colour: str | None = None  # the main colour, a CSS value; None keeps the demo's
+    colour: str | None = None  # the main colour, a CSS value; None keeps the kind's
     font: Font | None = None
 
 
@@ -81,17 +87,10 @@ def brief_from(request: str, rules: Rules | None = None) -> Brief:
     the instructions (`rules`) add where the request is silent."""
     rules = rules or Rules()
     lowered = request.lower()
-    kind, default_sections = next(
-        (found for word, found in KINDS.items() if word in lowered), ("site", ("about", "contact"))
-    )
+    kind, default_sections = kind_and_sections(lowered)
     named = _QUOTED.search(request) or _NAMED.search(request)
     name = named.group(1).strip(" .,") if named else (rules.name or f"Your {kind}")
-    asked = []
-    for word, section in SECTIONS.items():
-        if re.search(rf"\b{word}", lowered) and section not in asked:
-            asked.append(section)
-    if not asked:
-        asked = [SECTIONS[word] for word in default_sections]
+    asked = _sections_asked(lowered) or [SECTIONS[word] for word in default_sections]
     toned = tuple((sid, *section_words(sid, h, t, rules.voice)) for sid, h, t in asked)
     colour = asked_colour(request) or rules.colour
     return Brief(
@@ -104,44 +103,92 @@ def brief_from(request: str, rules: Rules | None = None) -> Brief:
     )
 
 
+def _sections_asked(lowered: str) -> list[tuple[str, str, str]]:
+    """The sections a request names, in the order it names them, the ones on
+    how to reach the place last."""
+    found: dict[tuple[str, str, str], int] = {}
+    for word, section in SECTIONS.items():
+        at = re.search(rf"\b{word}", lowered)
+        if at is not None:
+            found[section] = min(found.get(section, at.start()), at.start())
+    return sorted(found, key=lambda s: (s[0] in ("location", "contact"), found[s]))
+
+
+def kind_and_sections(lowered: str) -> tuple[str, tuple[str, ...]]:
+    """The kind of place `lowered` names, and the sections it gets by default."""
+    return next(
+        (found for word, found in KINDS.items() if re.search(rf"\b{word}", lowered)),
+        ("site", ("about", "contact")),
+    )
+
+
+def kind_in(page_text: str) -> str:
+    """The kind of place a page the demo built is for, as its tagline or its
+    title says: "site" when they name none."""
+    said = re.findall(r'class="tagline"[^>]*>([^<]*)<|<title>([^<]*)<', page_text)
+    return kind_and_sections(" ".join(" ".join(found) for found in said).lower())[0]
+
+
 def site_files(brief: Brief) -> dict[str, str]:
     """index.html, styles.css and script.js for the brief."""
     links = [("index.html", "Home")] + [(f"#{sid}", heading) for sid, heading, _ in brief.sections]
-    sections = "\n".join(section_html(*section) for section in brief.sections)
+    sections = "\n".join(
+        section_html(sid, heading, text, section_body(sid, brief.kind, brief.name))
+        for sid, heading, text in brief.sections
+    )
+    first = brief.sections[0][0] if brief.sections else ""
     main = f"""    <section class="hero">
-      <h1>{html.escape(brief.name)}</h1>
-      <p class="tagline">{html.escape(tagline(brief.kind, brief.tone))}</p>
+      <h1>{text(brief.name)}</h1>
+      <p class="tagline">{text(tagline(brief.kind, brief.tone))}</p>
+      <p><a class="button" href="#{first}">{text(_CALLS.get(first, "Find out more"))}</a></p>
     </section>
 {sections}"""
+    look = look_for(brief.kind, colour=brief.colour, font=brief.font)
     return {
         "index.html": page(brief.name, brief.name, links, main),
-        "styles.css": styles(brief),
+        "styles.css": stylesheet(look),
         "script.js": SCRIPT,
     }
 
 
-def section_html(section_id: str, heading: str, text: str) -> str:
+# What the hero's button says, by the section it leads to.
+_CALLS = {
+    "menu": "See the menu",
+    "contact": "Get in touch",
+    "gallery": "See the work",
+    "projects": "See the work",
+    "events": "See what's on",
+    "pricing": "See the prices",
+    "services": "What we do",
+    "hours": "When we're open",
+    "about": "Our story",
+    "testimonials": "What people say",
+}
+
+
+def section_html(section_id: str, heading: str, lead: str, body: str = "") -> str:
+    below = f"\n{body}" if body else ""
     return f"""    <section id="{section_id}" class="section">
-      <h2>{html.escape(heading)}</h2>
-      <p>{html.escape(text)}</p>
+      <h2>{text(heading)}</h2>
+      <p class="lead">{text(lead)}</p>{below}
     </section>"""
 
 
 def page(title: str, site_name: str, links: list[tuple[str, str]], main: str) -> str:
     nav = "\n".join(
-        f'      <a href="{html.escape(href)}">{html.escape(label)}</a>' for href, label in links
+        f'      <a href="{html.escape(href)}">{text(label)}</a>' for href, label in links
     )
     return f"""<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>{html.escape(title)}</title>
+  <title>{text(title)}</title>
   <link rel="stylesheet" href="styles.css">
 </head>
 <body>
   <header class="site-header">
-    <a class="brand" href="index.html">{html.escape(site_name)}</a>
+    <a class="brand" href="index.html">{text(site_name)}</a>
     <nav class="site-nav" aria-label="Main">
 {nav}
     </nav>
@@ -150,7 +197,7 @@ def page(title: str, site_name: str, links: list[tuple[str, str]], main: str) ->
 {main}
   </main>
   <footer class="site-footer">
-    <p>&copy; <span id="year"></span> {html.escape(site_name)}</p>
+    <p>© <span id="year"></span> {text(site_name)}</p>
   </footer>
   <script src="script.js"></script>
 </body>
@@ -158,99 +205,18 @@ def page(title: str, site_name: str, links: list[tuple[str, str]], main: str) ->
 """
 
 
-def styles(brief: Brief) -> str:
-    """The site's CSS: its main colour on the header (with text that stays
-    readable) and on the main heading where it is dark enough to read on the
-    page; a serif font if asked."""
-    css = STYLES
-    if brief.colour:
-        css = css.replace(f"--header-bg: {_HEADER_BG};", f"--header-bg: {brief.colour};")
-        text = text_colour_on(brief.colour)
-        css = css.replace("--header-text: #ffffff;", f"--header-text: {text};")
-        if contrast(brief.colour, _PAGE_BG) >= 3:  # the heading is large text: 3:1 reads
-            css = css.replace(f"--accent: {_ACCENT};", f"--accent: {brief.colour};")
-    if brief.font == "serif":
-        css = css.replace(_SANS, _SERIF)
-    return css
+def site_name(page_text: str) -> str:
+    """The site's name as a page shows it: its brand, or its title; "" for none."""
+    found = re.search(r'class="brand"[^>]*>([^<]+)<', page_text) or re.search(
+        r"<title>([^<]+)</title>", page_text
+    )
+    return html.unescape(found.group(1).strip()) if found else ""
 
 
-_HEADER_BG = "#1f2937"
-_ACCENT = "#b45309"
-_PAGE_BG = "#fffaf3"
-_SANS = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif'
-_SERIF = 'Georgia, "Iowan Old Style", "Times New Roman", serif'
+def text(words: str) -> str:
+    """`words` as the text of an element: only what HTML needs escaped."""
+    return html.escape(words, quote=False)
 
-STYLES = """:root {
-  --header-bg: #1f2937;
-  --header-text: #ffffff;
-  --accent: #b45309;
-  --page-bg: #fffaf3;
-  --text: #1f2937;
-  font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
-  color: var(--text);
-}
-
-body {
-  margin: 0;
-  background: var(--page-bg);
-  line-height: 1.6;
-}
-
-.site-header {
-  display: flex;
-  flex-wrap: wrap;
-  gap: 1rem;
-  align-items: center;
-  justify-content: space-between;
-  padding: 1rem 1.5rem;
-  background: var(--header-bg);
-  color: var(--header-text);
-}
-
-.site-header a {
-  color: inherit;
-  text-decoration: none;
-}
-
-.brand {
-  font-weight: 700;
-  font-size: 1.25rem;
-}
-
-.site-nav {
-  display: flex;
-  flex-wrap: wrap;
-  gap: 1rem;
-}
-
-main {
-  max-width: 48rem;
-  margin: 0 auto;
-  padding: 1.5rem;
-}
-
-.hero {
-  padding: 3rem 0 2rem;
-  text-align: center;
-}
-
-.hero h1 {
-  font-size: clamp(2rem, 6vw, 3.5rem);
-  margin: 0;
-  color: var(--accent);
-}
-
-.section {
-  padding: 1.5rem 0;
-  border-top: 1px solid #e5e7eb;
-}
-
-.site-footer {
-  text-align: center;
-  padding: 2rem 1rem;
-  color: #6b7280;
-}
-"""
 
 SCRIPT = """// The year in the footer, so it never goes stale.
 document.getElementById("year").textContent = new Date().getFullYear();

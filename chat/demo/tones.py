@@ -33,7 +33,7 @@ _SECTIONS: dict[Tone, dict[str, tuple[str, str]]] = {
         "services": ("What we do", "Here's how we can help you out."),
         "team": ("Meet the team", "The friendly faces behind it all."),
         "faq": ("Got questions?", "Here are the answers to what folks ask most."),
-        "hours": ("When we're open", "Monday to Saturday, 8 to 6. Pop in any time!"),
+        "hours": ("When we're open", "Pop in any time we're open. We'd love to see you!"),
         "location": ("Come find us", "Right in the heart of town, by the old square."),
         "projects": ("Our work", "A few things we've made lately. Have a browse!"),
         "blog": ("What's new", "What we've been up to lately."),
@@ -49,7 +49,7 @@ _SECTIONS: dict[Tone, dict[str, tuple[str, str]]] = {
         "services": ("Our services", "An overview of the services we provide."),
         "team": ("Our team", "The professionals behind our work."),
         "faq": ("Frequently asked questions", "Answers to the questions we receive most often."),
-        "hours": ("Opening hours", "Monday to Saturday, 8:00 to 18:00."),
+        "hours": ("Opening hours", "Our opening hours are as follows."),
         "location": ("Location", "We are located in the town centre, beside the old square."),
         "projects": ("Selected projects", "A selection of our recent work."),
         "blog": ("News", "The latest news from our organisation."),
@@ -65,7 +65,7 @@ _SECTIONS: dict[Tone, dict[str, tuple[str, str]]] = {
         "services": ("Our bag of tricks", "Here's what we can pull out of the hat for you."),
         "team": ("The crew", "The wonderful bunch behind it all."),
         "faq": ("Burning questions", "You asked, we answered. Ask away!"),
-        "hours": ("Doors open", "Monday to Saturday, 8 till 6. Night owls, sorry!"),
+        "hours": ("Doors open", "When the doors swing open (night owls, sorry!)."),
         "location": ("Where the magic happens", "Smack in the middle of town, by the old square."),
         "projects": ("Stuff we made", "A few recent things we're rather proud of."),
         "blog": ("Hot off the press", "The latest scoop from behind the scenes."),
@@ -73,16 +73,16 @@ _SECTIONS: dict[Tone, dict[str, tuple[str, str]]] = {
     },
 }
 _MORE: dict[Tone, str] = {
-    "plain": "More to come here.",
-    "friendly": "More coming soon. Stay tuned!",
-    "formal": "Further information will follow.",
-    "playful": "Something great is brewing here. Watch this space!",
+    "plain": "News about {topic} is on its way.",
+    "friendly": "News about {topic} is coming soon. Stay tuned!",
+    "formal": "Further information about {topic} will follow.",
+    "playful": "Something great about {topic} is brewing. Watch this space!",
 }
 _PAGE_TEXT: dict[Tone, str] = {
-    "plain": "Write about {topic} here.",
-    "friendly": "Say a few friendly words about {topic} here.",
-    "formal": "Information about {topic} will appear here.",
-    "playful": "Something wonderful about {topic} goes here. Watch this space!",
+    "plain": "Everything about {topic} at {name}, in one place.",
+    "friendly": "Here's all about {topic} at {name}. Have a look around!",
+    "formal": "Information about {topic} at {name}.",
+    "playful": "All the good stuff about {topic} at {name}. Dig in!",
 }
 # The first line of the answer once every write worked, by what was asked.
 _DONE: dict[Tone, dict[str, str]] = {
@@ -93,6 +93,9 @@ _DONE: dict[Tone, dict[str, str]] = {
         "section": "Done: the section is added.",
         "page": "Done: the page is added.",
         "remember": "Done: noted in AGENTS.md.",
+        "text": "Done: the text is changed.",
+        "buttons": "Done: the buttons are changed.",
+        "fix": "Done: fixed what I could.",
     },
     "friendly": {
         "build": "All set: your site is ready!",
@@ -101,6 +104,9 @@ _DONE: dict[Tone, dict[str, str]] = {
         "section": "All set: your new section is in!",
         "page": "All set: your new page is up!",
         "remember": "Got it: noted in AGENTS.md!",
+        "text": "All set: the new text is in!",
+        "buttons": "All set: your buttons are done!",
+        "fix": "All set: fixed what I could!",
     },
     "formal": {
         "build": "The site has been built.",
@@ -109,6 +115,9 @@ _DONE: dict[Tone, dict[str, str]] = {
         "section": "The section has been added.",
         "page": "The page has been added.",
         "remember": "Your instruction has been recorded in AGENTS.md.",
+        "text": "The text has been changed.",
+        "buttons": "The buttons have been changed.",
+        "fix": "The findings I can fix have been fixed.",
     },
     "playful": {
         "build": "Ta-da! Your site is alive!",
@@ -117,6 +126,9 @@ _DONE: dict[Tone, dict[str, str]] = {
         "section": "Pop! A shiny new section!",
         "page": "Ta-da! A whole new page!",
         "remember": "Noted, and tied a string round my finger (well, AGENTS.md)!",
+        "text": "Poof! New words!",
+        "buttons": "Boing! Buttons reshaped!",
+        "fix": "Patched up what I could!",
     },
 }
 
@@ -126,12 +138,12 @@ def section_words(section_id: str, heading: str, text: str, tone: Tone) -> tuple
     the plain ones."""
     if tone == "plain":
         return heading, text
-    return _SECTIONS[tone].get(section_id, (heading, _MORE[tone]))
+    return _SECTIONS[tone].get(section_id, (heading, more_text(heading.lower(), tone)))
 
 
-def more_text(tone: Tone) -> str:
-    """The text of a section the demo has no words for."""
-    return _MORE[tone]
+def more_text(topic: str, tone: Tone) -> str:
+    """The first line of a section the demo has no words for."""
+    return _MORE[tone].format(topic=topic)
 
 
 def tagline(kind: str, tone: Tone) -> str:
@@ -141,13 +153,33 @@ def tagline(kind: str, tone: Tone) -> str:
         return f"Welcome. Please find below everything you need to know about our {kind}."
     if tone == "playful":
         return f"A {kind} with a twist! Grab a seat and have a wander."
-    if kind == "site":
-        return "Welcome: everything you need to know, on one page."
-    return f"A {kind} made with care. Have a look around."
+    return _TAGLINES.get(kind, f"A {kind} made with care. Have a look around.")
 
 
-def page_text(topic: str, tone: Tone) -> str:
-    return _PAGE_TEXT[tone].format(topic=topic)
+# The demo's own taglines, by kind; each names the kind, for the demo to read
+# it back from the page (chat.demo.site.kind_in).
+_TAGLINES = {
+    "site": "Welcome: everything you need to know, on one page.",
+    "bakery": "A neighbourhood bakery: bread, pastries and cakes, baked every morning.",
+    "café": "A little café: good coffee, simple food and a seat by the window.",
+    "coffee shop": "A coffee shop for slow mornings, good beans and a seat by the window.",
+    "restaurant": "A restaurant of seasonal cooking, with a table waiting for you.",
+    "portfolio": "A portfolio of selected work, and the story behind each piece.",
+    "photography studio": "A photography studio for portraits, events and everything between.",
+    "shop": "A shop of hand-picked things, run by people who know them well.",
+    "studio": "A small studio for design and making, done with care.",
+    "band": "A band: loud, live and coming to a stage near you.",
+    "wedding": "Our wedding: we would love you to be there.",
+    "product": "Everything you need to get started, in one simple app.",
+    "app": "Everything you need to get started, in one simple app.",
+    "blog": "A blog of notes, stories and lessons learned along the way.",
+    "business": "A local business that does things properly, with a clear price up front.",
+}
+
+
+def page_text(topic: str, name: str, tone: Tone) -> str:
+    """The first line of a new page about `topic` on the site `name`."""
+    return _PAGE_TEXT[tone].format(topic=topic, name=name)
 
 
 def done_line(intent: str, tone: Tone) -> str:

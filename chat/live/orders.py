@@ -75,7 +75,12 @@ async def _pictures_refused(
     if isinstance(found, images.ImageProblem):
         return found.message
     chosen = choose_model(model, project, personal_key=bool(key))
-    listed = None if is_demo(chosen) else await get_client().model_inputs(api_key=key)
+    if is_demo(chosen):  # often the only model a person without a key can use
+        return (
+            "The offline demo cannot see pictures. Send the message without them, or add "
+            "your OpenRouter key in Settings to use a model that reads them."
+        )
+    listed = await get_client().model_inputs(api_key=key)
     if not images.reads_images(chosen, listed):
         return (
             f"{chosen} does not read pictures. Pick a model that does (for example "

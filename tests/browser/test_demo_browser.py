@@ -1,5 +1,8 @@
 """The offline demo model in Chromium (issue 16): on a starter project, three
-requests a newcomer types, each step shown and each one true."""
+requests a newcomer types, each step shown and each one true; and (issue 31)
+the requests it does not build from (the site check's fix, a picked heading,
+rounded buttons, a translation, a second build) change only what they say,
+or nothing, and the site stays whole."""
 
 from __future__ import annotations
 
@@ -7,11 +10,13 @@ import re
 
 import pytest
 from django.contrib.auth.models import User
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from chat.demo.transport import DEMO_MODEL
+from projects.files.results import FileWrite
 from projects.lifecycle import project_create
 from projects.models import Project
+from projects.services import Author, file_create, file_update
 from tests.browser.conftest import ARTIFACTS, ChatServer, sign_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -103,3 +108,102 @@ def test_the_demo_remembers_a_colour_and_a_tone_and_builds_with_them(
     expect(preview.locator("#menu h2")).to_have_text("The goodies")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "demo-instructions.png"))
+
+
+def _all_done(turn: Locator) -> None:
+    """Every step of the turn done: none failed, none still running."""
+    for card in turn.locator("li.tool-card").all():
+        expect(card).to_have_attribute("data-state", "done")
+
+
+def _crumb_is_intact(page: Page) -> None:
+    """Its name, its colour, its link to the about page and its sections."""
+    preview = page.frame_locator("#preview-frame")
+    expect(preview.locator(".brand")).to_have_text("Crumb")
+    expect(preview.locator(".site-header")).to_have_css("background-color", "rgb(31, 95, 58)")
+    expect(preview.locator(".site-nav a[href='about.html']")).to_have_count(1)
+    for section in ("menu", "about", "contact"):
+        expect(preview.locator(f"section#{section}")).to_have_count(1)
+
+
+def test_the_demo_never_destroys_the_site_it_built(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = project_create(owner=browser_user, name="Crumb", starter=True)
+    assert isinstance(project, Project)
+    page.set_viewport_size({"width": 1440, "height": 900})
+    sign_in(page, chat_server.url)
+    page.goto(f"{chat_server.url}/projects/{project.pk}/")
+    page.wait_for_selector("#chat-signal[data-signal]", state="attached")
+    page.fill("#model-input", DEMO_MODEL)
+    for request in (
+        "Build a one-page site for a bakery called Crumb",
+        "make the header dark green",
+    ):
+        _send(page, request)
+        _all_done(_finished_turn(page, request))
+    # The owner adds a photo without alt in the editor's place; the next turn's check finds it.
+    index = project.files.get(path="/index.html")
+    saved = file_update(
+        project=project,
+        path="/index.html",
+        content=index.content.replace("  </main>", '    <img src="fresh-loaves.svg">\n  </main>'),
+        author=Author.person(browser_user),
+    )
+    assert isinstance(saved, FileWrite)
+    file_create(
+        project=project,
+        path="/fresh-loaves.svg",
+        content="<svg xmlns='http://www.w3.org/2000/svg' width='8' height='8'/>",
+        author=Author.person(browser_user),
+    )
+    _send(page, "add an about page")
+    turn = _finished_turn(page, "add an about page")
+    _all_done(turn)
+    _crumb_is_intact(page)
+    preview = page.frame_locator("#preview-frame")
+    expect(preview.locator(".site-nav a", has_text="About")).to_have_count(1)
+    expect(preview.locator("#menu .price").first).to_be_visible()
+
+    turn.locator(".site-check button", has_text="Fix with the assistant").click()
+    expect(page.locator("#composer-input")).to_have_value(
+        re.compile(r"^Fix what the site check found:\n- /index\.html:\d+: The image fresh-loaves")
+    )
+    page.click("#composer-send")
+    turn = page.locator("#chat-log article.turn").last
+    expect(turn.locator(".turn-footer")).to_have_class(re.compile(r"\bcompleted\b"))
+    _all_done(turn)
+    expect(turn.locator(".answer").last).to_contain_text("Done: fixed what I could.")
+    expect(preview.locator("img")).to_have_attribute("alt", "Fresh loaves")
+    _crumb_is_intact(page)
+
+    page.locator("[data-action='pick-element']").click()
+    preview.locator("#menu h2").click()
+    expect(page.locator("#composer-chips li")).to_have_count(1)
+    _send(page, "change this heading to Visit us")
+    turn = _finished_turn(page, "change this heading to Visit us")
+    _all_done(turn)
+    expect(preview.locator("#menu h2")).to_have_text("Visit us")
+    _crumb_is_intact(page)
+
+    _send(page, "make the buttons rounded")
+    _all_done(_finished_turn(page, "make the buttons rounded"))
+    expect(preview.locator(".hero .button")).to_have_css("border-top-left-radius", "999px")
+    _crumb_is_intact(page)
+
+    for request, said in (
+        ("translate the site to French", "I write English only"),
+        ("Build a site for my restaurant", "This project already has a site: Crumb"),
+    ):
+        _send(page, request)
+        turn = _finished_turn(page, request)
+        expect(turn.locator("li.tool-card[data-state='failed']")).to_have_count(0)
+        expect(turn.locator(".answer").last).to_contain_text(said)
+        expect(turn.locator(".answer").last).to_contain_text("I changed nothing")
+        _crumb_is_intact(page)
+    expect(turn.locator(".next-steps .chip").first).to_have_text(
+        "Replace the site with a site for my restaurant"
+    )
+    assert project.files.filter(path="/index.html").get().content.count("Wild mushroom") == 0
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "demo-never-destroys.png"))

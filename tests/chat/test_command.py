@@ -64,6 +64,18 @@ def test_readable_output_streams_text_lists_each_tool_call_and_ends_with_usage(
     assert "A site for my bakery" in page.content
 
 
+def test_the_readmes_walk_through_works_on_the_starter_project(
+    demo: FakeOpenRouter, starter_project: Project
+) -> None:
+    out, _, status = run(str(starter_project.pk), "A site for my bakery")
+    assert status == 0
+    assert "already exists" not in out
+    assert "✗" not in out
+    assert "Done: I updated your site." in out
+    page = ProjectFile.objects.get(project=starter_project, path="/index.html")
+    assert "A site for my bakery" in page.content
+
+
 def test_json_mode_prints_one_event_per_line_with_the_event_names(
     demo: FakeOpenRouter, project: Project
 ) -> None:

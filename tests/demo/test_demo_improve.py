@@ -17,7 +17,7 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 from chat.agent.events import Done
 from chat.agent.loop import TurnRequest, run_turn
 from chat.demo.improving import improved
-from chat.demo.planner import intent_of
+from chat.demo.intents import intent_of
 from chat.demo.site import brief_from
 from chat.demo.transport import DEMO_MODEL, demo_client
 from chat.llm.config import OPENROUTER_URL
@@ -35,7 +35,7 @@ Sections:
 - Contact: [address, phone and email]
 
 Tone: warm and welcoming; short sentences.
-Look: amber headings on a warm cream page under a dark top bar; easy to read on phones."""
+Look: warm cream and chocolate brown, with terracotta serif headings; easy to read on phones."""
 
 
 async def test_the_demo_rewrites_a_draft_through_the_endpoint_at_no_cost(
@@ -76,6 +76,7 @@ def test_a_new_site_rewritten_asks_the_demo_for_the_same_site(draft: str) -> Non
     assert intent_of(rewrite) == "build"
     assert (found.kind, set(found.sections)) == (wanted.kind, set(wanted.sections))
     assert found.name == wanted.name
+    assert found.colour == wanted.colour, "the look's words ask for no colour of their own"
     assert "Tone: " in rewrite
     assert "Look: " in rewrite
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import sync_to_async
 
+from chat.agent.attachments import Attachment, PickedElement
 from chat.agent.events import Done, ToolCallsAnnounced
 from chat.agent.loop import TurnRequest, run_turn
 from chat.demo.transport import DEMO_MODEL, demo_client
@@ -76,7 +77,7 @@ async def test_a_plan_turn_plans_the_site_and_writes_nothing(
 
     planned = await turn(starter_project, conversation, BAKERY, plan=True)
 
-    assert called(planned) == ["list_project_files", "read_file", "read_file"], "it only looks"
+    assert called(planned) == ["list_project_files"] + ["read_file"] * 3, "it only looks"
     assert done(planned).status == "completed"
     assert done(planned).files_changed == ()
     assert (await files(starter_project), await revisions(starter_project)) == (before, revised)
@@ -118,3 +119,34 @@ async def test_a_plan_for_a_small_change_names_the_edit(
 
     assert "1. Edit `styles.css`: set `--header-bg` to `#1f5f3a`." in (await answer(planned))
     assert await files(starter_project) == before
+
+
+async def test_a_plan_names_a_picked_headings_new_words_and_a_pages_link(
+    starter_project: Project, conversation: Conversation
+) -> None:
+    await turn(starter_project, conversation, BAKERY)
+    picked = PickedElement(selector="#menu > h2", tag="h2", page="/index.html", text="Menu")
+
+    heading = await answer(
+        await turn_with(starter_project, conversation, "change this to Visit us", (picked,))
+    )
+    about = await answer(await turn(starter_project, conversation, "Add an about page", plan=True))
+
+    assert (
+        "1. Edit `index.html`: the heading “Menu” becomes “Visit us”; "
+        "the “Menu” link now says “Visit us”." in heading
+    )
+    assert "2. Edit `index.html`: link to the About page from the navigation." in about
+
+
+async def turn_with(
+    project: Project, conversation: Conversation, text: str, attachments: tuple[Attachment, ...]
+) -> list[object]:
+    client = demo_client()
+    try:
+        order = TurnRequest(
+            project, conversation, text, DEMO_MODEL, attachments=attachments, plan=True
+        )
+        return [event async for event in run_turn(order, client=client)]
+    finally:
+        await client.aclose()

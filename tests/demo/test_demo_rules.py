@@ -136,11 +136,13 @@ async def test_the_tone_in_the_instructions_words_the_site_and_the_answer(
     assert "Please write to us or visit us" in formal["/index.html"]
     assert formal_said.startswith("The site has been built.")
     assert "Following your instructions: a formal tone." in formal_said
-    # The same request without instructions: the demo's own words.
-    plain, plain_said = await built(project, "")
+    # The same site again without instructions, replacing it: the demo's own words.
+    plain, plain_said = await built(project, "", "Replace the site with " + BAKERY[6:])
     assert "<h2>Contact</h2>" in plain["/index.html"]
+    assert "<h1>Crumb</h1>" in plain["/index.html"]
     assert plain_said.startswith("Done: the site is built.")
-    assert "- kept `script.js`: it was already as it should be" in plain_said, "not a failure"
+    assert "script.js" not in plain_said, "the same script is not written again"
+    assert "Failed" not in plain_said
     assert "instructions" not in plain_said
 
 

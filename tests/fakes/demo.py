@@ -1,14 +1,18 @@
 """The offline demo: a stateless responder that builds a small site with the file tools.
 
 It reads everything it needs from the request (the last user message, the
-tools offered, the tool calls already made), so it works for any number of
-turns and any number of clients without remembering anything.
+tools offered, the files the system prompt lists, the tool calls already made
+and their results), so it works for any number of turns and any number of
+clients without remembering anything. A file the project already holds (the
+starter's index.html, styles.css and script.js) is rewritten with update_file,
+not created again; the summary names any call that failed.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import re
 from typing import Any
 
 from tests.fakes.script import RecordedRequest, Reply, Scripted, ToolCallScript
@@ -30,10 +34,15 @@ def demo_responder(request: RecordedRequest) -> Scripted:
     prompt_tokens = max(1, len(request.body) // 4)
     if any(m.get("role") == "tool" for m in since):
         return _reply(_summary(since), prompt_tokens, model=model)
-    if "create_file" in _tool_names(body):
+    tools = _tool_names(body)
+    if "create_file" in tools:
         heading = heading_from(_text(messages[last_user]) if last_user >= 0 else "")
+        there = _listed_files(messages) if "update_file" in tools else set()
         calls = [
-            ToolCallScript("create_file", {"path": path, "content": content})
+            ToolCallScript(
+                "update_file" if f"/{path}" in there else "create_file",
+                {"path": path, "content": content},
+            )
             for path, content in site_files(heading).items()
         ]
         intro = f"I'll build “{html.unescape(heading)}” as a small responsive site: "
@@ -82,23 +91,51 @@ def _reply(content: str, prompt_tokens: int, **kw: Any) -> Reply:
 
 
 def _summary(since: list[dict[str, Any]]) -> str:
+    results = {
+        str(m.get("tool_call_id")): _succeeded(m.get("content"))
+        for m in since
+        if m.get("role") == "tool"
+    }
     names: list[str] = []
-    paths: list[str] = []
+    done: list[str] = []
+    failed: list[str] = []
     for message in since:
         for call in message.get("tool_calls") or []:
             function = call.get("function") if isinstance(call, dict) else None
             if not isinstance(function, dict):
                 continue
             names.append(str(function.get("name", "")))
-            path = _path_of(function.get("arguments"))
-            if path and path not in paths:
-                paths.append(path)
+            path = _path_of(function.get("arguments")) or "?"
+            ok = results.get(str(call.get("id")), True)
+            (done if ok else failed).append(path)
     verb = "built" if names and all(n == "create_file" for n in names) else "updated"
-    listed = "\n".join(f"- `{p}`" for p in paths or DEFAULT_FILES)
+    if failed:
+        opening = "Part of it worked; some steps failed:" if done else "Nothing was changed:"
+        lines = [f"- `{p}`" for p in dict.fromkeys(done)]
+        lines += [f"- **Failed:** `{p}`" for p in dict.fromkeys(failed)]
+        return opening + "\n\n" + "\n".join(lines)
+    listed = "\n".join(f"- `{p}`" for p in dict.fromkeys(done) or DEFAULT_FILES)
     return (
         f"Done: I {verb} your site.\n\n{listed}\n\n"
         "Open the preview and press the button to see the script at work."
     )
+
+
+def _succeeded(content: object) -> bool:
+    """A tool result's success, as the file tools report it (true when unsaid)."""
+    try:
+        result = json.loads(content) if isinstance(content, str) else None
+    except ValueError:
+        return True
+    return not (isinstance(result, dict) and result.get("success") is False)
+
+
+def _listed_files(messages: list[dict[str, Any]]) -> set[str]:
+    """The files the system prompt says the project holds (chat.agent.prompt)."""
+    system = next((m for m in messages if m.get("role") == "system"), None)
+    text = _text(system) if system is not None else ""
+    at = text.find("Current files:")
+    return set(re.findall(r"^- (/\S+) \(", text[at:], re.MULTILINE)) if at >= 0 else set()
 
 
 def _path_of(arguments: object) -> str | None:

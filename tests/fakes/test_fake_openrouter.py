@@ -472,3 +472,45 @@ def test_demo_without_tools_says_it_is_offline(demo: httpx.Client) -> None:
     chunks = _demo_turn(demo, [{"role": "user", "content": "hi"}])
     assert "offline demo" in _content(chunks)
     assert not _calls(chunks)
+
+
+TOOLS = [
+    {"type": "function", "function": {"name": name, "parameters": {}}}
+    for name in ("create_file", "update_file")
+]
+STARTER = "Current files:\n- /index.html (650 bytes)\n- /styles.css (1.1 KiB)\n- /AGENTS.md (1 KiB)"
+
+
+def test_demo_rewrites_the_files_the_project_holds_and_creates_the_rest(
+    demo: httpx.Client,
+) -> None:
+    messages = [{"role": "system", "content": STARTER}, {"role": "user", "content": WISH}]
+
+    calls = _calls(_demo_turn(demo, messages, tools=TOOLS)).values()
+
+    assert [(c["name"], json.loads(c["arguments"])["path"]) for c in calls] == [
+        ("update_file", "index.html"),
+        ("update_file", "styles.css"),
+        ("create_file", "script.js"),
+    ]
+
+
+def test_demo_names_the_calls_that_failed(demo: httpx.Client) -> None:
+    messages, calls = _build(demo)
+    made = [
+        {"id": c["id"], "type": "function", "function": {k: c[k] for k in ("name", "arguments")}}
+        for c in calls
+    ]
+    messages.append({"role": "assistant", "content": "", "tool_calls": made})
+    refused = {"success": False, "error": "/script.js already exists."}
+    messages += [
+        {"role": "tool", "tool_call_id": c["id"], "content": json.dumps(refused if i else {})}
+        for i, c in enumerate(calls)
+    ]
+
+    summary = _content(_demo_turn(demo, messages, tools=CREATE_FILE))
+
+    assert summary.startswith("Part of it worked; some steps failed:")
+    assert "- `index.html`" in summary
+    assert "- **Failed:** `script.js`" in summary
+    assert "Done" not in summary

@@ -10,6 +10,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
 
+from chat.demo.transport import DEMO_MODEL
 from chat.live import turns
 from chat.models import ChatImage, Message
 from projects.models import Project
@@ -86,6 +87,21 @@ async def test_a_model_that_does_not_read_pictures_is_refused_before_any_request
     assert "deepseek/deepseek-chat-v3.1 does not read pictures" in refused["message"]
     assert completions(scripted) == []
     assert not await sync_to_async(Message.objects.exists)()
+
+
+async def test_the_offline_demo_refuses_a_picture_with_advice_a_keyless_person_can_follow(
+    scripted: FakeOpenRouter, project: Project, user: User
+) -> None:
+    picture = await waiting_picture(user, project)
+    async with opened(project, user) as socket:
+        await send(socket, message="Like this", model=DEMO_MODEL, images=json.dumps([picture.pk]))
+        refused = await next_event(socket)
+    assert refused["code"] == "bad_images"
+    assert refused["message"] == (
+        "The offline demo cannot see pictures. Send the message without them, or add your "
+        "OpenRouter key in Settings to use a model that reads them."
+    )
+    assert scripted.requests == [], "no model and no list was asked"
 
 
 async def test_someone_elses_picture_cannot_be_sent(

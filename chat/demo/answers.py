@@ -1,0 +1,115 @@
+"""What the offline demo says: what it can do, what each turn did (failures
+included, a write the file already matched counted as done), which of the
+owner's instructions it followed, and what to ask next."""
+
+from __future__ import annotations
+
+from chat.demo.colours import colour_in
+from chat.demo.intents import Intent
+from chat.demo.reading import Call
+from chat.demo.rules import Rules, asked_colour, followed_line
+from chat.demo.site import brief_from
+from chat.demo.steps import Step
+from chat.demo.tones import done_line
+
+CAN = (
+    "I'm the offline demo, a scripted stand-in for a real model. I can build a one-page "
+    "site from a description, change its colours or its main heading, change the text of "
+    "an element you pick in the preview, round or square its buttons, add a section or a "
+    "page, fix simple findings of the site check (a missing alt, title, language or "
+    "viewport, a link to a file whose name is close), or remember a line in your project "
+    "instructions (AGENTS.md). For anything else, add an OpenRouter key in Settings and "
+    "pick a real model."
+)
+NOTHING_CHANGED = "I changed nothing."
+# What to ask next after each kind of change: requests the demo understands.
+NEXT_STEPS: dict[Intent, tuple[str, ...]] = {
+    "build": ("Add a testimonials section", "Make the header dark green", "Add an about page"),
+    "colour": ("Change the heading to Welcome", "Add a FAQ section", "Add a contact page"),
+    "heading": ("Add a team section", "Make the header navy", "Add a contact page"),
+    "text": ("Make the buttons rounded", "Add a FAQ section", "Add a contact page"),
+    "section": ("Add a pricing section", "Add an about page", "Make the header teal"),
+    "page": ("Add a FAQ section", "Make the header dark blue", "Add a gallery section"),
+    "buttons": ("Add a section called Opening hours", "Make the header teal", "Add a FAQ section"),
+    "fix": ("Add a FAQ section", "Make the buttons rounded", "Add an about page"),
+    "remember": ("Add a FAQ section", "Add an about page", "Add a contact page"),
+    "translate": (),
+    "help": (),
+}
+_DEMO_LINE = "I'm the offline demo; add a key in Settings for a real model."
+
+
+def report(
+    intent: Intent, writes: list[Call], request: str, rules: Rules, *, notes: str = ""
+) -> Step:
+    """The turn's answer once its writes are made; `notes`: what else the
+    answer must say (what it could not do, details that are examples)."""
+    # A write refused because the file already holds that text left it as wanted.
+    kept = [call for call in writes if call.result.get("code") == "no_change"]
+    done = [call for call in writes if call.ok or call in kept]
+    failed = [call for call in writes if call not in done]
+    lines = [
+        f"- kept `{call.arguments.get('path', '').lstrip('/')}`: it was already as it should be"
+        if call in kept
+        else f"- {did(call)}"
+        for call in done
+    ]
+    lines += [
+        f"- **Failed:** {did(call)}: {call.result.get('error', 'unknown error')}" for call in failed
+    ]
+    if failed and not done:
+        opening = "Nothing was changed: the step failed."
+    elif failed:
+        opening = "Part of it worked; one step failed, so the result is not complete:"
+    else:
+        opening = done_line(intent, rules.voice)
+    said = notes if done else ""
+    if done and not (intent == "remember" and notes):
+        said = "\n\n".join(
+            part for part in (said, instructions_line(intent, request, rules)) if part
+        )
+    ending = f"\n\n{said}" if said else ""
+    ending += f"\n\n{_DEMO_LINE}"
+    # Not "make the header teal" where teal is the instructions' colour already.
+    nexts = [s for s in NEXT_STEPS[intent] if not rules.colour or rules.colour[0] not in s.lower()]
+    if done and nexts:  # as a real model is asked to (chat.agent.prompt)
+        ending += "\nNext: " + " | ".join(nexts)
+    return Step(
+        "Summing up what each call did, failures included.",
+        opening + "\n\n" + "\n".join(lines) + ending,
+    )
+
+
+def instructions_line(intent: Intent, request: str, rules: Rules) -> str:
+    """The answer's line on the owner's instructions: what this turn followed."""
+    if intent == "build":
+        asked = asked_colour(request)
+        return followed_line(
+            rules,
+            colour=True,
+            font=True,
+            name=brief_from(request, rules).name == rules.name,
+            overridden=_differs(asked, rules),
+        )
+    if intent == "colour":
+        return followed_line(rules, colour=True, overridden=_differs(colour_in(request), rules))
+    return followed_line(rules)
+
+
+def did(call: Call) -> str:
+    path = call.arguments.get("path", "")
+    verb = {
+        "create_file": "created",
+        "update_file": "rewrote",
+        "edit_file": "edited",
+        "rename_file": "renamed",
+        "delete_file": "deleted",
+    }.get(call.name, call.name)
+    return f"{verb} `{path.lstrip('/')}`"
+
+
+def _differs(asked: tuple[str, str] | None, rules: Rules) -> str | None:
+    """The colour the message asked for, when the instructions name another."""
+    if asked is None or rules.colour is None or asked[1] == rules.colour[1]:
+        return None
+    return asked[0]

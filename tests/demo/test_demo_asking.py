@@ -1,0 +1,70 @@
+"""What the offline demo reads of a message (issue 31): the person's own
+words apart from the preview's context, the element they picked, the site
+check's findings; and what each request asks for, so that a leftover "make",
+"site" or "page" is never read as "build"."""
+
+from __future__ import annotations
+
+import pytest
+
+from chat.agent.attachments import PickedElement, Problem, for_model
+from chat.demo.asking import Pick, asked_in
+from chat.demo.intents import FIX_PROMPT, intent_of
+from chat.records import CheckFinding, SiteCheckRecord
+from chat.render.transcript import Footer
+
+
+def test_a_picked_element_is_read_apart_from_the_words() -> None:
+    picked = PickedElement(
+        selector='section[data-x="a \\"b\\""] > h2', tag="h2", page="/", text='Our "best" bread'
+    )
+    problem = Problem(kind="error", message="x is not defined", file="/script.js", line=3)
+
+    asked = asked_in(for_model("change this heading to Visit us", (problem, picked)))
+
+    assert asked.words == "change this heading to Visit us"
+    assert asked.picks == (
+        Pick("h2", "/index.html", 'Our "best" bread', 'section[data-x="a \\"b\\""] > h2'),
+    )
+
+
+def test_the_fix_prompt_is_the_one_the_footer_writes() -> None:
+    check = SiteCheckRecord((CheckFinding("page", "/index.html", None, "It has no <title>."),), 1)
+
+    assert Footer("f", check=check).fix_prompt.splitlines()[0] == FIX_PROMPT
+
+
+@pytest.mark.parametrize(
+    ("request_text", "intent"),
+    [
+        # What used to rebuild the site:
+        (f"{FIX_PROMPT}\n- /index.html: It has no <title>.", "fix"),
+        ("change this heading to Visit us", "heading"),
+        ("make the buttons rounded", "buttons"),
+        ("translate the site to French", "translate"),
+        ("make the site look more modern", "help"),
+        ("can you make this page faster?", "help"),
+        ("my site is too plain", "help"),
+        # What is asked plainly:
+        ("Build a one-page site for a bakery called Crumb", "build"),
+        ("Make a green website for my bakery", "build"),
+        ("a site for my band called “The Loud Ones”", "build"),
+        ("website for our wedding", "build"),
+        ("i need a website", "build"),
+        ("Replace the site with a site for my restaurant", "build"),
+        ("start over with a portfolio", "build"),
+        ("add a section called Opening hours", "section"),
+        ("Add an Opening hours section", "section"),
+        ("add an about page", "page"),
+        ("make the header dark green", "colour"),
+        ("square buttons please", "buttons"),
+    ],
+)
+def test_what_a_request_asks_for(request_text: str, intent: str) -> None:
+    assert intent_of(request_text) == intent
+
+
+def test_with_an_element_picked_a_new_text_is_for_it() -> None:
+    assert intent_of("change this to Fresh every morning", picked=True) == "text"
+    assert intent_of("change this to Fresh every morning") == "help"
+    assert intent_of("make this bigger", picked=True) == "help"
