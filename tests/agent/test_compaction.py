@@ -242,6 +242,29 @@ async def test_compacting_by_hand_refuses_with_nothing_to_summarise_or_while_a_t
 
 
 @pytest.mark.django_db(transaction=True)
+async def test_compacting_again_says_the_earlier_turns_are_summarised_already(
+    project: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients
+) -> None:
+    # As a second tab that did not hear of the first compaction asks: the
+    # conversation has three turns, so "nothing yet" would not be true.
+    client = llm_client()
+    conversation = await new_conversation(project)
+    await earlier_turns(client, project, conversation, fake_openrouter, 3)
+    fake_openrouter.script(whole(SUMMARY))
+    assert isinstance(
+        await compact_by_hand(project=project, conversation=conversation, client=client),
+        Compaction,
+    )
+
+    again = await compact_by_hand(project=project, conversation=conversation, client=client)
+
+    assert isinstance(again, Refused)
+    assert again.code == "nothing"
+    assert "summarised already" in again.message
+    assert "two turns or more" not in again.message
+
+
+@pytest.mark.django_db(transaction=True)
 async def test_a_summary_is_refused_at_the_spending_cap_and_nothing_is_asked(
     project: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients, settings
 ) -> None:
