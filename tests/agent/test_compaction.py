@@ -297,3 +297,28 @@ async def test_the_demo_summarises_honestly(project: Project, settings) -> None:
     assert "Build a site for my bakery Crumb" in done.summary
     assert "Make the header dark green" in done.summary
     assert "offline demo" in done.summary
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_demos_later_summary_keeps_what_the_earlier_one_held(project: Project) -> None:
+    # The model reads only the latest summary: a bakery named in the first turn
+    # must not be forgotten at the second compaction.
+    conversation = await new_conversation(project)
+    first = ("Build a site for my bakery Crumb", "Make the header dark green")
+    for request in first:
+        await turn_events(None, project, request, conversation=conversation, model="builtit/demo")  # type: ignore[arg-type]
+    assert isinstance(await compact_by_hand(project=project, conversation=conversation), Compaction)
+    for request in ("Add a FAQ section", "Add an about page"):
+        await turn_events(None, project, request, conversation=conversation, model="builtit/demo")  # type: ignore[arg-type]
+
+    later = await compact_by_hand(project=project, conversation=conversation)
+
+    assert isinstance(later, Compaction)
+    assert later.turns == 3
+    wishes = [line for line in later.summary.splitlines() if line.startswith("- ")]
+    assert wishes[1:4] == [
+        "- Build a site for my bakery Crumb",
+        "- Make the header dark green",
+        "- Add a FAQ section",
+    ]
+    assert "/index.html" in later.summary  # the files the first turns changed
