@@ -70,10 +70,11 @@ def gauge_summary(record: ContextRecord) -> str:
 
 def context_warning(record: ContextRecord) -> str:
     if not record.compacting_helps:
+        rest = round(100 * (record.total - record.tokens("history")) / record.window)
         return (
-            f"The model's context is {percent_full(record)}% full, and not with the earlier "
-            "turns, so compacting would not help: pick a model with a larger context before "
-            "its answers get cut or refused."
+            f"The model's context is {percent_full(record)}% full, and {rest}% without the "
+            "earlier turns, so compacting would not be enough: pick a model with a larger "
+            "context before its answers get cut or refused."
         )
     return (
         f"The model's context is {percent_full(record)}% full. Compact the conversation "

@@ -58,8 +58,8 @@ def test_a_context_full_without_the_earlier_turns_is_not_offered_compacting() ->
 
     html = _footer_html(small)
 
-    assert "The model&#x27;s context is 83% full" in html
-    assert "compacting would not help" in html
+    assert "The model&#x27;s context is 83% full, and 82% without the earlier turns" in html
+    assert "compacting would not be enough" in html
     assert "a model with a larger context" in html
     assert "Compact now" not in html
 
