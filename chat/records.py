@@ -231,6 +231,14 @@ class ContextRecord:
     def warning(self) -> bool:
         return self.fraction >= CONTEXT_WARNING
 
+    @property
+    def compacting_helps(self) -> bool:
+        """Whether summarising the earlier turns could bring it under the warning:
+        not when the rest (Built-It's instructions, the tools, the message) alone
+        passes it, as on a model with a small window."""
+        rest = self.total - self.tokens("history")
+        return not self.window or rest / self.window < CONTEXT_WARNING
+
     def tokens(self, part: ContextPart) -> int:
         return dict(self.parts).get(part, 0)
 

@@ -252,6 +252,12 @@ def _turn_text(turn: PastTurn, answer_chars: int) -> str:
 
 COMPACTION_LOCK = "compaction"
 NOTHING_TO_COMPACT = "There is nothing to summarise yet: compacting needs two turns or more."
+# Said instead when a summary already covers every turn but the latest (perhaps
+# made from another tab, which this one did not hear of).
+ALREADY_COMPACTED = (
+    "The earlier turns are summarised already: the model reads the summary and your "
+    "latest turn. There is more to compact once the conversation goes on."
+)
 
 
 async def compact_by_hand(
@@ -273,7 +279,7 @@ async def compact_by_hand(
         history, summary, key, last_model = await threads.run(_gathered, project, conversation)
         part = due(history_for(history, summary=summary, budget=0), budget=0, by_hand=True)
         if part is None:
-            return Refused("nothing", NOTHING_TO_COMPACT)
+            return Refused("nothing", ALREADY_COMPACTED if summary else NOTHING_TO_COMPACT)
         model = choose_model(last_model or None, project, personal_key=bool(key))
         return await compacted(
             project=project,

@@ -9,11 +9,10 @@ whoever needs to measure it (the context gauge counts its share of tokens).
 from __future__ import annotations
 
 from projects import selectors
-from projects.files.instructions import INSTRUCTIONS_PATH
+from projects.files.instructions import INSTRUCTIONS_PATH, MAX_INSTRUCTIONS_CHARS
 from projects.models import Project
 
-# About 2,000 tokens: room for a page of preferences, not for a second site.
-MAX_INSTRUCTIONS_CHARS = 8_000
+__all__ = ["MAX_INSTRUCTIONS_CHARS", "instructions_section", "project_instructions"]
 
 
 def project_instructions(project: Project) -> str:

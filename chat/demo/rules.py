@@ -14,7 +14,7 @@ its answer says so in one line.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from chat.demo.colours import colour_in
@@ -77,6 +77,7 @@ class Rules:
     font: Font | None = None
     language: str | None = None  # "English", "French"…
     unread: tuple[str, ...] = ()
+    cut: bool = False  # the file is too long: the prompt carries only its beginning
 
     @property
     def voice(self) -> Tone:
@@ -90,8 +91,11 @@ class Rules:
 def rules_from(messages: list[dict[str, Any]]) -> Rules:
     """The instructions in the request's system message, as far as the demo
     understands them."""
-    body = instructions_in(messages)
-    return Rules() if body is None else rules_of(body)
+    framed = _framed(messages)
+    if framed is None:
+        return Rules()
+    body = _CUT_NOTE.sub("", framed)
+    return replace(rules_of(body), cut=body != framed)
 
 
 def rules_of(body: str) -> Rules:
@@ -110,13 +114,19 @@ def rules_of(body: str) -> Rules:
 
 def instructions_in(messages: list[dict[str, Any]]) -> str | None:
     """The text of the instructions the system message frames, or None."""
+    framed = _framed(messages)
+    return None if framed is None else _CUT_NOTE.sub("", framed)
+
+
+def _framed(messages: list[dict[str, Any]]) -> str | None:
+    """What the system message frames as the instructions, with the note of a cut."""
     system = next((m for m in messages if m.get("role") == "system"), None)
     text = text_of(system) if system is not None else ""
     start = text.find(_START)
     end = text.rfind(_END)
     if start < 0 or end < start:
         return None
-    return _CUT_NOTE.sub("", text[start + len(_START) : end])
+    return text[start + len(_START) : end]
 
 
 def followed_line(
@@ -130,8 +140,19 @@ def followed_line(
     """The answer's one line on the instructions in this turn: which it
     followed (`colour`, `font`, `name`: whether the turn used them; its tone
     and English always), that the message won over them (`overridden`: the
-    colour the message asked for), or that the demo understood none of them.
+    colour the message asked for), or that the demo understood none of them;
+    and, as a model is told to, that the file was too long to read whole.
     "" when there is nothing to say."""
+    said = _followed_line(rules, colour=colour, font=font, name=name, overridden=overridden)
+    if not rules.cut:
+        return said
+    cut = "Your AGENTS.md is too long to read whole: I read its beginning only, so shorten it."
+    return f"{said} {cut}".strip()
+
+
+def _followed_line(
+    rules: Rules, *, colour: bool, font: bool, name: bool, overridden: str | None
+) -> str:
     if not rules.present:
         return ""
     if not rules.understood:

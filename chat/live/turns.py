@@ -33,6 +33,7 @@ from django.conf import settings
 from django.db import DatabaseError
 
 from chat import selectors, services
+from chat.agent.compaction import COMPACTION_LOCK
 from chat.agent.events import ContentText, Done, Event, ReasoningText, to_json
 from chat.agent.failures import INTERNAL_ERROR, SERVER_STOPPED
 from chat.agent.loop import StopCause, TurnRequest, run_turn
@@ -82,7 +83,7 @@ async def start(
     if isinstance(lock, Busy):
         return lock
     if isinstance(lock, LockHeld):
-        return Busy(busy_message())
+        return Busy(busy_message(lock.purpose))
     if not _PROCESS.accepting:  # the shutdown began meanwhile: it would not wait for this one
         await threads.run(lock_release, lock)
         return Busy(RESTARTING)
@@ -160,7 +161,12 @@ async def finish_all(*, grace: float) -> int:
     return len(late)
 
 
-def busy_message() -> str:
+def busy_message(purpose: str = "") -> str:
+    if purpose == COMPACTION_LOCK:  # no turn runs, so no Stop: it ends by itself
+        return (
+            "The conversation's earlier turns are being summarised (compacting). Send "
+            "again in a moment: your message stays in the box."
+        )
     return (
         "The assistant is already working on this project (perhaps from another tab). "
         "Wait for it to finish, or press Stop."

@@ -33,6 +33,7 @@ class ContextGauge:
     percent: int  # how full, of the window
     summary: str
     warning: str  # "" below the warning's threshold
+    compact_offered: bool  # with the warning: whether compacting would bring it down
     parts: list[GaugePart]
     history: str  # what the model did not read of the earlier turns, if anything
 
@@ -42,6 +43,7 @@ class ContextGauge:
             percent_full(record),
             gauge_summary(record),
             context_warning(record) if record.warning else "",
+            record.compacting_helps,
             gauge_parts(record),
             history_note(record),
         )
@@ -67,6 +69,13 @@ def gauge_summary(record: ContextRecord) -> str:
 
 
 def context_warning(record: ContextRecord) -> str:
+    if not record.compacting_helps:
+        rest = round(100 * (record.total - record.tokens("history")) / record.window)
+        return (
+            f"The model's context is {percent_full(record)}% full, and {rest}% without the "
+            "earlier turns, so compacting would not be enough: pick a model with a larger "
+            "context before its answers get cut or refused."
+        )
     return (
         f"The model's context is {percent_full(record)}% full. Compact the conversation "
         "(its earlier turns are summarised, and kept here) or start a new one, before "

@@ -64,6 +64,9 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _AMP_MARKER = "\x02amp\x03"
 # An opening fence as the fenced_code extension reads one, without the rare hl_lines.
 _FENCE = re.compile(r"(`{3,}|~{3,}) *(?:\{[^\n]*\}|\.?[\w#.+-]* *)")
+# A line that begins a list where CommonMark lets one interrupt a paragraph: a bullet,
+# or an ordered list that starts at 1.
+_LIST_START = re.compile(r" {0,3}(?:[-*+]|1[.)])[ \t]+\S")
 
 
 def render_markdown(text: str) -> SafeString:
@@ -175,9 +178,31 @@ def _new_markdown() -> Any:
     md.inlinePatterns.deregister("html")
     # Models write GitHub's ~~strikethrough~~, which core Markdown lacks.
     md.inlinePatterns.register(SimpleTagInlineProcessor(r"(~~)(.+?)~~", "del"), "del", 65)
+    # After fenced_code (25), so a fence's lines are out of its sight.
+    md.preprocessors.register(_ListsAfterALine(), "lists_after_a_line", 15)
     # Last, once inline patterns have made the links and images.
     md.treeprocessors.register(_ChatTree(), "chat_tree", -10)
     return md
+
+
+class _ListsAfterALine:
+    """Models write Markdown as GitHub reads it, where a list may follow a line of text
+    ("Done:\n- a menu page\n- a green header"); Python-Markdown wants a blank line
+    first and would run the items into that line. The blank line is put in where such a
+    list begins. Duck-typed as a Preprocessor, as _ChatTree is a Treeprocessor."""
+
+    def run(self, lines: list[str]) -> list[str]:
+        out: list[str] = []
+        in_list = False  # this block (since the last blank line) has a list item
+        for line in lines:
+            if not line.strip():
+                in_list = False
+            elif _LIST_START.match(line):
+                if out and out[-1].strip() and not in_list:
+                    out.append("")
+                in_list = True
+            out.append(line)
+        return out
 
 
 class _ChatTree:

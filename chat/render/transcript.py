@@ -68,6 +68,11 @@ class ErrorNote:
     def needs_key(self) -> bool:
         return self.code in KEY_ERRORS
 
+    @property
+    def offers_compact(self) -> bool:
+        """A conversation too long for the model: compacting it is one way on."""
+        return self.code == "context_too_long"
+
 
 @dataclass
 class Block:

@@ -13,6 +13,14 @@ from __future__ import annotations
 from typing import Final
 
 INSTRUCTIONS_PATH: Final = "/AGENTS.md"
+# How much of it the assistant reads (about 2,000 tokens: room for a page of
+# preferences, not for a second site); the workspace tells the owner of the rest.
+MAX_INSTRUCTIONS_CHARS: Final = 8_000
+
+
+def instructions_unread(text: str) -> int:
+    """How many characters of the instructions `text` the assistant does not read."""
+    return max(len(text.strip()) - MAX_INSTRUCTIONS_CHARS, 0)
 
 
 def is_instructions(path: str) -> bool:

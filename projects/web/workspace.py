@@ -7,7 +7,11 @@ from __future__ import annotations
 
 from django.template.loader import render_to_string
 
-from projects.files.instructions import is_instructions
+from projects.files.instructions import (
+    MAX_INSTRUCTIONS_CHARS,
+    instructions_unread,
+    is_instructions,
+)
 from projects.files.paths import extension_of
 from projects.files.results import FileContent, FileError, FileInfo
 from projects.history.revisions import deleted_files
@@ -43,7 +47,7 @@ def workspace_context(project: Project) -> dict[str, object]:
         "project": project,
         # The owner's: only the owner opens a project's workspace.
         "preferences": preferences_of(project.owner),
-        "instructions": _instructions(project, paths),
+        **_instructions_context(project, paths),
         **_tree_context(project, files),
         **editor_context(opened),
     }
@@ -64,12 +68,21 @@ def editor_context(opened: FileContent | FileError | None) -> dict[str, object]:
     return {"file": opened, "mode": _ACE_MODES.get(extension_of(opened.path), "text")}
 
 
-def _instructions(project: Project, paths: list[str]) -> FileContent | None:
+def _instructions_context(project: Project, paths: list[str]) -> dict[str, object]:
     """The owner's instructions to the assistant (/AGENTS.md), shown in the
-    page's top bar; None when the project has none."""
+    page's top bar (None when the project has none), and how much of them the
+    assistant leaves unread."""
     path = next((path for path in paths if is_instructions(path)), None)
     opened = file_read(project, path) if path else None
-    return opened if isinstance(opened, FileContent) else None
+    if not isinstance(opened, FileContent):
+        return {"instructions": None}
+    unread = instructions_unread(opened.content)
+    return {
+        "instructions": opened,
+        # In words for the page ("8,000"); "" when every character is read.
+        "instructions_read": f"{MAX_INSTRUCTIONS_CHARS:,}",
+        "instructions_unread": f"{unread:,}" if unread else "",
+    }
 
 
 def _tree_context(project: Project, files: list[FileInfo]) -> dict[str, object]:

@@ -242,6 +242,29 @@ async def test_compacting_by_hand_refuses_with_nothing_to_summarise_or_while_a_t
 
 
 @pytest.mark.django_db(transaction=True)
+async def test_compacting_again_says_the_earlier_turns_are_summarised_already(
+    project: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients
+) -> None:
+    # As a second tab that did not hear of the first compaction asks: the
+    # conversation has three turns, so "nothing yet" would not be true.
+    client = llm_client()
+    conversation = await new_conversation(project)
+    await earlier_turns(client, project, conversation, fake_openrouter, 3)
+    fake_openrouter.script(whole(SUMMARY))
+    assert isinstance(
+        await compact_by_hand(project=project, conversation=conversation, client=client),
+        Compaction,
+    )
+
+    again = await compact_by_hand(project=project, conversation=conversation, client=client)
+
+    assert isinstance(again, Refused)
+    assert again.code == "nothing"
+    assert "summarised already" in again.message
+    assert "two turns or more" not in again.message
+
+
+@pytest.mark.django_db(transaction=True)
 async def test_a_summary_is_refused_at_the_spending_cap_and_nothing_is_asked(
     project: Project, fake_openrouter: FakeOpenRouter, llm_client: Clients, settings
 ) -> None:
@@ -274,3 +297,28 @@ async def test_the_demo_summarises_honestly(project: Project, settings) -> None:
     assert "Build a site for my bakery Crumb" in done.summary
     assert "Make the header dark green" in done.summary
     assert "offline demo" in done.summary
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_demos_later_summary_keeps_what_the_earlier_one_held(project: Project) -> None:
+    # The model reads only the latest summary: a bakery named in the first turn
+    # must not be forgotten at the second compaction.
+    conversation = await new_conversation(project)
+    first = ("Build a site for my bakery Crumb", "Make the header dark green")
+    for request in first:
+        await turn_events(None, project, request, conversation=conversation, model="builtit/demo")  # type: ignore[arg-type]
+    assert isinstance(await compact_by_hand(project=project, conversation=conversation), Compaction)
+    for request in ("Add a FAQ section", "Add an about page"):
+        await turn_events(None, project, request, conversation=conversation, model="builtit/demo")  # type: ignore[arg-type]
+
+    later = await compact_by_hand(project=project, conversation=conversation)
+
+    assert isinstance(later, Compaction)
+    assert later.turns == 3
+    wishes = [line for line in later.summary.splitlines() if line.startswith("- ")]
+    assert wishes[1:4] == [
+        "- Build a site for my bakery Crumb",
+        "- Make the header dark green",
+        "- Add a FAQ section",
+    ]
+    assert "/index.html" in later.summary  # the files the first turns changed

@@ -17,7 +17,7 @@ from chat.models import Compaction
 from projects.lifecycle import project_create
 from projects.models import Project
 from tests.browser.conftest import ARTIFACTS, ChatServer, assert_fits, sign_in
-from tests.fakes.script import text
+from tests.fakes.script import HttpError, text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -92,3 +92,33 @@ def test_the_gauge_then_compacting_by_hand_keeps_every_turn_and_marks_the_summar
     exported = page.request.get(chat_server.url + str(link.get_attribute("href"))).text()
     assert all(message in exported for message in ASKED)
     assert "a bakery called Crumb" in exported
+
+
+def test_a_conversation_too_long_for_the_model_is_compacted_from_its_error(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = project_create(owner=browser_user, name="Crumb", starter=True)
+    assert isinstance(project, Project)
+    page.set_viewport_size({"width": 390, "height": 844})
+    sign_in(page, chat_server.url)
+    _open(page, chat_server, project)
+    for message in ASKED[:2]:
+        _send(page, chat_server, message)
+    chat_server.fake.script(
+        HttpError(
+            400,
+            "This endpoint's maximum context length is 4096 tokens. However, you "
+            "requested about 9000 tokens.",
+        )
+    )
+    page.fill("#composer-input", "Add a gallery")
+    page.press("#composer-input", "Enter")
+    error = page.locator("#chat-log article.turn").last.locator(".turn-error")
+    expect(error).to_contain_text("no longer fits")
+
+    chat_server.fake.script(text(SUMMARY))
+    error.get_by_role("button", name="Compact the conversation").click()
+
+    expect(page.locator("#chat-notice")).to_contain_text(re.compile(r"Summarised \d earlier turns"))
+    assert Compaction.objects.get().by_hand
+    assert_fits(390, error)

@@ -12,7 +12,7 @@ from asgiref.sync import sync_to_async
 from chat.agent.events import Done, ToolCallsAnnounced
 from chat.agent.instructions import MAX_INSTRUCTIONS_CHARS, instructions_section
 from chat.agent.loop import TurnRequest, run_turn
-from chat.demo.rules import rules_from
+from chat.demo.rules import followed_line, rules_from
 from chat.demo.transport import DEMO_MODEL, demo_client
 from chat.models import Conversation, Message
 from projects.files.results import FileWrite
@@ -275,6 +275,18 @@ def test_it_reads_a_long_file_up_to_the_cut() -> None:
 
     assert rules.tone == "friendly"
     assert not any("Cut here" in sentence for sentence in rules.unread)
+    assert rules.cut
+
+
+def test_it_tells_the_person_when_the_file_was_too_long_to_read_whole() -> None:
+    # As the model is told to (chat.agent.instructions): the owner learns the rest
+    # of their instructions did not reach it.
+    short = rules_from(request_with("Write in a friendly tone."))
+    long = rules_from(request_with("Write in a friendly tone.\n" + "x" * MAX_INSTRUCTIONS_CHARS))
+
+    assert "too long" not in followed_line(short)
+    assert followed_line(long).startswith("Following your instructions: a friendly")
+    assert "Your AGENTS.md is too long to read whole" in followed_line(long)
 
 
 @pytest.mark.parametrize(

@@ -26,6 +26,7 @@ from django.utils import timezone
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat import services
+from chat.agent.compaction import COMPACTION_LOCK
 from chat.live import turns
 from chat.models import Conversation, Message
 from chat.personal_keys import key_save
@@ -602,6 +603,20 @@ async def test_a_turn_running_in_another_process_makes_the_project_busy(
     assert "already working on this project" in error["message"]
     assert scripted.requests == []
     assert not await sync_to_async(Message.objects.exists)()
+
+
+async def test_a_message_sent_while_compacting_is_told_so_without_a_stop_to_press(
+    scripted: FakeOpenRouter, project: Project, user: User
+) -> None:
+    await sync_to_async(lock_acquire)(project=project, purpose=COMPACTION_LOCK, details={}, ttl=60)
+    async with opened(project, user) as socket:
+        await send(socket, message="hello")
+        error = await next_event(socket)
+
+    assert error["code"] == "busy"
+    assert "being summarised" in error["message"]
+    assert "Stop" not in error["message"]
+    assert scripted.requests == []
 
 
 async def test_an_expired_lock_is_taken_over_and_the_turn_runs(

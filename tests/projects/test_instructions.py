@@ -108,6 +108,19 @@ def test_the_workspace_shows_the_instructions_with_a_way_to_edit_them(
     assert 'data-action="open-file" data-path="/AGENTS.md"' in html
 
 
+def test_the_workspace_says_when_the_instructions_are_too_long_to_be_read_whole(
+    user_client: Client, starter_project
+) -> None:
+    url = f"/projects/{starter_project.pk}/"
+    assert "too long to be read whole" not in user_client.get(url).content.decode()
+    _update(starter_project, "/AGENTS.md", "Use a playful tone.\n" + "x" * 12_000)
+
+    html = user_client.get(url).content.decode()
+
+    assert "too long to be read whole" in html
+    assert "reads its first 8,000 characters, and not the last 4,020" in html
+
+
 def test_the_workspace_offers_to_add_instructions_when_there_are_none(
     user_client: Client, starter_project
 ) -> None:

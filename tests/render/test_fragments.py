@@ -541,6 +541,17 @@ def test_a_stored_error_is_shown_as_the_live_one_was(project: Project) -> None:
     assert stored.footer.status == live.view.footer.status == "failed"
 
 
+def test_a_conversation_too_long_for_the_model_offers_to_compact_it() -> None:
+    live = TurnDrawing(TurnStarted(1, 2, "openai/gpt-5-mini", "Add a gallery"))
+    too_long = ErrorEvent("context_too_long", "The conversation no longer fits.", False)
+    other = TurnDrawing(TurnStarted(1, 3, "openai/gpt-5-mini", "Add a gallery"))
+
+    html = live.show(too_long)
+
+    assert 'data-action="compact">Compact the conversation</button>' in html
+    assert "Compact" not in other.show(ErrorEvent("unavailable", "Try again.", True))
+
+
 @pytest.mark.django_db
 def test_a_retried_answer_is_drawn_live_as_it_is_stored(project: Project) -> None:
     conversation = services.conversation_create(project=project)

@@ -47,6 +47,23 @@ def test_from_eighty_percent_the_footer_warns_and_offers_to_compact() -> None:
     assert 'data-action="compact">Compact now' in at
 
 
+def test_a_context_full_without_the_earlier_turns_is_not_offered_compacting() -> None:
+    # A small window (4,096 tokens, say) that Built-It's own part nearly fills:
+    # summarising the few earlier turns would leave it as full as it was.
+    small = ContextRecord(
+        (("system", 950), ("tools", 2_400), ("history", 60), ("message", 10)),
+        4_096,
+        True,
+    )
+
+    html = _footer_html(small)
+
+    assert "The model&#x27;s context is 83% full, and 82% without the earlier turns" in html
+    assert "compacting would not be enough" in html
+    assert "a model with a larger context" in html
+    assert "Compact now" not in html
+
+
 def test_an_assumed_window_says_so() -> None:
     assert "(assumed)" in ContextGauge.of(_record(100, known=False)).summary
 

@@ -118,6 +118,27 @@ def test_lists_nest_and_number():
     assert [element.text for element in parsed.all("li")][-2:] == ["first", "second"]
 
 
+def test_a_list_right_under_a_line_of_text_is_a_list_as_on_github():
+    # A summary's headings, an answer's "Done:": without a blank line first, the
+    # items ran into the line above as one paragraph of dashes.
+    parsed = render("Done:\n- a menu page\n- a green header\n\nSteps:\n1. read\n2. write")
+
+    assert parsed.tags() == ["p", "ul", "li", "li", "p", "ol", "li", "li"]
+    assert parsed.all("p")[0].text == "Done:"
+    assert [item.text for item in parsed.all("li")] == [
+        *("a menu page", "a green header", "read", "write")
+    ]
+
+
+def test_what_only_looks_like_a_list_under_a_line_stays_as_it_was():
+    # A line going on inside a list item, a number that does not start at 1, a fence.
+    assert render("- one\ngoing on\n- two").tags() == ["ul", "li", "li"]
+    assert render("The year 2024\n2. not a list").tags() == ["p"]
+    code = render("Run:\n```\nlines\n- not an item\n```")
+    assert code.tags() == ["p", "pre", "code"]
+    assert code.one("code").text == "lines\n- not an item\n"
+
+
 def test_tables_keep_header_body_and_alignment_without_style():
     parsed = render("| Page | Size |\n|:-----|-----:|\n| index.html | 2 KB |")
     assert parsed.tags() == ["table", "thead", "tr", "th", "th", "tbody", "tr", "td", "td"]
