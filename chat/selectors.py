@@ -241,6 +241,7 @@ class PastTurn:
     # Undos and restores the person made after this turn (Reversal.summary).
     afterwards: tuple[str, ...] = ()
     sequence: int = field(default=0, compare=False)  # of the message that began it
+    plan: bool = field(default=False, compare=False)  # asked for a plan only
 
 
 def past_turns(*, conversation: Conversation, before_sequence: int | None = None) -> list[PastTurn]:
@@ -257,7 +258,8 @@ def past_turns(*, conversation: Conversation, before_sequence: int | None = None
 
 
 def _past_turn(request: Message, rest: list[Message]) -> PastTurn:
-    asked = request.content + _pictures_note(UserRecord.from_stored(request.metadata))
+    record = UserRecord.from_stored(request.metadata)
+    asked = request.content + _pictures_note(record)
     for message in rest:
         outcome = stored_turn(message.metadata) if message.role == Message.Role.ASSISTANT else None
         if outcome is not None:
@@ -267,8 +269,11 @@ def _past_turn(request: Message, rest: list[Message]) -> PastTurn:
                 outcome.files_changed,
                 outcome.status,
                 sequence=request.sequence,
+                plan=record.plan,
             )
-    return PastTurn(asked, "", (), "stopped", sequence=request.sequence)  # its server died
+    return PastTurn(
+        asked, "", (), "stopped", sequence=request.sequence, plan=record.plan
+    )  # its server died
 
 
 def _pictures_note(record: UserRecord) -> str:

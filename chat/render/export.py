@@ -39,7 +39,10 @@ def _ends_before(summary: Compaction, turns: list[PastTurn], index: int) -> bool
 
 
 def _turn(number: int, turn: PastTurn) -> list[str]:
-    lines = ["", f"## Turn {number}", "", "**You:**", "", turn.request.strip(), ""]
+    asked = "**You, asking for a plan only:**" if turn.plan else "**You:**"
+    # Quoted: a request's own "## …" must not read as the file's headings.
+    request = "\n".join(f"> {line}" if line else ">" for line in turn.request.strip().splitlines())
+    lines = ["", f"## Turn {number}", "", asked, "", request, ""]
     lines += ["**Assistant:**", "", turn.answer.strip() or "_(no answer)_"]
     if turn.files_changed:
         lines += ["", "Files changed: " + ", ".join(f"`{path}`" for path in turn.files_changed)]

@@ -283,6 +283,7 @@ class SummaryMarker:
     summary: str
     by_hand: bool
     created_at: datetime
+    current: bool = True  # the one the model reads (a later summary includes the others)
 
     @property
     def html(self) -> SafeString:
@@ -294,6 +295,7 @@ def _mark_summaries(turns: list[TurnView], compactions: list[Compaction], *, who
     wins where two end at the same turn). On a page of the conversation (not
     `whole`), its first turn is marked only by a summary that ends just there:
     one that ends before it may end on an earlier page."""
+    latest = compactions[-1] if compactions else None
     for compaction in compactions:
         first = next((t for t in turns if t.sequence >= compaction.before_sequence), None)
         if first is None or (
@@ -307,6 +309,7 @@ def _mark_summaries(turns: list[TurnView], compactions: list[Compaction], *, who
             compaction.summary,
             compaction.by_hand,
             compaction.created_at,
+            current=compaction is latest,
         )
 
 

@@ -256,6 +256,11 @@
     if (!select || !select.value) return;
     document.querySelectorAll("[data-action=compact]").forEach((each) => { each.disabled = true; });
     button.textContent = "Compacting…";
+    const notice = document.getElementById("chat-notice");
+    if (notice) {
+      notice.setAttribute("role", "status");
+      notice.innerHTML = '<p class="compact-result">Summarising the earlier turns for the model…</p>';
+    }
     htmx.ajax("POST", grid().dataset.compactUrl, {
       values: { conversation: select.value }, target: "#chat-notice", swap: "outerHTML",
     }).finally(() => {
