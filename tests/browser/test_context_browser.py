@@ -71,7 +71,7 @@ def test_the_gauge_then_compacting_by_hand_keeps_every_turn_and_marks_the_summar
     expect(page.locator("#chat-notice")).to_contain_text("Summarised 2 earlier turns")
     latest = page.locator("#chat-log article.turn").last
     marker = latest.locator("details.summary-marker")
-    expect(marker.locator("summary")).to_contain_text("summary of the 2 turns above")
+    expect(marker.locator("summary")).to_contain_text("of the 2 turns above")
     marker.locator("summary").click()
     expect(marker.locator(".answer")).to_contain_text("a bakery called Crumb")
     # The other tab sees the mark too, without a reload.
@@ -121,4 +121,7 @@ def test_a_conversation_too_long_for_the_model_is_compacted_from_its_error(
 
     expect(page.locator("#chat-notice")).to_contain_text(re.compile(r"Summarised \d earlier turns"))
     assert Compaction.objects.get().by_hand
+    # The turn is drawn again with the summary's mark above it (from the socket,
+    # after the answer): measured once it is there.
+    expect(page.locator("#chat-log article.turn").last.locator(".summary-marker")).to_have_count(1)
     assert_fits(390, error)
