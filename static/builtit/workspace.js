@@ -722,12 +722,25 @@
       const collapsed = Boolean(layout[name + "Collapsed"]);
       panel.classList.toggle("collapsed", collapsed);
       const toggle = panel.querySelector(".collapse-toggle");
-      if (toggle) toggle.setAttribute("aria-expanded", String(!collapsed));
+      if (toggle) nameToggle(toggle, name, collapsed);
       const width = collapsed ? COLLAPSED : (layout[name + "Width"] ? layout[name + "Width"] + "px" : "");
       if (width) box.style.setProperty("--" + name + "-w", width);
       else box.style.removeProperty("--" + name + "-w");
     }
     if (editor) editor.resize();
+  }
+
+  // The button says what it will do: hide the panel, or show it again.
+  const TOGGLE_WORDS = {
+    chat: ["Hide the chat (more room for code and preview)", "Show the chat"],
+    files: ["Hide the files", "Show the files"],
+  };
+  function nameToggle(toggle, name, collapsed) {
+    const [hide, show] = TOGGLE_WORDS[name];
+    toggle.setAttribute("aria-expanded", String(!collapsed));
+    toggle.title = collapsed ? show : hide;
+    const label = toggle.querySelector(".visually-hidden");
+    if (label) label.textContent = (collapsed ? show : hide).replace(/ \(.*\)$/, "");
   }
 
   function resizeTo(name, width) {
@@ -797,6 +810,16 @@
     if (!event.target.closest("[data-action='toggle-wrap']")) return;
     saveLayout({ wrap: !wrapOn() });
     applyWrap();
+  });
+
+  // The keyless notice, closed for good (chat/partials/setup.html).
+  document.addEventListener("click", (event) => {
+    const close = event.target.closest("[data-action='close-setup-notice']");
+    if (!close) return;
+    close.closest(".model-setup").remove();
+    saveLayout({ setupNoticeClosed: true });
+    const input = document.getElementById("composer-input");
+    if (input) input.focus();
   });
 
   // A request sent from the dashboard starts its turn as the page opens: the chat
