@@ -10,7 +10,7 @@ class ChatConfig(AppConfig):
     def ready(self) -> None:
         # Imported for what importing does: checks register, receivers connect.
         from chat import checks, images  # noqa: F401, PLC0415
-        from chat.live import session_signals  # noqa: F401, PLC0415
+        from chat.live import broadcast, session_signals  # noqa: F401, PLC0415
         from projects.usage import keeper_register  # noqa: PLC0415
 
         # Chat pictures count in a person's storage, and unsent ones are swept.

@@ -7,3 +7,8 @@ from django.dispatch import Signal
 
 # A project went to the trash (sender: Project; project=the instance).
 project_trashed = Signal()
+
+# A person changed files from the workspace (sender: Project; project=, paths=,
+# tab=: the page that made the change, which has followed it already), so the
+# project's other open tabs can follow too.
+files_changed = Signal()

@@ -340,15 +340,21 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         )
 
     async def files_moved(self, message: messages.FilesMoved) -> None:
-        """An undo, a redo or a restore changed files: redraw as after a turn."""
+        """An undo, a redo, a restore or the person in a tab changed files: redraw
+        as after a turn."""
         if self.as_json:
-            event = {"type": "files_moved", "paths": message["paths"], "turn": message["turn"]}
+            event = {
+                "type": "files_moved",
+                "paths": message["paths"],
+                "turn": message["turn"],
+                "by": message["by"],
+            }
             await self.send(text_data=json.dumps(event, ensure_ascii=False))
             return
         parts = [
             await self._changes_html(message["turn"]),
             await threads.run(tree_html, self.project),
-            self._signal(files=message["paths"], by="history"),
+            self._signal(files=message["paths"], by=message["by"], tab=message["tab"]),
         ]
         await self._send_html("".join(parts))
 
@@ -486,10 +492,13 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         sent: bool = False,
         files: list[str] | None = None,
         by: str = "assistant",
+        tab: str = "",
         draft: str = "",
     ) -> str:
         self.signals += 1
-        return panel.signal_html(self.signals, sent=sent, files=files or [], by=by, draft=draft)
+        return panel.signal_html(
+            self.signals, sent=sent, files=files or [], by=by, tab=tab, draft=draft
+        )
 
 
 def _still_there(project: Project) -> bool:

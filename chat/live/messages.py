@@ -11,6 +11,8 @@ from typing import Literal, NotRequired, TypedDict
 
 from common.jsontypes import JSONObject
 
+Mover = Literal["history", "person"]
+
 
 class NumberedEvent(TypedDict):
     seq: int  # 1, 2, 3 … within one turn; a tab skips what it has seen
@@ -64,11 +66,14 @@ class SessionMoved(TypedDict):
 
 
 class FilesMoved(TypedDict):
-    """Files changed outside a turn (an undo, a redo, a restore), to every tab."""
+    """Files changed outside a turn, to every tab: by an undo, a redo or a restore
+    of a turn ("history"), or by the person in the workspace ("person")."""
 
     type: Literal["files.moved"]
     paths: list[str]
     turn: int | None  # the turn whose summary changed (its first message), if any
+    by: Mover
+    tab: str  # the workspace tab that made a person's change (it has followed already)
 
 
 class ConversationCompacted(TypedDict):

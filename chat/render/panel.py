@@ -155,12 +155,21 @@ def notice_html(message: str) -> str:
 
 
 def signal_html(
-    number: int, *, sent: bool, files: list[str], by: str = "assistant", draft: str = ""
+    number: int,
+    *,
+    sent: bool,
+    files: list[str],
+    by: str = "assistant",
+    tab: str = "",
+    draft: str = "",
 ) -> str:
     """A hidden element the page's script reads after each frame (chat.js);
-    `by` says who changed `files`: the assistant, or an undo or restore ("history");
-    `draft`, a message that could not go, for the message box."""
-    data = json.dumps({"n": number, "sent": sent, "files": files, "by": by, "draft": draft})
+    `by` says who changed `files`: the assistant, an undo or restore ("history"),
+    or the person ("person") in the workspace tab `tab`; `draft`, a message that
+    could not go, for the message box."""
+    data = json.dumps(
+        {"n": number, "sent": sent, "files": files, "by": by, "tab": tab, "draft": draft}
+    )
     return render_to_string("chat/partials/signal.html", {"signal_json": data})
 
 

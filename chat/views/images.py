@@ -60,4 +60,4 @@ def image_to_project(request: HttpRequest, image_id: int) -> HttpResponse:
     if isinstance(result, FileError):
         response = HttpResponse(result.message, status=422)
         return retarget(response, "#new-file-error")
-    return changed_response(request, project, result.path)
+    return changed_response(request, project, result.path, written=result)

@@ -32,7 +32,7 @@ from projects.services import (
     file_update,
     file_upload,
 )
-from projects.web.responses import changed_response, error_response
+from projects.web.responses import announce, changed_response, error_response
 from projects.web.workspace import editor_context, tree_html
 
 _NEW_FILE_CONTENT = {
@@ -87,7 +87,7 @@ def file_new(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     )
     if isinstance(result, FileError):
         return error_response(request, result, target="#new-file-error")
-    return changed_response(request, project, result.path)
+    return changed_response(request, project, result.path, written=result)
 
 
 @require_POST
@@ -106,7 +106,7 @@ def file_upload_view(request: HttpRequest, project_id: uuid.UUID) -> HttpRespons
     )
     if isinstance(result, FileError):
         return error_response(request, result, target="#new-file-error")
-    return changed_response(request, project, result.path)
+    return changed_response(request, project, result.path, written=result)
 
 
 def _upload_path(folder: str, name: str | None) -> str:
@@ -128,7 +128,7 @@ def file_rename_view(request: HttpRequest, project_id: uuid.UUID) -> HttpRespons
     )
     if isinstance(result, FileError):
         return error_response(request, result, target="#editor-status")
-    return changed_response(request, project, result.path)
+    return changed_response(request, project, result.path, written=result)
 
 
 @require_POST
@@ -142,7 +142,7 @@ def file_delete_view(request: HttpRequest, project_id: uuid.UUID) -> HttpRespons
     )
     if isinstance(result, FileError):
         return error_response(request, result, target="#editor-status")
-    return changed_response(request, project, None)
+    return changed_response(request, project, None, written=result)
 
 
 @require_POST
@@ -164,6 +164,7 @@ def _saved(request: HttpRequest, project: Project, result: FileWrite) -> HttpRes
     body = render_to_string(
         "projects/partials/saved.html", {"result": result, "project": project}, request=request
     )
+    announce(request, project, result)
     response = HttpResponse(body + tree_html(project))
     return trigger_client_event(response, "filesChanged", {"paths": [result.path]})
 

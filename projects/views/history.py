@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from common.users import current_user
 from projects.files.binaries import is_marker
-from projects.files.results import ErrorCode, FileError
+from projects.files.results import ErrorCode, FileError, FileWrite
 from projects.history.past import past_version
 from projects.history.revisions import file_history, file_restore, revision_diff, revision_state
 from projects.selectors import owned_project
@@ -94,4 +94,5 @@ def restore(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     if isinstance(result, FileError) and result.code != ErrorCode.NO_CHANGE:
         return error_response(request, result, target="#editor-status")
     path = result.path if result.path else None
-    return changed_response(request, project, path)
+    written = result if isinstance(result, FileWrite) else None
+    return changed_response(request, project, path, written=written)

@@ -73,6 +73,7 @@ _CHECKS: dict[str, tuple[Callable[[object], object], str]] = {
     "chatCollapsed": (_switch, "true or false"),
     "filesCollapsed": (_switch, "true or false"),
     "wrap": (_switch, "true or false"),
+    "setupNoticeClosed": (_switch, "true or false"),
     "theme": (_theme, "one of " + ", ".join(THEMES)),
 }
 

@@ -329,8 +329,11 @@
       if (input && !input.value.trim()) input.value = signal.draft;
     }
     if (Array.isArray(signal.files) && signal.files.length) {
+      // Who changed them: the assistant, an undo or restore ("history"), or the
+      // person in a tab (`tab`: which one; workspace.js follows the others').
+      const source = ["history", "person"].includes(signal.by) ? signal.by : "assistant";
       document.body.dispatchEvent(new CustomEvent("filesChanged", {
-        detail: { paths: signal.files, source: signal.by === "history" ? "history" : "assistant" },
+        detail: { paths: signal.files, source, tab: signal.tab || "" },
       }));
     }
   }
@@ -418,7 +421,26 @@
   document.addEventListener("DOMContentLoaded", () => {
     const box = log();
     if (box) box.scrollTop = box.scrollHeight;
+    if (box) keepPlace(box);
   });
+
+  // A hidden log (the chat folded away, or another panel shown on a phone)
+  // forgets how far it was scrolled, and showed the oldest turn once back. It
+  // comes back where it was left: at the newest turn if it was there.
+  function keepPlace(box) {
+    let place = { top: 0, atBottom: true };
+    let hidden = box.clientHeight === 0;
+    box.addEventListener("scroll", () => {
+      if (!box.clientHeight) return;
+      place = { top: box.scrollTop, atBottom: box.scrollHeight - box.scrollTop - box.clientHeight < 80 };
+    });
+    new ResizeObserver(() => {
+      const wasHidden = hidden;
+      hidden = box.clientHeight === 0;
+      if (!wasHidden || hidden) return;
+      box.scrollTop = place.atBottom ? box.scrollHeight : place.top;
+    }).observe(box);
+  }
 
   // For scripts and browser tests.
   window.builtitChat = {

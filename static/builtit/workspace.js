@@ -5,10 +5,10 @@
   let editor = null;        // the Ace editor of the open file, if any
   let dirty = false;        // unsaved edits in the editor
   let previewTimer = null;
-  let assistantTimer = null;
-  let quietReload = null;   // the GET that reloads the open file after the assistant changed it
   let keepPlace = null;     // where the cursor and scroll were, to restore once it re-mounts
-  let quietSwap = false;    // the editor pane's next swap follows someone else's change
+  // This page among the project's open tabs: its own changes come back to it over
+  // the chat's socket (chat.live.broadcast) and are not followed twice.
+  const TAB = Math.random().toString(36).slice(2, 12) + Date.now().toString(36);
 
   // ── editor ────────────────────────────────────────────────────────────
   function mountEditor() {
@@ -37,7 +37,14 @@
       showPrintMargin: false,
       fontSize: "13px",
       wrap: false,
+      // Ace's own keyboard model (as CodeMirror's and VS Code's "Tab moves focus"):
+      // the editor is one stop in the page's Tab order, Enter goes into its text,
+      // where Tab indents, and Esc comes out again, so Tab never traps.
+      enableKeyboardAccessibility: true,
     });
+    // The gutter would be a second stop of its own, before the text.
+    editor.renderer.$gutter.setAttribute("tabindex", "-1");
+    editor.renderer.scroller.setAttribute("aria-describedby", "editor-keys");
     // JSON keeps the file's exact characters (HTML parsing would drop CRs).
     editor.session.setValue(JSON.parse(source.textContent));
     editor.session.getUndoManager().reset();
@@ -53,21 +60,32 @@
     });
     editor.session.setUseWrapMode(wrapOn());
     applyWrap();
-    // Esc leaves the editor (Tab stays indentation inside it): the focus goes to Save.
-    editor.commands.addCommand({
-      name: "leaveEditor",
-      bindKey: { win: "Esc", mac: "Esc" },
-      // After Ace has finished with the key (it puts the focus back on its own
-      // input); not if the focus has gone elsewhere meanwhile (a click, a script).
-      exec: (ace) => setTimeout(() => {
-        const save = form.querySelector("button[type=submit]");
-        if (save && ace.isFocused()) save.focus();
-      }, 0),
-    });
     if (place) restorePlace(place);
-    else if (!pageLoading) editor.focus();
+    else if (!pageLoading) focusEditor();
     goToPending();
   }
+  let pointing = false;  // the person's last move was with a pointer, not a key
+
+  // A file opened with a click is ready to type in; one opened from the keyboard
+  // gets the editor as a whole, so the next Tab goes on (Enter goes in).
+  function focusEditor() {
+    if (pointing) editor.focus();
+    else editor.renderer.scroller.focus();
+  }
+  document.addEventListener("pointerdown", () => { pointing = true; }, true);
+  document.addEventListener("keydown", () => { pointing = false; }, true);
+
+  // Ctrl+S saves from anywhere in the editor, its toolbar and the editor as a
+  // whole included; in the text, Ace's own command has saved.
+  document.addEventListener("keydown", (event) => {
+    const form = document.getElementById("editor-form");
+    if (!form || form.dataset.binary || !form.contains(event.target)) return;
+    if (event.target.classList.contains("ace_text-input")) return;
+    if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === "s") {
+      event.preventDefault();
+      htmx.trigger(form, "submit");
+    }
+  });
   let pageLoading = true;  // the page's own editor leaves the focus in the chat box
 
   function darkPage() {
@@ -88,6 +106,7 @@
     const cursor = editor.getCursorPosition();
     return {
       row: cursor.row, column: cursor.column, focused: editor.isFocused(),
+      whole: document.activeElement === editor.renderer.scroller,
       top: editor.session.getScrollTop(), left: editor.session.getScrollLeft(),
     };
   }
@@ -101,9 +120,8 @@
       editor.session.setScrollLeft(place.left);
     }
     if (place.focused) editor.focus();
-    setStatus("ok", place.by === "history"
-      ? "Updated: an undo or restore changed this file."
-      : "Updated: the assistant changed this file.");
+    else if (place.whole) editor.renderer.scroller.focus();
+    setStatus("ok", "Updated: " + CHANGED_BY[place.by]);
   }
 
   function currentText() {
@@ -201,7 +219,7 @@
     const path = openPath();
     if (!path || !(await discardAgreed())) return;
     dirty = false;
-    reopen(path, null);
+    reload(path, null);
   }
 
   // The version the person saw when they asked: a file changed while the
@@ -328,6 +346,11 @@
     button.closest("tr").remove();
   }
 
+  // Every change this page asks for says which tab it came from (see TAB).
+  document.addEventListener("htmx:configRequest", (event) => {
+    event.detail.headers["X-Builtit-Tab"] = TAB;
+  });
+
   // The editor's text travels with any request that carries a `content` field.
   document.addEventListener("htmx:configRequest", (event) => {
     if (event.detail.elt && event.detail.elt.id === "editor-form") {
@@ -336,11 +359,9 @@
   });
 
   // Opening another file (or creating one) replaces the editor: ask first (in
-  // app.js's check before requests). The quiet reload asks nobody: its answer
-  // keeps unsaved edits (htmx:beforeSwap).
+  // app.js's check before requests).
   window.builtitCheckBeforeRequests((detail) => {
     const target = detail.target;
-    if (quietReload && detail.path === quietReload.url) return null;
     if (!dirty || !target || target.id !== "editor-pane") return null;
     return { ...discardQuestion(), then: () => { dirty = false; } };
   });
@@ -383,31 +404,56 @@
       .observe(tree.parentElement, { childList: true, subtree: true });
   }
 
-  // ── changes by the assistant ──────────────────────────────────────────
-  // The person's own saves already update the editor; only someone else's
-  // change to the open file needs an answer here.
-  let changedBy = "assistant";  // or "history": an undo or restore
+  // ── changes made elsewhere ────────────────────────────────────────────
+  // The assistant, an undo or restore, or the person in another tab changed
+  // files (chat.js hears it over the socket): the open one follows, in place.
+  // This page's own saves already update its editor.
+  const CHANGED_BY = {
+    assistant: "the assistant changed this file.",
+    history: "an undo or restore changed this file.",
+    person: "this file was saved in another tab.",
+  };
+  let changedBy = "assistant";
+  let followTimer = null;
+  let reloads = 0;  // the latest reload; an earlier one's answer is not used
 
-  function assistantChanged(paths, by) {
+  function changedElsewhere(paths, by) {
     if (!Array.isArray(paths) || !paths.includes(openPath())) return;
     changedBy = by;
-    clearTimeout(assistantTimer);
-    assistantTimer = setTimeout(followAssistant, 250);
+    clearTimeout(followTimer);
+    followTimer = setTimeout(() => reload(openPath(), changedBy), 250);
   }
 
-  function followAssistant() {
-    const path = openPath();
-    if (path) reopen(path, { ...placeOf(), by: changedBy });
-  }
-
-  // The open file again, from the server: after someone else changed it (`place`:
-  // where the person was, to go back to), or when the person asks for the saved
-  // version (`place` null). Its answer is read by htmx:beforeSwap below.
-  function reopen(path, place) {
-    const reload = { url: openUrl(path), place };
-    const done = () => { if (quietReload === reload) quietReload = null; };
-    quietReload = reload;
-    request("GET", reload.url).then(done, done);
+  // The open file again: after a change made elsewhere (`by`: who made it), or
+  // the saved version the person asked for (`by` null). Fetched and swapped in
+  // here rather than as an htmx request: those wait in line on the editor, and
+  // a second one's answer was taken for one the person asked for (on a phone it
+  // switched to the code mid-turn). Only the latest answer counts, and only
+  // while the file it is for is still the open one; after a change elsewhere,
+  // edits typed meanwhile are kept, with a warning, and the cursor stays.
+  async function reload(path, by) {
+    if (!path) return;
+    const mine = ++reloads;
+    let answer = null;
+    let body = "";
+    try {
+      answer = await fetch(openUrl(path), { headers: { "HX-Request": "true" }, credentials: "same-origin" });
+      body = await answer.text();
+    } catch (_) {
+      return;  // offline: the socket is down too, and catches up when it is back
+    }
+    if (mine !== reloads || openPath() !== path) return;
+    if (!answer.ok) {
+      // The file's own "not found" is retargeted to the editor; any other
+      // answer (the project itself gone) is said as the server words it.
+      if (answer.status === 404 && answer.headers.get("HX-Retarget")) showGone(by);
+      else editorNotice(answerText(body).slice(0, 300) || "The file could not be loaded again.", []);
+      return;
+    }
+    if (by && dirty) { warnChangedUnderEdits(by); return; }
+    keepPlace = by ? { ...placeOf(), by } : null;
+    htmx.swap("#editor-pane", body, { swapStyle: "innerHTML" });
+    mountEditor();
   }
 
   // What the editor's status line says when someone else changed the open file
@@ -434,9 +480,10 @@
 
   const SAVE_AS_NEW = ["save-as-new", "Save my text as a new file"];
 
-  function warnChangedUnderEdits() {
+  function warnChangedUnderEdits(by) {
+    const what = CHANGED_BY[by];
     editorNotice(
-      (changedBy === "history" ? "An undo or restore changed this file. " : "The assistant changed this file. ") +
+      what[0].toUpperCase() + what.slice(1) + " " +
       "Your unsaved edits are still here, but Save will be refused because the file changed. " +
       "Load the saved version (discarding your edits), or save your text as a new file.",
       [["reload-file", "Load the saved version"], SAVE_AS_NEW],
@@ -450,41 +497,17 @@
     const form = document.getElementById("editor-form");
     if (!form) return;
     form.dataset.gone = "true";
-    const who = { history: "An undo or restore deleted", assistant: "The assistant deleted" }[by]
-      || "Someone deleted";
+    const who = {
+      history: "An undo or restore deleted this file (or renamed it).",
+      assistant: "The assistant deleted this file (or renamed it).",
+      person: "This file was deleted (or renamed) in another tab.",
+    }[by] || "Someone deleted this file (or renamed it).";
     if (form.dataset.binary) {
-      editorNotice(`${who} this file (or renamed it). Its versions stay in its History.`, []);
+      editorNotice(`${who} Its versions stay in its History.`, []);
       return;
     }
-    editorNotice(
-      `${who} this file (or renamed it). Your text is still here: save it as a new file to keep it.`,
-      [SAVE_AS_NEW],
-    );
+    editorNotice(`${who} Your text is still here: save it as a new file to keep it.`, [SAVE_AS_NEW]);
   }
-
-  // The quiet reload's answer: a file gone shows as gone; edits typed meanwhile
-  // are kept, not replaced, with a warning; otherwise the new text, in place.
-  // Nothing of it is swapped but the editor (never the page around it).
-  document.addEventListener("htmx:beforeSwap", (event) => {
-    const reload = quietReload;
-    const config = event.detail.requestConfig;
-    if (!reload || !config || config.path !== reload.url) return;
-    quietReload = null;
-    const xhr = event.detail.xhr;
-    const status = xhr ? xhr.status : 0;
-    if (status !== 200) {
-      event.detail.shouldSwap = false;
-      // The file's own "not found" is retargeted to the editor; any other
-      // answer (the project itself gone) is said as the server words it.
-      if (status === 404 && xhr.getResponseHeader("HX-Retarget")) showGone(reload.place && reload.place.by);
-      else editorNotice(answerText(xhr).slice(0, 300) || "The file could not be loaded again.", []);
-      return;
-    }
-    if (!event.detail.target || event.detail.target.id !== "editor-pane") return;
-    if (dirty) { event.detail.shouldSwap = false; warnChangedUnderEdits(); return; }
-    keepPlace = reload.place;
-    quietSwap = true;
-  });
 
   window.addEventListener("beforeunload", (event) => {
     if (dirty) { event.preventDefault(); event.returnValue = ""; }
@@ -563,12 +586,11 @@
   // One reload for a burst of changes; it returns to the page the frame last
   // reported, since that is what the address box holds.
   document.body.addEventListener("filesChanged", (event) => {
+    const detail = event.detail || {};
+    if (detail.source === "person" && detail.tab === TAB) return;  // followed already
     clearTimeout(previewTimer);
     previewTimer = setTimeout(reloadPreview, 250);
-    const detail = event.detail || {};
-    if (detail.source === "assistant" || detail.source === "history") {
-      assistantChanged(detail.paths, detail.source);
-    }
+    if (detail.source in CHANGED_BY) changedElsewhere(detail.paths, detail.source);
   });
 
   document.addEventListener("submit", (event) => {
@@ -588,6 +610,7 @@
       xhr.open("POST", grid().dataset.uploadUrl);
       xhr.setRequestHeader("X-CSRFToken", window.builtitCsrfToken());
       xhr.setRequestHeader("HX-Request", "true");
+      xhr.setRequestHeader("X-Builtit-Tab", TAB);
       xhr.upload.onprogress = (event) => {
         if (progress && event.lengthComputable) {
           progress.textContent = `Uploading ${file.name}: ${Math.round((100 * event.loaded) / event.total)}%`;
@@ -606,7 +629,7 @@
           const said = page.querySelector("p")?.textContent.trim();
           showUploadError(said ? `${file.name}: ${said}` : `${file.name} is too large to upload.`);
         } else {
-          showUploadError(answerText(xhr) || `${file.name} could not be uploaded.`);
+          showUploadError(answerText(xhr.responseText) || `${file.name} could not be uploaded.`);
         }
         resolve();
       };
@@ -616,8 +639,8 @@
   }
 
   // What an error answer says, as text (parsed inert: nothing in it runs or loads).
-  function answerText(xhr) {
-    const page = new DOMParser().parseFromString(xhr.responseText || "", "text/html");
+  function answerText(html) {
+    const page = new DOMParser().parseFromString(html || "", "text/html");
     return page.body ? page.body.textContent.trim() : "";
   }
 
@@ -731,12 +754,25 @@
       const collapsed = Boolean(layout[name + "Collapsed"]);
       panel.classList.toggle("collapsed", collapsed);
       const toggle = panel.querySelector(".collapse-toggle");
-      if (toggle) toggle.setAttribute("aria-expanded", String(!collapsed));
+      if (toggle) nameToggle(toggle, name, collapsed);
       const width = collapsed ? COLLAPSED : (layout[name + "Width"] ? layout[name + "Width"] + "px" : "");
       if (width) box.style.setProperty("--" + name + "-w", width);
       else box.style.removeProperty("--" + name + "-w");
     }
     if (editor) editor.resize();
+  }
+
+  // The button says what it will do: hide the panel, or show it again.
+  const TOGGLE_WORDS = {
+    chat: ["Hide the chat (more room for code and preview)", "Show the chat"],
+    files: ["Hide the files", "Show the files"],
+  };
+  function nameToggle(toggle, name, collapsed) {
+    const [hide, show] = TOGGLE_WORDS[name];
+    toggle.setAttribute("aria-expanded", String(!collapsed));
+    toggle.title = collapsed ? show : hide;
+    const label = toggle.querySelector(".visually-hidden");
+    if (label) label.textContent = (collapsed ? show : hide).replace(/ \(.*\)$/, "");
   }
 
   function resizeTo(name, width) {
@@ -784,13 +820,12 @@
     }
   });
 
-  // On a narrow screen, opening a file shows it; following someone else's
-  // change to it does not take the person away from the panel they are on.
+  // On a narrow screen, a file the person opened (made, renamed, restored) is
+  // shown. Only their own requests swap the editor through htmx: following
+  // someone else's change (reload) never takes them from the panel they are on.
   document.addEventListener("htmx:afterSettle", (event) => {
     if (!event.detail.target || event.detail.target.id !== "editor-pane") return;
-    const followed = quietSwap;
-    quietSwap = false;
-    if (NARROW.matches && !followed && document.getElementById("editor-form")) showPanel("editor");
+    if (NARROW.matches && document.getElementById("editor-form")) showPanel("editor");
   });
 
   // ── line wrap ─────────────────────────────────────────────────────────
@@ -798,7 +833,10 @@
 
   function applyWrap() {
     const button = document.querySelector("[data-action='toggle-wrap']");
-    if (button) button.setAttribute("aria-pressed", String(wrapOn()));
+    if (button) {
+      button.setAttribute("aria-pressed", String(wrapOn()));
+      button.title = "Wrap long lines: " + (wrapOn() ? "on" : "off");
+    }
     if (editor) editor.session.setUseWrapMode(wrapOn());
   }
 
@@ -806,6 +844,16 @@
     if (!event.target.closest("[data-action='toggle-wrap']")) return;
     saveLayout({ wrap: !wrapOn() });
     applyWrap();
+  });
+
+  // The keyless notice, closed for good (chat/partials/setup.html).
+  document.addEventListener("click", (event) => {
+    const close = event.target.closest("[data-action='close-setup-notice']");
+    if (!close) return;
+    close.closest(".model-setup").remove();
+    saveLayout({ setupNoticeClosed: true });
+    const input = document.getElementById("composer-input");
+    if (input) input.focus();
   });
 
   // A request sent from the dashboard starts its turn as the page opens: the chat

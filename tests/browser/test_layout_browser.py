@@ -179,10 +179,13 @@ def test_the_editor_wraps_lines_on_request_and_esc_leaves_it(
     expect(wrap).to_have_attribute("aria-pressed", "true")
     assert page.evaluate("builtitWorkspace.editor().session.getUseWrapMode()") is True
     page.click(".ace_content")
+    page.evaluate("() => new Promise((done) => setTimeout(done))")  # Ace's own second focus
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.classList.contains('ace_text-input')")
-    page.keyboard.press("Escape")
-    expect(page.locator("#editor-form button[type=submit]")).to_be_focused()
+    page.keyboard.press("Escape")  # out of the text: the editor as a whole, then on
+    expect(page.locator("#editor-form .ace_scroller")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(page.locator("#preview-address")).to_be_focused()
 
 
 def test_dark_mode_follows_the_switch(

@@ -73,6 +73,7 @@ async def test_an_undo_in_one_tab_reaches_every_tab(
             "type": "files_moved",
             "paths": ["/about.html", "/contact.html"],
             "turn": turn_id,
+            "by": "history",
         }
         shown = (await frames_until(page, "Undone"))[-1]
         assert 'id="file-tree"' in shown
