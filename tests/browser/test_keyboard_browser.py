@@ -77,8 +77,9 @@ def test_esc_leaves_the_editor_and_tab_goes_on_to_the_preview(
     _click_into_editor(page)
     page.keyboard.press("Escape")
     page.keyboard.press("Tab")
-    # The control after the editor: the preview's address.
-    expect(page.locator("#preview-address")).to_be_focused()
+    # The control after the editor: the bar between it and the preview, then
+    # the preview's address.
+    expect(page.locator(".splitter")).to_be_focused()
     _unchanged(page, text)
 
     # Back over the editor (one stop, not its text), to the control before it.
@@ -88,6 +89,8 @@ def test_esc_leaves_the_editor_and_tab_goes_on_to_the_preview(
     expect(page.locator("#editor-form button[type=submit]")).to_be_focused()
     # And forward again: the editor does not take Tab back by itself.
     page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    expect(page.locator(".splitter")).to_be_focused()
     page.keyboard.press("Tab")
     expect(page.locator("#preview-address")).to_be_focused()
     _unchanged(page, text)
@@ -108,7 +111,7 @@ def test_enter_on_the_editor_goes_in_and_esc_comes_out_again(
     page.keyboard.press("Control+s")  # saves from the editor as a whole too
     expect(page.locator("#editor-status .status.ok")).to_contain_text("Saved")
     page.keyboard.press("Tab")
-    expect(page.locator("#preview-address")).to_be_focused()
+    expect(page.locator(".splitter")).to_be_focused()
 
 
 def test_tab_reaches_every_control_in_order_and_changes_no_file(

@@ -184,8 +184,8 @@ def test_the_editor_wraps_lines_on_request_and_esc_leaves_it(
     assert page.evaluate("document.activeElement.classList.contains('ace_text-input')")
     page.keyboard.press("Escape")  # out of the text: the editor as a whole, then on
     expect(page.locator("#editor-form .ace_scroller")).to_be_focused()
-    page.keyboard.press("Tab")
-    expect(page.locator("#preview-address")).to_be_focused()
+    page.keyboard.press("Tab")  # on: the bar between the editor and the preview
+    expect(page.locator(".splitter")).to_be_focused()
 
 
 def test_dark_mode_follows_the_switch(
