@@ -93,7 +93,7 @@ FAQ = "[the questions people ask most, with answers]"
             "change the title to Fresh every day",
             "Change the main heading of the home page to “Fresh every day”.",
         ),
-        ("add faq section", f"Add a faq section at the end of the home page, with {FAQ}."),
+        ("add faq section", f"Add a FAQ section to the home page, with {FAQ}."),
         (
             "add an about page",
             "Add an about page, linked from the navigation of every page, "
