@@ -5,7 +5,9 @@ For a new site: the kind of site and its name, the sections it gets with what
 each should hold (in brackets, for the person to fill in: their own prices and
 address, where the demo would write examples), a tone and the look the demo
 builds for the kind (chat.demo.looks), or the colour the person named. For a
-small change: the change said the way the demo understands it. Deterministic,
+small change: the change said the way the demo understands it; of a draft
+with several parts, each part it understands rewritten and the others kept
+word for word (chat.demo.parts), so no part is lost. Deterministic,
 and worded so that sending the rewrite asks the demo for the same thing it
 rewrote (tests/demo/test_demo_improve.py holds it to that). A draft the demo
 does not understand, or says plainly already, comes back as it was.
