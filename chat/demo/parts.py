@@ -36,6 +36,7 @@ _THING = re.compile(
     r"^(?:an?|the|some|one|new|another)?\s*(?:[\w'\u2019-]+\s+){0,2}?(?:page|section)\b",
     re.IGNORECASE,
 )
+_ANOTHER = re.compile(r"^(?:the|its|my|our)\s+\w", re.IGNORECASE)
 # Requests whose words are kept whole: what follows "to" is the new text, the
 # name follows "called", the site's description runs on with "and".
 _KEEP_WHOLE = {"build", "fix", "remember", "translate", "heading", "text"}
@@ -78,9 +79,14 @@ def _as_request(left: str, right: str) -> str | None:
     if _VERB.match(rest):
         return rest
     verb = _VERB.match(left)
-    if verb is not None and _THING.match(rest):
-        shared = f"{verb.group(0)} {rest}"
+    if verb is None:
+        return None
+    shared = f"{verb.group(0)} {rest}"
+    if _THING.match(rest):
         return shared if intent_of(shared) in ("page", "section") else None
+    # "make the buttons rounded and the header teal": a thing of its own, understood.
+    if _ANOTHER.match(rest) and intent_of(shared) not in ("help", "translate"):
+        return shared
     return None
 
 

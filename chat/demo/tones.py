@@ -41,7 +41,7 @@ _ABOUT_WORDS = re.compile(
 _TEXT_WORDS = re.compile(r"\b(?:tone|voice|wording|copy|texts?|writing|words)\b")
 # "make the colours more playful": a look, which the demo cannot change by tone.
 _LOOK_WORDS = re.compile(
-    r"\b(?:colou?rs?|fonts?|buttons?|header|background|layout|images?|photos?)\b"
+    r"\b(?:colou?rs?|fonts?|buttons?|header|background|layout|images?|photos?|look|design)\b"
 )
 
 

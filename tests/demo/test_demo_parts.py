@@ -95,6 +95,9 @@ async def test_a_part_it_cannot_do_is_named_not_dropped(
         ("Add a section called Tea and cake", 1),
         ("change the heading to Welcome and add a FAQ section", 2),
         ("make the header navy; round the buttons", 2),
+        ("make the buttons rounded and the header teal", 2),
+        ("make the header purple and white", 1),
+        ("change the heading to Salt and the Sea", 1),
     ],
 )
 def test_one_request_is_not_cut_where_its_words_run_on(request_: str, parts: int) -> None:
