@@ -4,13 +4,15 @@ owner's instructions it followed, and what to ask next."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from chat.demo.colours import colour_in
 from chat.demo.intents import Intent
 from chat.demo.reading import Call
 from chat.demo.rules import Rules, asked_colour, followed_line
 from chat.demo.site import brief_from
 from chat.demo.steps import Step
-from chat.demo.tones import done_line
+from chat.demo.tones import TONE_NAMES, done_line, tone_asked
 
 CAN = (
     "I'm the offline demo, a scripted stand-in for a real model. I can build a one-page "
@@ -32,6 +34,7 @@ NEXT_STEPS: dict[Intent, tuple[str, ...]] = {
     "page": ("Add a FAQ section", "Make the header dark blue", "Add a gallery section"),
     "buttons": ("Add a section called Opening hours", "Make the header teal", "Add a FAQ section"),
     "fix": ("Add a FAQ section", "Make the buttons rounded", "Add an about page"),
+    "tone": ("Add a FAQ section", "Make the header teal"),
     "remember": ("Add a FAQ section", "Add an about page", "Add a contact page"),
     "translate": (),
     "help": (),
@@ -40,10 +43,18 @@ _DEMO_LINE = "I'm the offline demo; add a key in Settings for a real model."
 
 
 def report(
-    intent: Intent, writes: list[Call], request: str, rules: Rules, *, notes: str = ""
+    intent: Intent,
+    writes: list[Call],
+    request: str,
+    rules: Rules,
+    *,
+    notes: str = "",
+    first: tuple[str, ...] = (),
 ) -> Step:
     """The turn's answer once its writes are made; `notes`: what else the
-    answer must say (what it could not do, details that are examples)."""
+    answer must say (what it could not do, details that are examples);
+    `first`: what to ask next before the usual suggestions (the rest of the
+    request)."""
     # A write refused because the file already holds that text left it as wanted.
     kept = [call for call in writes if call.result.get("code") == "no_change"]
     done = [call for call in writes if call.ok or call in kept]
@@ -71,7 +82,8 @@ def report(
     ending = f"\n\n{said}" if said else ""
     ending += f"\n\n{_DEMO_LINE}"
     # Not "make the header teal" where teal is the instructions' colour already.
-    nexts = [s for s in NEXT_STEPS[intent] if not rules.colour or rules.colour[0] not in s.lower()]
+    usual = [s for s in NEXT_STEPS[intent] if not rules.colour or rules.colour[0] not in s.lower()]
+    nexts = list(dict.fromkeys([*first, *usual]))[:3]
     if done and nexts:  # as a real model is asked to (chat.agent.prompt)
         ending += "\nNext: " + " | ".join(nexts)
     return Step(
@@ -91,6 +103,16 @@ def instructions_line(intent: Intent, request: str, rules: Rules) -> str:
             name=brief_from(request, rules).name == rules.name,
             overridden=_differs(asked, rules),
         )
+    if intent == "tone":  # the message's tone wins over the instructions' for these texts
+        tone = tone_asked(request)
+        if rules.tone is None or tone is None or tone == rules.tone:
+            return followed_line(rules)
+        said = followed_line(replace(rules, tone=None))
+        wins = (
+            f"Your message asked for {TONE_NAMES[tone]}, so it wins over the "
+            f"{TONE_NAMES[rules.tone].removeprefix('a ')} of your instructions."
+        )
+        return f"{said} {wins}".strip()
     if intent == "colour":
         return followed_line(rules, colour=True, overridden=_differs(colour_in(request), rules))
     return followed_line(rules)

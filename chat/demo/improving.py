@@ -5,7 +5,9 @@ For a new site: the kind of site and its name, the sections it gets with what
 each should hold (in brackets, for the person to fill in: their own prices and
 address, where the demo would write examples), a tone and the look the demo
 builds for the kind (chat.demo.looks), or the colour the person named. For a
-small change: the change said the way the demo understands it. Deterministic,
+small change: the change said the way the demo understands it; of a draft
+with several parts, each part it understands rewritten and the others kept
+word for word (chat.demo.parts), so no part is lost. Deterministic,
 and worded so that sending the rewrite asks the demo for the same thing it
 rewrote (tests/demo/test_demo_improve.py holds it to that). A draft the demo
 does not understand, or says plainly already, comes back as it was.
@@ -14,14 +16,17 @@ does not understand, or says plainly already, comes back as it was.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from chat.demo.colours import colour_in
 from chat.demo.intents import HEADING, PAGE, Intent, intent_of, section_asked
 from chat.demo.looks import look_for
+from chat.demo.parts import parts_of
 from chat.demo.reading import text_of
 from chat.demo.site import SECTIONS, Brief, brief_from
 from chat.demo.steps import Step
+from chat.demo.tones import TONE_NAMES, tone_asked
 
 # The opening words of the improve request's system message, written there
 # (chat.agent.improving) and recognised here.
@@ -59,6 +64,19 @@ _TONES = {
     "product": "clear and confident",
     "blog": "personal and easy to read",
 }
+# Who a site is for, in the person's words: "for my dog walking business".
+_FOR = re.compile(
+    r"\bfor\s+(?:my|our|an?)\s+(?:[a-z][\w'\u2019-]*\s+){0,4}?[a-z][\w'\u2019-]*"
+    r"(?=\s*(?:$|[,.;:!?]|\s(?:called|named|with|that|which|where|and|in|on|at|to|please)\b))",
+    re.IGNORECASE,
+)
+# The name to fill in, where "[kind name]" does not read well.
+_NAME_TO_FILL = {
+    "site": "[site name]",
+    "wedding": "[your names]",
+    "product": "[product name]",
+    "portfolio": "[your name]",
+}
 # A site's words that make a colour request a new site's ("a green site for my bakery").
 _SITE = re.compile(r"\b(site|website|landing|portfolio)\b")
 
@@ -77,20 +95,29 @@ def improve_step(body: dict[str, Any]) -> Step | None:
 
 
 def improved(draft: str) -> str:
-    """`draft` as the demo would like to read it; as it was when the demo cannot tell."""
-    match _intent(draft):
-        case "build":
-            return _site(brief_from(draft), colour_in(draft.lower()))
-        case "colour":
-            return _recolour(draft.lower())
-        case "heading":
-            return _reheading(draft)
-        case "section":
-            return _section(draft)
-        case "page":
-            return _page(draft.lower())
-        case "remember" | "text" | "buttons" | "fix" | "translate" | "help":
-            return draft  # a wish to keep, said plainly already, or one it cannot do
+    """`draft` as the demo would like to read it; as it was when the demo
+    cannot tell. A draft asking for several changes has each part the demo
+    understands rewritten and the others kept word for word (chat.demo.parts)."""
+    parts = parts_of(draft) if _intent(draft) != "build" else [draft]
+    if len(parts) > 1:
+        return "\n".join(_sentence(_improved_part(part)) for part in parts)
+    return _improved_part(draft)
+
+
+def _sentence(part: str) -> str:
+    return part if part.endswith((".", "!", "?")) else part + "."
+
+
+def _improved_part(draft: str) -> str:
+    """One request rewritten; a wish to keep, said plainly already, or one the
+    demo cannot do comes back as it was."""
+    rewrite = _REWRITES.get(_intent(draft))
+    return rewrite(draft) if rewrite is not None else draft
+
+
+def _retone(draft: str) -> str:
+    tone = TONE_NAMES[tone_asked(draft) or "plain"]
+    return f"Reword the site's headings and texts in {tone}, keeping the name and all else as is."
 
 
 def _intent(draft: str) -> Intent:
@@ -100,13 +127,25 @@ def _intent(draft: str) -> Intent:
     return intent
 
 
-def _site(brief: Brief, colour: tuple[str, str] | None) -> str:
+def _for_whom(draft: str) -> str:
+    """Who the site is for, in the person's words ("for my dog walking
+    business", "for a photographer"); "" when the draft does not say."""
+    found = _FOR.search(draft)
+    return " ".join(found.group(0).split()).lower() if found else ""
+
+
+def _site(brief: Brief, colour: tuple[str, str] | None, for_whom: str) -> str:
     kind = brief.kind
-    what = "a one-page website" if kind == "site" else f"a one-page website for my {kind}"
+    mine = "for our" if " our " in f" {for_whom} " else "for my"
+    what = "a one-page website" + (f" {mine} {kind}" if kind != "site" else "")
     if kind == "product":  # the demo knows a product's site as a landing page
-        what = "a one-page landing site for my product"
+        what = "a one-page landing site " + (for_whom or "for my product")
+    elif kind == "portfolio":
+        what = "a one-page portfolio website" + (f" {for_whom}" if for_whom else "")
+    elif for_whom and (kind == "site" or kind in for_whom):
+        what = f"a one-page website {for_whom}"
     named = not brief.name.startswith("Your ")
-    name = f"“{brief.name}”" if named else f"[{'site' if kind == 'site' else kind} name]"
+    name = f"“{brief.name}”" if named else _NAME_TO_FILL.get(kind, f"[{kind} name]")
     sections = "\n".join(
         f"- {heading}: {_HOLDS.get(sid, '[what it says]')}"
         for sid, heading in _in_order(brief.sections)
@@ -149,13 +188,13 @@ def _reheading(draft: str) -> str:
 def _section(draft: str) -> str:
     asked = section_asked(draft)
     if asked is None or not asked.words:
-        return "Add a section called [its name] at the end of the home page."
+        return "Add a section called [its name] to the home page."
     if asked.named:  # its name ends the request, for the demo to read it whole
         return f"Add a section called “{asked.words}”."
-    word = asked.words
-    sid = next((v[0] for key, v in SECTIONS.items() if word.startswith(key)), "")
+    word = "FAQ" if asked.words == "faq" else asked.words
+    sid = next((v[0] for key, v in SECTIONS.items() if word.lower().startswith(key)), "")
     holds = _HOLDS.get(sid, "[what it should say]")
-    return f"Add a {word} section at the end of the home page, with {holds}."
+    return f"Add a {word} section to the home page, with {holds}."
 
 
 def _page(lowered: str) -> str:
@@ -166,3 +205,13 @@ def _page(lowered: str) -> str:
         f"Add {article} {slug} page, linked from the navigation of every page, "
         f"with [what the {slug} page should say]."
     )
+
+
+_REWRITES: dict[Intent, Callable[[str], str]] = {
+    "build": lambda d: _site(brief_from(d), colour_in(d.lower()), _for_whom(d)),
+    "colour": lambda d: _recolour(d.lower()),
+    "heading": _reheading,
+    "section": _section,
+    "page": lambda d: _page(d.lower()),
+    "tone": _retone,
+}

@@ -18,6 +18,8 @@ from typing import Literal
 
 from chat.demo.colours import colour_in
 from chat.demo.remember import asks_to_remember
+from chat.demo.site import SECTIONS
+from chat.demo.tones import tone_asked
 
 Intent = Literal[
     "build",
@@ -27,6 +29,7 @@ Intent = Literal[
     "section",
     "page",
     "buttons",
+    "tone",
     "fix",
     "translate",
     "remember",
@@ -44,6 +47,13 @@ _BUILD = re.compile(
     rf"(?:an?|new|one-page|single-page)\b(?:\s+[\w'\u2019-]+){{0,4}}?\s+{_SITE}\b"
     rf"|^\s*(?:an?|new)\s+(?:[\w'\u2019-]+\s+){{0,3}}?{_SITE}\b"
     rf"|\b{_SITE}\s+for\s+(?:my|our|an?|the)\b"
+    # "make a page for my dog walking business": a site, not one more page.
+    r"|\b(?:make|build|create|design|want|need|get)\b(?:\s+(?:me|us))?\s+(?:an?|one|new|single)\s+"
+    r"page\s+for\s+(?:my|our|an?)\b"
+)
+_NEW_SITE = re.compile(
+    rf"\b(?:an?|new|one-page|single-page)\s+(?:[\w'\u2019-]+\s+){{0,3}}?{_SITE}\b"
+    rf"|^\s*{_SITE}\s+for\b"
 )
 _REPLACE = re.compile(
     rf"\breplace\s+(?:the|this|my|our)\s+(?:whole\s+)?{_SITE}\b"
@@ -61,7 +71,7 @@ PAGE = re.compile(r"\b(?:add|create|make)\b(?:\s+(?:an?|the|one|new))*\s+([\w-]+
 # "a landing page", "a one-page site": the whole site, not one more page; "make
 # this page faster": a page that is there.
 _NOT_A_NEW_PAGE = {
-    *("landing", "home", "web", "one", "single", "new", "first", "main", "index"),
+    *("landing", "home", "web", "one", "single", "new", "first", "main", "index", "a", "an"),
     *("this", "that", "my", "our", "your", "whole", "entire", "each", "every", "same"),
 }
 _NAMED_SECTION = re.compile(
@@ -73,6 +83,12 @@ _NAMED_SECTION = re.compile(
 SECTION = re.compile(
     r"\badd\b(?:\s+(?:an?|the|one|new|another))*\s+(?P<words>(?:[\w'\u2019-]+\s+){0,3}?[\w'\u2019-]+)"
     r"\s+section\b",
+    re.IGNORECASE,
+)
+# "add testimonials", "add a FAQ": a section the demo knows, named without the word.
+_BARE_SECTION = re.compile(
+    r"\badd\b(?:\s+(?:an?|the|some|our|my|a\s+few))*\s+"
+    rf"(?P<words>(?:{'|'.join(SECTIONS)})[\w'\u2019-]*)\s*(?:[.!]\s*)?$",
     re.IGNORECASE,
 )
 HEADING = re.compile(
@@ -110,6 +126,10 @@ def _page_asked(lowered: str) -> bool:
     return page is not None and page.group(1) not in _NOT_A_NEW_PAGE
 
 
+def _retone_asked(request: str, lowered: str) -> bool:
+    return tone_asked(request) is not None and not _NEW_SITE.search(lowered)
+
+
 def _colour_asked(lowered: str) -> bool:
     return bool(colour_in(lowered) and _RECOLOUR.search(lowered)) or bool(
         _MAIN_COLOUR.search(lowered)
@@ -125,6 +145,9 @@ _ASKS: tuple[tuple[Intent, Callable[[str, str, bool], bool]], ...] = (
     ("page", lambda request, lowered, picked: _page_asked(lowered)),
     ("section", lambda request, lowered, picked: section_asked(request) is not None),
     ("buttons", lambda request, lowered, picked: _BUTTONS.search(lowered) is not None),
+    # Before "build": "create a friendlier tone for the site" rewords, it never
+    # rebuilds; "build a site with a friendly tone" names a new site.
+    ("tone", lambda request, lowered, picked: _retone_asked(request, lowered)),
     ("build", lambda request, lowered, picked: _BUILD.search(lowered) is not None),
     ("colour", lambda request, lowered, picked: _colour_asked(lowered)),
     ("text", lambda request, lowered, picked: picked and bool(new_text(request, picked=True))),
@@ -141,7 +164,7 @@ def section_asked(request: str) -> SectionAsked | None:
     named = _NAMED_SECTION.search(request)
     if named:
         return SectionAsked(" ".join(named.group("name").split())[:60], True)
-    found = SECTION.search(request)
+    found = SECTION.search(request) or _BARE_SECTION.search(request)
     if found is None:
         return None
     words = found.group("words").lower()

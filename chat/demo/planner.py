@@ -30,10 +30,12 @@ from chat.demo.asking import Asked, asked_in
 from chat.demo.content import examples_note
 from chat.demo.intents import Intent, asks_to_replace, intent_of, new_text
 from chat.demo.pages import add_page
+from chat.demo.parts import Parts, parts_in
 from chat.demo.plans import plan_text, planned_request
 from chat.demo.reading import WRITES, calls_since, listed, text_of, texts, tool_names, writes
 from chat.demo.remember import remember, remembered_note
 from chat.demo.remember import to_read as instructions_to_read
+from chat.demo.retone import remember_tone, retone, retone_note
 from chat.demo.rules import Rules, rules_from
 from chat.demo.site import brief_from, site_files, site_name
 from chat.demo.steps import Step
@@ -52,7 +54,10 @@ def next_step(body: dict[str, Any]) -> Step:
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
     asked = asked_in(text_of(messages[last_user]) if last_user >= 0 else "")
-    request = planned_request(asked.words)
+    whole = planned_request(asked.words)
+    # One change a turn: the first part understood now, the rest said to ask next.
+    parts = parts_in(whole, picked=asked.pick is not None)
+    request = parts.now
     made = calls_since(messages[last_user + 1 :])
     tools = tool_names(body)
     intent = intent_of(request, picked=asked.pick is not None)
@@ -78,10 +83,18 @@ def next_step(body: dict[str, Any]) -> Step:
     read = texts(made)
     turn = _Turn(request, asked, files, read, rules)
     if not tools & WRITES:
-        return _plan(_write(intent, turn), intent, request, rules)
+        return _plan(_write(intent, turn), intent, whole, parts, rules)
     if not writes(made):
         return _write(intent, turn)
-    return report(intent, writes(made), request, rules, notes=_notes(intent, request, files, read))
+    notes = "\n\n".join(n for n in (parts.note(), _notes(intent, request, files, read)) if n)
+    return report(intent, writes(made), request, rules, notes=notes, first=_first_next(parts))
+
+
+def _first_next(parts: Parts) -> tuple[str, ...]:
+    """The next steps that come first: the rest of the request, then for a
+    change of tone, keeping it for later changes."""
+    tone = (remember_tone(parts.now),) if intent_of(parts.now) == "tone" else ()
+    return (*parts.later, *tone)
 
 
 def _cannot(intent: Intent, request: str, asked: Asked) -> Step:
@@ -112,6 +125,8 @@ def _to_read(intent: Intent, files: list[str], request: str, asked: Asked) -> li
             wanted = ["/styles.css", "/index.html"]
         case "heading" | "section":
             wanted = ["/index.html"]
+        case "tone":
+            wanted = pages[:6]
         case "text":
             wanted = [asked.pick.page] if asked.pick else []
         case "page":
@@ -161,18 +176,22 @@ _WRITERS: dict[Intent, Callable[[_Turn], Step]] = {
     "buttons": lambda t: changes.round_buttons(t.request.lower(), t.read),
     "fix": lambda t: fixes.fix_step(t.request, t.files, t.read),
     "remember": lambda t: remember(t.request, t.files, t.read),
+    "tone": lambda t: retone(t.request, t.read),
 }
 
 
-def _plan(step: Step, intent: Intent, request: str, rules: Rules) -> Step:
-    """The writes `step` would make, as a plan; a step that writes nothing says
-    why, as it would in any turn."""
+def _plan(step: Step, intent: Intent, whole: str, parts: Parts, rules: Rules) -> Step:
+    """The writes `step` would make, as a plan of `whole` (what the build turn
+    reads again); a step that writes nothing says why, as it would in any turn."""
+    said = "\n\n".join(
+        n for n in (parts.note(plan=True), instructions_line(intent, parts.now, rules)) if n
+    )
+    nexts = f"\nNext: {' | '.join(parts.later)}" if parts.later else ""
     if not step.calls:
-        return step
-    said = instructions_line(intent, request, rules)
+        return Step(step.reasoning, step.content + (f"\n\n{said}" if said else "") + nexts)
     return Step(
         "I may only look in this turn, so I'll say what I would write instead: " + step.reasoning,
-        plan_text(request, step.calls) + (f"\n\n{said}" if said else ""),
+        plan_text(whole, step.calls) + (f"\n\n{said}" if said else "") + nexts,
     )
 
 
@@ -237,6 +256,8 @@ def _notes(intent: Intent, request: str, files: list[str], read: dict[str, str])
     match intent:
         case "remember":
             return remembered_note(request)
+        case "tone":
+            return retone_note(request)
         case "fix":
             return fixes.fix_notes(request, files, read)
         case "build":

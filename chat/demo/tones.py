@@ -9,6 +9,7 @@ so a person can see the instruction was followed.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 Tone = Literal["plain", "friendly", "formal", "playful"]
@@ -20,6 +21,39 @@ TONE_NAMES: dict[Tone, str] = {
     "formal": "a formal tone",
     "playful": "a playful tone",
 }
+
+# The tone a request asks for; the first that matches wins ("less formal" is friendly).
+_ASKED: tuple[tuple[Tone, str], ...] = (
+    ("friendly", r"less\s+(?:formal|stiff|serious|corporate)"),
+    ("plain", r"less\s+(?:playful|silly|jokey|casual|chatty)"),
+    ("playful", r"playful|fun|funnier|cheeky|whimsical|witty|quirky|cheerful"),
+    ("formal", r"formal|professional|businesslike|business-like|serious|polite"),
+    ("friendly", r"friendl(?:y|ier)|casual|informal|chatty|relaxed|warm(?:er)?"),
+    ("plain", r"plain(?:er)?|simpler|neutral|calmer|toned?\s+down"),
+)
+# Words that make a tone word about the texts, not about a colour or a button.
+_ABOUT_WORDS = re.compile(
+    r"\b(?:tone|voice|wording|copy|texts?|writing|words|sound|language)\b"
+    r"|\b(?:more|less)\s+\w+|\b(?:friendlier|funnier|plainer|simpler)\b"
+    r"|\bmake\s+(?:it|the\s+(?:whole\s+)?(?:site|website|page))\s+(?:sound\s+|feel\s+)?\w+\s*[.!]?$",
+    re.IGNORECASE,
+)
+_TEXT_WORDS = re.compile(r"\b(?:tone|voice|wording|copy|texts?|writing|words)\b")
+# "make the colours more playful": a look, which the demo cannot change by tone.
+_LOOK_WORDS = re.compile(
+    r"\b(?:colou?rs?|fonts?|buttons?|header|background|layout|images?|photos?|look|design)\b"
+)
+
+
+def tone_asked(request: str) -> Tone | None:
+    """The tone `request` asks the site's texts to take, or None."""
+    lowered = request.lower()
+    if not _ABOUT_WORDS.search(lowered):
+        return None
+    if _LOOK_WORDS.search(lowered) and not _TEXT_WORDS.search(lowered):
+        return None
+    return next((tone for tone, words in _ASKED if re.search(rf"\b(?:{words})\b", lowered)), None)
+
 
 # Section id (chat.demo.site.SECTIONS) → (heading, text), per tone but plain.
 _SECTIONS: dict[Tone, dict[str, tuple[str, str]]] = {
@@ -96,6 +130,7 @@ _DONE: dict[Tone, dict[str, str]] = {
         "text": "Done: the text is changed.",
         "buttons": "Done: the buttons are changed.",
         "fix": "Done: fixed what I could.",
+        "tone": "Done: the texts are reworded.",
     },
     "friendly": {
         "build": "All set: your site is ready!",
@@ -107,6 +142,7 @@ _DONE: dict[Tone, dict[str, str]] = {
         "text": "All set: the new text is in!",
         "buttons": "All set: your buttons are done!",
         "fix": "All set: fixed what I could!",
+        "tone": "All set: your texts are reworded!",
     },
     "formal": {
         "build": "The site has been built.",
@@ -118,6 +154,7 @@ _DONE: dict[Tone, dict[str, str]] = {
         "text": "The text has been changed.",
         "buttons": "The buttons have been changed.",
         "fix": "The findings I can fix have been fixed.",
+        "tone": "The texts have been reworded.",
     },
     "playful": {
         "build": "Ta-da! Your site is alive!",
@@ -129,6 +166,7 @@ _DONE: dict[Tone, dict[str, str]] = {
         "text": "Poof! New words!",
         "buttons": "Boing! Buttons reshaped!",
         "fix": "Patched up what I could!",
+        "tone": "Abracadabra! Fresh new words!",
     },
 }
 

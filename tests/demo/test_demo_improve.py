@@ -18,7 +18,9 @@ from chat.agent.events import Done
 from chat.agent.loop import TurnRequest, run_turn
 from chat.demo.improving import improved
 from chat.demo.intents import intent_of
+from chat.demo.parts import parts_of
 from chat.demo.site import brief_from
+from chat.demo.tones import tone_asked
 from chat.demo.transport import DEMO_MODEL, demo_client
 from chat.llm.config import OPENROUTER_URL
 from chat.models import Charge
@@ -93,7 +95,7 @@ FAQ = "[the questions people ask most, with answers]"
             "change the title to Fresh every day",
             "Change the main heading of the home page to “Fresh every day”.",
         ),
-        ("add faq section", f"Add a faq section at the end of the home page, with {FAQ}."),
+        ("add faq section", f"Add a FAQ section to the home page, with {FAQ}."),
         (
             "add an about page",
             "Add an about page, linked from the navigation of every page, "
@@ -120,3 +122,79 @@ async def test_the_rewrite_sent_builds_what_it_says(project: Project) -> None:
     page = await sync_to_async(ProjectFile.objects.get)(project=project, path="/index.html")
     for heading in ("Menu", "Opening hours", "Contact"):
         assert f"<h2>{heading}</h2>" in page.content
+
+
+@pytest.mark.parametrize(
+    ("draft", "opening"),
+    [
+        (
+            "make a page for my dog walking business",
+            "Build a one-page website for my dog walking business, called [business name].",
+        ),
+        ("make a site for my bakery", "Build a one-page website for my bakery, called"),
+        (
+            "portfolio for a photographer",
+            "Build a one-page portfolio website for a photographer, called [your name].",
+        ),
+        ("i need a website for my wedding", "Build a one-page website for my wedding, called"),
+        ("website for our wedding", "Build a one-page website for our wedding, called"),
+        ("add a contact page", "Add a contact page, linked from the navigation"),
+        ("add faq section", "Add a FAQ section to the home page"),
+    ],
+)
+def test_a_rewrite_reads_as_good_english(draft: str, opening: str) -> None:
+    rewrite = improved(draft)
+
+    assert rewrite.startswith(opening)
+    assert intent_of(rewrite) == intent_of(draft)
+    for slip in (" an a ", " a a ", " an an ", "the a ", " my my ", " a an "):
+        assert slip not in f" {rewrite.lower()} ", slip
+
+
+def test_a_page_for_a_business_is_a_site() -> None:
+    draft = "make a page for my dog walking business"
+
+    assert intent_of(draft) == "build"
+    assert brief_from(improved(draft)).kind == "business"
+
+
+@pytest.mark.parametrize(
+    ("draft", "kept"),
+    [
+        (
+            "make the header purple and add a FAQ section",
+            [
+                "Make the header purple, keeping its text easy to read.",
+                f"Add a FAQ section to the home page, with {FAQ}.",
+            ],
+        ),
+        (
+            "add testimonials and a pricing page",
+            [
+                "Add a testimonials section to the home page, with",
+                "Add a pricing page, linked from the navigation of every page",
+            ],
+        ),
+        (
+            "make the header purple and make it sparkle",
+            ["Make the header purple, keeping its text easy to read.", "Make it sparkle."],
+        ),
+    ],
+)
+def test_a_rewrite_keeps_every_part_of_the_draft(draft: str, kept: list[str]) -> None:
+    rewrite = improved(draft)
+
+    lines = rewrite.splitlines()
+    assert len(lines) == len(kept)
+    for line, wanted in zip(lines, kept, strict=True):
+        assert line.startswith(wanted)
+    assert [intent_of(part) for part in parts_of(rewrite)] == [
+        intent_of(part) for part in parts_of(draft)
+    ]
+
+
+def test_a_tone_draft_asks_for_the_same_tone() -> None:
+    rewrite = improved("make the tone friendlier")
+
+    assert intent_of(rewrite) == "tone"
+    assert tone_asked(rewrite) == "friendly"

@@ -74,3 +74,13 @@ def person_writes(project: Project, path: str, content: str) -> None:
     else:
         result = file_create(project=project, path=path, content=content, author=author)
     assert isinstance(result, FileWrite), result
+
+
+CRUMB = "Build a one-page site for a bakery called Crumb"
+
+
+async def crumb_site(project: Project, conversation: Conversation) -> None:
+    """Crumb, built, turned green and given an about page, as in issue 31."""
+    for request in (CRUMB, "make the header dark green", "add an about page"):
+        events = await turn(project, conversation, request)
+        assert all(result.ok for result in results(events)), request
