@@ -7,7 +7,7 @@ import uuid
 from datetime import datetime
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Count, Max, QuerySet, Sum
+from django.db.models import Count, Exists, Max, OuterRef, QuerySet, Sum
 from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest
 
@@ -30,6 +30,7 @@ MAX_SEARCH_QUERY = 500
 DEFAULT_SEARCH_RESULTS = 100
 _MAX_LISTED_FILES = 50
 _MAX_LINE_SHOWN = 240
+HOME_PAGE = "/index.html"
 
 
 def project_list_for(user: User | AnonymousUser) -> QuerySet[Project]:
@@ -39,6 +40,10 @@ def project_list_for(user: User | AnonymousUser) -> QuerySet[Project]:
             file_count=Count("files"),
             total_size=Coalesce(Sum("files__size"), 0),
             last_file_change=Max("files__updated_at"),
+            # The dashboard's thumbnail is the home page: without one, a placeholder.
+            has_home_page=Exists(
+                ProjectFile.objects.filter(project=OuterRef("pk"), path=HOME_PAGE)
+            ),
         )
         .order_by("-updated_at")
     )
