@@ -230,9 +230,19 @@ def file_search(
             if needle in (line if case_sensitive else line.lower()):
                 total += 1
                 if len(matches) < max_results:
-                    matches.append(SearchMatch(path, number, _shorten(line.strip())))
+                    shown = line.strip()
+                    at = (shown if case_sensitive else shown.lower()).find(needle.strip())
+                    matches.append(SearchMatch(path, number, _shorten(shown, max(at, 0))))
     return SearchResults(query, tuple(matches), total, searched, total > len(matches))
 
 
-def _shorten(line: str) -> str:
-    return line if len(line) <= _MAX_LINE_SHOWN else line[:_MAX_LINE_SHOWN] + "…"
+def _shorten(line: str, at: int) -> str:
+    """`line` cut to what is shown, around its first match (at `at`) when that
+    lies past the cut: in a long or minified line it would not be shown at all."""
+    if len(line) <= _MAX_LINE_SHOWN:
+        return line
+    if at < _MAX_LINE_SHOWN * 2 // 3:
+        return line[:_MAX_LINE_SHOWN] + "…"
+    start = min(at - _MAX_LINE_SHOWN // 3, len(line) - _MAX_LINE_SHOWN)
+    end = start + _MAX_LINE_SHOWN
+    return "…" + line[start:end] + ("…" if end < len(line) else "")
