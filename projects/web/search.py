@@ -34,7 +34,10 @@ def search_groups(results: SearchResults, *, case_sensitive: bool) -> tuple[File
     """The matches of `results` by file, in the order found."""
     pattern = re.compile(re.escape(results.query), 0 if case_sensitive else re.IGNORECASE)
     return tuple(
-        FileHits(path, tuple(Hit(match.line, match.text, _parts(match.text, pattern)) for match in matches))
+        FileHits(
+            path,
+            tuple(Hit(match.line, match.text, _parts(match.text, pattern)) for match in matches),
+        )
         for path, matches in groupby(results.matches, key=lambda match: match.path)
     )
 

@@ -30,7 +30,9 @@ def test_a_card_frames_the_home_page_from_the_sites_origin_without_scripts(
     assert f'data-src="{address}"' in tag
     # An empty sandbox: the site's scripts, forms and popups do not run on the dashboard.
     assert 'sandbox=""' in tag
-    assert 'tabindex="-1"' in tag and 'aria-hidden="true"' in tag and 'loading="lazy"' in tag
+    assert 'tabindex="-1"' in tag
+    assert 'aria-hidden="true"' in tag
+    assert 'loading="lazy"' in tag
     policy = dict(
         (part.split()[0], part.split()[1:]) for part in page["Content-Security-Policy"].split("; ")
     )

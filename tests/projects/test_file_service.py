@@ -931,7 +931,8 @@ def test_search_shows_a_match_far_along_a_long_line(project, author):
     ok(file_create(project=project, path="/a.min.js", content=content, author=author))
     [match] = search(project, "NEEDLE").matches
     assert "needle" in match.text
-    assert match.text.startswith("…") and match.text.endswith("…")
+    assert match.text.startswith("…")
+    assert match.text.endswith("…")
     assert len(match.text) == 242
 
 

@@ -23,7 +23,9 @@ def _search(client: Client, project: Project, query: str, **more: str):
 def _hits(html: str) -> list[tuple[str, int]]:
     return [
         (path, int(line))
-        for path, line in re.findall(r'class="search-hit" data-path="([^"]+)" data-line="(\d+)"', html)
+        for path, line in re.findall(
+            r'class="search-hit" data-path="([^"]+)" data-line="(\d+)"', html
+        )
     ]
 
 
@@ -60,7 +62,7 @@ def test_search_is_literal_and_escapes_what_it_shows(
     )
     html = _search(user_client, project, "a.b").content.decode()
     assert _hits(html) == [("/index.html", 1)]  # "." is a dot, not any character
-    assert '&lt;a href=&quot;x&quot;&gt;<mark>a.b</mark>&lt;/a&gt;' in html
+    assert "&lt;a href=&quot;x&quot;&gt;<mark>a.b</mark>&lt;/a&gt;" in html
     assert '<a href="x">' not in html
 
 
@@ -94,7 +96,8 @@ def test_search_shows_at_most_so_many_matches_and_says_how_many_there_are(
     assert len(_hits(html)) == MAX_SHOWN
     assert f"{MAX_SHOWN + 30} matches: showing the first {MAX_SHOWN}" in html
     # Long lines are cut: the page does not carry the whole file.
-    assert "x" * 240 not in html and "x…</span>" in html
+    assert "x" * 240 not in html
+    assert "x…</span>" in html
 
 
 def test_an_empty_search_clears_the_results_and_a_too_long_one_is_refused(
@@ -110,7 +113,8 @@ def test_only_the_owner_can_search_a_project(
 ) -> None:
     assert _search(other_client, starter_project, "hello").status_code == 404
     anonymous = _search(client, starter_project, "hello")
-    assert anonymous.status_code == 302 and "/accounts/login/" in anonymous["Location"]
+    assert anonymous.status_code == 302
+    assert "/accounts/login/" in anonymous["Location"]
 
 
 def test_search_answers_get_only(user_client: Client, starter_project: Project) -> None:
