@@ -7,7 +7,7 @@ import uuid
 from datetime import datetime
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Count, Max, QuerySet, Sum
+from django.db.models import Count, Exists, Max, OuterRef, QuerySet, Sum
 from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest
 
@@ -30,6 +30,7 @@ MAX_SEARCH_QUERY = 500
 DEFAULT_SEARCH_RESULTS = 100
 _MAX_LISTED_FILES = 50
 _MAX_LINE_SHOWN = 240
+HOME_PAGE = "/index.html"
 
 
 def project_list_for(user: User | AnonymousUser) -> QuerySet[Project]:
@@ -39,6 +40,10 @@ def project_list_for(user: User | AnonymousUser) -> QuerySet[Project]:
             file_count=Count("files"),
             total_size=Coalesce(Sum("files__size"), 0),
             last_file_change=Max("files__updated_at"),
+            # The dashboard's thumbnail is the home page: without one, a placeholder.
+            has_home_page=Exists(
+                ProjectFile.objects.filter(project=OuterRef("pk"), path=HOME_PAGE)
+            ),
         )
         .order_by("-updated_at")
     )
@@ -225,9 +230,19 @@ def file_search(
             if needle in (line if case_sensitive else line.lower()):
                 total += 1
                 if len(matches) < max_results:
-                    matches.append(SearchMatch(path, number, _shorten(line.strip())))
+                    shown = line.strip()
+                    at = (shown if case_sensitive else shown.lower()).find(needle.strip())
+                    matches.append(SearchMatch(path, number, _shorten(shown, max(at, 0))))
     return SearchResults(query, tuple(matches), total, searched, total > len(matches))
 
 
-def _shorten(line: str) -> str:
-    return line if len(line) <= _MAX_LINE_SHOWN else line[:_MAX_LINE_SHOWN] + "…"
+def _shorten(line: str, at: int) -> str:
+    """`line` cut to what is shown, around its first match (at `at`) when that
+    lies past the cut: in a long or minified line it would not be shown at all."""
+    if len(line) <= _MAX_LINE_SHOWN:
+        return line
+    if at < _MAX_LINE_SHOWN * 2 // 3:
+        return line[:_MAX_LINE_SHOWN] + "…"
+    start = min(at - _MAX_LINE_SHOWN // 3, len(line) - _MAX_LINE_SHOWN)
+    end = start + _MAX_LINE_SHOWN
+    return "…" + line[start:end] + ("…" if end < len(line) else "")

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from projects.views import dashboard, files, history, preferences, publish
+from projects.views import dashboard, files, history, preferences, publish, search
 
 urlpatterns = [
     path("", dashboard.dashboard, name="dashboard"),
@@ -31,6 +31,7 @@ urlpatterns = [
     path("projects/<uuid:project_id>/files/open/", files.file_open, name="file_open"),
     path("projects/<uuid:project_id>/files/save/", files.file_save, name="file_save"),
     path("projects/<uuid:project_id>/files/new/", files.file_new, name="file_new"),
+    path("projects/<uuid:project_id>/files/search/", search.search, name="file_search"),
     path("projects/<uuid:project_id>/files/upload/", files.file_upload_view, name="file_upload"),
     path("projects/<uuid:project_id>/files/rename/", files.file_rename_view, name="file_rename"),
     path("projects/<uuid:project_id>/files/delete/", files.file_delete_view, name="file_delete"),

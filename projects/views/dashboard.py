@@ -31,6 +31,7 @@ from projects.selectors import (
     trashed_get_for,
 )
 from projects.usage import storage_used
+from projects.web.sites import frame_sites
 
 
 @require_GET
@@ -42,7 +43,8 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         # The request becomes the first chat message: the message limit bounds it.
         "max_request_chars": settings.BUILTIT_MAX_MESSAGE_CHARS,
     }
-    return render(request, "projects/dashboard.html", context)
+    # The cards' thumbnails are the sites themselves, framed from the sites origin.
+    return frame_sites(request, render(request, "projects/dashboard.html", context))
 
 
 @require_POST

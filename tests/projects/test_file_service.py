@@ -925,6 +925,17 @@ def test_search_shortens_very_long_lines(project, author):
     assert match.text.endswith("…")
 
 
+def test_search_shows_a_match_far_along_a_long_line(project, author):
+    # A minified file: the match lies past the part of the line that is shown.
+    content = "x" * 1000 + "needle" + "y" * 1000
+    ok(file_create(project=project, path="/a.min.js", content=content, author=author))
+    [match] = search(project, "NEEDLE").matches
+    assert "needle" in match.text
+    assert match.text.startswith("…")
+    assert match.text.endswith("…")
+    assert len(match.text) == 242
+
+
 def test_search_without_matches_is_empty_not_an_error(starter_project):
     results = search(starter_project, "no such text anywhere")
     assert (results.matches, results.total_matches, results.truncated) == ((), 0, False)
