@@ -170,7 +170,9 @@ def test_the_demo_never_destroys_the_site_it_built(
         re.compile(r"^Fix what the site check found:\n- /index\.html:\d+: The image fresh-loaves")
     )
     page.click("#composer-send")
-    turn = page.locator("#chat-log article.turn").last
+    # Its own turn, found by its words: `.last` is the turn before until this one shows.
+    fixing = page.locator(".bubble-text", has_text=re.compile(r"^Fix what the site check found"))
+    turn = page.locator("#chat-log article.turn").filter(has=fixing).last
     expect(turn.locator(".turn-footer")).to_have_class(re.compile(r"\bcompleted\b"))
     _all_done(turn)
     expect(turn.locator(".answer").last).to_contain_text("Done: fixed what I could.")
