@@ -95,6 +95,32 @@
   }
   window.builtitAsk = ask;
 
+  // A plain form that asks first (data-ask, with data-ask-confirm naming the
+  // yes button) is sent only after a yes in the page's own dialog.
+  document.addEventListener("submit", (event) => {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement) || !form.dataset.ask || form.dataset.asked) return;
+    event.preventDefault();
+    ask({ message: form.dataset.ask, confirm: form.dataset.askConfirm || "OK", danger: true }).then((yes) => {
+      if (!yes) return;
+      form.dataset.asked = "1";
+      form.requestSubmit();
+    });
+  });
+
+  // A Copy button (data-copy-from: the id of the element whose text it copies)
+  // says on itself that it copied, for a moment.
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-copy-from]");
+    if (!button) return;
+    const source = document.getElementById(button.dataset.copyFrom);
+    if (!source || !navigator.clipboard) return;
+    navigator.clipboard.writeText(source.textContent.trim()).then(() => {
+      button.textContent = "Copied";
+      setTimeout(() => { button.textContent = "Copy"; }, 2000);
+    }, () => toast("Could not copy: select the text and copy it by hand."));
+  });
+
   // Before a request that asks first (hx-confirm), or that would lose something
   // (a page registers the check: workspace.js, unsaved edits), the person is
   // asked in the page; the request goes only if every answer was yes.
