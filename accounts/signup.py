@@ -31,6 +31,31 @@ NAME_UNAVAILABLE = "This username is not available. Please choose another."
 
 
 class SignupForm(UserCreationForm[User]):
+    error_messages = {
+        **UserCreationForm.error_messages,
+        "password_mismatch": "The two passwords did not match: type the same one in both fields.",
+    }
+
+    def full_clean(self) -> None:
+        """After a refusal the page opens on the first field to fix, marked as such
+        (the passwords come back empty, as they must: never sent back in a page)."""
+        super().full_clean()
+        invalid = [name for name in self.fields if name in self.errors]
+        for name, field in self.fields.items():
+            field.widget.attrs.pop("autofocus", None)
+            if name in invalid:
+                field.widget.attrs["aria-invalid"] = "true"
+                field.widget.attrs["aria-describedby"] = f"{name}-error"
+        first = invalid[0] if invalid else next(iter(self.fields))
+        if first == "password2":  # both came back empty: start again at the first
+            first = "password1"
+        self.fields[first].widget.attrs["autofocus"] = True
+
+    def validate_password_for_user(self, user: User, password_field_name: str = "password1") -> None:
+        # A password too short or too common is fixed in the first field, so the
+        # error sits there (Django puts it under the confirmation).
+        super().validate_password_for_user(user, password_field_name=password_field_name)
+
     def clean_username(self) -> str:
         # Django's own says "A user with that username already exists."
         username: str = self.cleaned_data["username"]
