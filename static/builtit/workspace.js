@@ -832,7 +832,8 @@
     let panel = null;
     try { panel = sessionStorage.getItem(layoutKey() + ":panel"); } catch (_) { /* private */ }
     awaitingOpening = grid() !== null && grid().hasAttribute("data-opening");
-    if (awaitingOpening) showPanel("chat");
+    // A link to a turn (#t<id>, from History) is a request to see the chat.
+    if (awaitingOpening || /^#t\d+$/.test(location.hash)) showPanel("chat");
     else if (panel && document.querySelector(`[data-show-panel="${panel}"]`)) showPanel(panel);
     // The page opens ready to talk to the assistant.
     const input = document.getElementById("composer-input");
