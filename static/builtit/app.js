@@ -36,6 +36,11 @@
   });
   document.addEventListener("click", (event) => {
     if (event.target.closest("#toast")) document.getElementById("toast").hidden = true;
+    // The page's messages (an import's list of what it left out…) close on request.
+    if (event.target.closest("[data-action='close-messages']")) {
+      document.getElementById("messages").remove();
+      window.dispatchEvent(new Event("resize"));  // the space it took goes to the page
+    }
   });
 
   // ── asking the person: a dialog in the page, never the browser's ─────────
