@@ -389,10 +389,21 @@
   let changedBy = "assistant";  // or "history": an undo or restore
 
   function assistantChanged(paths, by) {
-    if (!Array.isArray(paths) || !paths.includes(openPath())) return;
+    if (!Array.isArray(paths)) return;
+    if (!openPath()) { openMadePage(paths); return; }
+    if (!paths.includes(openPath())) return;
     changedBy = by;
     clearTimeout(assistantTimer);
     assistantTimer = setTimeout(followAssistant, 250);
+  }
+
+  // Nothing open ("Select a file") and the assistant made a page (a blank
+  // project's first turn): the site's entry page opens, quietly, on whatever
+  // panel the person is looking at.
+  function openMadePage(paths) {
+    if (quietReload) return;  // one is on its way
+    const page = paths.find((path) => /^\/index\.html?$/.test(path)) || paths.find((path) => /\.html?$/.test(path));
+    if (page) reopen(page, null);
   }
 
   function followAssistant() {
@@ -628,6 +639,8 @@
     if (!box) return;
     if (!text) { box.replaceChildren(); return; }
     const line = document.createElement("p");
+    line.className = "status error";
+    line.setAttribute("role", "alert");  // refused: said at once, as an error
     line.textContent = text;
     box.append(line);
   }
@@ -665,24 +678,35 @@
     }
   });
 
-  // Files dropped on the tree go into the folder they are dropped on.
+  // Files dropped on the tree go into the folder they are dropped on: that
+  // folder is what lights up (the tree itself stands for the top folder).
+  let dropZone = null;
+  function markDropZone(zone) {
+    if (zone === dropZone) return;
+    if (dropZone) dropZone.classList.remove("drop-target");
+    dropZone = zone;
+    if (zone) zone.classList.add("drop-target");
+  }
+  function dropZoneAt(target) {
+    const tree = target.closest && target.closest("#file-tree");
+    return tree ? target.closest("#file-tree [data-folder]") || tree : null;
+  }
   document.addEventListener("dragover", (event) => {
-    const tree = event.target.closest && event.target.closest("#file-tree");
-    if (!tree || !event.dataTransfer || ![...event.dataTransfer.types].includes("Files")) return;
+    const zone = dropZoneAt(event.target);
+    if (!zone || !event.dataTransfer || ![...event.dataTransfer.types].includes("Files")) return;
     event.preventDefault();
-    tree.classList.add("drop-target");
+    markDropZone(zone);
   });
   document.addEventListener("dragleave", (event) => {
-    const tree = event.target.closest && event.target.closest("#file-tree");
-    if (tree) tree.classList.remove("drop-target");
+    // Leaving for a place outside the tree (or the window) ends the highlight.
+    if (!event.relatedTarget || !dropZoneAt(event.relatedTarget)) markDropZone(null);
   });
   document.addEventListener("drop", (event) => {
-    const tree = event.target.closest && event.target.closest("#file-tree");
-    if (!tree || !event.dataTransfer || !event.dataTransfer.files.length) return;
+    const zone = dropZoneAt(event.target);
+    markDropZone(null);
+    if (!zone || !event.dataTransfer || !event.dataTransfer.files.length) return;
     event.preventDefault();
-    tree.classList.remove("drop-target");
-    const folder = event.target.closest("[data-folder]");
-    uploadFiles([...event.dataTransfer.files], folder ? folder.dataset.folder : "");
+    uploadFiles([...event.dataTransfer.files], zone.dataset.folder || "");
   });
 
   // ── layout: one panel at a time on a narrow screen; sizes on a wide one ───

@@ -28,7 +28,9 @@ def test_a_token_is_copied_and_revoked_only_after_asking(
     assert page.evaluate("() => navigator.clipboard.readText()") == secret
 
     page.click("button:has-text('Revoke')")
-    expect(page.locator("dialog.ask-dialog[open]")).to_contain_text("Revoke the token deploy script?")
+    expect(page.locator("dialog.ask-dialog[open]")).to_contain_text(
+        "Revoke the token deploy script?"
+    )
     answer(page, accept=False)
     assert AccessToken.objects.filter(user=browser_user).count() == 1
 

@@ -515,5 +515,7 @@ def test_what_is_left_out_is_named_as_the_archive_names_it(user, settings, top):
     assert result.folder == top
     assert ProjectFile.objects.get(project=result.project).path == "/index.html"
     named = sorted(line.split(" ", 1)[0].rstrip(":") for line in result.skipped)
-    assert named == sorted(top + name for name in ["css/app.php", "css/big.txt", "notes/a.txt", "Index.HTML"])
+    assert named == sorted(
+        top + name for name in ["css/app.php", "css/big.txt", "notes/a.txt", "Index.HTML"]
+    )
     assert not any(line.startswith(("'", "/", "Invalid")) for line in result.skipped)

@@ -199,7 +199,9 @@ def test_the_history_dialog_says_in_words_who_did_what_and_when(
     assert dialog.count("See the turn") == 1
     opened = user_client.get(link)
     assert opened.status_code == 302
-    assert opened["Location"] == f"/projects/{project.pk}/?conversation={conversation.pk}#t{asked.pk}"
+    assert (
+        opened["Location"] == f"/projects/{project.pk}/?conversation={conversation.pk}#t{asked.pk}"
+    )
     assert by_assistant.revision_id
 
 
