@@ -113,6 +113,17 @@
     });
   });
 
+  // A field cut short by its width shows its whole text on hover (data-title-is-value).
+  document.addEventListener("input", (event) => {
+    const field = event.target;
+    if (field.matches && field.matches("input[data-title-is-value]")) field.title = field.value || field.placeholder;
+  });
+  // A picker's choice can be renamed while the page is open (a conversation's title).
+  document.addEventListener("mouseover", (event) => {
+    const picker = event.target.closest && event.target.closest("select[data-title-is-value]");
+    if (picker && picker.selectedOptions[0]) picker.title = picker.selectedOptions[0].textContent;
+  });
+
   // A Copy button (data-copy-from: the id of the element whose text it copies)
   // says on itself that it copied, for a moment.
   document.addEventListener("click", (event) => {

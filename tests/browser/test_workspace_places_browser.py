@@ -148,3 +148,39 @@ def test_history_links_a_change_to_the_turn_that_made_it(
     turn = page.locator("article.turn.linked-turn")
     expect(turn).to_contain_text("Request 0")
     expect(turn).to_be_in_viewport()
+
+
+LONG_NAME = "The Lisbon Riverside Bakery and Coffee House, Since 1921"
+LONG_MODEL = "anthropic/claude-sonnet-4.5-with-a-very-long-variant:thinking"
+
+
+@pytest.mark.parametrize(("width", "height"), [(1440, 900), (390, 844)])
+def test_names_cut_short_show_their_whole_text(
+    page, live_server, browser_user, width: int, height: int
+) -> None:
+    page.set_viewport_size({"width": width, "height": height})
+    project = _project(browser_user, starter=True)
+    project.name = LONG_NAME
+    project.default_model = LONG_MODEL
+    project.save()
+    title = "Make the opening hours bigger and add the Sunday brunch menu with its prices"
+    conversation = Conversation.objects.create(project=project, title=title)
+    sign_in(page, live_server.url)
+    page.goto(f"{live_server.url}/projects/{project.pk}/?conversation={conversation.pk}")
+    page.wait_for_selector(".ace_content", state="attached")
+
+    name = page.locator("#project-name")
+    expect(name).to_have_attribute("title", LONG_NAME)
+    if width < 1000:  # two lines before it is cut
+        lines = name.evaluate(
+            "(e) => e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).lineHeight)"
+        )
+        assert lines > 1.5
+    else:  # the room the top bar has, and its links never wrap for it
+        assert name.evaluate("(e) => e.getBoundingClientRect().width") > 450
+        sign_out = page.locator(".account button, .account a").last
+        assert sign_out.evaluate("(e) => e.getClientRects().length") == 1
+    expect(page.locator("#model-input")).to_have_attribute("title", LONG_MODEL)
+    picker = page.locator("#conversation-select")
+    picker.hover()
+    expect(picker).to_have_attribute("title", title)
