@@ -40,6 +40,7 @@ class SignupForm(UserCreationForm[User]):
         """After a refusal the page opens on the first field to fix, marked as such
         (the passwords come back empty, as they must: never sent back in a page)."""
         super().full_clean()
+        self._weak_password_under_the_password()
         invalid = [name for name in self.fields if name in self.errors]
         for name, field in self.fields.items():
             field.widget.attrs.pop("autofocus", None)
@@ -51,17 +52,26 @@ class SignupForm(UserCreationForm[User]):
             first = "password1"
         self.fields[first].widget.attrs["autofocus"] = True
 
-    def validate_password_for_user(self, user: User, password_field_name: str = "password1") -> None:
-        # A password too short or too common is fixed in the first field, so the
-        # error sits there (Django puts it under the confirmation).
-        super().validate_password_for_user(user, password_field_name=password_field_name)
-
     def clean_username(self) -> str:
         # Django's own says "A user with that username already exists."
         username: str = self.cleaned_data["username"]
         if User.objects.filter(username__iexact=username).exists():
             raise ValidationError(NAME_UNAVAILABLE, code="unavailable")
         return username
+
+    def _weak_password_under_the_password(self) -> None:
+        """A password too short or too common is fixed in the first field, so its
+        error sits there (Django puts it under the confirmation); a mismatch stays."""
+        found = self.errors.as_data().get("password2", [])
+        weak = [error for error in found if error.code != "password_mismatch"]
+        if not weak:
+            return
+        rest = [error for error in found if error.code == "password_mismatch"]
+        del self.errors["password2"]
+        for error in rest:
+            self.add_error("password2", error)
+        for error in weak:
+            self.add_error("password1", error)
 
     def signup(self) -> User | None:
         """The new account, or None when the name was taken meanwhile (by a

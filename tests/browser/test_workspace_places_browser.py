@@ -84,7 +84,8 @@ DRAG_OVER = """([selector, kind]) => {
   const data = new DataTransfer();
   data.items.add(new File(["x"], "a.png", { type: "image/png" }));
   const target = document.querySelector(selector);
-  target.dispatchEvent(new DragEvent(kind, { bubbles: true, cancelable: true, dataTransfer: data }));
+  const init = { bubbles: true, cancelable: true, dataTransfer: data };
+  target.dispatchEvent(new DragEvent(kind, init));
 }"""
 
 

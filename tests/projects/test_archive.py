@@ -502,7 +502,7 @@ def test_round_trip_keeps_a_project_whose_files_share_one_folder(user):
 @pytest.mark.parametrize("top", ["", "site/"])
 def test_what_is_left_out_is_named_as_the_archive_names_it(user, settings, top):
     settings.BUILTIT_MAX_FILE_BYTES = 100
-    entries = [
+    entries: list[tuple[str, str | bytes]] = [
         ("index.html", "ok"),
         ("css/app.php", "x"),
         ("css/big.txt", "x" * 500),

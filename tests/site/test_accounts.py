@@ -272,6 +272,7 @@ def test_a_refused_signup_keeps_the_name_and_opens_on_the_field_to_fix(db):
     assert "abc" not in page
     # The short password is named under the password itself, which has the focus.
     password1 = page[page.index('name="password1"') - 300 : page.index('id="password1-error"')]
-    assert "autofocus" in password1 and 'aria-invalid="true"' in password1
+    assert "autofocus" in password1
+    assert 'aria-invalid="true"' in password1
     assert "This password is too short." in page[page.index('id="password1-error"') :][:200]
     assert page.count("autofocus") == 1
