@@ -31,12 +31,47 @@ NAME_UNAVAILABLE = "This username is not available. Please choose another."
 
 
 class SignupForm(UserCreationForm[User]):
+    error_messages = {
+        **UserCreationForm.error_messages,
+        "password_mismatch": "The two passwords did not match: type the same one in both fields.",
+    }
+
+    def full_clean(self) -> None:
+        """After a refusal the page opens on the first field to fix, marked as such
+        (the passwords come back empty, as they must: never sent back in a page)."""
+        super().full_clean()
+        self._weak_password_under_the_password()
+        invalid = [name for name in self.fields if name in self.errors]
+        for name, field in self.fields.items():
+            field.widget.attrs.pop("autofocus", None)
+            if name in invalid:
+                field.widget.attrs["aria-invalid"] = "true"
+                field.widget.attrs["aria-describedby"] = f"{name}-error"
+        first = invalid[0] if invalid else next(iter(self.fields))
+        if first == "password2":  # both came back empty: start again at the first
+            first = "password1"
+        self.fields[first].widget.attrs["autofocus"] = True
+
     def clean_username(self) -> str:
         # Django's own says "A user with that username already exists."
         username: str = self.cleaned_data["username"]
         if User.objects.filter(username__iexact=username).exists():
             raise ValidationError(NAME_UNAVAILABLE, code="unavailable")
         return username
+
+    def _weak_password_under_the_password(self) -> None:
+        """A password too short or too common is fixed in the first field, so its
+        error sits there (Django puts it under the confirmation); a mismatch stays."""
+        found = self.errors.as_data().get("password2", [])
+        weak = [error for error in found if error.code != "password_mismatch"]
+        if not weak:
+            return
+        rest = [error for error in found if error.code == "password_mismatch"]
+        del self.errors["password2"]
+        for error in rest:
+            self.add_error("password2", error)
+        for error in weak:
+            self.add_error("password1", error)
 
     def signup(self) -> User | None:
         """The new account, or None when the name was taken meanwhile (by a

@@ -65,6 +65,11 @@ urlpatterns = [
         name="chat_image_to_project",
     ),
     path(
+        "projects/<uuid:project_id>/messages/<int:message_id>/turn/",
+        workspace.message_turn,
+        name="message_turn",
+    ),
+    path(
         "messages/<int:message_id>/<str:part>.txt",
         workspace.message_text,
         name="message_text",

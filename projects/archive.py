@@ -54,7 +54,9 @@ class ImportRefused:
 @dataclass(frozen=True)
 class Imported:
     project: Project
-    skipped: tuple[str, ...] = ()  # each file left out, with why
+    # Each file left out, with why, named as the archive names it.
+    skipped: tuple[str, ...] = ()
+    folder: str = ""  # the one top folder taken off ("site/"), if there was one
 
 
 def project_export_zip(project: Project) -> bytes:
@@ -90,11 +92,11 @@ def project_import_zip(
         return ImportRefused("That file is not a readable ZIP archive.")
     if isinstance(files, ImportRefused):
         return files
-    full = _storage_refusal(owner, files[0])
+    full = _storage_refusal(owner, files.files)
     if full is not None:
         return full
     with storage_written() as stored:
-        created = _create_project(owner, name, *files)
+        created = _create_project(owner, name, files)
     if isinstance(created, ImportRefused):
         # Its rows were rolled back; the files it saved in storage go too.
         stored_files_delete(stored)
@@ -123,7 +125,18 @@ class _Binary:
 _Read = tuple[dict[str, str | _Binary], list[str]]
 
 
-def _read_archive(archive: zipfile.ZipFile) -> _Read | ImportRefused:
+@dataclass(frozen=True)
+class _Unpacked:
+    files: dict[str, str | _Binary]  # by their path in the project
+    skipped: list[str]
+    prefix: str  # the top folder taken off, as a path ("/site"), or ""
+
+    def name_of(self, path: str) -> str:
+        """A project path as the archive names it (a path taken is never repaired)."""
+        return (self.prefix + path).lstrip("/")
+
+
+def _read_archive(archive: zipfile.ZipFile) -> _Unpacked | ImportRefused:
     entries = [info for info in archive.infolist() if not info.is_dir() and not _is_junk(info)]
     limits = current_limits()
     if not entries:
@@ -146,7 +159,7 @@ def _read_archive(archive: zipfile.ZipFile) -> _Read | ImportRefused:
     if isinstance(read, ImportRefused):
         return read
     files, unreadable = read
-    return files, skipped + unreadable
+    return _Unpacked(files, skipped + unreadable, prefix)
 
 
 def _entry_paths(
@@ -158,20 +171,22 @@ def _entry_paths(
     for info in entries:
         name = info.filename
         if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
-            problems.append(f"{name!r}: absolute paths are not allowed in an archive.")
+            problems.append(f"{name}: absolute paths are not allowed in an archive.")
             continue
         if info.flag_bits & 0x1:
-            problems.append(f"{name!r}: encrypted entries cannot be imported.")
+            problems.append(f"{name}: encrypted entries cannot be imported.")
             continue
         # The whole name obeys the rules before a wrapper folder is taken off, so
         # nothing ("../x", ".git/x", "a//x") is ever repaired by the unwrapping.
         path = normalize_path(name)
         if isinstance(path, PathError):
-            problems.append(path.message)
+            # "Invalid path 'x': why." names it already; the list starts each line with it.
+            why = path.message.split(": ", 1)[-1] if path.message.startswith("Invalid") else ""
+            problems.append(f"{name}: {why}" if why else _named(name, path.message))
             continue
         path = path.removeprefix(prefix)
         if path.lower() in seen:
-            problems.append(f"{name!r}: another entry has the same path (ignoring case).")
+            problems.append(f"{name}: another entry has the same path (ignoring case).")
         else:
             seen.add(path.lower())
             paths[path] = info
@@ -192,7 +207,7 @@ def _read_entries(
         with archive.open(info) as handle:
             data = handle.read(limit + 1)
         if len(data) > limit:
-            problems.append(f"{path} is larger than {human_size(limit)}.")
+            problems.append(f"{info.filename} is larger than {human_size(limit)}.")
             continue
         total += len(data)
         if total > limits.max_project_bytes:
@@ -202,36 +217,35 @@ def _read_entries(
         if binary:
             checked = upload_checked(path, data)
             if isinstance(checked, FileError):
-                problems.append(checked.message)
+                problems.append(_named(info.filename, checked.message, path))
             else:
                 files[path] = _Binary(data, checked[1])
             continue
         try:
             files[path] = data.decode("utf-8")
         except UnicodeDecodeError:
-            problems.append(f"{path} is not UTF-8 text.")
+            problems.append(f"{info.filename} is not UTF-8 text.")
     return files, problems
 
 
 @transaction.atomic
-def _create_project(
-    owner: User, name: str, files: dict[str, str | _Binary], skipped: list[str]
-) -> Imported | ImportRefused:
+def _create_project(owner: User, name: str, unpacked: _Unpacked) -> Imported | ImportRefused:
     project = project_create(owner=owner, name=name)
     if isinstance(project, ProjectError):
         return ImportRefused(project.message)
-    created = _files_written(project, Author.person(owner), files, skipped)
+    created = _files_written(project, Author.person(owner), unpacked)
+    skipped = unpacked.skipped
     if isinstance(created, ImportRefused) or not created:
         transaction.set_rollback(True)
         return created if isinstance(created, ImportRefused) else _refused(skipped)
-    return Imported(project, tuple(skipped))
+    folder = unpacked.prefix.lstrip("/") + "/" if unpacked.prefix else ""
+    return Imported(project, tuple(skipped), folder)
 
 
-def _files_written(
-    project: Project, author: Author, files: dict[str, str | _Binary], skipped: list[str]
-) -> int | ImportRefused:
-    """How many of `files` were written; each one refused is added to `skipped`."""
+def _files_written(project: Project, author: Author, unpacked: _Unpacked) -> int | ImportRefused:
+    """How many files were written; each one refused is added to `unpacked.skipped`."""
     created = 0
+    files = unpacked.files
     for path in sorted(files):
         content = files[path]
         result = (
@@ -249,10 +263,20 @@ def _files_written(
             # A limit of the project or the person, not a fault of this file.
             return ImportRefused("The archive could not be imported.", (result.message,))
         if isinstance(result, FileError):  # nothing of it was written: skip it
-            skipped.append(result.message)
+            unpacked.skipped.append(_named(unpacked.name_of(path), result.message, path))
         else:
             created += 1
     return created
+
+
+def _named(name: str, message: str, path: str = "") -> str:
+    """`message` about the entry `name`, naming it as the archive does, first:
+    the list of what was left out reads one way whatever found the fault."""
+    if path:
+        message = message.replace(path, name)
+    if message.startswith((name, repr(name))):
+        return message
+    return f"{name}: {message}"
 
 
 def _is_junk(info: zipfile.ZipInfo) -> bool:

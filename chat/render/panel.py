@@ -126,9 +126,10 @@ def conversation_title(conversation_id: int | None) -> str:
 def conversation_html(conversation: Conversation) -> str:
     """After a turn: the conversation's totals, and its name in the picker."""
     conversation.refresh_from_db(fields=["title"])
+    title = escape(conversation.title or "New conversation")
     option = (
-        f'<option id="conversation-option-{conversation.pk}" value="{conversation.pk}" selected>'
-        f"{escape(conversation.title or 'New conversation')}</option>"
+        f'<option id="conversation-option-{conversation.pk}" value="{conversation.pk}" '
+        f'title="{title}" selected>{title}</option>'
     )
     return usage_html(conversation_usage(conversation=conversation)) + oob(
         "", option, how="outerHTML"

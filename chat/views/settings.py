@@ -4,7 +4,6 @@ everywhere (every session and token at once)."""
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.models import User
@@ -20,6 +19,7 @@ from chat.access_tokens import (
     token_revoke,
     user_sign_out_everywhere,
 )
+from chat.agent.model_choice import setup_of
 from chat.personal_keys import KeyProblem, key_delete, key_save, key_status
 from common.users import current_user
 
@@ -34,7 +34,9 @@ def _page(
     context = {
         "key": key_status(user),
         "problem": problem,
-        "server_has_key": bool(settings.OPENROUTER_API_KEY),
+        # How turns reach a model without a key of one's own: the server's key,
+        # a local server that needs none, or nothing (model_choice.setup_of).
+        "server_setup": setup_of(personal_key=False),
         "tokens": token_list(user=user),
         **tokens,
     }

@@ -13,7 +13,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from chat import services
+from chat import selectors, services
 from chat.live import closing, snapshot
 from chat.models import Message
 from chat.render import panel
@@ -62,6 +62,18 @@ def conversation_earlier(
     if conversation is None or not before.isdigit() or len(before) > 18:
         raise Http404("No such conversation.")
     return HttpResponse(panel.page_html(conversation, before=int(before)))
+
+
+@require_GET
+def message_turn(request: HttpRequest, project_id: uuid.UUID, message_id: int) -> HttpResponse:
+    """The History dialog's "See the turn": the conversation of the turn that
+    made a change, opened on that turn (chat.js scrolls to `#t<id>`)."""
+    project = owned_project(request, project_id)
+    turn = selectors.turn_of(user_id=request.user.pk or 0, message_id=message_id)
+    if turn is None or turn.conversation.project_id != project.pk:
+        raise Http404("No such turn.")
+    url = reverse("workspace", kwargs={"project_id": project.pk})
+    return redirect(f"{url}?conversation={turn.conversation_id}#t{turn.pk}")
 
 
 @require_GET

@@ -33,6 +33,7 @@ class RevisionInfo:
     created_at: datetime
     chars: int | None
     via: str = ""  # "undo", "redo" or "restore" when one of those wrote it
+    message_id: int | None = None  # the assistant's message whose turn made it
 
 
 @dataclass(frozen=True)
@@ -144,4 +145,5 @@ def _info(row: FileRevision) -> RevisionInfo:
         created_at=row.created_at,
         chars=getattr(row, "chars", None),
         via=row.reversal.kind if row.reversal else "",
+        message_id=row.message_id,
     )

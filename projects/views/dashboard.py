@@ -80,17 +80,25 @@ def project_import(request: HttpRequest) -> HttpResponse:
             messages.error(request, problem, extra_tags="import detail")
         return redirect("dashboard")
     project = result.project
+    # Where the files went: a ZIP's one top folder is the site itself.
+    placed = (
+        f" Everything in the ZIP was inside the folder {result.folder}, so that folder's "
+        "files are at the project's top level."
+        if result.folder
+        else ""
+    )
     if result.skipped:
         count = len(result.skipped)
         messages.warning(
             request,
-            f"Imported {project.name}, leaving out {count} file{'s' if count != 1 else ''}:",
+            f"Imported {project.name}.{placed} Left out {count} "
+            f"file{'s' if count != 1 else ''} (named as in the ZIP):",
             extra_tags="import",
         )
         for reason in skipped_shown(result.skipped):
             messages.warning(request, reason, extra_tags="import detail")
     else:
-        messages.success(request, f"Imported {project.name}.")
+        messages.success(request, f"Imported {project.name}.{placed}", extra_tags="import")
     return redirect("workspace", project_id=project.pk)
 
 

@@ -28,7 +28,12 @@ def history(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     revisions = file_history(project, path)
     if isinstance(revisions, FileError):
         return error_response(request, revisions, target="#history-body")
-    context = {"project": project, "path": path, "revisions": revisions}
+    context = {
+        "project": project,
+        "path": path,
+        "revisions": revisions,
+        "viewer": current_user(request).get_username(),
+    }
     return render(request, "projects/partials/history.html", context)
 
 

@@ -36,6 +36,11 @@
   });
   document.addEventListener("click", (event) => {
     if (event.target.closest("#toast")) document.getElementById("toast").hidden = true;
+    // The page's messages (an import's list of what it left out…) close on request.
+    if (event.target.closest("[data-action='close-messages']")) {
+      document.getElementById("messages").remove();
+      window.dispatchEvent(new Event("resize"));  // the space it took goes to the page
+    }
   });
 
   // ── asking the person: a dialog in the page, never the browser's ─────────
@@ -94,6 +99,43 @@
     });
   }
   window.builtitAsk = ask;
+
+  // A plain form that asks first (data-ask, with data-ask-confirm naming the
+  // yes button) is sent only after a yes in the page's own dialog.
+  document.addEventListener("submit", (event) => {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement) || !form.dataset.ask || form.dataset.asked) return;
+    event.preventDefault();
+    ask({ message: form.dataset.ask, confirm: form.dataset.askConfirm || "OK", danger: true }).then((yes) => {
+      if (!yes) return;
+      form.dataset.asked = "1";
+      form.requestSubmit();
+    });
+  });
+
+  // A field cut short by its width shows its whole text on hover (data-title-is-value).
+  document.addEventListener("input", (event) => {
+    const field = event.target;
+    if (field.matches && field.matches("input[data-title-is-value]")) field.title = field.value || field.placeholder;
+  });
+  // A picker's choice can be renamed while the page is open (a conversation's title).
+  document.addEventListener("mouseover", (event) => {
+    const picker = event.target.closest && event.target.closest("select[data-title-is-value]");
+    if (picker && picker.selectedOptions[0]) picker.title = picker.selectedOptions[0].textContent;
+  });
+
+  // A Copy button (data-copy-from: the id of the element whose text it copies)
+  // says on itself that it copied, for a moment.
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-copy-from]");
+    if (!button) return;
+    const source = document.getElementById(button.dataset.copyFrom);
+    if (!source || !navigator.clipboard) return;
+    navigator.clipboard.writeText(source.textContent.trim()).then(() => {
+      button.textContent = "Copied";
+      setTimeout(() => { button.textContent = "Copy"; }, 2000);
+    }, () => toast("Could not copy: select the text and copy it by hand."));
+  });
 
   // Before a request that asks first (hx-confirm), or that would lose something
   // (a page registers the check: workspace.js, unsaved edits), the person is

@@ -422,6 +422,7 @@
     const box = log();
     if (box) box.scrollTop = box.scrollHeight;
     if (box) keepPlace(box);
+    showLinkedTurn(20);
   });
 
   // A hidden log (the chat folded away, or another panel shown on a phone)
@@ -441,6 +442,31 @@
       box.scrollTop = place.atBottom ? box.scrollHeight : place.top;
     }).observe(box);
   }
+
+  // A link to a turn (History's "See the turn": #t<id>) opens the chat on it,
+  // showing earlier messages, a page at a time, until the turn is there.
+  function showLinkedTurn(pagesLeft) {
+    const wanted = /^#(t\d+)$/.exec(location.hash);
+    if (!wanted) return;
+    const turn = document.getElementById(wanted[1]);
+    if (turn) {
+      turn.classList.add("linked-turn");
+      turn.tabIndex = -1;
+      turn.scrollIntoView({ block: "start" });
+      turn.focus({ preventScroll: true });
+      return;
+    }
+    const earlier = document.querySelector("#chat-log .chat-earlier button");
+    if (!earlier || pagesLeft <= 0) return;
+    const onSettle = () => {
+      if (document.body.contains(earlier)) return;  // another swap settled
+      document.removeEventListener("htmx:afterSettle", onSettle);
+      showLinkedTurn(pagesLeft - 1);
+    };
+    document.addEventListener("htmx:afterSettle", onSettle);
+    earlier.click();
+  }
+  window.addEventListener("hashchange", () => showLinkedTurn(20));
 
   // For scripts and browser tests.
   window.builtitChat = {

@@ -651,6 +651,8 @@
     if (!box) return;
     if (!text) { box.replaceChildren(); return; }
     const line = document.createElement("p");
+    line.className = "status error";
+    line.setAttribute("role", "alert");  // refused: said at once, as an error
     line.textContent = text;
     box.append(line);
   }
@@ -688,24 +690,35 @@
     }
   });
 
-  // Files dropped on the tree go into the folder they are dropped on.
+  // Files dropped on the tree go into the folder they are dropped on: that
+  // folder is what lights up (the tree itself stands for the top folder).
+  let dropZone = null;
+  function markDropZone(zone) {
+    if (zone === dropZone) return;
+    if (dropZone) dropZone.classList.remove("drop-target");
+    dropZone = zone;
+    if (zone) zone.classList.add("drop-target");
+  }
+  function dropZoneAt(target) {
+    const tree = target.closest && target.closest("#file-tree");
+    return tree ? target.closest("#file-tree [data-folder]") || tree : null;
+  }
   document.addEventListener("dragover", (event) => {
-    const tree = event.target.closest && event.target.closest("#file-tree");
-    if (!tree || !event.dataTransfer || ![...event.dataTransfer.types].includes("Files")) return;
+    const zone = dropZoneAt(event.target);
+    if (!zone || !event.dataTransfer || ![...event.dataTransfer.types].includes("Files")) return;
     event.preventDefault();
-    tree.classList.add("drop-target");
+    markDropZone(zone);
   });
   document.addEventListener("dragleave", (event) => {
-    const tree = event.target.closest && event.target.closest("#file-tree");
-    if (tree) tree.classList.remove("drop-target");
+    // Leaving for a place outside the tree (or the window) ends the highlight.
+    if (!event.relatedTarget || !dropZoneAt(event.relatedTarget)) markDropZone(null);
   });
   document.addEventListener("drop", (event) => {
-    const tree = event.target.closest && event.target.closest("#file-tree");
-    if (!tree || !event.dataTransfer || !event.dataTransfer.files.length) return;
+    const zone = dropZoneAt(event.target);
+    markDropZone(null);
+    if (!zone || !event.dataTransfer || !event.dataTransfer.files.length) return;
     event.preventDefault();
-    tree.classList.remove("drop-target");
-    const folder = event.target.closest("[data-folder]");
-    uploadFiles([...event.dataTransfer.files], folder ? folder.dataset.folder : "");
+    uploadFiles([...event.dataTransfer.files], zone.dataset.folder || "");
   });
 
   // ── layout: one panel at a time on a narrow screen; sizes on a wide one ───
@@ -880,7 +893,8 @@
     let panel = null;
     try { panel = sessionStorage.getItem(layoutKey() + ":panel"); } catch (_) { /* private */ }
     awaitingOpening = grid() !== null && grid().hasAttribute("data-opening");
-    if (awaitingOpening) showPanel("chat");
+    // A link to a turn (#t<id>, from History) is a request to see the chat.
+    if (awaitingOpening || /^#t\d+$/.test(location.hash)) showPanel("chat");
     else if (panel && document.querySelector(`[data-show-panel="${panel}"]`)) showPanel(panel);
     // The page opens ready to talk to the assistant.
     const input = document.getElementById("composer-input");

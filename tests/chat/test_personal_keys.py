@@ -10,6 +10,7 @@ from django.test import Client
 from django.urls import reverse
 from pytest_django.fixtures import Settings
 
+from chat.llm.config import OPENROUTER_URL
 from chat.models import PersonalKey
 from chat.personal_keys import KeyProblem, clean_key, key_for, key_status
 
@@ -228,6 +229,7 @@ def test_without_a_key_the_page_says_whether_the_server_has_one(
     user_client: Client, settings: Settings, server_key: str, sentence: str
 ) -> None:
     settings.OPENROUTER_API_KEY = server_key
+    settings.OPENROUTER_BASE_URL = OPENROUTER_URL
 
     page = _page(user_client)
 
@@ -301,3 +303,20 @@ def test_staff_can_revoke_a_key(admin_client: Client, user: User, user_client: C
 
     assert response.status_code == 302
     assert key_for(user) is None
+
+
+def test_a_keyless_local_model_server_is_said_to_work(
+    user_client: Client, settings: Settings
+) -> None:
+    # A local OpenAI-compatible server (Ollama, llama.cpp) needs no key at all.
+    settings.OPENROUTER_API_KEY = ""
+    settings.OPENROUTER_BASE_URL = "http://127.0.0.1:11434/v1"
+
+    page = _page(user_client)
+
+    assert "No key is needed: turns use the model this server is set up with." in page
+    assert "No server key is configured" not in page
+    _save(user_client, KEY)
+    page = _page(user_client)
+    assert "Turns then use the model this server is set up with." in page
+    assert "cannot chat" not in page

@@ -299,7 +299,7 @@ def test_import_leaves_out_a_file_where_a_folder_is(user):
 def test_import_leaves_out_content_that_is_not_utf8(user, data):
     files, skipped = partly(user, make_zip([("index.html", "ok"), ("a.txt", data)]))
     assert files == {"/index.html": "ok"}
-    assert "/a.txt is not UTF-8 text" in " ".join(skipped)
+    assert "a.txt is not UTF-8 text" in " ".join(skipped)
 
 
 def test_import_leaves_out_nul_in_content(user):
@@ -322,7 +322,7 @@ def test_import_leaves_out_a_file_over_the_size_limit(user, settings):
     settings.BUILTIT_MAX_FILE_BYTES = 100
     files, skipped = partly(user, make_zip([("index.html", "ok"), ("big.txt", "x" * 101)]))
     assert files == {"/index.html": "ok"}
-    assert "/big.txt is larger than 100 bytes" in " ".join(skipped)
+    assert "big.txt is larger than 100 bytes" in " ".join(skipped)
 
 
 def test_import_refuses_an_archive_too_large_unpacked(user, settings):
@@ -497,3 +497,25 @@ def test_round_trip_keeps_a_project_whose_files_share_one_folder(user):
     files = {"/src/index.html": "<p>i</p>", "/src/app.js": "go()"}
     source = project_with(user, files)
     assert imported(user, project_export_zip(source)) == files
+
+
+@pytest.mark.parametrize("top", ["", "site/"])
+def test_what_is_left_out_is_named_as_the_archive_names_it(user, settings, top):
+    settings.BUILTIT_MAX_FILE_BYTES = 100
+    entries: list[tuple[str, str | bytes]] = [
+        ("index.html", "ok"),
+        ("css/app.php", "x"),
+        ("css/big.txt", "x" * 500),
+        ("notes/a.txt", b"caf\xe9"),
+        ("Index.HTML", "again"),
+    ]
+    result = import_bytes(user, make_zip([(top + name, data) for name, data in entries]))
+
+    assert isinstance(result, Imported)
+    assert result.folder == top
+    assert ProjectFile.objects.get(project=result.project).path == "/index.html"
+    named = sorted(line.split(" ", 1)[0].rstrip(":") for line in result.skipped)
+    assert named == sorted(
+        top + name for name in ["css/app.php", "css/big.txt", "notes/a.txt", "Index.HTML"]
+    )
+    assert not any(line.startswith(("'", "/", "Invalid")) for line in result.skipped)

@@ -384,7 +384,7 @@ def test_import_of_a_zip_slip_entry_leaves_it_out_and_says_why(user_client):
     data = _zip({"index.html": "<h1>Hi</h1>", "../../evil.html": "<p>evil</p>"})
     response = user_client.post("/projects/import/", {"archive": _upload(data)}, follow=True)
     page = _page(response)
-    assert "leaving out 1 file:" in page
+    assert "Left out 1 file (named as in the ZIP):" in page
     assert "'.' and '..' are not allowed" in page
     assert list(ProjectFile.objects.values_list("path", flat=True)) == ["/index.html"]
 
@@ -426,7 +426,7 @@ def test_import_of_a_file_that_is_not_text_leaves_it_out_with_its_name(user_clie
         archive.writestr("data.json", b"\xff\xfe\x00binary")
     upload = _upload(buffer.getvalue())
     page = _page(user_client.post("/projects/import/", {"archive": upload}, follow=True))
-    assert "/data.json is not UTF-8 text." in page
+    assert "data.json is not UTF-8 text." in page
     assert list(ProjectFile.objects.values_list("path", flat=True)) == ["/index.html"]
 
 
@@ -436,3 +436,15 @@ def test_import_over_the_size_limit_is_refused_before_opening(user_client, setti
     page = _page(user_client.post("/projects/import/", {"archive": _upload(data)}, follow=True))
     assert "the largest accepted is 100 bytes" in page
     assert Project.objects.count() == 0
+
+
+def test_an_import_says_where_a_top_folder_went_and_its_list_can_be_closed(user_client):
+    data = _zip({"site/index.html": "<h1>Hi</h1>", "site/run.php": "x", "site/css/a.php": "x"})
+    page = _page(user_client.post("/projects/import/", {"archive": _upload(data)}, follow=True))
+
+    assert "inside the folder site/, so that folder's files are at the project's top level" in page
+    assert "Left out 2 files (named as in the ZIP):" in page
+    assert re.search(r'class="message import detail warning">site/css/a\.php: ', page)
+    assert re.search(r'class="message import detail warning">site/run\.php: ', page)
+    assert 'data-action="close-messages" aria-label="Close these messages"' in page
+    assert list(ProjectFile.objects.values_list("path", flat=True)) == ["/index.html"]

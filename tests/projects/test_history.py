@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
+from chat.models import Conversation, Message
 from projects.files.results import ErrorCode, FileError, FileWrite
 from projects.history.revisions import deleted_files, file_history, file_restore, revision_state
-from projects.models import FileRevision, ProjectFile
-from projects.services import file_create, file_delete, file_rename, file_update
+from projects.models import FileRevision, ProjectFile, Reversal
+from projects.services import Author, file_create, file_delete, file_rename, file_update
 
 
 def _write(result: FileWrite | FileError) -> FileWrite:
@@ -150,3 +151,62 @@ def test_a_versions_preview_is_owner_only(starter_project, other_client) -> None
     assert revision is not None
     url = f"/projects/{starter_project.pk}/revisions/{revision.pk}/preview/"
     assert other_client.get(url).status_code == 404
+
+
+def _dialog(client, project, path: str) -> str:
+    response = client.get(f"/projects/{project.pk}/files/history/", {"path": path})
+    assert response.status_code == 200
+    return " ".join(response.content.decode().split())
+
+
+def test_the_history_dialog_says_in_words_who_did_what_and_when(
+    project, author, user, user_client
+) -> None:
+    _write(file_create(project=project, path="/old.html", content="x", author=author))
+    _write(file_rename(project=project, path="/old.html", new_path="/a.html", author=author))
+    _write(file_update(project=project, path="/a.html", content="mine", author=author))
+    conversation = Conversation.objects.create(project=project)
+    asked = Message.objects.create(conversation=conversation, sequence=1, role="user")
+    answer = Message.objects.create(conversation=conversation, sequence=2, role="assistant")
+    by_assistant = _write(
+        file_update(
+            project=project,
+            path="/a.html",
+            content="theirs",
+            author=Author.assistant(message_id=answer.pk),
+        )
+    )
+    undo = Reversal.objects.create(project=project, kind=Reversal.Kind.UNDO, user=user)
+    taken_back = _write(file_update(project=project, path="/a.html", content="mine", author=author))
+    FileRevision.objects.filter(pk=taken_back.revision_id).update(reversal=undo)
+
+    dialog = _dialog(user_client, project, "/a.html")
+
+    words = re.findall(r'class="rev-action[^"]*">([^<]+)<', dialog)
+    assert words == [
+        "Undone",
+        "Changed by the assistant",
+        "Edited by you",
+        "Renamed from /old.html",
+    ]
+    assert "Created" in _dialog(user_client, project, "/old.html")
+    assert "just now · by you" in dialog  # the undo: who took the change back
+    for unclear in ("0 minutes", "UPDATE", "by undo"):
+        assert unclear not in dialog
+    # The assistant's change links to its turn, which opens the chat on it.
+    link = f"/projects/{project.pk}/messages/{answer.pk}/turn/"
+    assert f'href="{link}"' in dialog
+    assert dialog.count("See the turn") == 1
+    opened = user_client.get(link)
+    assert opened.status_code == 302
+    assert (
+        opened["Location"] == f"/projects/{project.pk}/?conversation={conversation.pk}#t{asked.pk}"
+    )
+    assert by_assistant.revision_id
+
+
+def test_a_turn_link_is_owner_only(project, other_client) -> None:
+    conversation = Conversation.objects.create(project=project)
+    message = Message.objects.create(conversation=conversation, sequence=1, role="user")
+    response = other_client.get(f"/projects/{project.pk}/messages/{message.pk}/turn/")
+    assert response.status_code == 404

@@ -114,7 +114,9 @@ def test_signup_with_mismatched_passwords_shows_the_error_and_creates_nobody(db)
         {"username": "grace", "password1": NEW_PASSWORD, "password2": NEW_PASSWORD + "!"},
     )
     assert response.status_code == 200
-    assert "The two password fields didn" in response.content.decode()
+    assert "The two passwords did not match: type the same one in both fields." in (
+        response.content.decode()
+    )
     assert not User.objects.filter(username="grace").exists()
 
 
@@ -256,3 +258,21 @@ def test_admin_is_closed_to_non_staff_and_anonymous_visitors(user_client):
         assert response.status_code == 302
         assert urlsplit(response["Location"]).path == "/admin/login/"
     assert b'href="/admin/"' not in user_client.get("/").content
+
+
+def test_a_refused_signup_keeps_the_name_and_opens_on_the_field_to_fix(db):
+    client = Client()
+    response = client.post(
+        "/accounts/signup/", {"username": "grace", "password1": "abc", "password2": "abc"}
+    )
+    page = response.content.decode()
+
+    assert "fix what is marked below, then type your password in both fields again" in page
+    assert 'value="grace"' in page  # the name is kept; the passwords never come back
+    assert "abc" not in page
+    # The short password is named under the password itself, which has the focus.
+    password1 = page[page.index('name="password1"') - 300 : page.index('id="password1-error"')]
+    assert "autofocus" in password1
+    assert 'aria-invalid="true"' in password1
+    assert "This password is too short." in page[page.index('id="password1-error"') :][:200]
+    assert page.count("autofocus") == 1
