@@ -32,7 +32,7 @@ NEXT_STEPS: dict[Intent, tuple[str, ...]] = {
     "text": ("Make the buttons rounded", "Add a FAQ section", "Add a contact page"),
     "section": ("Add a pricing section", "Add an about page", "Make the header teal"),
     "page": ("Add a FAQ section", "Make the header dark blue", "Add a gallery section"),
-    "buttons": ("Add a section called Opening hours", "Make the header teal", "Add a FAQ section"),
+    "buttons": ("Add a FAQ section", "Make the header teal", "Add a gallery section"),
     "fix": ("Add a FAQ section", "Make the buttons rounded", "Add an about page"),
     "tone": ("Add a FAQ section", "Make the header teal"),
     "remember": ("Add a FAQ section", "Add an about page", "Add a contact page"),

@@ -247,7 +247,8 @@ def _ask_before_replacing(request: str, files: list[str], read: dict[str, str]) 
         "To change what is there, ask for one thing at a time: a colour, the heading, the "
         "text of something you pick in the preview, the buttons, a section or a page. To "
         f"start over, say “{suggestion}”.\n"
-        f"Next: {suggestion} | Add a section called Opening hours | Make the buttons rounded",
+        # Not what its own sites have already (opening hours, rounded buttons).
+        f"Next: {suggestion} | Add a FAQ section | Make the header dark blue",
     )
 
 

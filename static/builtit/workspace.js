@@ -408,6 +408,7 @@
   // The assistant, an undo or restore, or the person in another tab changed
   // files (chat.js hears it over the socket): the open one follows, in place.
   // This page's own saves already update its editor.
+  const HOME = "/index.html";
   const CHANGED_BY = {
     assistant: "the assistant changed this file.",
     history: "an undo or restore changed this file.",
@@ -418,7 +419,15 @@
   let reloads = 0;  // the latest reload; an earlier one's answer is not used
 
   function changedElsewhere(paths, by) {
-    if (!Array.isArray(paths) || !paths.includes(openPath())) return;
+    if (!Array.isArray(paths)) return;
+    // An empty editor (a blank project's first turn) shows the home page once
+    // it exists, as a page opened with one does, in place.
+    if (!openPath() && paths.includes(HOME)) {
+      clearTimeout(followTimer);
+      followTimer = setTimeout(() => reload(HOME, null, { fromEmpty: true }), 250);
+      return;
+    }
+    if (!paths.includes(openPath())) return;
     changedBy = by;
     clearTimeout(followTimer);
     followTimer = setTimeout(() => reload(openPath(), changedBy), 250);
@@ -431,8 +440,9 @@
   // switched to the code mid-turn). Only the latest answer counts, and only
   // while the file it is for is still the open one; after a change elsewhere,
   // edits typed meanwhile are kept, with a warning, and the cursor stays.
-  async function reload(path, by) {
+  async function reload(path, by, { fromEmpty = false } = {}) {
     if (!path) return;
+    const still = () => openPath() === (fromEmpty ? null : path);
     const mine = ++reloads;
     let answer = null;
     let body = "";
@@ -442,7 +452,8 @@
     } catch (_) {
       return;  // offline: the socket is down too, and catches up when it is back
     }
-    if (mine !== reloads || openPath() !== path) return;
+    if (mine !== reloads || !still()) return;
+    if (!answer.ok && fromEmpty) return;  // removed again meanwhile: still nothing to show
     if (!answer.ok) {
       // The file's own "not found" is retargeted to the editor; any other
       // answer (the project itself gone) is said as the server words it.

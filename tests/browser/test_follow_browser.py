@@ -198,3 +198,31 @@ def test_the_no_model_notice_can_be_closed_for_good(
     page.reload()
     expect(page.locator("#composer-input")).to_be_visible()
     expect(notice).to_have_count(0)
+
+
+@pytest.mark.parametrize("width", [1440, 390])
+def test_a_first_turn_on_an_empty_editor_opens_the_home_page_in_place(
+    page: Page, chat_server: ChatServer, browser_user: User, width: int
+) -> None:
+    """A project started from the dashboard has no page yet: once the assistant
+    makes index.html the editor shows it (no "Select a file" left), and on a
+    phone the chat stays shown."""
+    project = project_create(owner=browser_user, name="Empty site", instructions=True)
+    assert isinstance(project, Project)
+    page.set_viewport_size({"width": width, "height": 844 if width < 500 else 900})
+    sign_in(page, chat_server.url)
+    page.goto(f"{chat_server.url}/projects/{project.pk}/")
+    page.wait_for_selector("#chat-signal[data-signal]", state="attached")
+    expect(page.locator("#editor-form")).to_have_count(0)
+    home = ToolCallScript("create_file", {"path": "index.html", "content": "<h1>Petal</h1>\n"})
+    chat_server.fake.script(tool_calls(home), text("Made the home page."))
+    page.fill("#composer-input", "A page for my flower shop")
+    page.keyboard.press("Enter")
+    _turn_finished(page)
+
+    expect(page.locator("#editor-form")).to_have_attribute("data-path", "/index.html")
+    page.wait_for_function("() => builtitWorkspace.text().includes('<h1>Petal</h1>')")
+    expect(page.locator(".editor-empty")).to_have_count(0)
+    if width < 500:
+        expect(page.locator("#chat-panel")).to_be_visible()
+        expect(page.locator("#editor-panel")).to_be_hidden()

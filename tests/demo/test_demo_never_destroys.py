@@ -215,3 +215,21 @@ async def test_a_named_section_has_that_name_and_real_content(
     assert '<section id="our-suppliers" class="section">\n      <h2>Our suppliers</h2>' in page
     assert "News about our suppliers is on its way." in page
     assert (await answer(custom)).startswith("Done: the section is added.")
+
+
+async def test_what_it_suggests_next_would_change_the_site(
+    starter_project: Project, crumb: Conversation
+) -> None:
+    """After rounded buttons and after a second build it asks about, every
+    suggestion (but starting over) does something to Crumb: none is answered
+    "already there" or "changed nothing"."""
+    rounded = await turn(starter_project, crumb, "make the buttons rounded")
+    refused = await turn(starter_project, crumb, "build a site for a florist")
+    suggested = [*done(rounded).suggestions, *done(refused).suggestions[1:]]
+    assert suggested
+
+    for suggestion in dict.fromkeys(suggested):
+        before = await files(starter_project)
+        events = await turn(starter_project, crumb, suggestion)
+        assert await files(starter_project) != before, suggestion
+        assert "changed nothing" not in await answer(events), suggestion
