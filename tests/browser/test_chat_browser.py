@@ -144,6 +144,10 @@ def test_stop_ends_a_slow_turn_and_the_composer_works_again(
 
     _finished(turn, "stopped")
     expect(turn.locator(".turn-footer")).to_contain_text("Stopped")
+    # Marked as plainly as a failed turn, not in small grey.
+    stopped = turn.locator(".turn-footer .outcome")
+    expect(stopped).to_have_css("font-weight", "600")
+    assert stopped.evaluate("e => getComputedStyle(e).backgroundColor") != "rgba(0, 0, 0, 0)"
     _idle(page)
     # What arrived before the stop stays.
     expect(turn.locator(".answer")).to_have_text("Thinking hard about")
