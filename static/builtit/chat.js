@@ -131,6 +131,7 @@
     list.replaceChildren(...attached.map((entry, index) => {
       const chip = document.createElement("li");
       chip.textContent = entry.label;
+      if (entry.title) chip.title = entry.title;
       const remove = document.createElement("button");
       remove.type = "button";
       remove.dataset.unattach = String(index);
@@ -141,10 +142,10 @@
     }));
   }
 
-  function attach(item, label) {
+  function attach(item, label, title) {
     const limit = item.type === "element" ? 5 : 10;
     if (attached.filter((a) => a.item.type === item.type).length >= limit) return false;
-    attached.push({ item, label });
+    attached.push({ item, label, title });
     drawChips();
     const input = $("composer-input");
     if (input) input.focus();
