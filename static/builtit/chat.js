@@ -421,6 +421,19 @@
     if (box) box.scrollTop = box.scrollHeight;
   });
 
+  // ── Copy on an answer's code blocks (drawn by chat.render.markdown) ──────
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest && event.target.closest("[data-copy-code]");
+    const code = button && button.parentElement.querySelector("pre");
+    if (!code) return;
+    const said = (words) => {
+      button.textContent = words;
+      setTimeout(() => { button.textContent = "Copy"; }, 1500);
+    };
+    if (!navigator.clipboard) { said("Select the code to copy it"); return; }
+    navigator.clipboard.writeText(code.textContent).then(() => said("Copied"), () => said("Could not copy"));
+  });
+
   // For scripts and browser tests.
   window.builtitChat = {
     send: send, stop: stop, attach: attach, fix: fix, fixesInARow: () => fixes,

@@ -547,3 +547,24 @@ def test_a_finished_turn_looks_the_same_after_a_reload(page, chat_server, browse
 
 def _squeezed(html: str) -> str:
     return re.sub(r">\s+<", "><", " ".join(html.split()))
+
+
+def test_a_code_block_in_an_answer_copies_from_the_keyboard(
+    page, chat_server, browser_user
+) -> None:
+    project = _starter(browser_user)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    sign_in(page, chat_server.url)
+    _open(page, chat_server, project)
+    chat_server.fake.script(text("Add this:\n\n```css\nh1 { color: teal; }\n```\n\nThat is all."))
+
+    _send(page, "How do I make the heading teal?")
+    turn = _turn(page, "How do I make the heading teal?")
+    _finished(turn)
+    copy = turn.locator(".answer .code-block button")
+    expect(copy).to_have_text("Copy")
+    copy.focus()
+    page.keyboard.press("Enter")
+
+    expect(copy).to_have_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == "h1 { color: teal; }\n"
