@@ -117,6 +117,8 @@ def _outcome(
 ) -> HttpResponse:
     if isinstance(result, Refused):
         refused: dict[str, object] = {"project": project, "turn": turn, "refused": result}
+        if turn is not None and result.conflicts:
+            refused["rest"] = changes.undo_rest(turn, result)
         response = render(request, "chat/partials/reversal_refused.html", refused)
         response.status_code = _STATUS[bool(result.conflicts)]
         return response
