@@ -44,12 +44,15 @@ def turn_changes(request: HttpRequest, project_id: uuid.UUID, turn_id: int) -> H
     layout = layout_of(request.GET.get("layout"))
     shown = [file.change for file in files[:MAX_FILES_SHOWN]]
     base = f"{request.path}?{urlencode({'path': path} if path is not None else {'all': 1})}"
+    diffs = _diffs(shown, layout)
+    # Only new or deleted files: inline is the one layout that reads, so no choice.
+    one_layout = all(diff.one_sided for diff in diffs)
     context = {
         "title": path if path is not None else f"What “{_excerpt(turn)}” changed",
-        "diffs": _diffs(shown, layout),
+        "diffs": diffs,
         "more": _more(files[MAX_FILES_SHOWN:]),
-        "layout": layout,
-        "layout_url": base,
+        "layout": "inline" if one_layout else layout,
+        "layout_url": "" if one_layout else base,
         "layout_target": "#changes-body",
     }
     return render(request, "projects/partials/diff.html", context)

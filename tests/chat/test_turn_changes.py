@@ -108,6 +108,20 @@ def test_a_turns_diff_shows_each_files_change(
     assert missing.status_code == 404
 
 
+def test_a_new_files_diff_opens_inline_even_where_side_by_side_is_asked(
+    turns: Turns, bakery: Message, user_client: Client
+) -> None:
+    url = f"/projects/{turns.project.pk}/turns/{bakery.pk}/changes/"
+    new = user_client.get(url, {"path": "/about.html", "layout": "split"}).content.decode()
+    assert 'class="diff diff-inline"' in new
+    assert "diff-split" not in new
+    assert "Side by side" not in new  # no layout to choose for half an empty column
+    both = user_client.get(url, {"all": 1, "layout": "split"}).content.decode()
+    assert both.count('class="diff diff-split"') == 2  # the edited files
+    assert both.count('class="diff diff-inline"') == 1  # the new one
+    assert "Side by side" in both
+
+
 def test_undo_then_redo_through_the_workspace(
     turns: Turns, bakery: Message, user_client: Client
 ) -> None:
