@@ -84,7 +84,10 @@ def render_markdown(text: str) -> SafeString:
 # Each code block gets a Copy button (static/builtit/chat.js copies its text). Added
 # after cleaning, as fixed markup: the model's text can neither add nor shape one, and a
 # "</pre>" it wrote is escaped text by now, so each tag here is a real block's.
-_COPY = '<div class="code-block"><button type="button" class="small code-copy" data-copy-code>Copy</button><pre>'
+_COPY = (
+    '<div class="code-block"><button type="button" class="small code-copy" data-copy-code>'
+    "Copy</button><pre>"
+)
 
 
 def _with_copy(cleaned: str) -> str:

@@ -167,9 +167,9 @@ def test_a_picked_element_goes_with_the_message(
     for hidden in ("ATTRIBUTE-SECRET", "HIDDEN-CHILD-SECRET", "lead", "data-note", "<span"):
         assert hidden not in asked
     expect(chip).to_have_count(0)
-    assert _chip_words(page, "#chat-log .bubble-chips li") == [
-        "<p> “Some text” in index.html"
-    ], "the transcript's chip is the composer's"
+    assert _chip_words(page, "#chat-log .bubble-chips li") == ["<p> “Some text” in index.html"], (
+        "the transcript's chip is the composer's"
+    )
 
 
 POST_PICKS = """(count) => {

@@ -116,7 +116,7 @@ def test_a_new_files_diff_opens_inline_even_where_side_by_side_is_asked(
     assert 'class="diff diff-inline"' in new
     assert "diff-split" not in new
     assert "Side by side" not in new  # no layout to choose for half an empty column
-    both = user_client.get(url, {"all": 1, "layout": "split"}).content.decode()
+    both = user_client.get(url, {"all": "1", "layout": "split"}).content.decode()
     assert both.count('class="diff diff-split"') == 2  # the edited files
     assert both.count('class="diff diff-inline"') == 1  # the new one
     assert "Side by side" in both
@@ -185,9 +185,7 @@ def test_a_conflict_offers_to_undo_the_rest_or_restore_to_before_the_turn(
     assert content(project, "/styles.css") == "h1 { font-size: 3rem; }\n"
 
 
-def test_no_undo_the_rest_when_every_file_changed_since(
-    turns: Turns, user_client: Client
-) -> None:
+def test_no_undo_the_rest_when_every_file_changed_since(turns: Turns, user_client: Client) -> None:
     project = turns.project
     first = turns.turn("Colour", ("update", {"path": "/styles.css", "content": "p {}\n"}))
     turns.turn("Again", ("update", {"path": "/styles.css", "content": "a {}\n"}))

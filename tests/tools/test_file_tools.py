@@ -736,13 +736,13 @@ def test_update_file_with_the_same_content_is_an_unchanged_success(site, assista
 
 
 def test_an_edit_whose_search_and_replacement_are_the_same_is_still_pointed_out(site, assistant):
-    edit = {"search": "<h1>", "replace": "<h1>"}
+    edit: JSONObject = {"search": "<h1>", "replace": "<h1>"}
     outcome = call(site, "edit_file", {"path": "/index.html", "edits": [edit]}, author=assistant)
     assert "identical" in failed(outcome)
 
 
 def test_a_failed_edit_reads_as_a_person_would_say_it(site, assistant):
-    edit = {"search": "<h2>Nowhere</h2>", "replace": "<h2>Here</h2>"}
+    edit: JSONObject = {"search": "<h2>Nowhere</h2>", "replace": "<h2>Here</h2>"}
     outcome = call(site, "edit_file", {"path": "/index.html", "edits": [edit]}, author=assistant)
     assert "copy the search text" in failed(outcome) or "Read the file" in failed(outcome)
     assert outcome.summary == "Not changed: the text to change was not found in the file"
