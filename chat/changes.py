@@ -165,6 +165,16 @@ def restore_steps(turn: Message, when: When) -> list[ChangedFile]:
     return [ChangedFile(step, counts_of(step)) for step in steps]
 
 
+def undo_rest(turn: Message, refused: Refused) -> list[str]:
+    """The files "Undo the rest" would take back: the turn's, less those changed since."""
+    kept = {conflict.path for conflict in refused.conflicts}
+    return [
+        file.path
+        for file in turn_changes(turn).files
+        if file.path not in kept and file.old_path not in kept
+    ]
+
+
 # --- writing --------------------------------------------------------------------------
 
 

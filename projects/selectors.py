@@ -145,6 +145,7 @@ def path_error(error: PathError) -> FileError:
         error.message,
         path=error.path,
         allowed_extensions=ALLOWED_EXTENSIONS,
+        shown=error.shown,
     )
 
 

@@ -69,6 +69,7 @@ def binary_as_text(path: str) -> FileError:
         f"{path} is a binary file (an image, a font or other media): it cannot be written "
         "or edited as text. Upload it in the workspace instead; write drawings as .svg text.",
         path=path,
+        shown=f"{path} is a picture or other media file, so it cannot be changed as text.",
     )
 
 
@@ -177,6 +178,7 @@ def placement_problem(
             ErrorCode.ALREADY_EXISTS,
             f"{path} already exists. Use update or edit to change it, or pick another name.",
             path=path,
+            shown=f"There is already a file called {path}.",
         )
     if same is not None:
         return FileError(

@@ -106,8 +106,9 @@ def label(item: Attachment) -> str:
         where = item.file.lstrip("/") or item.page.lstrip("/") or "the page"
         line = f":{item.line}" if item.line else ""
         return f"{_KIND_NAMES[item.kind]} in {where}{line}"
+    # What the person saw of the element, not its CSS selector (the model has that).
     text = f" “{item.text}”" if item.text else ""
-    return f"<{item.tag}>{text} at {item.selector} in {item.page.lstrip('/') or 'the page'}"
+    return f"<{item.tag}>{text} in {item.page.lstrip('/') or 'the page'}"
 
 
 def for_model(text: str, attachments: tuple[Attachment, ...]) -> str:

@@ -43,6 +43,7 @@ from chat.render.cards import CardGroup, ToolCard, group_of
 from chat.render.events import draw
 from chat.render.gauge import compaction_line
 from chat.render.transcript import (
+    REASONING_JOIN,
     SHOWN_TEXT_CHARS,
     Block,
     ErrorNote,
@@ -91,6 +92,9 @@ class TurnDrawing:
         self.view.images = picture_ids(started.images)
         self.view.plan = started.plan
         self.current: Block | None = None
+        # The reasoning block the round being streamed added to, and its text
+        # and count before: what a reset takes away again.
+        self.joined: tuple[Block, int, int] | None = None
         self.finished = False
 
     def start(self) -> str:
@@ -202,6 +206,12 @@ class TurnDrawing:
         if block is not None and block.kind == kind and block.streaming:
             return self._stream(block, text)
         html = self._close_text()
+        earlier = self.view.reasoning if kind == "reasoning" else None
+        if earlier is not None:  # a later round's reasoning joins the first (TurnView.reasoning)
+            self.joined = (earlier, len(earlier.text), earlier.full_chars)
+            earlier.streaming = True
+            self.current = earlier
+            return html + self._stream(earlier, REASONING_JOIN + text)
         block = self.view.new_block("answer" if kind == "answer" else "reasoning")
         block.text, block.streaming = text[:_PIECE_CHARS], True
         self.current = block
@@ -227,6 +237,11 @@ class TurnDrawing:
         far go, as they are not stored either."""
         html = []
         blocks = self.view.blocks
+        if self.joined is not None:
+            block, length, full = self.joined
+            block.text, block.full_chars, block.streaming = block.text[:length], full, False
+            html.append(self._block_html(block, how="outerHTML"))
+        self.joined = None
         # The text blocks since the last cards are the failed request's.
         while blocks and blocks[-1].kind in {"answer", "reasoning"}:
             gone = blocks.pop()
@@ -247,6 +262,7 @@ class TurnDrawing:
     def _cards(self, calls: tuple[AnnouncedCall, ...]) -> str:
         """Queued cards: into the current list of cards, or a new one."""
         html = self._close_text()
+        self.joined = None  # the round's text is complete: a reset no longer takes it
         block = self.current
         fresh = block is None or block.kind != "tools"
         if fresh:

@@ -75,10 +75,23 @@ def render_markdown(text: str) -> SafeString:
     source = _close_open_fence(text)
     if not _too_costly(source):
         try:
-            return mark_safe(_CLEANER.clean(_convert(source)))  # noqa: S308 - nh3 made it safe
+            return mark_safe(_with_copy(_CLEANER.clean(_convert(source))))  # noqa: S308 - nh3 made it safe
         except Exception:  # noqa: S110 - the answer must still show, never a stack trace
             pass
     return mark_safe(linebreaks(text, autoescape=True))  # noqa: S308 - escaped
+
+
+# Each code block gets a Copy button (static/builtit/chat.js copies its text). Added
+# after cleaning, as fixed markup: the model's text can neither add nor shape one, and a
+# "</pre>" it wrote is escaped text by now, so each tag here is a real block's.
+_COPY = (
+    '<div class="code-block"><button type="button" class="small code-copy" data-copy-code>'
+    "Copy</button><pre>"
+)
+
+
+def _with_copy(cleaned: str) -> str:
+    return cleaned.replace("<pre>", _COPY).replace("</pre>", "</pre></div>")
 
 
 def _close_open_fence(text: str) -> str:

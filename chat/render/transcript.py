@@ -56,6 +56,8 @@ _SHOWN_CHARS = 4_000  # of a tool's arguments or result on its card
 # every piece of a turn well under a websocket frame (chat.live.framing); the rest is
 # a link away (chat.views.workspace.message_text).
 SHOWN_TEXT_CHARS = 32_000
+# Between the reasoning of one round and the next, in the turn's one reasoning block.
+REASONING_JOIN = "\n\n"
 
 
 @dataclass
@@ -174,6 +176,12 @@ class TurnView:
     @property
     def built_plan_html(self) -> SafeString:
         return render_markdown(self.built_plan)
+
+    @property
+    def reasoning(self) -> Block | None:
+        """The turn's one reasoning block: each round's reasoning joins the first,
+        so a turn of several steps has one "Reasoning" to open, not one per step."""
+        return next((block for block in self.blocks if block.kind == "reasoning"), None)
 
     def new_block(self, kind: BlockKind) -> Block:
         block = Block(f"{self.dom_id}-b{len(self.blocks) + 1}", kind)
@@ -325,6 +333,16 @@ def _user_turn(message: Message) -> TurnView:
     return view
 
 
+def _add_reasoning(turn: TurnView, text: str, url: str) -> None:
+    block = turn.reasoning
+    if block is None:
+        turn.new_block("reasoning").keep(text, url=url)
+    elif block.trimmed:  # only counted, as live (chat.render.fragments)
+        block.full_chars += len(REASONING_JOIN + text)
+    else:
+        block.keep(block.text + REASONING_JOIN + text, url=block.full_url or url)
+
+
 def picture_ids(stored: object) -> list[int]:
     if not isinstance(stored, list | tuple):
         return []
@@ -337,7 +355,7 @@ def _add_stored(turn: TurnView, message: Message) -> None:
         return
     if message.reasoning.strip():
         url = full_text_url(message.pk, "reasoning")
-        turn.new_block("reasoning").keep(message.reasoning, url=url)
+        _add_reasoning(turn, message.reasoning, url)
     answer = None
     if message.content.strip():
         answer = turn.new_block("answer")

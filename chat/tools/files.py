@@ -141,6 +141,8 @@ def create_file(args: WriteArgs, context: ToolContext) -> ToolOutcome:
         author=context.author,
         check=no_placeholder_check(tool="create_file"),
     )
+    if isinstance(written, FileError) and written.code == ErrorCode.ALREADY_EXISTS:
+        return _same_as_written(context, written, args.content) or _failure(written)
     return _written(written, "Created {path} ({size})")
 
 
@@ -154,7 +156,7 @@ def update_file(args: WriteArgs, context: ToolContext) -> ToolOutcome:
         content=args.content,
         check=no_placeholder_check(tool="update_file"),
     )
-    return _written(written, "Replaced {path} ({size})")
+    return _content_written(written, "Replaced {path} ({size})")
 
 
 def edit_file(args: EditArgs, context: ToolContext) -> ToolOutcome:
@@ -170,7 +172,7 @@ def edit_file(args: EditArgs, context: ToolContext) -> ToolOutcome:
         edits=edits,
         check=no_placeholder_check(tool="edit_file"),
     )
-    return _written(written, f"Edited {{path}} ({_count(len(edits), 'change')})")
+    return _content_written(written, f"Edited {{path}} ({_count(len(edits), 'change')})")
 
 
 def rename_file(args: RenameArgs, context: ToolContext) -> ToolOutcome:
@@ -242,9 +244,17 @@ def _guarded(
             f"{canonical} changed since you read it (someone else edited it during this turn). "
             "Read it again with read_file, then make your change to the new content.",
             path=canonical,
+            shown=f"Not changed: someone else changed {canonical} during this turn.",
             current_version=result.current_version,
         )
     return result
+
+
+def _content_written(result: FileWrite | FileError, template: str) -> ToolOutcome:
+    """An update or edit; one that leaves the file as it was is a success saying so."""
+    if isinstance(result, FileError) and _unchanged_file(result):
+        return _unchanged(result.path or "", result.current_version)
+    return _written(result, template)
 
 
 def _written(result: FileWrite | FileError, template: str) -> ToolOutcome:
@@ -266,6 +276,41 @@ def _written(result: FileWrite | FileError, template: str) -> ToolOutcome:
         path=result.path, old_path=result.old_path, size=human_size(result.size)
     )
     return ToolOutcome(True, payload, summary, result.path, tuple(changed), seen)
+
+
+def _unchanged_file(error: FileError) -> bool:
+    # The whole file came out as it was. One edit block whose search and
+    # replacement are the same (it has an `edit_index`) is a slip to point out.
+    return error.code == ErrorCode.NO_CHANGE and error.edit_index is None and bool(error.path)
+
+
+def _same_as_written(context: ToolContext, error: FileError, content: str) -> ToolOutcome | None:
+    """Creating a file that already holds exactly `content` changes nothing: a
+    success that says so, not a failed step (the demo and models rewrite whole
+    sites). Any other existing file is a refusal."""
+    if error.path is None or error.suggestion is not None:  # a clash, not the same path
+        return None
+    there = selectors.file_read(context.project, error.path)
+    if isinstance(there, FileError) or there.binary is not None or there.content != content:
+        return None
+    return _unchanged(there.path, there.version)
+
+
+def _unchanged(path: str, version: int | None) -> ToolOutcome:
+    """A write whose content the file already had: nothing changed, and the
+    model is told so plainly (its text is what the file holds)."""
+    return ToolOutcome(
+        True,
+        {
+            "success": True,
+            "path": path,
+            "unchanged": True,
+            "note": f"{path} already had exactly this content, so nothing was changed.",
+        },
+        "Unchanged: it already had this content",
+        path=path,
+        seen={path: version} if version is not None else {},
+    )
 
 
 def _listed(info: FileInfo) -> JSONObject:
@@ -296,11 +341,11 @@ def _binary_read(path: str, binary: BinaryInfo) -> ToolOutcome:
 def _failure(error: FileError) -> ToolOutcome:
     context: dict[str, JSONValue] = {"code": str(error.code)}
     for item in fields(error):
-        if item.name in ("code", "message"):
+        if item.name in ("code", "message", "shown"):
             continue
         value = getattr(error, item.name)
         context[item.name] = list(value) if isinstance(value, tuple) else value
-    return ToolOutcome.failure(error.message, context=context)
+    return ToolOutcome.failure(error.message, summary=error.for_people, context=context)
 
 
 def _count(number: int, singular: str, plural: str | None = None) -> str:

@@ -44,12 +44,15 @@ def turn_changes(request: HttpRequest, project_id: uuid.UUID, turn_id: int) -> H
     layout = layout_of(request.GET.get("layout"))
     shown = [file.change for file in files[:MAX_FILES_SHOWN]]
     base = f"{request.path}?{urlencode({'path': path} if path is not None else {'all': 1})}"
+    diffs = _diffs(shown, layout)
+    # Only new or deleted files: inline is the one layout that reads, so no choice.
+    one_layout = all(diff.one_sided for diff in diffs)
     context = {
         "title": path if path is not None else f"What “{_excerpt(turn)}” changed",
-        "diffs": _diffs(shown, layout),
+        "diffs": diffs,
         "more": _more(files[MAX_FILES_SHOWN:]),
-        "layout": layout,
-        "layout_url": base,
+        "layout": "inline" if one_layout else layout,
+        "layout_url": "" if one_layout else base,
         "layout_target": "#changes-body",
     }
     return render(request, "projects/partials/diff.html", context)
@@ -117,6 +120,8 @@ def _outcome(
 ) -> HttpResponse:
     if isinstance(result, Refused):
         refused: dict[str, object] = {"project": project, "turn": turn, "refused": result}
+        if turn is not None and result.conflicts:
+            refused["rest"] = changes.undo_rest(turn, result)
         response = render(request, "chat/partials/reversal_refused.html", refused)
         response.status_code = _STATUS[bool(result.conflicts)]
         return response

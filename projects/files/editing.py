@@ -183,20 +183,27 @@ def _ambiguous(
         "Include more surrounding lines so it matches exactly once.",
         number,
         match_lines=lines,
+        shown=f"Not changed: the text to change appears {len(lines)} times in the file",
     )
+
+
+_NOT_FOUND = "Not changed: the text to change was not found in the file"
 
 
 def _not_found(lines: list[str], wanted: list[str], label: str, number: int) -> FileError:
     closest = _closest_window(lines, wanted)
     message = f"{label}: the search text was not found in the file."
     if closest is None:
-        return _failure(ErrorCode.NO_MATCH, message + " Read the file again.", number)
+        return _failure(
+            ErrorCode.NO_MATCH, message + " Read the file again.", number, shown=_NOT_FOUND
+        )
     start, snippet = closest
     return _failure(
         ErrorCode.NO_MATCH,
         f"{message} The closest text starts at line {start + 1}; copy the search text "
         "exactly from the file (read it again if unsure).",
         number,
+        shown=_NOT_FOUND,
         closest_match=snippet,
         closest_match_line=start + 1,
     )
@@ -245,10 +252,12 @@ def _failure(
     match_lines: tuple[int, ...] = (),
     closest_match: str | None = None,
     closest_match_line: int | None = None,
+    shown: str = "",
 ) -> FileError:
     return FileError(
         code,
         message,
+        shown=shown,
         edit_index=number,
         match_lines=match_lines,
         closest_match=closest_match,

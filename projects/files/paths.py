@@ -85,12 +85,14 @@ _RESERVED_STEMS: Final = frozenset(
 
 @dataclass(frozen=True)
 class PathError:
-    """A refused path: `message` is written for a person and for a model alike.
+    """A refused path: `message` is written for a person and for a model alike,
+    unless `shown` gives a person other words.
 
     `path` is the input as given (cut to a sane length), for context only."""
 
     path: str
     message: str
+    shown: str = ""
 
 
 def allowed_extensions_text() -> str:
@@ -104,7 +106,11 @@ def normalize_path(raw: object) -> str | PathError:
     shown = _printable(raw)
     kept = raw[: MAX_LENGTH + 20]
     if raw in {"", "/"}:
-        return PathError(kept, "The path is empty: give a file path such as /index.html.")
+        return PathError(
+            kept,
+            "The path is empty: give a file path such as /index.html.",
+            shown="No file was named.",
+        )
     problem = _character_problem(raw)
     if problem:
         return PathError(kept, f"Invalid path {shown}: {problem}.")

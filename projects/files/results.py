@@ -1,8 +1,10 @@
 """What the file service returns: success values, or a `FileError` value.
 
-Errors carry a stable `code`, a `message` written for a person and a model
-alike, and typed context that helps either recover (the files that do exist,
-the allowed extensions, the closest match, the current version and limits).
+Errors carry a stable `code`, a `message` that tells the model (or a script)
+what to do next, `shown` when a person should read other words than the
+model's (no tool names, no "read it again"), and typed context that helps
+either recover (the files that do exist, the allowed extensions, the closest
+match, the current version and limits).
 """
 
 from __future__ import annotations
@@ -45,6 +47,11 @@ class FileError:
     size: int | None = None
     limit: int | None = None
     edit_index: int | None = None
+    shown: str = ""  # for people, when `message` is written for the model
+
+    @property
+    def for_people(self) -> str:
+        return self.shown or self.message
 
 
 @dataclass(frozen=True)

@@ -105,6 +105,7 @@ class FileDiff:
     counts: LineCounts | None
     table: SafeString
     notes: list[str]
+    one_sided: bool = False  # created or deleted: drawn inline whatever was asked
 
 
 def file_diff(
@@ -117,13 +118,16 @@ def file_diff(
     old_path: str | None = None,
 ) -> FileDiff:
     computed = diff(before, after, path=path)
+    # A new or deleted file side by side is half an empty column: it reads inline.
+    one_sided = before is None or after is None
     return FileDiff(
         path=path,
         action=action,
         old_path=old_path,
         counts=computed.counts,
-        table=diff_table(computed, layout=layout),
+        table=diff_table(computed, layout="inline" if one_sided else layout),
         notes=diff_notes(computed),
+        one_sided=one_sided,
     )
 
 

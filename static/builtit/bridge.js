@@ -130,7 +130,7 @@
     if (!selector || !/^[a-z][a-z0-9-]*$/.test(tag)) { drop(); return; }
     const page = pagePath(text(raw.page, "page")) || "/index.html";
     const item = { type: "element", selector, tag, page, text: text(raw.text, "text") };
-    window.builtitChat.attach(item, elementLabel(item));
+    window.builtitChat.attach(item, elementLabel(item), `Selector: ${selector}`);
     showChat();
   }
 
@@ -139,7 +139,7 @@
 
   function elementLabel(item) {
     const shows = item.text ? ` “${item.text}”` : "";
-    return `<${item.tag}>${shows} at ${item.selector} in ${bare(item.page) || "the page"}`;
+    return `<${item.tag}>${shows} in ${bare(item.page) || "the page"}`;
   }
 
   function problemLabel(item) {
@@ -282,6 +282,8 @@
     if (!preview || !button) return;
     tell({ pick: on });
     button.setAttribute("aria-pressed", String(on));
+    const hint = $("pick-hint");
+    if (hint) hint.hidden = !on;
     if (on) preview.focus();
   }
 

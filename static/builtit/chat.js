@@ -131,6 +131,7 @@
     list.replaceChildren(...attached.map((entry, index) => {
       const chip = document.createElement("li");
       chip.textContent = entry.label;
+      if (entry.title) chip.title = entry.title;
       const remove = document.createElement("button");
       remove.type = "button";
       remove.dataset.unattach = String(index);
@@ -141,10 +142,10 @@
     }));
   }
 
-  function attach(item, label) {
+  function attach(item, label, title) {
     const limit = item.type === "element" ? 5 : 10;
     if (attached.filter((a) => a.item.type === item.type).length >= limit) return false;
-    attached.push({ item, label });
+    attached.push({ item, label, title });
     drawChips();
     const input = $("composer-input");
     if (input) input.focus();
@@ -467,6 +468,19 @@
     earlier.click();
   }
   window.addEventListener("hashchange", () => showLinkedTurn(20));
+
+  // ── Copy on an answer's code blocks (drawn by chat.render.markdown) ──────
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest && event.target.closest("[data-copy-code]");
+    const code = button && button.parentElement.querySelector("pre");
+    if (!code) return;
+    const said = (words) => {
+      button.textContent = words;
+      setTimeout(() => { button.textContent = "Copy"; }, 1500);
+    };
+    if (!navigator.clipboard) { said("Select the code to copy it"); return; }
+    navigator.clipboard.writeText(code.textContent).then(() => said("Copied"), () => said("Could not copy"));
+  });
 
   // For scripts and browser tests.
   window.builtitChat = {

@@ -110,7 +110,7 @@ def test_the_model_reads_the_context_after_the_words_and_the_person_sees_chips()
     assert for_model("Just words", ()) == "Just words"
     assert [label(item) for item in found] == [
         "Error in app.js:2",
-        "<h1> “Hello” at #title in index.html",
+        "<h1> “Hello” in index.html",
     ]
     assert chip_labels([ERROR, {"type": "bogus"}]) == [], "stored JSON is checked again"
     assert chip_labels(None) == []
@@ -144,7 +144,7 @@ def test_an_element_keeps_only_what_its_chip_shows_whatever_the_client_sent() ->
             "type": "element",
         }
     ]
-    assert label(element) == "<p> “Open daily from 9” at body > p in index.html"
+    assert label(element) == "<p> “Open daily from 9” in index.html"
     asked = for_model("Make this bold", (element,))
     assert asked == (
         f"Make this bold\n\n{CONTEXT}\n- The person picked an element on /index.html: "
@@ -168,7 +168,7 @@ def test_an_elements_text_is_one_bounded_line_the_chip_shows_whole() -> None:
     assert 'its text "a\\" and \\"b"' in quoted, "a quote in the text cannot end it early"
     empty = attachments_from([{**HIDDEN, "text": " \u200b "}])
     assert not isinstance(empty, AttachmentError)
-    assert label(empty[0]) == "<p> at body > p in index.html"
+    assert label(empty[0]) == "<p> in index.html"
     assert for_model("Fix", empty).endswith('<p>, selector "body > p", no text')
 
 
@@ -197,7 +197,7 @@ def test_a_message_stored_with_html_and_a_stack_shows_only_what_is_kept() -> Non
     }
     old_problem = {**ERROR, "stack": "ReferenceError\n    at STACK-SECRET (app.js:2:1)"}
     assert chip_labels([old_element, old_problem]) == [
-        "<h1> “Hello world” at #title in index.html",
+        "<h1> “Hello world” in index.html",
         "Error in app.js:2",
     ]
     found = attachments_from([old_element, old_problem])

@@ -137,16 +137,23 @@ def test_a_picked_element_goes_with_the_message(
     project = _project(browser_user)
     sign_in(page, chat_server.url)
     _open(page, chat_server, project)
+    expect(page.locator("#pick-hint")).to_be_hidden()
     page.locator("[data-action='pick-element']").click()
     expect(page.locator("[data-action='pick-element']")).to_have_attribute("aria-pressed", "true")
+    # Pick mode says what to do and how to leave it.
+    expect(page.locator("#pick-hint")).to_be_visible()
+    expect(page.locator("#pick-hint")).to_contain_text("Click an element in the preview")
+    expect(page.locator("#pick-hint")).to_contain_text("Esc to cancel")
     frame = page.frame_locator("#preview-frame")
     frame.locator("p.lead").hover()
     frame.locator("p.lead").click()
     chip = page.locator("#composer-chips li")
     expect(chip).to_have_count(1)
     # What it is, the text it shows (not its hidden child), where, on which page.
-    assert _chip_words(page, "#composer-chips li") == ["<p> “Some text” at body > p in index.html"]
+    assert _chip_words(page, "#composer-chips li") == ["<p> “Some text” in index.html"]
+    expect(chip).to_have_attribute("title", "Selector: body > p")  # the selector, on asking
     expect(page.locator("[data-action='pick-element']")).to_have_attribute("aria-pressed", "false")
+    expect(page.locator("#pick-hint")).to_be_hidden()
     # The click chose; it did not reach the page.
     chat_server.fake.script(text("Made it bigger."))
     page.fill("#composer-input", "make this bigger")
@@ -160,9 +167,9 @@ def test_a_picked_element_goes_with_the_message(
     for hidden in ("ATTRIBUTE-SECRET", "HIDDEN-CHILD-SECRET", "lead", "data-note", "<span"):
         assert hidden not in asked
     expect(chip).to_have_count(0)
-    assert _chip_words(page, "#chat-log .bubble-chips li") == [
-        "<p> “Some text” at body > p in index.html"
-    ], "the transcript's chip is the composer's"
+    assert _chip_words(page, "#chat-log .bubble-chips li") == ["<p> “Some text” in index.html"], (
+        "the transcript's chip is the composer's"
+    )
 
 
 POST_PICKS = """(count) => {
@@ -200,7 +207,7 @@ def test_a_page_attaches_nothing_by_itself_and_one_pick_per_press(
     expect(chips).to_have_count(0)
     expect(pick).to_have_attribute("aria-pressed", "true")
     _posted(page, frame, POST_PICKS, 2)  # Pick is on: the page sends two picks
-    assert _chip_words(page, "#composer-chips li") == ["<h1> “Pick 1” at #title in index.html"]
+    assert _chip_words(page, "#composer-chips li") == ["<h1> “Pick 1” in index.html"]
     expect(pick).to_have_attribute("aria-pressed", "false")
     _posted(page, frame, POST_PICKS, 1)  # and more once it is off
     expect(chips).to_have_count(1)
@@ -241,7 +248,7 @@ def test_the_picker_from_the_keyboard_and_across_a_reload(
     expect(reloaded.locator("html:not([data-old])")).to_have_css("cursor", "crosshair")
     reloaded.locator("#title").hover()
     reloaded.locator("#title").click()
-    assert _chip_words(page, "#composer-chips li") == ["<h1> “Hello” at #title in index.html"]
+    assert _chip_words(page, "#composer-chips li") == ["<h1> “Hello” in index.html"]
     expect(pick).to_have_attribute("aria-pressed", "false")
 
 
@@ -328,4 +335,4 @@ def test_on_a_phone_a_picked_element_shows_in_the_chat(
     page.locator("[data-action='pick-element']").click()
     page.frame_locator("#preview-frame").locator("#title").click()
     expect(page.locator("#chat-panel")).to_be_visible()
-    expect(page.locator("#composer-chips li")).to_contain_text("#title in index.html")
+    expect(page.locator("#composer-chips li")).to_contain_text("“Hello” in index.html")

@@ -85,6 +85,12 @@ def test_a_turns_changes_are_summarised_shown_undone_and_redone_in_every_tab(
     dialog.locator("button", has_text="Inline").click()
     expect(dialog.locator("table.diff-inline td.code.added")).to_contain_text("Fresh bread")
     _close(first)
+    # A new file's diff opens inline, even on this wide screen: no empty left half.
+    files.nth(2).locator("button.file-diff").click()
+    expect(dialog.locator("table.diff-inline")).to_have_count(1)
+    expect(dialog.locator("table.diff-split")).to_have_count(0)
+    expect(dialog.locator("button", has_text="Side by side")).to_have_count(0)
+    _close(first)
     # The whole turn, one file after the other.
     first.locator("#chat-log button", has_text="View all changes").click()
     expect(dialog.locator(".file-diff-block")).to_have_count(3)

@@ -144,6 +144,10 @@ def test_stop_ends_a_slow_turn_and_the_composer_works_again(
 
     _finished(turn, "stopped")
     expect(turn.locator(".turn-footer")).to_contain_text("Stopped")
+    # Marked as plainly as a failed turn, not in small grey.
+    stopped = turn.locator(".turn-footer .outcome")
+    expect(stopped).to_have_css("font-weight", "600")
+    assert stopped.evaluate("e => getComputedStyle(e).backgroundColor") != "rgba(0, 0, 0, 0)"
     _idle(page)
     # What arrived before the stop stays.
     expect(turn.locator(".answer")).to_have_text("Thinking hard about")
@@ -543,3 +547,24 @@ def test_a_finished_turn_looks_the_same_after_a_reload(page, chat_server, browse
 
 def _squeezed(html: str) -> str:
     return re.sub(r">\s+<", "><", " ".join(html.split()))
+
+
+def test_a_code_block_in_an_answer_copies_from_the_keyboard(
+    page, chat_server, browser_user
+) -> None:
+    project = _starter(browser_user)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    sign_in(page, chat_server.url)
+    _open(page, chat_server, project)
+    chat_server.fake.script(text("Add this:\n\n```css\nh1 { color: teal; }\n```\n\nThat is all."))
+
+    _send(page, "How do I make the heading teal?")
+    turn = _turn(page, "How do I make the heading teal?")
+    _finished(turn)
+    copy = turn.locator(".answer .code-block button")
+    expect(copy).to_have_text("Copy")
+    copy.focus()
+    page.keyboard.press("Enter")
+
+    expect(copy).to_have_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == "h1 { color: teal; }\n"

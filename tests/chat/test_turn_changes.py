@@ -108,6 +108,20 @@ def test_a_turns_diff_shows_each_files_change(
     assert missing.status_code == 404
 
 
+def test_a_new_files_diff_opens_inline_even_where_side_by_side_is_asked(
+    turns: Turns, bakery: Message, user_client: Client
+) -> None:
+    url = f"/projects/{turns.project.pk}/turns/{bakery.pk}/changes/"
+    new = user_client.get(url, {"path": "/about.html", "layout": "split"}).content.decode()
+    assert 'class="diff diff-inline"' in new
+    assert "diff-split" not in new
+    assert "Side by side" not in new  # no layout to choose for half an empty column
+    both = user_client.get(url, {"all": "1", "layout": "split"}).content.decode()
+    assert both.count('class="diff diff-split"') == 2  # the edited files
+    assert both.count('class="diff diff-inline"') == 1  # the new one
+    assert "Side by side" in both
+
+
 def test_undo_then_redo_through_the_workspace(
     turns: Turns, bakery: Message, user_client: Client
 ) -> None:
@@ -146,6 +160,8 @@ def test_a_conflict_offers_to_undo_the_rest_or_restore_to_before_the_turn(
     assert answer.status_code == 409
     assert "<code>/styles.css</code>: it was changed since" in html
     assert "Undo the rest, keep these as they are" in html
+    # The rest, named: the turn's other files.
+    assert "changes to <code>/index.html</code> and <code>/about.html</code>." in html
     assert f"/turns/{bakery.pk}/restore/?when=before" in html
     assert "Fresh bread" in (content(project, "/index.html") or ""), "nothing changed yet"
 
@@ -167,6 +183,17 @@ def test_a_conflict_offers_to_undo_the_rest_or_restore_to_before_the_turn(
     back = user_client.post(f"/projects/{project.pk}/reversals/{restore.pk}/revert/")
     assert back.status_code == 200
     assert content(project, "/styles.css") == "h1 { font-size: 3rem; }\n"
+
+
+def test_no_undo_the_rest_when_every_file_changed_since(turns: Turns, user_client: Client) -> None:
+    project = turns.project
+    first = turns.turn("Colour", ("update", {"path": "/styles.css", "content": "p {}\n"}))
+    turns.turn("Again", ("update", {"path": "/styles.css", "content": "a {}\n"}))
+    answer = user_client.post(f"/projects/{project.pk}/turns/{first.pk}/undo/")
+    html = answer.content.decode()
+    assert answer.status_code == 409
+    assert "Undo the rest" not in html  # there is no rest to undo
+    assert f"/turns/{first.pk}/restore/?when=before" in html
 
 
 def test_keep_changed_undoes_the_rest(turns: Turns, bakery: Message, user_client: Client) -> None:

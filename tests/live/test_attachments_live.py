@@ -123,7 +123,7 @@ async def test_a_message_stored_with_html_shows_its_chip_and_is_never_sent_again
     await sync_to_async(stored_before_issue_26)()
     page = await sync_to_async(user_client.get)(f"/projects/{project.pk}/")
     html = page.content.decode()
-    assert "&lt;button&gt; “Buy now” at #buy in index.html" in html
+    assert "&lt;button&gt; “Buy now” in index.html" in html
     assert "Error in app.js:3" in html
     for hidden in ("IGNORE ALL", "secret-class", "STACK-SECRET"):
         assert hidden not in html

@@ -385,7 +385,7 @@ def test_file_new_of_a_non_html_file_starts_empty(htmx_client, project):
         ("../escape.html", "'.' and '..' are not allowed"),
         ("photo.bmp", "'.bmp' files are not allowed"),
         ("my page.html", "may only contain ASCII letters"),
-        ("", "The path is empty"),
+        ("", "No file was named."),
         ("folder/", "empty folder or file name"),
     ],
 )
@@ -404,7 +404,7 @@ def test_file_new_refuses_bad_paths_with_a_422_in_the_new_file_error(
 @pytest.mark.parametrize(
     ("path", "message"),
     [
-        ("/index.html", "/index.html already exists"),
+        ("/index.html", "There is already a file called /index.html."),
         ("/INDEX.html", "differs only in letter case from the existing /index.html"),
     ],
 )
@@ -463,7 +463,7 @@ def test_file_rename_onto_an_existing_file_is_refused(htmx_client, starter_proje
         {"path": "/styles.css", "new_path": "/script.js", "version": "1"},
     )
     assert response.status_code == 422
-    assert "/script.js already exists" in unescape(response.content.decode())
+    assert "There is already a file called /script.js." in unescape(response.content.decode())
     assert starter_project.files.get(path="/script.js").content == STARTER_FILES["/script.js"]
     assert starter_project.files.filter(path="/styles.css").exists()
 

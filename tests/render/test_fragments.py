@@ -223,6 +223,34 @@ def test_reasoning_streams_into_its_own_block_and_stays_plain_text() -> None:
     assert '<div class="answer streaming" id="t7-b2">Done.</div>' in answer
 
 
+def test_a_later_rounds_reasoning_joins_the_turns_one_reasoning_toggle() -> None:
+    turn, fragments = drawn(
+        ReasoningText("Look at the page."),
+        ToolCallsAnnounced((PAGE_CALL,)),
+        page_result(),
+        ReasoningText("Now the styles."),
+    )
+
+    assert [block.kind for block in turn.view.blocks] == ["reasoning", "tools"]
+    assert turn.view.blocks[0].text == "Look at the page.\n\nNow the styles."
+    assert fragments[-1].startswith('<div hx-swap-oob="beforeend:#t7-b1-text">')
+    assert "<details" not in fragments[-1]
+
+
+def test_a_reset_takes_back_the_reasoning_its_round_joined() -> None:
+    turn, fragments = drawn(
+        ReasoningText("Look at the page."),
+        ToolCallsAnnounced((PAGE_CALL,)),
+        page_result(),
+        ReasoningText("Half a thou"),
+        StreamReset("asking again"),
+    )
+
+    assert turn.view.blocks[0].text == "Look at the page."
+    assert '<details class="reasoning" id="t7-b1" hx-swap-oob="true">' in fragments[-1]
+    assert "Half a thou" not in fragments[-1]
+
+
 @pytest.mark.parametrize("kind", [ContentText, ReasoningText])
 def test_appended_text_keeps_its_spaces(kind: type[ContentText] | type[ReasoningText]) -> None:
     _, (_, _, added, more) = drawn(kind("Fresh"), kind(" bread "), kind("\ndaily"))
@@ -586,6 +614,45 @@ def test_a_retried_answer_is_drawn_live_as_it_is_stored(project: Project) -> Non
         return [(block.kind, block.text) for block in view.blocks if block.text]
 
     assert seen(live.view) == seen(stored)
+
+
+@pytest.mark.django_db
+def test_a_stored_turn_of_several_rounds_has_one_reasoning_as_live(project: Project) -> None:
+    conversation = services.conversation_create(project=project)
+    user = store_turn(conversation, 1, STARTED.text)
+    add = services.message_create
+    add(
+        conversation=conversation,
+        sequence=2,
+        role=Message.Role.ASSISTANT,
+        content="",
+        reasoning="Look at the page.",
+        tool_calls=[tool_call(PAGE_CALL)],
+    )
+    add(
+        conversation=conversation,
+        sequence=3,
+        role=Message.Role.TOOL,
+        tool_call_id="call_a",
+        content='{"ok": true}',
+        record=ToolRecord.from_stored({"name": "create_file", "ok": True, "summary": "Created"}),
+    )
+    add(
+        conversation=conversation,
+        sequence=4,
+        role=Message.Role.ASSISTANT,
+        content="Done.",
+        reasoning="Now the styles.",
+        record=AssistantRecord.from_stored(
+            {"turn": {"status": "completed", "finish_reason": "stop"}}
+        ),
+    )
+
+    (stored,) = stored_turns(conversation)
+
+    assert [block.kind for block in stored.blocks] == ["reasoning", "tools", "answer"]
+    assert stored.blocks[0].text == "Look at the page.\n\nNow the styles."
+    assert user.pk
 
 
 # --- events through JSON and back ----------------------------------------------------------

@@ -31,6 +31,10 @@ ALLOWED_TAGS = {
     *("blockquote", "ul", "ol", "li", "a", "table", "thead", "tbody", "tr", "th", "td"),
 }
 LINK_REL = "noopener noreferrer nofollow"
+COPY_WRAPPER = (
+    '<div class="code-block"><button type="button" class="small code-copy" data-copy-code>'
+    "Copy</button><pre>"
+)
 
 
 @dataclass
@@ -80,8 +84,10 @@ def render(text: str) -> Parsed:
     """Renders, checks the output is within the allowlist whatever the input, and parses."""
     html = render_markdown(text)
     assert isinstance(html, SafeString)
+    # Each code block's Copy wrapper is fixed markup around a <pre>, never the model's.
+    assert html.count(COPY_WRAPPER) == html.count("<pre>") == html.count("</pre></div>")
     parsed = Parsed()
-    parsed.feed(html)
+    parsed.feed(html.replace(COPY_WRAPPER, "<pre>").replace("</pre></div>", "</pre>"))
     parsed.close()
     for element in parsed.elements:
         assert element.tag in ALLOWED_TAGS, f"<{element.tag}> in {html[:300]!r}"
@@ -104,6 +110,15 @@ def test_headings_are_demoted_two_levels_keeping_their_order():
     assert [element.text for element in parsed.elements] == [
         *("One", "Two", "Three", "Four", "Five", "Six")
     ]
+
+
+def test_a_code_block_has_a_copy_button_and_inline_code_has_none():
+    html = render_markdown("Run `ls`:\n\n```sh\nls -l\n```\n\nand\n\n    indented\n")
+    assert html.count(COPY_WRAPPER) == 2
+    assert "<code>ls</code>" in html
+    # A model writing the wrapper's markup gets text, not a second button.
+    forged = render_markdown('<div class="code-block"><button data-copy-code>Copy</button>')
+    assert "<button" not in forged
 
 
 def test_single_newlines_stay_inside_one_paragraph():

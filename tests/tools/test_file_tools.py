@@ -609,8 +609,21 @@ def test_create_file_in_a_folder(project, assistant):
 
 def test_create_file_refuses_an_existing_path(site, assistant):
     outcome = call(site, "create_file", {"path": "/index.html", "content": "new"}, author=assistant)
-    assert "already exists" in failed(outcome)
+    assert "Use update or edit" in failed(outcome)  # the model is told what to do
+    # The card says it in a person's words, with no tool names.
+    assert outcome.summary == "There is already a file called /index.html."
     assert content_of(site, "/index.html") == INDEX
+    assert revisions(site) == []
+
+
+def test_create_file_with_the_content_already_there_is_an_unchanged_success(site, assistant):
+    outcome = call(site, "create_file", {"path": "/index.html", "content": INDEX}, author=assistant)
+    result = succeeded(outcome)
+    assert result["unchanged"] is True
+    assert "nothing was changed" in str(result["note"])
+    assert outcome.summary == "Unchanged: it already had this content"
+    assert outcome.changed == ()
+    assert outcome.seen == {"/index.html": version_of(site, "/index.html")}
     assert revisions(site) == []
 
 
@@ -708,15 +721,31 @@ def test_update_file_of_a_missing_path_names_the_files_that_exist(site, assistan
     assert sorted(paths_of(site)) == sorted(STARTER_FILES)
 
 
-def test_update_file_refuses_the_same_content(site, assistant):
+def test_update_file_with_the_same_content_is_an_unchanged_success(site, assistant):
     outcome = call(
         site,
         "update_file",
         {"path": "/script.js", "content": STARTER_FILES["/script.js"]},
         author=assistant,
     )
-    assert "already has exactly this content" in failed(outcome)
+    assert succeeded(outcome)["unchanged"] is True
+    assert "already had exactly this content" in str(outcome.result["note"])
+    assert outcome.summary.startswith("Unchanged")
+    assert outcome.changed == ()
     assert revisions(site) == []
+
+
+def test_an_edit_whose_search_and_replacement_are_the_same_is_still_pointed_out(site, assistant):
+    edit: JSONObject = {"search": "<h1>", "replace": "<h1>"}
+    outcome = call(site, "edit_file", {"path": "/index.html", "edits": [edit]}, author=assistant)
+    assert "identical" in failed(outcome)
+
+
+def test_a_failed_edit_reads_as_a_person_would_say_it(site, assistant):
+    edit: JSONObject = {"search": "<h2>Nowhere</h2>", "replace": "<h2>Here</h2>"}
+    outcome = call(site, "edit_file", {"path": "/index.html", "edits": [edit]}, author=assistant)
+    assert "copy the search text" in failed(outcome) or "Read the file" in failed(outcome)
+    assert outcome.summary == "Not changed: the text to change was not found in the file"
 
 
 def test_update_file_refuses_a_file_over_the_size_limit(site, assistant, settings):
