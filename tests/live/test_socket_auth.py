@@ -267,7 +267,8 @@ async def test_a_token_is_shown_once_and_stored_only_as_a_hash(user: User) -> No
     page = response.content.decode()
     assert response["Cache-Control"] == "no-store"
     row = await sync_to_async(AccessToken.objects.get)(user=user)
-    start = page.index('class="token-secret">') + len('class="token-secret">')
+    opening = 'class="token-secret" id="new-token-secret">'
+    start = page.index(opening) + len(opening)
     secret = page[start : page.index("</code>", start)]
     assert secret.startswith("bit_")
     assert secret not in json.dumps(

@@ -205,7 +205,7 @@ def test_an_import_checks_each_image_whole_and_bounds_what_they_cost_together(
         "/b.png",
         "/index.html",
     ]
-    (bounded,) = [message for message in result.skipped if message.startswith("/c.png")]
+    (bounded,) = [message for message in result.skipped if message.startswith("c.png")]
     assert "uploaded together hold more than" in bounded
-    (icon,) = [message for message in result.skipped if message.startswith("/favicon.ico")]
+    (icon,) = [message for message in result.skipped if message.startswith("favicon.ico")]
     assert "damaged or cut short" in icon

@@ -177,7 +177,7 @@ def test_a_zip_image_that_lies_is_left_out_and_named(user: User) -> None:
         owner=user, name="Bad", upload=io.BytesIO(data), upload_size=len(data)
     )
     assert isinstance(result, Imported)
-    assert "/photo.png is not a PNG image" in " ".join(result.skipped)
+    assert "photo.png is not a PNG image" in " ".join(result.skipped)
     assert list(result.project.files.values_list("path", flat=True)) == ["/index.html"]
 
 
