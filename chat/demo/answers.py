@@ -114,8 +114,11 @@ def instructions_line(intent: Intent, request: str, rules: Rules) -> str:
         )
         return f"{said} {wins}".strip()
     if intent == "colour":
-        return followed_line(rules, colour=True, overridden=_differs(colour_in(request), rules))
-    return followed_line(rules)
+        return followed_line(
+            rules, colour=True, texts=False, overridden=_differs(colour_in(request), rules)
+        )
+    # Its tone shows only in texts it writes: a section's, a page's.
+    return followed_line(rules, texts=intent in {"section", "page"})
 
 
 def did(call: Call) -> str:

@@ -135,15 +135,19 @@ def followed_line(
     colour: bool = False,
     font: bool = False,
     name: bool = False,
+    texts: bool = True,
     overridden: str | None = None,
 ) -> str:
     """The answer's one line on the instructions in this turn: which it
-    followed (`colour`, `font`, `name`: whether the turn used them; its tone
-    and English always), that the message won over them (`overridden`: the
+    followed (`colour`, `font`, `name`: whether the turn used them; the tone
+    and the language when it wrote texts, `texts`; the language only beside
+    something else: English alone is no news), that the message won over them (`overridden`: the
     colour the message asked for), or that the demo understood none of them;
     and, as a model is told to, that the file was too long to read whole.
     "" when there is nothing to say."""
-    said = _followed_line(rules, colour=colour, font=font, name=name, overridden=overridden)
+    said = _followed_line(
+        rules, colour=colour, font=font, name=name, texts=texts, overridden=overridden
+    )
     if not rules.cut:
         return said
     cut = "Your AGENTS.md is too long to read whole: I read its beginning only, so shorten it."
@@ -151,7 +155,7 @@ def followed_line(
 
 
 def _followed_line(
-    rules: Rules, *, colour: bool, font: bool, name: bool, overridden: str | None
+    rules: Rules, *, colour: bool, font: bool, name: bool, texts: bool, overridden: str | None
 ) -> str:
     if not rules.present:
         return ""
@@ -162,7 +166,7 @@ def _followed_line(
             "I read your project instructions (AGENTS.md); as the offline demo I can follow "
             f"a colour, a tone, a name or a font there, not “{_shortened(rules.unread[0])}”."
         )
-    said = _followed(rules, colour=colour and not overridden, font=font, name=name)
+    said = _followed(rules, colour=colour and not overridden, font=font, name=name, texts=texts)
     lines = [f"Following your instructions: {'; '.join(said)}."] if said else []
     if rules.colour and overridden:
         lines.append(
@@ -174,7 +178,7 @@ def _followed_line(
     return " ".join(lines)
 
 
-def _followed(rules: Rules, *, colour: bool, font: bool, name: bool) -> list[str]:
+def _followed(rules: Rules, *, colour: bool, font: bool, name: bool, texts: bool) -> list[str]:
     said = []
     if colour and rules.colour:
         said.append(f"{rules.colour[0]} as the main colour")
@@ -182,9 +186,9 @@ def _followed(rules: Rules, *, colour: bool, font: bool, name: bool) -> list[str
         said.append(f"the name {rules.name}")
     if font and rules.font:
         said.append(f"a {'sans-serif' if rules.font == 'sans' else 'serif'} font")
-    if rules.tone:
+    if texts and rules.tone:
         said.append(TONE_NAMES[rules.tone])
-    if rules.language == "English":
+    if said and texts and rules.language == "English":
         said.append("English")
     return said
 

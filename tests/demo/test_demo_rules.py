@@ -180,6 +180,20 @@ async def test_an_edit_to_the_instructions_counts_from_the_next_turn(
 
 
 @pytest.mark.django_db(transaction=True)
+async def test_the_line_on_the_instructions_comes_only_where_they_changed_something(
+    starter_project: Project,
+) -> None:
+    """The starter's own instructions (a warm, plain tone; English) are no news
+    on a turn that writes no text: a walkthrough saw the line under every turn."""
+    conversation = await new_conversation(starter_project)
+    recoloured = await answer(await turn(starter_project, conversation, "Make the header green"))
+    added = await answer(await turn(starter_project, conversation, "Add a FAQ section"))
+
+    assert "Following your instructions" not in recoloured
+    assert "Following your instructions: a warm, plain tone; English." in added
+
+
+@pytest.mark.django_db(transaction=True)
 async def test_a_plan_is_worded_in_the_tone_and_says_so(starter_project: Project) -> None:
     await instruct(starter_project, "Write in a friendly, casual tone.\n")
     conversation = await new_conversation(starter_project)
