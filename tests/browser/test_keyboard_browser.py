@@ -12,6 +12,7 @@ from projects.lifecycle import project_create
 from projects.models import Project, ProjectFile
 from projects.services import Author, file_update
 from tests.browser.conftest import ChatServer, sign_in
+from tests.fakes.script import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -188,3 +189,28 @@ def test_the_focus_ring_on_fields_stands_out(
     page.focus("#model-input")
     expect(field).to_be_focused()
     assert field.evaluate(RING_CONTRAST) >= 3
+
+
+def test_a_skip_link_passes_every_turns_controls_to_the_message_box(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = _project(browser_user)
+    _open(page, chat_server, project)
+    for number in range(3):  # turns whose cards, diffs and chips are all Tab stops
+        chat_server.fake.script(text(f"Done {number}."))
+        page.fill("#composer-input", f"Change number {number}")
+        page.press("#composer-input", "Enter")
+        expect(page.locator("#chat-log article.turn .turn-footer.completed")).to_have_count(
+            number + 1
+        )
+    page.focus("#conversation-select")
+
+    stops = []
+    for _ in range(10):
+        page.keyboard.press("Tab")
+        stops.append(_focused(page))
+        if stops[-1] == "Skip to the message box":
+            break
+    assert stops[-1] == "Skip to the message box", stops
+    page.keyboard.press("Enter")
+    expect(page.locator("#composer-input")).to_be_focused()
