@@ -7,6 +7,7 @@ from django.urls import path, re_path
 
 from projects.publish.names import NAME_PATTERN, RESERVED
 from projects.views import preview, preview_past, published
+from projects.web.past_seals import SEAL_PATTERN
 
 _NAME = rf"(?!(?:{'|'.join(sorted(RESERVED))})/)(?P<name>{NAME_PATTERN})"
 
@@ -17,12 +18,12 @@ urlpatterns = [
     path(preview.BRIDGE_PATH.lstrip("/"), preview.bridge, name="preview_bridge"),
     # The project as it was ("@" is in no file's path): projects.views.preview_past.
     re_path(
-        r"^preview/(?P<token>[^/]+)/@(?P<point>[0-9]{1,18})/(?P<path>.*)$",
+        rf"^preview/(?P<token>[^/]+)/@(?P<point>[0-9]{{1,18}})-(?P<seal>{SEAL_PATTERN})/(?P<path>.*)$",
         preview_past.serve_point,
         name="preview_past",
     ),
     re_path(
-        r"^preview/(?P<token>[^/]+)/@file-(?P<revision>[0-9]{1,18})/(?P<path>.*)$",
+        rf"^preview/(?P<token>[^/]+)/@file-(?P<revision>[0-9]{{1,18}})-(?P<seal>{SEAL_PATTERN})/(?P<path>.*)$",
         preview_past.serve_version,
         name="preview_version",
     ),

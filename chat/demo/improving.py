@@ -23,7 +23,7 @@ from chat.demo.colours import colour_in
 from chat.demo.intents import HEADING, PAGE, Intent, intent_of, section_asked
 from chat.demo.looks import look_for
 from chat.demo.parts import parts_of
-from chat.demo.reading import text_of
+from chat.demo.reading import text_of, tidy
 from chat.demo.site import SECTIONS, Brief, brief_from
 from chat.demo.steps import Step
 from chat.demo.tones import TONE_NAMES, tone_asked
@@ -98,6 +98,7 @@ def improved(draft: str) -> str:
     """`draft` as the demo would like to read it; as it was when the demo
     cannot tell. A draft asking for several changes has each part the demo
     understands rewritten and the others kept word for word (chat.demo.parts)."""
+    draft = tidy(draft)  # as the demo reads every message (chat.demo.reading)
     parts = parts_of(draft) if _intent(draft) != "build" else [draft]
     if len(parts) > 1:
         return "\n".join(_sentence(_improved_part(part)) for part in parts)

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 from chat.demo.intents import intent_of
+from chat.demo.reading import tidy
 
 _VERBS = (
     r"add|make|change|turn|set|put|create|round|give|use|rename|paint|colou?r|remove|fix"
@@ -45,6 +46,7 @@ _KEEP_WHOLE = {"build", "fix", "remember", "translate", "heading", "text"}
 def parts_of(request: str, *, picked: bool = False) -> list[str]:
     """The separate requests in `request`, in order, each a request of its own
     (a verb it shared given to it); one when it asks for one thing."""
+    request = tidy(request)  # the patterns below are cubic in a long run of spaces
     whole = intent_of(request, picked=picked)
     if whole in ("build", "fix", "remember"):
         return [request.strip()]

@@ -4,6 +4,7 @@ words, the tools it is offered, and the calls made since with their results
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,12 +65,28 @@ def writes(made: list[Call]) -> list[Call]:
 
 
 def text_of(message: dict[str, Any]) -> str:
+    """A message's words; a tool's result as it came (a file's text is exact),
+    anything else with each run of white space made one space or one line
+    break, so no pattern of the demo's meets a long run of them: a message of
+    20,000 spaces cost its cubic patterns hours (a review found it)."""
     content = message.get("content")
-    if isinstance(content, str):
-        return content
     if isinstance(content, list):
-        return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
-    return ""
+        content = " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    if not isinstance(content, str):
+        return ""
+    return content if message.get("role") == "tool" else tidy(content)
+
+
+_RUNS = re.compile(r"\s{2,}")
+
+
+def tidy(text: str) -> str:
+    """`text` with each run of white space one space, or one line break."""
+    return _RUNS.sub(_one, text)
+
+
+def _one(run: re.Match[str]) -> str:
+    return "\n" if "\n" in run.group() else " "
 
 
 def tool_names(body: dict[str, Any]) -> set[str]:

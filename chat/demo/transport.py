@@ -52,7 +52,9 @@ class DemoTransport(httpx.AsyncBaseTransport):
         body = decoded(await request.aread())
         if body is NOT_JSON:
             return httpx.Response(400, json={"error": {"code": 400, "message": "Not JSON"}})
-        step = _answer(body if isinstance(body, dict) else {})
+        # Off the event loop: the demo's reading is plain Python, and a socket
+        # or another turn must never wait on it.
+        step = await asyncio.to_thread(_answer, body if isinstance(body, dict) else {})
         prompt_tokens = max(1, len(request.content) // 4)
         return httpx.Response(
             200,

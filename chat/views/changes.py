@@ -100,7 +100,7 @@ def turn_preview(request: HttpRequest, project_id: uuid.UUID, turn_id: int) -> H
         "project": project,
         "turn": turn,
         "excerpt": _excerpt(turn),
-        "src": past_preview_url(request, project.preview_token, point=point),
+        "src": past_preview_url(request, project.preview_token, project_id=project.pk, point=point),
     }
     return render(request, "chat/partials/past_turn.html", context)
 

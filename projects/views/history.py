@@ -81,7 +81,9 @@ def revision_preview(request: HttpRequest, project_id: uuid.UUID, revision_id: i
         return error_response(request, error, target="#history-view")
     # A page opens on itself; a stylesheet, script or picture on the home page.
     page = version.path.lstrip("/") if version.path.endswith((".html", ".htm")) else ""
-    src = version_preview_url(request, project.preview_token, revision=revision_id, page=page)
+    src = version_preview_url(
+        request, project.preview_token, project_id=project.pk, revision=revision_id, page=page
+    )
     context = {"project": project, "version": version, "revision_id": revision_id, "src": src}
     return render(request, "projects/partials/past_version.html", context)
 

@@ -33,9 +33,16 @@ from projects.views.preview import (
     secured,
     with_page_report,
 )
+from projects.web.past_seals import past_seal_valid
 from projects.web.plain import plain_page
 from projects.web.static_files import content_response
 
+# A shared preview link shows the site as it is, never its history
+# (projects.web.past_seals); an old view's address lapses after some hours.
+_SEAL_LAPSED = plain_page(
+    "This view of the past has lapsed",
+    "Press Preview again beside the turn or the version in the workspace.",
+)
 _NOTHING_THEN = plain_page(
     "Nothing to show at that time",
     "The project had no <code>index.html</code> then, the page a site opens with.",
@@ -44,10 +51,12 @@ _NOTHING_THEN = plain_page(
 
 @login_not_required
 @csrf_exempt  # as the live preview: only GET and HEAD, no cookie read
-def serve_point(request: HttpRequest, token: str, point: str, path: str) -> HttpResponse:
+def serve_point(request: HttpRequest, token: str, point: str, seal: str, path: str) -> HttpResponse:
     project = project_for(request, token)
     if isinstance(project, HttpResponse):
         return project
+    if not past_seal_valid(project_id=project.pk, kind="point", number=int(point), seal=seal):
+        return not_found_page(_SEAL_LAPSED)
     files = past_files(project_id=project.pk, point=int(point))
     found = file_for("/" + path, files)
     if found is None or is_instructions(found.path):
@@ -59,10 +68,14 @@ def serve_point(request: HttpRequest, token: str, point: str, path: str) -> Http
 
 @login_not_required
 @csrf_exempt
-def serve_version(request: HttpRequest, token: str, revision: str, path: str) -> HttpResponse:
+def serve_version(
+    request: HttpRequest, token: str, revision: str, seal: str, path: str
+) -> HttpResponse:
     project = project_for(request, token)
     if isinstance(project, HttpResponse):
         return project
+    if not past_seal_valid(project_id=project.pk, kind="file", number=int(revision), seal=seal):
+        return not_found_page(_SEAL_LAPSED)
     version = past_version(project_id=project.pk, revision_id=int(revision))
     if version is None or is_instructions(version.path):
         return not_found_page()

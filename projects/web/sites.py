@@ -10,6 +10,7 @@ CSP lets its pages frame the sites origin and trusts nothing from it.
 from __future__ import annotations
 
 import re
+import uuid
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
@@ -21,6 +22,7 @@ from django.urls import reverse
 from common.sites import is_sites_domain, sites_domain_for
 from projects.publish.live_sites import live_site
 from projects.publish.names import NAME_PATTERN, RESERVED
+from projects.web.past_seals import past_seal
 
 URLCONF = "projects.sites_urls"
 
@@ -49,16 +51,22 @@ def preview_url(request: HttpRequest, token: str, path: str = "") -> str:
     return sites_origin(request) + preview_path(token, path)
 
 
-def past_preview_url(request: HttpRequest, token: str, *, point: int, page: str = "") -> str:
+def past_preview_url(
+    request: HttpRequest, token: str, *, project_id: uuid.UUID, point: int, page: str = ""
+) -> str:
     """The preview of every file as it was right after revision `point`
     (projects.views.preview_past), at `page` (relative to the site's root)."""
-    kwargs = {"token": token, "point": str(point), "path": page}
+    seal = past_seal(project_id=project_id, kind="point", number=point)
+    kwargs = {"token": token, "point": str(point), "seal": seal, "path": page}
     return sites_origin(request) + reverse("preview_past", urlconf=URLCONF, kwargs=kwargs)
 
 
-def version_preview_url(request: HttpRequest, token: str, *, revision: int, page: str = "") -> str:
+def version_preview_url(
+    request: HttpRequest, token: str, *, project_id: uuid.UUID, revision: int, page: str = ""
+) -> str:
     """The preview of today's files with the one `revision` changed as it left it."""
-    kwargs = {"token": token, "revision": str(revision), "path": page}
+    seal = past_seal(project_id=project_id, kind="file", number=revision)
+    kwargs = {"token": token, "revision": str(revision), "seal": seal, "path": page}
     return sites_origin(request) + reverse("preview_version", urlconf=URLCONF, kwargs=kwargs)
 
 

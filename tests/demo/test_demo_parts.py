@@ -6,8 +6,11 @@ without a word."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
+from chat.demo.improving import improved
 from chat.demo.parts import parts_of
 from chat.models import Conversation
 from chat.render.transcript import BUILD_PLAN
@@ -102,3 +105,17 @@ async def test_a_part_it_cannot_do_is_named_not_dropped(
 )
 def test_one_request_is_not_cut_where_its_words_run_on(request_: str, parts: int) -> None:
     assert len(parts_of(request_)) == parts
+
+
+# A review found the parts' pattern cubic in a run of white space: 20,000
+# spaces (the message limit) cost hours of one core, on the event loop.
+LONG_RUN = "add a menu page" + " " * 19_000 + "x" + "\n" * 500 + "and a FAQ section"
+
+
+async def test_a_long_run_of_white_space_is_read_as_one(
+    starter_project: Project, crumb: Conversation
+) -> None:
+    events = await asyncio.wait_for(turn(starter_project, crumb, LONG_RUN), 30)
+
+    assert done(events).status == "completed"
+    assert improved(LONG_RUN).startswith("Add a menu page")

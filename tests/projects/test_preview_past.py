@@ -5,6 +5,9 @@ like the live preview, without the bridge, and nothing is written."""
 
 from __future__ import annotations
 
+import time
+from unittest import mock
+
 import pytest
 from django.test import Client
 
@@ -19,6 +22,7 @@ from projects.services import (
     file_update,
     file_upload,
 )
+from projects.web.past_seals import past_seal
 from projects.web.sandbox import SANDBOX
 from projects.web.sites import past_preview_url, version_preview_url
 from tests.fakes.images import png
@@ -46,11 +50,13 @@ def _latest(project: Project) -> int:
 
 
 def _at(project: Project, point: int, path: str = "") -> str:
-    return f"/preview/{project.preview_token}/@{point}/{path}"
+    seal = past_seal(project_id=project.pk, kind="point", number=point)
+    return f"/preview/{project.preview_token}/@{point}-{seal}/{path}"
 
 
 def _version(project: Project, revision: int, path: str = "") -> str:
-    return f"/preview/{project.preview_token}/@file-{revision}/{path}"
+    seal = past_seal(project_id=project.pk, kind="file", number=revision)
+    return f"/preview/{project.preview_token}/@file-{revision}-{seal}/{path}"
 
 
 @pytest.fixture
@@ -182,11 +188,43 @@ def test_a_picture_of_the_past_is_served_as_its_bytes(sites_client: Client, proj
     assert shown.content == data
 
 
-def test_the_addresses_are_on_the_sites_origin(rf, project) -> None:
+def test_the_addresses_are_on_the_sites_origin_and_sealed(rf, project) -> None:
     request = rf.get("/", HTTP_HOST="testserver")
-    assert past_preview_url(request, project.preview_token, point=7) == (
-        f"http://sites.testserver/preview/{project.preview_token}/@7/"
+    token = project.preview_token
+    assert past_preview_url(request, token, project_id=project.pk, point=7) == (
+        "http://sites.testserver" + _at(project, 7)
     )
-    assert version_preview_url(request, project.preview_token, revision=8, page="about.html") == (
-        f"http://sites.testserver/preview/{project.preview_token}/@file-8/about.html"
+    page = version_preview_url(request, token, project_id=project.pk, revision=8, page="about.html")
+    assert page == "http://sites.testserver" + _version(project, 8, "about.html")
+
+
+def test_the_shared_token_alone_does_not_open_the_past(sites_client, project) -> None:
+    """A preview link is made to be shared: it shows the site as it is, never a
+    file written once and deleted (a review walked @1, @2, … for one)."""
+    _write(project, "/notes.html", f"<p>{SECRET}</p>")
+    point = _latest(project)
+    assert isinstance(
+        file_delete(project=project, path="/notes.html", author=Author.person(project.owner)),
+        FileWrite,
     )
+    assert SECRET in sites_client.get(_at(project, point, "notes.html")).content.decode()
+    token = project.preview_token
+    for address in (
+        f"/preview/{token}/@{point}/notes.html",  # no seal
+        _at(project, point, "notes.html").replace(
+            f"@{point}-", f"@{point - 1}-"
+        ),  # another point's
+        f"/preview/{token}/@file-{point}-" + _at(project, point).split("-", 1)[1],  # kind swapped
+    ):
+        answer = sites_client.get(address)
+        assert answer.status_code == 404, address
+        assert SECRET not in answer.content.decode()
+
+
+def test_a_seal_lapses(sites_client, project) -> None:
+    _write(project, "/index.html", "<p>Then</p>")
+    point = _latest(project)
+    assert sites_client.get(_at(project, point)).status_code == 200
+    fresh = _at(project, point)
+    with mock.patch("django.core.signing.time.time", return_value=time.time() + 7 * 3600):
+        assert sites_client.get(fresh).status_code == 404
