@@ -15,6 +15,7 @@ covers the earlier summary too, so one summary is ever read.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass, field
 
@@ -266,13 +267,24 @@ async def compact_by_hand(
     """Every turn of `conversation` but the latest, summarised now, as the
     person asked; while it runs no turn can start on the project (and it
     cannot start while one runs)."""
-    lock = await threads.run(
-        lock_acquire,
-        project=project,
-        purpose=COMPACTION_LOCK,
-        details={"conversation": conversation.pk},
-        ttl=SUMMARY_SECONDS + 30,
+    acquiring = asyncio.ensure_future(
+        threads.run(
+            lock_acquire,
+            project=project,
+            purpose=COMPACTION_LOCK,
+            details={"conversation": conversation.pk},
+            ttl=SUMMARY_SECONDS + 30,
+        )
     )
+    try:
+        lock = await asyncio.shield(acquiring)
+    except asyncio.CancelledError:
+        # Left while the lock was being taken: its thread takes it anyway, and
+        # the project would stay busy until it lapsed.
+        taken = await acquiring
+        if not isinstance(taken, LockHeld):
+            await threads.run(lock_release, taken)
+        raise
     if isinstance(lock, LockHeld):
         return Refused("busy", "The assistant is busy on this project: compact once it is done.")
     try:

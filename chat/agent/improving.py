@@ -81,6 +81,23 @@ async def draft_improve(
     requested = clean_model_id(model) if model else None
     if isinstance(requested, ModelError):
         return Refused("bad_model", requested.message)
+    if user.pk in _WRITING:
+        return Refused("busy", "Your request is already being improved: wait for that one.")
+    _WRITING.add(user.pk)
+    try:
+        return await _improved(project, user, text, requested, conversation_id)
+    finally:
+        _WRITING.discard(user.pk)
+
+
+# One rewrite at a time per person in each server process (the browser sends one;
+# a script could send hundreds, and a keyless local model costs nothing to ask).
+_WRITING: set[int] = set()
+
+
+async def _improved(
+    project: Project, user: User, text: str, requested: str | None, conversation_id: int | None
+) -> Improved | Refused:
     api_key = await threads.run(key_for, user)
     about = await threads.run(_about, project, conversation_id)
     answer = await ask_once(

@@ -79,6 +79,18 @@ async def ask_once(
             spend.model_info = await _model_info(chosen, model, api_key)
         wanted = _Wanted(model, api_key, messages, max_tokens, seconds)
         answer = await _ask(chosen, spend, wanted)
+    except asyncio.CancelledError:
+        # The person left while it was written: what it cost so far (estimated)
+        # still counts, so leaving cannot dodge the caps.
+        if alone and spend is not None and spend.estimated_cost:
+            charge = threads.run(
+                spending.charge_alone,
+                project_id=project.pk,
+                owner_id=project.owner_id,
+                cost=spend.estimated_cost,
+            )
+            await asyncio.shield(charge)
+        raise
     finally:
         if own is not None:
             await own.aclose()
@@ -119,6 +131,11 @@ async def _ask(client: LLMClient, spend: Spend, wanted: _Wanted) -> Answer | Ref
         async with asyncio.timeout(seconds), client.stream(request, api_key=api_key) as pieces:
             async for piece in pieces:
                 assembler.add(piece)
+    except asyncio.CancelledError:
+        spend.estimated_cost += budget.unreported_cost(
+            info=spend.model_info, prompt=prompt, written=assembler.written, usage=assembler.usage
+        )
+        raise
     except TimeoutError:
         return Refused("too_slow", f"The model took longer than {round(seconds)} seconds.")
     except LLMError as error:

@@ -18,6 +18,7 @@ from django.test import AsyncClient, Client
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat import services
+from chat.agent import improving
 from chat.agent.improving import cleaned
 from chat.demo.improving import IMPROVE_MARKER
 from chat.models import Charge, Message
@@ -124,6 +125,26 @@ async def test_a_reached_cap_says_so_and_asks_the_model_nothing(
     assert "daily spending limit ($1.20 of $1.00)" in answer["error"]
     assert completions(provider) == []
     assert await Charge.objects.acount() == 1
+
+
+async def test_one_rewrite_at_a_time_per_person_and_a_second_asks_nothing(
+    provider: FakeOpenRouter, owner: AsyncClient, starter_project: Project, user: User
+) -> None:
+    """The browser sends one; a script could send hundreds at once, each passing
+    the caps before any is charged (a review found it), and a keyless local
+    model costs nothing to ask."""
+    provider.script(text(REWRITE))
+    improving._WRITING.add(user.pk)  # as while one of theirs is being written
+    try:
+        status, answer = await improve(owner, starter_project)
+    finally:
+        improving._WRITING.discard(user.pk)
+
+    assert (status, answer["code"]) == (422, "busy")
+    assert "already being improved" in answer["error"]
+    assert completions(provider) == []
+    status, answer = await improve(owner, starter_project)  # free again once it is done
+    assert (status, answer["text"]) == (200, REWRITE)
 
 
 async def test_a_provider_that_fails_gives_a_clear_message(
