@@ -145,6 +145,8 @@ def test_a_picked_element_goes_with_the_message(
     expect(page.locator("#pick-hint")).to_contain_text("Click an element in the preview")
     expect(page.locator("#pick-hint")).to_contain_text("Esc to cancel")
     frame = page.frame_locator("#preview-frame")
+    # The page has heard it (its bridge, a script of its own, may still be loading).
+    expect(frame.locator("html")).to_have_css("cursor", "crosshair")
     frame.locator("p.lead").hover()
     frame.locator("p.lead").click()
     chip = page.locator("#composer-chips li")
@@ -333,6 +335,8 @@ def test_on_a_phone_a_picked_element_shows_in_the_chat(
     page.wait_for_selector("#chat-signal[data-signal]", state="attached")
     page.click("[data-show-panel='preview']")
     page.locator("[data-action='pick-element']").click()
+    # The page has heard it (its bridge, a script of its own, may still be loading).
+    expect(page.frame_locator("#preview-frame").locator("html")).to_have_css("cursor", "crosshair")
     page.frame_locator("#preview-frame").locator("#title").click()
     expect(page.locator("#chat-panel")).to_be_visible()
     expect(page.locator("#composer-chips li")).to_contain_text("“Hello” in index.html")

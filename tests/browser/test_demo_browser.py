@@ -180,6 +180,7 @@ def test_the_demo_never_destroys_the_site_it_built(
     _crumb_is_intact(page)
 
     page.locator("[data-action='pick-element']").click()
+    expect(preview.locator("html")).to_have_css("cursor", "crosshair")  # the page heard it
     preview.locator("#menu h2").click()
     expect(page.locator("#composer-chips li")).to_have_count(1)
     _send(page, "change this heading to Visit us")
