@@ -8,44 +8,22 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from chat.agent.attachments import Attachment, PickedElement
-from chat.agent.events import Done, ToolCallsAnnounced
+from chat.agent.events import ToolCallsAnnounced
 from chat.agent.loop import TurnRequest, run_turn
 from chat.demo.transport import DEMO_MODEL, demo_client
-from chat.models import Conversation, Message
+from chat.models import Conversation
 from chat.render.transcript import BUILD_PLAN
-from projects.models import FileRevision, Project, ProjectFile
+from projects.models import FileRevision, Project
 from tests.agent.turns import new_conversation
+from tests.demo.turns import answer, done, files, turn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BAKERY = "Build a one-page site for a bakery called Crumb with a menu and a contact section"
 
 
-@pytest.fixture
-async def conversation(starter_project: Project) -> Conversation:
-    return await new_conversation(starter_project)
-
-
-async def turn(
-    project: Project, conversation: Conversation, text: str, *, plan: bool = False
-) -> list[object]:
-    client = demo_client()
-    try:
-        order = TurnRequest(project, conversation, text, DEMO_MODEL, plan=plan)
-        return [event async for event in run_turn(order, client=client)]
-    finally:
-        await client.aclose()
-
-
-@sync_to_async
-def answer(events: list[object]) -> str:
-    """The turn's answer, as stored on the message that closes it."""
-    closing = done(events).message_id
-    assert closing is not None
-    return Message.objects.get(pk=closing).content
-
-
 def called(events: list[object]) -> list[str]:
+    """The tools the turn called, by name (tests.demo.turns.called adds paths)."""
     return [
         call.name
         for event in events
@@ -54,15 +32,9 @@ def called(events: list[object]) -> list[str]:
     ]
 
 
-def done(events: list[object]) -> Done:
-    last = events[-1]
-    assert isinstance(last, Done)
-    return last
-
-
-@sync_to_async
-def files(project: Project) -> dict[str, str]:
-    return dict(ProjectFile.objects.filter(project=project).values_list("path", "content"))
+@pytest.fixture
+async def conversation(starter_project: Project) -> Conversation:
+    return await new_conversation(starter_project)
 
 
 @sync_to_async

@@ -9,53 +9,17 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import sync_to_async
 
-from chat.agent.events import Done, ToolCallsAnnounced
+from chat.agent.events import Done
 from chat.agent.instructions import MAX_INSTRUCTIONS_CHARS, instructions_section
-from chat.agent.loop import TurnRequest, run_turn
 from chat.demo.rules import followed_line, rules_from
-from chat.demo.transport import DEMO_MODEL, demo_client
-from chat.models import Conversation, Message
 from projects.files.results import FileWrite
-from projects.models import Project, ProjectFile
+from projects.models import Project
 from projects.services import Author, file_create, file_update
 from projects.starter import STARTER_FILES
 from tests.agent.turns import new_conversation
+from tests.demo.turns import answer, called, files, turn
 
 BAKERY = "Build a one-page site for a bakery called Crumb with a menu and a contact section"
-
-
-async def turn(
-    project: Project, conversation: Conversation, text: str, *, plan: bool = False
-) -> list[object]:
-    client = demo_client()
-    try:
-        order = TurnRequest(project, conversation, text, DEMO_MODEL, plan=plan)
-        return [event async for event in run_turn(order, client=client)]
-    finally:
-        await client.aclose()
-
-
-@sync_to_async
-def answer(events: list[object]) -> str:
-    """The turn's answer, as stored on the message that closes it."""
-    last = events[-1]
-    assert isinstance(last, Done)
-    assert last.message_id is not None
-    return Message.objects.get(pk=last.message_id).content
-
-
-def called(events: list[object]) -> list[tuple[str, str | None]]:
-    return [
-        (call.name, call.path)
-        for event in events
-        if isinstance(event, ToolCallsAnnounced)
-        for call in event.calls
-    ]
-
-
-@sync_to_async
-def files(project: Project) -> dict[str, str]:
-    return dict(ProjectFile.objects.filter(project=project).values_list("path", "content"))
 
 
 @sync_to_async
