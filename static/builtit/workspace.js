@@ -11,7 +11,9 @@
   const TAB = Math.random().toString(36).slice(2, 12) + Date.now().toString(36);
 
   // ── editor ────────────────────────────────────────────────────────────
-  function mountEditor() {
+  // `follow`: the file came in because of a change elsewhere (a blank project's
+  // first home page), not because the person opened it: the focus stays put.
+  function mountEditor({ follow = false } = {}) {
     const form = document.getElementById("editor-form");
     const place = keepPlace;
     keepPlace = null;
@@ -61,7 +63,7 @@
     editor.session.setUseWrapMode(wrapOn());
     applyWrap();
     if (place) restorePlace(place);
-    else if (!pageLoading) focusEditor();
+    else if (!pageLoading && !follow) focusEditor();
     goToPending();
   }
   let pointing = false;  // the person's last move was with a pointer, not a key
@@ -464,7 +466,7 @@
     if (by && dirty) { warnChangedUnderEdits(by); return; }
     keepPlace = by ? { ...placeOf(), by } : null;
     htmx.swap("#editor-pane", body, { swapStyle: "innerHTML" });
-    mountEditor();
+    mountEditor({ follow: fromEmpty });
   }
 
   // What the editor's status line says when someone else changed the open file

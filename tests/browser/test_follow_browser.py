@@ -223,6 +223,10 @@ def test_a_first_turn_on_an_empty_editor_opens_the_home_page_in_place(
     expect(page.locator("#editor-form")).to_have_attribute("data-path", "/index.html")
     page.wait_for_function("() => builtitWorkspace.text().includes('<h1>Petal</h1>')")
     expect(page.locator(".editor-empty")).to_have_count(0)
+    if width >= 500:
+        # The person did not open the page: the focus stays in the message box,
+        # where they may already be typing (or have put a next step).
+        expect(page.locator("#composer-input")).to_be_focused()
     if width < 500:
         expect(page.locator("#chat-panel")).to_be_visible()
         expect(page.locator("#editor-panel")).to_be_hidden()
