@@ -152,6 +152,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 _REDIS_URL = env_str("REDIS_URL", "")
+# A running turn's frames to other processes' tabs, and its log for tabs that
+# join late (chat.live.relay); without it the process serves only its own tabs.
+BUILTIT_LIVE_REDIS_URL = _REDIS_URL
 CHANNEL_LAYERS = {
     "default": (
         {

@@ -8,7 +8,7 @@ personal access token: chat.live.socket_auth, in front of this consumer); anyone
 else is closed before a byte of data. Signing out, a password change or a
 revoked token closes the socket, and a turn starts only on a session still
 valid. A connecting tab first gets what is stored, then the running turn's
-events so far (asked of the turn itself), then follows it live.
+events so far, then follows it live (chat.live.following, chat.live.hub).
 """
 
 from __future__ import annotations
@@ -32,21 +32,23 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from chat import openings, selectors, services
-from chat.agent.events import Done, Event, FilesChanged, TurnStarted, from_json, to_json
-from chat.live import messages, orders, snapshot, turns
+from chat import openings
+from chat.live import messages, orders, turns
 from chat.live.closing import REASONS, Close
 from chat.live.dispatching import dispatch_all
+from chat.live.following import TurnFollower
 from chat.live.frames import Frame, FrameError, parse_frame
-from chat.live.framing import html_frames, json_frames
+from chat.live.framing import html_frames
+from chat.live.hub import hub
+from chat.live.inbox import Inbox
 from chat.live.socket_auth import (
     session_follow,
     session_valid,
     user_group,
 )
+from chat.live.watchdog import watchdog
 from chat.models import Conversation
 from chat.render import panel
-from chat.render.fragments import TurnDrawing
 from common import threads
 from projects.lifecycle import project_remember_model
 from projects.models import Project
@@ -54,8 +56,6 @@ from projects.web.workspace import tree_html
 
 logger = logging.getLogger(__name__)
 
-# How long a connecting tab waits for a running turn's replay before giving up on it.
-REPLAY_WAIT = 3.0
 CLOSE_WAIT = 2.0  # seconds a restart waits for the tabs to answer its close
 
 _OPEN: weakref.WeakSet[ChatConsumer] = weakref.WeakSet()  # this process's chat sockets
@@ -93,9 +93,9 @@ async def _gone(consumers: list[ChatConsumer], *, timeout: float) -> None:
 
 class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     project: Project
-    conversation: Conversation | None
     user: User
     gone: asyncio.Event
+    follower: TurnFollower
 
     async def connect(self) -> None:
         self.gone = asyncio.Event()  # set when the socket has closed
@@ -115,36 +115,41 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self.close(code=Close.SERVICE_RESTART)
             return
         self.user = user
-        self.project, self.conversation = opened
+        self.project, conversation = opened
         self.group = turns.group_name(self.project.pk)
-        # The turn this tab follows, how far, and how it is drawn.
-        self.turn_key: str | None = None
-        self.turn_request: int | None = None  # the id of the person's message that began it
-        self.last_seq = 0
-        self.drawing: TurnDrawing | None = None
-        self.catching_up: str | None = None  # a turn whose replay is awaited
-        self.held: list[messages.TurnEvents] = []  # its live messages meanwhile
         self.signals = 0
-        self.own = False  # whether the followed turn is in this tab's conversation
-        # The running turn this tab shows, until its `done`: the watchdog checks
-        # that its server still holds the project (a killed process never says so).
-        self._watched: str | None = None
-        self._watching = asyncio.Event()  # set while there is a turn to watch
-        self.watchdog = asyncio.ensure_future(self._watch())
+        self.follower = TurnFollower(
+            project=self.project,
+            conversation=conversation,
+            as_json=self.as_json,
+            screen=self,
+            replay=turns.replay,
+            watch=self._watch,
+        )
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
+        # Joined before anything is read: what a turn sends from here on reaches
+        # the inbox, and the catch-up below reads what it sent before.
+        await hub().join(self.project.pk, self.inbox)
         await self.accept()
         _OPEN.add(self)
-        await self._catch_up()
+        await self.follower.catch_up()
         await self._send_opening()
+
+    @property
+    def conversation(self) -> Conversation | None:
+        return self.follower.conversation
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         """As Channels' own, but messages reach their handlers through
-        chat.live.dispatching: one event-loop iteration after they arrive, not three."""
+        chat.live.dispatching (one event-loop iteration after they arrive, not
+        three), and a third source: the tab's inbox, where this process's hub
+        and watchdog put what concerns it."""
         self.scope = scope
         self.channel_layer = get_channel_layer(self.channel_layer_alias)
         self.base_send = send
-        sources = [receive]
+        self.inbox = Inbox()
+        sources = [receive, self.inbox.receive]
         if self.channel_layer is not None:
             self.channel_name = await self.channel_layer.new_channel()
             sources.append(partial(self.channel_layer.receive, self.channel_name))
@@ -165,9 +170,9 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         # The turn goes on: it belongs to the project, not to this tab.
         _OPEN.discard(self)
         self.gone.set()
-        if hasattr(self, "watchdog"):
-            self.watchdog.cancel()
         if hasattr(self, "group"):
+            watchdog().watch(self.inbox, project_id=self.project.pk, key=None)
+            await hub().leave(self.project.pk, self.inbox)
             await self.channel_layer.group_discard(self.group, self.channel_name)
             await self.channel_layer.group_discard(user_group(self.user.pk), self.channel_name)
 
@@ -207,7 +212,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if isinstance(order, orders.Refused):
             await self._notice(order.message, code=order.code)
             return False
-        self.conversation = order.conversation
+        self.follower.conversation = order.conversation
         started = await turns.start(order)
         if isinstance(started, turns.Busy):
             await self._notice(started.message, code="busy")
@@ -250,94 +255,33 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         await self._notice(REASONS[close], code=code)
         await self.close(code=close, reason=REASONS[close])
 
-    # --- what the project's turns send ---------------------------------------------
+    # --- what the project's turns send (chat.live.following) ---------------------------
 
     async def turn_events(self, message: messages.TurnEvents) -> None:
-        if message["turn"] == self.catching_up:
-            self.held.append(message)
-            return
-        await self._follow(message)
-
-    async def turn_replayed(self, message: messages.TurnEvents) -> None:
-        if message["turn"] != self.catching_up:
-            return
-        await self._caught_up(message)
-
-    async def replay_overdue(self, message: messages.ReplayOverdue) -> None:
-        if self.catching_up is not None and message["turn"] == self.catching_up:
-            # The turn did not answer (it ended, or its server is gone): show what is stored.
-            await self._caught_up(None)
-            await self._catch_up()
-
-    async def _caught_up(self, replay: messages.TurnEvents | None) -> None:
-        self.catching_up = None
-        held, self.held = self.held, []
-        for message in ([replay] if replay else []) + held:
-            await self._follow(message)
-
-    async def _follow(self, message: messages.TurnEvents) -> None:
-        key, items = message["turn"], message["events"]
-        ended = any(item["event"]["type"] == "done" for item in items)
-        self.watched = None if ended else key
-        if key != self.turn_key:
-            if not items or items[0]["seq"] != 1:
-                # The middle of a turn this tab never saw begin: once it ends, redraw.
-                if not self.as_json and any(i["event"]["type"] == "done" for i in items):
-                    await self._catch_up()
-                return
-            self.turn_key, self.last_seq, self.drawing = key, 0, None
-            started = items[0]["event"].get("message_id")
-            self.turn_request = started if isinstance(started, int) else None
-            self.own = message["conversation"] == (self.conversation and self.conversation.pk)
-        fresh = [item for item in items if item["seq"] > self.last_seq]
-        if not fresh:
-            return
-        self.last_seq = fresh[-1]["seq"]
-        if self.as_json:
-            for item in fresh:
-                for frame in json_frames(item["event"], settings.BUILTIT_MAX_FRAME_BYTES):
-                    await self.send(text_data=frame)
-        else:
-            await self._send_html(await self._html([from_json(item["event"]) for item in fresh]))
-        if ended and not turns.accepting():
+        if await self.follower.follow(message) and not turns.accepting():
             # Kept open through a shutdown to see this turn end: now go elsewhere.
             _OPEN.discard(self)
             await self.close(code=Close.SERVICE_RESTART)
 
-    async def _html(self, events: list[Event]) -> str:
-        parts: list[str] = []
-        changed: list[str] = []
-        for event in events:
-            if isinstance(event, TurnStarted):
-                elsewhere = "" if self.own else await threads.run(panel.title_of, event)
-                parts.append(panel.status_html(True, elsewhere))
-                if self.own:
-                    self.drawing = TurnDrawing(event)
-                    parts.append(self.drawing.start())
-            elif self.drawing is not None:
-                parts.append(self.drawing.show(event))
-            if isinstance(event, FilesChanged):
-                changed.extend(event.paths)
-            if isinstance(event, Done):
-                # Idle again: a "busy" notice from a refused send no longer holds.
-                parts.append(panel.status_html(False) + panel.notice_html(""))
-                if self.own and self.conversation is not None:
-                    parts.append(await threads.run(panel.conversation_html, self.conversation))
-        if self.drawing is not None and (changed or self.drawing.finished):
-            parts.append(
-                await self._changes_html(self.drawing.turn_id, running=not self.drawing.finished)
-            )
-        if changed:
-            parts.append(await threads.run(tree_html, self.project))
-            parts.append(self._signal(files=changed))
-        return "".join(parts)
+    async def turn_resync(self, message: dict[str, str]) -> None:
+        await self.follower.resync()
 
-    async def _changes_html(self, turn_id: int | None, *, running: bool = False) -> str:
-        if turn_id is None or self.conversation is None:
-            return ""
-        return await threads.run(
-            panel.turn_changes_html, turn_id, conversation=self.conversation, running=running
-        )
+    async def turn_unseen(self, message: messages.TurnLost) -> None:
+        """The watchdog found the turn ended, and its `done` never came here."""
+        await self.follower.ended_unseen(message["turn"])
+
+    async def turn_lost(self, message: messages.TurnLost) -> None:
+        """The turn's server stopped (this process's watchdog or another's found it)."""
+        key = message["turn"]
+        if message.get("watched") or key in (
+            watchdog().watching(self.inbox),
+            self.follower.turn_key,
+        ):
+            self._watch(None)
+            await self.follower.lost(key)
+
+    def _watch(self, key: str | None) -> None:
+        watchdog().watch(self.inbox, project_id=self.project.pk, key=key)
 
     async def files_moved(self, message: messages.FilesMoved) -> None:
         """An undo, a redo, a restore or the person in a tab changed files: redraw
@@ -352,11 +296,11 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self.send(text_data=json.dumps(event, ensure_ascii=False))
             return
         parts = [
-            await self._changes_html(message["turn"]),
+            await self.follower.changes_html(message["turn"]),
             await threads.run(tree_html, self.project),
             self._signal(files=message["paths"], by=message["by"], tab=message["tab"]),
         ]
-        await self._send_html("".join(parts))
+        await self.send_html("".join(parts))
 
     async def conversation_compacted(self, message: messages.ConversationCompacted) -> None:
         """Earlier turns were summarised by hand (in this tab or another)."""
@@ -367,106 +311,20 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             event = {"type": "compacted", "conversation": message["conversation"]}
             await self.send(text_data=json.dumps(event))
             return
-        await self._send_html(await threads.run(panel.latest_turn_html, conversation))
+        await self.send_html(await threads.run(panel.latest_turn_html, conversation))
 
-    # --- catching up ------------------------------------------------------------------
+    # --- frames (chat.live.following.Screen) -------------------------------------------
 
-    async def _catch_up(self) -> None:
-        state = await threads.run(snapshot.snapshot, self.project, self.conversation)
-        if not self.as_json:
-            await self._send_html(snapshot.snapshot_html(state) + self._signal())
-        running = state.running
-        self.watched = running.key if running is not None else None
-        if running is None or running.key == self.turn_key:
-            return
-        self.catching_up = running.key
-        if await turns.ask_replay(running, self.channel_name):
-            asyncio.get_running_loop().call_later(REPLAY_WAIT, self._overdue, running.key)
-        else:
-            await self._caught_up(None)
-
-    def _overdue(self, key: str) -> None:
-        message = messages.ReplayOverdue(type="replay.overdue", turn=key)
-        self.overdue = asyncio.ensure_future(self.channel_layer.send(self.channel_name, message))
-
-    # --- a turn whose server stopped --------------------------------------------------
-
-    @property
-    def watched(self) -> str | None:
-        return self._watched
-
-    @watched.setter
-    def watched(self, key: str | None) -> None:
-        self._watched = key
-        if key is None:
-            self._watching.clear()
-        else:
-            self._watching.set()
-
-    async def _watch(self) -> None:
-        """As often as the turn refreshes its lock: is the watched turn's server still
-        there? When its lock lapsed without a `done`, the turn is recorded as
-        interrupted (by whichever tab gets there first) and every tab redraws. A
-        lock released is a turn that ended: its `done` is on its way (a turn
-        releases the lock just before it publishes `done`)."""
-        interval = settings.BUILTIT_TURN_LOCK_TTL / turns.HEARTBEATS_PER_TTL
-        ended: str | None = None  # a turn whose lock was gone at the last look
-        while True:
-            await self._watching.wait()  # an idle tab costs nothing here
-            await asyncio.sleep(interval)
-            key = self.watched
-            if key is None:
-                continue
-            state = await threads.run(selectors.turn_state, project_id=self.project.pk, key=key)
-            if key != self.watched or state == "running":
-                continue
-            if state == "ended" and key != ended:
-                ended = key  # its `done` is on its way: look again next time
-                continue
-            self.watched = None
-            if state == "ended":
-                # Released, yet no `done` came since: show what is stored.
-                await self._ended_unseen(key)
-                continue
-            recorded = await threads.run(services.turn_abandon, project_id=self.project.pk, key=key)
-            # This tab first: its own `turn.lost` then finds nothing left to do.
-            await self._lost(key)
-            if recorded:
-                lost = messages.TurnLost(type="turn.lost", turn=key)
-                await self.channel_layer.group_send(self.group, lost)
-
-    async def _ended_unseen(self, key: str) -> None:
-        """A turn that ended without its `done` reaching this tab (the channel
-        layer failed it, or its server died as it sent it)."""
-        if not self.as_json:
-            await self._catch_up()
-            return
-        request = self.turn_request if self.turn_key == key else None
-        closed = await threads.run(selectors.turn_closed, request_id=request) if request else None
-        if closed is not None:
-            self.turn_key, done = None, Done.recorded(closed)
-            await self.send(text_data=json.dumps(to_json(done), ensure_ascii=False))
-
-    async def turn_lost(self, message: messages.TurnLost) -> None:
-        if message["turn"] in (self.watched, self.turn_key):
-            self.watched = None
-            await self._lost(message["turn"])
-
-    async def _lost(self, key: str) -> None:
-        if self.turn_key == key:
-            self.turn_key, self.drawing = None, None
-        if self.as_json:
-            for event in turns.LOST:
-                await self.send(text_data=json.dumps(to_json(event), ensure_ascii=False))
-            return
-        await self._catch_up()
-
-    # --- frames ---------------------------------------------------------------------
-
-    async def _send_html(self, html: str) -> None:
+    async def send_html(self, html: str) -> None:
         """HTML swaps in as many frames as keep each under the size daphne allows."""
         for frame in html_frames(html, settings.BUILTIT_MAX_FRAME_BYTES):
             await self.send(text_data=frame)
+
+    async def send_text(self, text: str) -> None:
+        await self.send(text_data=text)
+
+    def signal(self, *, files: list[str] | None = None) -> str:
+        return self._signal(files=files)
 
     async def send(
         self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False

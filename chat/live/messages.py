@@ -20,10 +20,9 @@ class NumberedEvent(TypedDict):
 
 
 class TurnEvents(TypedDict):
-    """A running turn's events, to every tab of the project (a group message),
-    or all of them so far, to one tab catching up ("turn.replayed")."""
+    """A running turn's events, to every tab of the project (chat.live.hub)."""
 
-    type: Literal["turn.events", "turn.replayed"]
+    type: Literal["turn.events"]
     turn: str  # the lock holder's key
     conversation: int
     events: list[NumberedEvent]
@@ -37,18 +36,6 @@ class TurnEnded(TypedDict):
     """A turn's note to its own control channel: stop listening."""
 
     type: Literal["turn.ended"]
-
-
-class TurnReplay(TypedDict):
-    type: Literal["turn.replay"]
-    reply_to: str  # the asking tab's channel
-
-
-class ReplayOverdue(TypedDict):
-    """A tab's note to itself: the turn it asked did not answer in time."""
-
-    type: Literal["replay.overdue"]
-    turn: str
 
 
 class SessionCheck(TypedDict):
@@ -85,21 +72,17 @@ class ConversationCompacted(TypedDict):
 
 
 class TurnLost(TypedDict):
-    """A turn's server stopped (its lock lapsed): tabs following it redraw."""
+    """A turn's server stopped (its lock lapsed): tabs following it redraw. Or,
+    from the watchdog to a tab, "turn.unseen": it ended, its `done` not seen."""
 
-    type: Literal["turn.lost"]
+    type: Literal["turn.lost", "turn.unseen"]
     turn: str
+    watched: NotRequired[bool]  # from this process's watchdog: the tab was watching it
 
 
 class ProjectGone(TypedDict):
     type: Literal["project.gone"]
 
 
-def turn_events(
-    kind: Literal["turn.events", "turn.replayed"],
-    *,
-    turn: str,
-    conversation: int,
-    events: list[NumberedEvent],
-) -> TurnEvents:
-    return {"type": kind, "turn": turn, "conversation": conversation, "events": events}
+def turn_events(*, turn: str, conversation: int, events: list[NumberedEvent]) -> TurnEvents:
+    return {"type": "turn.events", "turn": turn, "conversation": conversation, "events": events}

@@ -8,25 +8,23 @@ processes) and runs the loop in a task of its own: closing the tab that asked
 does not stop it. Its events are numbered and sent, in order, to the project's
 channel-layer group, so every open tab of the project sees the same turn.
 
-The lock names the turn's control channel. Through it any process can stop the
-turn (`stop`) or ask for what it has sent so far (`ask_replay`), which is how a
-tab opened mid-turn catches up before following it live.
+The lock names the turn's control channel, through which any process can stop
+the turn (`stop`). Its events go to the project's tabs through this process's
+hub (chat.live.hub: in process here, through Redis elsewhere), and a tab that
+opens mid-turn reads what the turn sent so far (`replay`) before following it.
 
-Streamed text goes out in frames at most FRAME_INTERVAL apart per turn, adjacent
-pieces merged: no one reads faster, and a busy server pays per message, not per
-piece the model sends. The first text after a quiet spell goes at once, and any
-other event (a tool call, done) takes the text waiting before it along at once.
+Events go out as soon as the turn's publisher runs; those that came meanwhile
+(a busy server) go together, adjacent text merged, so a busy server pays per
+message rather than per piece the model sends, and an idle one adds no wait.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
 
 from channels.layers import BaseChannelLayer, get_channel_layer
 from django.conf import settings
@@ -34,13 +32,14 @@ from django.db import DatabaseError
 
 from chat import selectors, services
 from chat.agent.compaction import COMPACTION_LOCK
-from chat.agent.events import ContentText, Done, Event, ReasoningText, to_json
+from chat.agent.events import Done, Event
 from chat.agent.failures import INTERNAL_ERROR, SERVER_STOPPED
 from chat.agent.loop import StopCause, TurnRequest, run_turn
 from chat.agent.person_limits import running_turn_limit, too_many_turns_message
 from chat.live import messages
+from chat.live.hub import hub
+from chat.live.numbering import Numbered, compacted, merged
 from chat.llm import LLMClient
-from chat.llm.deltas import joined_runs, joined_text
 from common import threads
 from projects.locks import LockHeld, lock_refresh, lock_release
 from projects.models import ProjectLock
@@ -50,17 +49,11 @@ logger = logging.getLogger(__name__)
 LISTENER_GRACE = 10.0  # seconds a turn's listener has to hear that the turn ended
 HEARTBEATS_PER_TTL = 5  # lock refreshes per BUILTIT_TURN_LOCK_TTL
 STOP_WAIT = 10.0  # seconds a shutdown waits for its interrupted turns to record themselves
-FRAME_INTERVAL = 0.03  # seconds: a turn's streamed text is sent at most this often
-_TEXT = (ContentText, ReasoningText)
+RELAY_WAIT = 5.0  # seconds a turn's end waits for its last frames to reach Redis
 
 
 def group_name(project_id: uuid.UUID) -> str:
     return f"project.{project_id.hex}"
-
-
-# What a tab is told of a turn whose server stopped before it finished, when no
-# record of its end reached the tab (a script's socket reads them as events).
-LOST: tuple[Event, ...] = (SERVER_STOPPED, Done("server_stopped", "interrupted", 0, None))
 
 
 @dataclass(frozen=True)
@@ -102,13 +95,16 @@ async def stop(project_id: uuid.UUID) -> bool:
     return True
 
 
-async def ask_replay(turn: selectors.RunningTurn, reply_to: str) -> bool:
-    """Ask a running turn to send `reply_to` every event so far (as REPLAYED)."""
-    layer = get_channel_layer()
-    if turn.channel is None or layer is None:
-        return False
-    await layer.send(turn.channel, messages.TurnReplay(type="turn.replay", reply_to=reply_to))
-    return True
+async def replay(key: str, after: int) -> list[messages.NumberedEvent] | None:
+    """What the turn `key` has sent after its event number `after`, adjacent text
+    merged: from the turn itself when it runs here, else from its log (Redis);
+    None when neither can say."""
+    for turn in _LIVE:
+        if turn.key == key:
+            return [
+                item.to_json() for item in compacted([i for i in turn.history if i.seq > after])
+            ]
+    return await hub().since(key, after)
 
 
 async def wait_all() -> None:
@@ -176,15 +172,6 @@ def busy_message(purpose: str = "") -> str:
 _LIVE: set[LiveTurn] = set()  # strong references: a task nobody holds may vanish
 
 
-@dataclass(frozen=True, slots=True)
-class Numbered:
-    seq: int
-    event: Event
-
-    def to_json(self) -> messages.NumberedEvent:
-        return {"seq": self.seq, "event": to_json(self.event)}
-
-
 @dataclass(eq=False)  # kept in a set, by identity
 class LiveTurn:
     order: TurnRequest
@@ -204,8 +191,6 @@ class LiveTurn:
     _heartbeat_task: asyncio.Task[None] | None = None
     _stopping: bool = False
     _cause: StopCause = "person"  # who stops it, when it is stopped (chat.agent.loop)
-    _framed: float = float("-inf")  # loop time text last went out
-    _holding: bool = False  # text waits for its frame: more text need not wake the publisher
 
     @property
     def key(self) -> str:
@@ -251,6 +236,9 @@ class LiveTurn:
             self._wake.set()
             await asyncio.wait({publisher}, timeout=5)
             await self._release()
+            relay = hub().relay
+            if relay is not None:  # other processes' tabs see the end before this one lets go
+                await asyncio.wait({asyncio.ensure_future(relay.drain())}, timeout=RELAY_WAIT)
             if listener is not None:
                 await self._stop_listening(listener)
 
@@ -283,14 +271,12 @@ class LiveTurn:
         if self.observer is not None:
             self.observer(event)
         self._pending.append(event)
-        if not (self._holding and isinstance(event, _TEXT)):
-            self._wake.set()
+        self._wake.set()
 
     async def _publish(self) -> None:
         while True:
             await self._wake.wait()
             self._wake.clear()
-            await self._hold_text()
             batch, self._pending = self._pending, []
             if batch:
                 await self._send(merged(batch))
@@ -304,64 +290,29 @@ class LiveTurn:
         self._heartbeat_task = None
         await threads.run(lock_release, self.lock)
 
-    async def _hold_text(self) -> None:
-        """While only text waits, wait for its frame; any other event, or the
-        turn's end, sends it at once (so nothing is held behind text)."""
-        loop = asyncio.get_running_loop()
-        self._holding = True
-        try:
-            while not self._ended and all(isinstance(event, _TEXT) for event in self._pending):
-                due = self._framed + FRAME_INTERVAL - loop.time()
-                if due <= 0:
-                    return
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(due):
-                        await self._wake.wait()
-                self._wake.clear()
-        finally:
-            self._holding = False
-
     async def _send(self, events: list[Event]) -> None:
         if self.done is not None and self.done in events:
             await self._release()  # first: a tab that saw `done` may start the next turn at once
-        if any(isinstance(event, _TEXT) for event in events):
-            self._framed = asyncio.get_running_loop().time()
         first = len(self.history) + 1
         numbered = [Numbered(first + index, event) for index, event in enumerate(events)]
         self.history += numbered
-        if self.layer is None:
-            return
-        try:
-            await self.layer.group_send(self.group, self._message("turn.events", numbered))
-        except Exception:  # a full or unreachable layer must not end the turn
-            logger.exception("Could not send turn %s events to %s", self.key, self.group)
-
-    def _message(
-        self, kind: Literal["turn.events", "turn.replayed"], events: list[Numbered]
-    ) -> messages.TurnEvents:
-        return messages.turn_events(
-            kind,
+        message = messages.turn_events(
             turn=self.key,
             conversation=self.order.conversation.pk,
-            events=[item.to_json() for item in events],
+            events=[item.to_json() for item in numbered],
         )
+        hub().publish(self.order.project.pk, message)
 
     async def _listen(self) -> None:
         assert self.layer is not None
         assert self.control is not None
         while True:
-            # Only this process sends here (stop, ask_replay, the turn's own end).
+            # Only this process sends here (stop, the turn's own end).
             message = await self.layer.receive(self.control)
             if message.get("type") == "turn.ended":
                 return
             if message.get("type") == "turn.stop":
                 self.stop()
-            elif message.get("type") == "turn.replay" and isinstance(message.get("reply_to"), str):
-                replay = self._message("turn.replayed", compacted(self.history))
-                try:
-                    await self.layer.send(message["reply_to"], replay)
-                except Exception:
-                    logger.exception("Could not send turn %s replay", self.key)
 
     async def _stop_listening(self, listener: asyncio.Task[None]) -> None:
         """End `_listen` with a message rather than a cancel. On Redis every
@@ -397,21 +348,6 @@ class LiveTurn:
                 self._cause = "taken"
                 self.interrupt()
                 return
-
-
-def merged(events: list[Event]) -> list[Event]:
-    """Adjacent text pieces of one kind as one event; everything else as it was."""
-    return joined_text(events, (ContentText, ReasoningText))
-
-
-def compacted(history: list[Numbered]) -> list[Numbered]:
-    """`merged`, for numbered events: a merged one keeps the last number."""
-    return joined_runs(history, _numbered_joined)
-
-
-def _numbered_joined(last: Numbered, item: Numbered) -> Numbered | None:
-    joined = merged([last.event, item.event])
-    return Numbered(item.seq, joined[0]) if len(joined) == 1 else None
 
 
 def _acquire(order: TurnRequest, control: str | None) -> ProjectLock | LockHeld | Busy:

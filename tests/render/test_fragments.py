@@ -33,7 +33,7 @@ from chat.agent.events import (
     to_json,
 )
 from chat.live.frames import Frame, FrameError, frame_limit, parse_frame
-from chat.live.turns import Numbered, compacted, merged
+from chat.live.numbering import Numbered, compacted, merged
 from chat.models import Conversation, Message
 from chat.records import AssistantRecord, ToolRecord
 from chat.render.fragments import TurnDrawing

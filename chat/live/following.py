@@ -1,0 +1,197 @@
+"""What a tab shows of its project's turns: the one it follows, drawn as its
+events arrive, and a catch-up from what is stored (DESIGN §7). A plain class:
+the consumer hands it messages and it hands back frames through a `Screen`,
+so its rules are tested without a socket.
+
+Events are numbered per turn; the tab keeps the last it showed and skips
+anything not after it, so the replay a tab reads as it (re)connects and the
+same events reaching it live show once. A turn whose beginning the tab never
+saw is not drawn from its middle: when it ends, the tab shows what is stored.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Protocol
+
+from django.conf import settings
+
+from chat import selectors
+from chat.agent.events import Done, Event, FilesChanged, TurnStarted, from_json, to_json
+from chat.agent.failures import SERVER_STOPPED
+from chat.live import messages, snapshot
+from chat.live.framing import json_frames
+from chat.models import Conversation
+from chat.records import ClosedTurn
+from chat.render import panel
+from chat.render.fragments import TurnDrawing
+from common import threads
+from projects.models import Project
+from projects.web.workspace import tree_html
+
+# What a tab is told of a turn whose server stopped before it finished, when no
+# record of its end reached the tab (a script's socket reads them as events).
+LOST: tuple[Event, ...] = (SERVER_STOPPED, Done("server_stopped", "interrupted", 0, None))
+
+
+class Screen(Protocol):
+    """Where a tab's frames go (the consumer, or a test's list)."""
+
+    async def send_html(self, html: str) -> None: ...
+    async def send_text(self, text: str) -> None: ...
+    def signal(self, *, files: list[str] | None = None) -> str: ...
+
+
+class Replay(Protocol):
+    async def __call__(self, key: str, after: int) -> list[messages.NumberedEvent] | None: ...
+
+
+class Watch(Protocol):
+    def __call__(self, key: str | None) -> None: ...
+
+
+class TurnFollower:
+    def __init__(
+        self,
+        *,
+        project: Project,
+        conversation: Conversation | None,
+        as_json: bool,
+        screen: Screen,
+        replay: Replay,
+        watch: Watch,
+    ) -> None:
+        self.project = project
+        self.conversation = conversation
+        self.as_json = as_json
+        self._screen = screen
+        self._replay = replay
+        self._watch = watch
+        self.turn_key: str | None = None  # the turn this tab follows
+        self.turn_request: int | None = None  # the id of the person's message that began it
+        self.last_seq = 0
+        self.drawing: TurnDrawing | None = None
+        self.own = False  # whether the followed turn is in this tab's conversation
+
+    # --- live ---------------------------------------------------------------------------
+
+    async def follow(self, message: messages.TurnEvents) -> bool:
+        """Show the fresh events of `message`; True when they ended the turn."""
+        key, items = message["turn"], message["events"]
+        ended = any(item["event"].get("type") == "done" for item in items)
+        self._watch(None if ended else key)
+        if key != self.turn_key:
+            if not items or items[0]["seq"] != 1:
+                # The middle of a turn this tab never saw begin: once it ends, redraw.
+                if not self.as_json and ended:
+                    await self.catch_up()
+                return ended
+            self.turn_key, self.last_seq, self.drawing = key, 0, None
+            started = items[0]["event"].get("message_id")
+            self.turn_request = started if isinstance(started, int) else None
+            self.own = message["conversation"] == (self.conversation and self.conversation.pk)
+        fresh = [item for item in items if item["seq"] > self.last_seq]
+        if not fresh:
+            return False
+        self.last_seq = fresh[-1]["seq"]
+        if self.as_json:
+            for item in fresh:
+                for frame in json_frames(item["event"], settings.BUILTIT_MAX_FRAME_BYTES):
+                    await self._screen.send_text(frame)
+        else:
+            await self._screen.send_html(await self._html([from_json(i["event"]) for i in fresh]))
+        return ended
+
+    async def resync(self) -> None:
+        """Live frames may have been lost (the relay's subscription broke): read
+        what the followed turn sent after the last one shown."""
+        key = self.turn_key
+        if key is None:
+            return
+        items = await self._replay(key, self.last_seq)
+        if items:
+            conversation = self.conversation.pk if self.own and self.conversation else 0
+            await self.follow(_events(key, conversation, items))
+
+    async def _html(self, events: list[Event]) -> str:
+        parts: list[str] = []
+        changed: list[str] = []
+        for event in events:
+            if isinstance(event, TurnStarted):
+                elsewhere = "" if self.own else await threads.run(panel.title_of, event)
+                parts.append(panel.status_html(True, elsewhere))
+                if self.own:
+                    self.drawing = TurnDrawing(event)
+                    parts.append(self.drawing.start())
+            elif self.drawing is not None:
+                parts.append(self.drawing.show(event))
+            if isinstance(event, FilesChanged):
+                changed.extend(event.paths)
+            if isinstance(event, Done):
+                # Idle again: a "busy" notice from a refused send no longer holds.
+                parts.append(panel.status_html(False) + panel.notice_html(""))
+                if self.own and self.conversation is not None:
+                    parts.append(await threads.run(panel.conversation_html, self.conversation))
+        if self.drawing is not None and (changed or self.drawing.finished):
+            turn_id = self.drawing.turn_id
+            parts.append(await self.changes_html(turn_id, running=not self.drawing.finished))
+        if changed:
+            parts.append(await threads.run(tree_html, self.project))
+            parts.append(self._screen.signal(files=changed))
+        return "".join(parts)
+
+    async def changes_html(self, turn_id: int | None, *, running: bool = False) -> str:
+        if turn_id is None or self.conversation is None:
+            return ""
+        return await threads.run(
+            panel.turn_changes_html, turn_id, conversation=self.conversation, running=running
+        )
+
+    # --- catching up --------------------------------------------------------------------
+
+    async def catch_up(self) -> None:
+        """What is stored, then the running turn from its start, then live."""
+        state = await threads.run(snapshot.snapshot, self.project, self.conversation)
+        if not self.as_json:
+            await self._screen.send_html(snapshot.snapshot_html(state) + self._screen.signal())
+        running = state.running
+        self._watch(running.key if running is not None else None)
+        if running is None or (self.as_json and running.key == self.turn_key):
+            return
+        # The log was drawn again without the running turn: it is drawn from its start.
+        self.turn_key, self.drawing, self.last_seq = None, None, 0
+        items = await self._replay(running.key, 0)
+        if items:
+            await self.follow(_events(running.key, running.conversation_id or 0, items))
+
+    async def lost(self, key: str) -> None:
+        """The turn's server stopped and the turn was recorded as interrupted."""
+        if self.turn_key == key:
+            self.turn_key, self.drawing = None, None
+        if self.as_json:
+            for event in LOST:
+                await self._screen.send_text(json.dumps(to_json(event), ensure_ascii=False))
+            return
+        await self.catch_up()
+
+    async def ended_unseen(self, key: str) -> None:
+        """A turn that ended without its `done` reaching this tab (the frame was
+        lost, or its server died as it sent it)."""
+        if not self.as_json:
+            await self.catch_up()
+            return
+        request = self.turn_request if self.turn_key == key else None
+        closed = await threads.run(_closed, request) if request else None
+        if closed is not None:
+            self.turn_key, done = None, Done.recorded(closed)
+            await self._screen.send_text(json.dumps(to_json(done), ensure_ascii=False))
+
+
+def _events(
+    key: str, conversation: int, items: list[messages.NumberedEvent]
+) -> messages.TurnEvents:
+    return messages.turn_events(turn=key, conversation=conversation, events=items)
+
+
+def _closed(request_id: int) -> ClosedTurn | None:
+    return selectors.turn_closed(request_id=request_id)

@@ -1,0 +1,105 @@
+"""This process's chat tabs, by project, and a running turn's frames to them
+(DESIGN §7).
+
+A turn running in this process hands each batch of its numbered events to the
+hub (`publish`), which puts it straight into the inbox of every tab of the
+project here: one append and a wake each, no copy and no channel layer. With
+REDIS_URL the batch also goes to the relay (chat.live.relay) for the other
+processes, and what the relay hears from them comes in here the same way. The
+channel layer carries only the low-rate control messages (stop, files moved,
+sessions, a lost turn).
+
+A tab joins before it reads what is stored and what the turn has sent so far
+(`since`): whatever is sent after that reaches its inbox, and it skips, by
+number, what it had already read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+import weakref
+from typing import Any, Protocol
+
+from django.conf import settings
+
+from chat.live import messages
+from chat.live.relay import Relay
+
+logger = logging.getLogger(__name__)
+
+RESYNC = {"type": "turn.resync"}  # to each tab when the relay's subscription broke
+
+
+class Inboxed(Protocol):
+    def feed(self, message: dict[str, Any]) -> None: ...
+
+
+class Hub:
+    def __init__(self, *, redis_url: str = "") -> None:
+        self._tabs: dict[uuid.UUID, set[Inboxed]] = {}
+        self.relay = Relay(redis_url, deliver=self.deliver) if redis_url else None
+        if self.relay is not None:
+            self.relay.on_lost = self._resubscribe
+
+    async def join(self, project_id: uuid.UUID, tab: Inboxed) -> bool:
+        """Deliver the project's turns to `tab` from now on; False if the other
+        processes' turns could not be subscribed to (the tab still gets this one's)."""
+        self._tabs.setdefault(project_id, set()).add(tab)
+        if self.relay is None:
+            return True
+        return await self.relay.subscribe(project_id)
+
+    async def leave(self, project_id: uuid.UUID, tab: Inboxed) -> None:
+        tabs = self._tabs.get(project_id)
+        if tabs is None:
+            return
+        tabs.discard(tab)
+        if tabs:
+            return
+        del self._tabs[project_id]
+        if self.relay is not None:
+            await self.relay.unsubscribe(project_id, wanted=lambda: project_id in self._tabs)
+
+    def publish(self, project_id: uuid.UUID, message: messages.TurnEvents) -> None:
+        """A batch of a turn running in this process: to its tabs here and elsewhere."""
+        self.deliver(project_id, message)
+        if self.relay is not None:
+            self.relay.publish(project_id, message)
+
+    def deliver(self, project_id: uuid.UUID, message: messages.TurnEvents) -> None:
+        for tab in self._tabs.get(project_id, ()):
+            tab.feed(message)
+
+    async def since(self, turn: str, after: int) -> list[messages.NumberedEvent] | None:
+        """A turn of another process: its events numbered after `after` (None:
+        there is no log to read, or it could not be read)."""
+        if self.relay is None:
+            return None
+        return await self.relay.since(turn, after)
+
+    def tabs_here(self) -> int:
+        return sum(len(tabs) for tabs in self._tabs.values())
+
+    def _resubscribe(self) -> None:
+        asyncio.get_running_loop().create_task(self._subscribe_again())
+
+    async def _subscribe_again(self) -> None:
+        assert self.relay is not None
+        for project_id, tabs in list(self._tabs.items()):
+            await self.relay.subscribe(project_id)
+            for tab in list(tabs):
+                tab.feed(dict(RESYNC))
+
+
+_HUBS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Hub] = weakref.WeakKeyDictionary()
+
+
+def hub() -> Hub:
+    """The running event loop's hub (daphne runs one loop; each test has its own)."""
+    loop = asyncio.get_running_loop()
+    found = _HUBS.get(loop)
+    if found is None:
+        found = _HUBS[loop] = Hub(redis_url=settings.BUILTIT_LIVE_REDIS_URL)
+    return found

@@ -1,0 +1,55 @@
+"""A tab's messages from its own process (the hub's turn frames, the watchdog's
+findings), handed to its consumer one at a time, as a channel layer would.
+
+Frames wait only under load: a turn's events that arrive while the tab is busy
+(drawing the last frame, or the server behind) join the one waiting, their text
+merged, so the tab draws and sends them once; when the tab is idle, each goes
+at once. Nothing waits on a clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from chat.live.numbering import compacted_json
+
+Message = dict[str, Any]
+
+
+class Inbox:
+    def __init__(self) -> None:
+        self._waiting: list[Message] = []
+        self._ready = asyncio.Event()
+        self._merging = False  # the last waiting message's events list is ours to extend
+
+    def feed(self, message: Message) -> None:
+        last = self._waiting[-1] if self._waiting else None
+        if (
+            last is not None
+            and message.get("type") == "turn.events"
+            and last.get("type") == "turn.events"
+            and last["turn"] == message["turn"]
+        ):
+            if not self._merging:  # the first message's list is shared with other tabs
+                last["events"] = list(last["events"])
+                self._merging = True
+            last["events"].extend(message["events"])
+            return
+        self._waiting.append(dict(message))  # the hub hands every tab the same message
+        self._merging = False
+        self._ready.set()
+
+    def __len__(self) -> int:
+        return len(self._waiting)
+
+    async def receive(self) -> Message:
+        while not self._waiting:
+            self._ready.clear()
+            await self._ready.wait()
+        message = self._waiting.pop(0)
+        if not self._waiting:
+            self._merging = False
+        if message.get("type") == "turn.events" and len(message["events"]) > 1:
+            message["events"] = compacted_json(message["events"])
+        return message

@@ -1,0 +1,238 @@
+"""A running turn's frames between server processes, through Redis (DESIGN §7).
+
+With REDIS_URL set, each batch of a turn's numbered events goes to Redis twice,
+in one pipelined round trip per flush for every turn of the process:
+- appended to the turn's log, a Redis stream `builtit:turn:<key>` whose entry
+  ids are the batch's last sequence number, so a tab that joins late or comes
+  back reads "its last number → now" (`since`); the log lapses LOG_TTL after
+  its last write, and soon after the turn's `done`;
+- published on the project's channel `builtit:live:<project>`, to which each
+  process with a tab of the project holds one subscription (one connection per
+  process for all its projects), and hands what it hears to its tabs through
+  chat.live.hub.
+
+The log is written before the publication in the same pipeline, and a tab
+subscribes (and waits for Redis to confirm it) before it reads the log: a batch
+is then either in what it reads or in what it hears after, never in neither.
+Pieces of one turn waiting for the same flush go as one batch, their text
+merged (chat.live.turns.compacted), so a busy process makes fewer, larger
+messages and an idle one sends each at once.
+
+Without Redis the process is alone: the hub alone serves its tabs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from redis.asyncio import Redis
+from redis.asyncio.client import PubSub
+from redis.exceptions import RedisError
+
+from chat.live import messages
+from chat.live.numbering import compacted_json
+
+logger = logging.getLogger(__name__)
+
+LOG_TTL = 3600  # seconds a turn's log outlives its last write (a turn's own bounds end it first)
+ENDED_TTL = 60  # seconds after `done`: tabs that come later read the stored messages instead
+MAX_LOG_ENTRIES = 100_000  # a bound on what one read takes in
+SUBSCRIBE_WAIT = 5.0  # seconds a joining tab waits for Redis to confirm its subscription
+
+Deliver = Callable[[uuid.UUID, messages.TurnEvents], None]
+
+
+def channel_of(project_id: uuid.UUID) -> str:
+    return f"builtit:live:{project_id.hex}"
+
+
+def log_of(turn: str) -> str:
+    return f"builtit:turn:{turn}"
+
+
+class Relay:
+    """One process's connection to the other processes' turns."""
+
+    def __init__(self, url: str, *, deliver: Deliver) -> None:
+        self._redis = Redis.from_url(url, socket_timeout=10, socket_connect_timeout=5)
+        self._deliver = deliver
+        self.origin = uuid.uuid4().hex  # this process's own publications come back: skipped
+        self._outbox: list[tuple[uuid.UUID, messages.TurnEvents]] = []
+        self._flushing: asyncio.Task[None] | None = None
+        self._pubsub: PubSub | None = None
+        self._listening: asyncio.Task[None] | None = None
+        self._confirmed: dict[str, asyncio.Future[bool]] = {}  # True: confirmed; False: lost
+        self._commands = asyncio.Lock()
+        self.on_lost: Callable[[], None] = lambda: None
+
+    # --- a running turn's side ---------------------------------------------------------
+
+    def publish(self, project_id: uuid.UUID, message: messages.TurnEvents) -> None:
+        """Queue a batch for the next flush (at once when none is under way)."""
+        self._outbox.append((project_id, message))
+        if self._flushing is None or self._flushing.done():
+            self._flushing = asyncio.get_running_loop().create_task(self._flush())
+
+    async def drain(self) -> None:
+        """Until every queued batch has been written (or failed)."""
+        while self._flushing is not None and not self._flushing.done():
+            await asyncio.wait({self._flushing})
+
+    async def _flush(self) -> None:
+        while self._outbox:
+            waiting, self._outbox = self._outbox, []
+            pipe = self._redis.pipeline(transaction=False)
+            for project_id, message in batches(waiting):
+                events = message["events"]
+                ended = any(item["event"].get("type") == "done" for item in events)
+                key = log_of(message["turn"])
+                body = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+                pipe.xadd(key, {"m": body}, id=f"{events[-1]['seq']}-0")
+                pipe.expire(key, ENDED_TTL if ended else LOG_TTL)
+                envelope = {"o": self.origin, "p": project_id.hex, "m": message}
+                pipe.publish(channel_of(project_id), json.dumps(envelope, ensure_ascii=False))
+            try:
+                await pipe.execute(raise_on_error=False)
+            except (RedisError, OSError) as error:
+                # Tabs of other processes miss these frames; each catches up from
+                # the stored messages when the turn ends (its watchdog sees the lock go).
+                logger.warning("Could not relay a turn's frames through Redis: %s", error)
+
+    async def since(self, turn: str, after: int) -> list[messages.NumberedEvent] | None:
+        """The turn's events numbered after `after`, in order; None if the log
+        cannot be read (Redis down, or the turn logged nothing yet is [])."""
+        try:
+            entries = await self._redis.xrange(
+                log_of(turn), min=f"{after + 1}-0", count=MAX_LOG_ENTRIES
+            )
+        except (RedisError, OSError) as error:
+            logger.warning("Could not read turn %s's log from Redis: %s", turn, error)
+            return None
+        found: list[messages.NumberedEvent] = []
+        for _id, fields in entries or []:
+            if not fields:
+                continue
+            message = json.loads(fields[b"m"])
+            found += [item for item in message["events"] if item["seq"] > after]
+        return found
+
+    # --- the tabs' side ----------------------------------------------------------------
+
+    async def subscribe(self, project_id: uuid.UUID) -> bool:
+        """Hear the project's turns from other processes; False if Redis did not
+        confirm the subscription in time (the tab then relies on what is stored).
+        Commands go out one at a time, so a subscription asked for just after the
+        last tab of the project left is confirmed after that unsubscription."""
+        channel = channel_of(project_id)
+        async with self._commands:
+            confirmed = self._confirmed.get(channel)
+            if confirmed is None:
+                confirmed = self._confirmed[channel] = asyncio.get_running_loop().create_future()
+                try:
+                    if self._pubsub is None:
+                        self._pubsub = self._redis.pubsub()
+                    await self._pubsub.subscribe(channel)
+                    # Listening starts once the connection exists (subscribe makes it).
+                    if self._listening is None or self._listening.done():
+                        self._listening = asyncio.get_running_loop().create_task(self._listen())
+                except (RedisError, OSError) as error:
+                    logger.warning("Could not subscribe to %s: %s", channel, error)
+                    self._confirmed.pop(channel, None)
+                    return False
+        try:
+            async with asyncio.timeout(SUBSCRIBE_WAIT):
+                heard = await asyncio.shield(confirmed)
+        except TimeoutError:
+            heard = False
+        if not heard:
+            logger.warning("Redis did not confirm the subscription to %s", channel)
+        return heard
+
+    async def unsubscribe(self, project_id: uuid.UUID, *, wanted: Callable[[], bool]) -> None:
+        """Stop hearing the project, unless `wanted()` says a tab joined meanwhile."""
+        channel = channel_of(project_id)
+        async with self._commands:
+            if wanted() or self._pubsub is None or self._confirmed.pop(channel, None) is None:
+                return
+            with contextlib.suppress(RedisError, OSError):
+                await self._pubsub.unsubscribe(channel)
+
+    async def _listen(self) -> None:
+        pubsub = self._pubsub
+        assert pubsub is not None
+        while True:
+            try:
+                message = await pubsub.get_message(timeout=None)
+            except asyncio.CancelledError:
+                raise
+            except (RedisError, OSError) as error:
+                logger.warning("Lost the Redis subscription for live turns: %s", error)
+                await self._lost()
+                self.on_lost()  # the hub subscribes again, and its tabs catch up
+                return
+            if message is not None:
+                self._heard(message)
+            if not self._confirmed:
+                return  # nothing to hear: the next subscription starts again
+
+    def _heard(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        channel = _text(message.get("channel"))
+        if kind == "subscribe":
+            confirmed = self._confirmed.get(channel)
+            if confirmed is not None and not confirmed.done():
+                confirmed.set_result(True)
+            return
+        if kind != "message":
+            return
+        envelope = json.loads(message["data"])
+        if envelope.get("o") == self.origin:
+            return  # this process's own turn: its tabs had it already
+        self._deliver(uuid.UUID(envelope["p"]), envelope["m"])
+
+    async def _lost(self) -> None:
+        """The subscription broke: forget it; tabs joining from now subscribe again."""
+        pubsub, self._pubsub = self._pubsub, None
+        for confirmed in self._confirmed.values():
+            if not confirmed.done():
+                confirmed.set_result(False)
+        self._confirmed.clear()
+        if pubsub is not None:
+            with contextlib.suppress(RedisError, OSError):
+                await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    async def aclose(self) -> None:
+        for task in (self._listening, self._flushing):
+            if task is not None:
+                task.cancel()
+        await self._lost()
+        with contextlib.suppress(RedisError, OSError):
+            await self._redis.aclose()
+
+
+def batches(
+    waiting: list[tuple[uuid.UUID, messages.TurnEvents]],
+) -> list[tuple[uuid.UUID, messages.TurnEvents]]:
+    """What waits, one message per turn (in the order turns first appear), each
+    turn's events in order with adjacent text merged."""
+    by_turn: dict[str, tuple[uuid.UUID, messages.TurnEvents]] = {}
+    for project_id, message in waiting:
+        held = by_turn.get(message["turn"])
+        if held is None:
+            by_turn[message["turn"]] = (project_id, {**message, "events": list(message["events"])})
+        else:
+            held[1]["events"].extend(message["events"])
+    return [
+        (project_id, {**message, "events": compacted_json(message["events"])})
+        for project_id, message in by_turn.values()
+    ]
+
+
+def _text(value: object) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
