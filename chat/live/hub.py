@@ -20,6 +20,7 @@ import asyncio
 import logging
 import uuid
 import weakref
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 from django.conf import settings
@@ -33,7 +34,7 @@ RESYNC = {"type": "turn.resync"}  # to each tab when the relay's subscription br
 
 
 class Inboxed(Protocol):
-    def feed(self, message: dict[str, Any]) -> None: ...
+    def feed(self, message: Mapping[str, Any]) -> None: ...
 
 
 class Hub:

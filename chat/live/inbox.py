@@ -10,6 +10,7 @@ at once. Nothing waits on a clock.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from typing import Any
 
 from chat.live.numbering import compacted_json
@@ -23,7 +24,7 @@ class Inbox:
         self._ready = asyncio.Event()
         self._merging = False  # the last waiting message's events list is ours to extend
 
-    def feed(self, message: Message) -> None:
+    def feed(self, message: Mapping[str, Any]) -> None:
         last = self._waiting[-1] if self._waiting else None
         if (
             last is not None

@@ -20,7 +20,7 @@ import asyncio
 import logging
 import uuid
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 from channels.layers import get_channel_layer
@@ -35,7 +35,7 @@ logger = logging.getLogger(__name__)
 
 
 class Inboxed(Protocol):
-    def feed(self, message: dict[str, Any]) -> None: ...
+    def feed(self, message: Mapping[str, Any]) -> None: ...
 
 
 Check = Callable[[uuid.UUID, str], Awaitable[TurnState]]
