@@ -2,7 +2,7 @@
 
     lock = lock_acquire(project=p, purpose="assistant", details={...}, ttl=60)
     if isinstance(lock, LockHeld): ...      # someone else is working on it
-    lock_refresh(lock, ttl=60)              # while working, well within the ttl
+    locks_refresh([lock], ttl=60)           # while working, well within the ttl
     lock_release(lock)
 
 A lock whose holder stopped refreshing (a crashed process) expires and is
@@ -54,14 +54,19 @@ def lock_acquire(
     return LockHeld(held.purpose, held.details, held.expires_at)
 
 
-def lock_refresh(lock: ProjectLock, *, ttl: float) -> bool:
-    """Extend the lock; False when it was lost (expired and taken over)."""
+def locks_refresh(locks: list[ProjectLock], *, ttl: float) -> set[str]:
+    """Extend many locks at once (a process's running turns); the holders of
+    those still held (one expired and taken over is not)."""
+    if not locks:
+        return set()
     expires_at = timezone.now() + timedelta(seconds=ttl)
-    updated = ProjectLock.objects.filter(project_id=lock.project_id, holder=lock.holder).update(
-        expires_at=expires_at
-    )
-    lock.expires_at = expires_at
-    return updated == 1
+    holders = [lock.holder for lock in locks]
+    ProjectLock.objects.filter(holder__in=holders).update(expires_at=expires_at)
+    held = set(ProjectLock.objects.filter(holder__in=holders).values_list("holder", flat=True))
+    for lock in locks:
+        if lock.holder in held:
+            lock.expires_at = expires_at
+    return held
 
 
 def lock_release(lock: ProjectLock) -> None:

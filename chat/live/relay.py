@@ -45,6 +45,9 @@ ENDED_TTL = 60  # seconds after `done`: tabs that come later read the stored mes
 MAX_LOG_ENTRIES = 100_000  # a bound on what one read takes in
 SUBSCRIBE_WAIT = 5.0  # seconds a joining tab waits for Redis to confirm its subscription
 
+_ORIGIN = 32  # characters of a publication's sender (a hex uuid), then of its project
+_PROJECT = 32
+
 Deliver = Callable[[uuid.UUID, messages.TurnEvents], None]
 
 
@@ -63,6 +66,7 @@ class Relay:
         self._redis = Redis.from_url(url, socket_timeout=10, socket_connect_timeout=5)
         self._deliver = deliver
         self.origin = uuid.uuid4().hex  # this process's own publications come back: skipped
+        self._origin_bytes = self.origin.encode()
         self._outbox: list[tuple[uuid.UUID, messages.TurnEvents]] = []
         self._flushing: asyncio.Task[None] | None = None
         self._pubsub: PubSub | None = None
@@ -90,13 +94,16 @@ class Relay:
             pipe = self._redis.pipeline(transaction=False)
             for project_id, message in batches(waiting):
                 events = message["events"]
-                ended = any(item["event"].get("type") == "done" for item in events)
                 key = log_of(message["turn"])
                 body = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
                 pipe.xadd(key, {"m": body}, id=f"{events[-1]['seq']}-0")
-                pipe.expire(key, ENDED_TTL if ended else LOG_TTL)
-                envelope = {"o": self.origin, "p": project_id.hex, "m": message}
-                pipe.publish(channel_of(project_id), json.dumps(envelope, ensure_ascii=False))
+                if events[0]["seq"] == 1:  # the turn's first batch: the log lapses by itself
+                    pipe.expire(key, LOG_TTL)
+                if any(item["event"].get("type") == "done" for item in events):
+                    pipe.expire(key, ENDED_TTL)
+                # Who sent it and for which project, first, in fixed widths: a
+                # process skips its own publications without decoding them.
+                pipe.publish(channel_of(project_id), self.origin + project_id.hex + body)
             try:
                 await pipe.execute(raise_on_error=False)
             except (RedisError, OSError) as error:
@@ -191,10 +198,11 @@ class Relay:
             return
         if kind != "message":
             return
-        envelope = json.loads(message["data"])
-        if envelope.get("o") == self.origin:
+        data = message["data"]
+        if data[:_ORIGIN] == self._origin_bytes:
             return  # this process's own turn: its tabs had it already
-        self._deliver(uuid.UUID(envelope["p"]), envelope["m"])
+        project = uuid.UUID(data[_ORIGIN : _ORIGIN + _PROJECT].decode())
+        self._deliver(project, json.loads(data[_ORIGIN + _PROJECT :]))
 
     async def _lost(self) -> None:
         """The subscription broke: forget it; tabs joining from now subscribe again."""

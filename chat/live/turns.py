@@ -27,8 +27,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from channels.layers import BaseChannelLayer, get_channel_layer
-from django.conf import settings
-from django.db import DatabaseError
 
 from chat import selectors, services
 from chat.agent.compaction import COMPACTION_LOCK
@@ -37,17 +35,17 @@ from chat.agent.failures import INTERNAL_ERROR, SERVER_STOPPED
 from chat.agent.loop import StopCause, TurnRequest, run_turn
 from chat.agent.person_limits import running_turn_limit, too_many_turns_message
 from chat.live import messages
+from chat.live.heartbeat import heartbeat
 from chat.live.hub import hub
 from chat.live.numbering import Numbered, compacted, merged
 from chat.llm import LLMClient
 from common import threads
-from projects.locks import LockHeld, lock_refresh, lock_release
+from projects.locks import LockHeld, lock_release
 from projects.models import ProjectLock
 
 logger = logging.getLogger(__name__)
 
 LISTENER_GRACE = 10.0  # seconds a turn's listener has to hear that the turn ended
-HEARTBEATS_PER_TTL = 5  # lock refreshes per BUILTIT_TURN_LOCK_TTL
 STOP_WAIT = 10.0  # seconds a shutdown waits for its interrupted turns to record themselves
 RELAY_WAIT = 5.0  # seconds a turn's end waits for its last frames to reach Redis
 
@@ -188,7 +186,7 @@ class LiveTurn:
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
     _ended: bool = False
     _drive: asyncio.Task[None] | None = None
-    _heartbeat_task: asyncio.Task[None] | None = None
+    _beating: bool = False  # its lock is refreshed (chat.live.heartbeat) until released
     _stopping: bool = False
     _cause: StopCause = "person"  # who stops it, when it is stopped (chat.agent.loop)
 
@@ -220,7 +218,8 @@ class LiveTurn:
         self.stop()
 
     async def _run(self) -> None:
-        self._heartbeat_task = asyncio.create_task(self._heartbeat())
+        self._beating = True
+        heartbeat().add(self)
         listener = asyncio.create_task(self._listen()) if self.control is not None else None
         publisher = asyncio.create_task(self._publish())
         self._drive = asyncio.create_task(self._follow())
@@ -284,10 +283,10 @@ class LiveTurn:
                 return
 
     async def _release(self) -> None:
-        if self._heartbeat_task is None:
+        if not self._beating:
             return
-        self._heartbeat_task.cancel()
-        self._heartbeat_task = None
+        self._beating = False
+        heartbeat().discard(self)
         await threads.run(lock_release, self.lock)
 
     async def _send(self, events: list[Event]) -> None:
@@ -330,24 +329,13 @@ class LiveTurn:
         await asyncio.wait({listener}, timeout=LISTENER_GRACE if _PROCESS.accepting else 1.0)
         listener.cancel()
 
-    async def _heartbeat(self) -> None:
-        """Refresh the lock several times per lifetime, so that only a process
-        stalled for most of BUILTIT_TURN_LOCK_TTL looks dead to the tabs' watchdogs."""
-        ttl = settings.BUILTIT_TURN_LOCK_TTL
-        while True:
-            await asyncio.sleep(ttl / HEARTBEATS_PER_TTL)
-            try:
-                held = await threads.run(lock_refresh, self.lock, ttl=ttl)
-            except DatabaseError:  # a blip: the next beat tries again, well within the TTL
-                logger.warning("Could not refresh turn %s's lock", self.key, exc_info=True)
-                continue
-            if not held:
-                # A tab found the lock lapsed and recorded the turn as interrupted;
-                # another turn may start now, so this one must not write on.
-                logger.warning("Turn %s lost its project lock; stopping it", self.key)
-                self._cause = "taken"
-                self.interrupt()
-                return
+    def lock_lost(self) -> None:
+        """A tab found the lock lapsed and recorded the turn as interrupted;
+        another turn may start now, so this one must not write on."""
+        logger.warning("Turn %s lost its project lock; stopping it", self.key)
+        self._beating = False
+        self._cause = "taken"
+        self.interrupt()
 
 
 def _acquire(order: TurnRequest, control: str | None) -> ProjectLock | LockHeld | Busy:

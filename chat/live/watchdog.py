@@ -28,6 +28,7 @@ from django.conf import settings
 
 from chat import selectors, services
 from chat.live import messages, turns
+from chat.live.heartbeat import HEARTBEATS_PER_TTL
 from chat.selectors import TurnState
 from common import threads
 
@@ -114,7 +115,7 @@ def watchdog() -> Watchdog:
     found = _DOGS.get(loop)
     if found is None:
         found = _DOGS[loop] = Watchdog(
-            interval=lambda: settings.BUILTIT_TURN_LOCK_TTL / turns.HEARTBEATS_PER_TTL,
+            interval=lambda: settings.BUILTIT_TURN_LOCK_TTL / HEARTBEATS_PER_TTL,
             check=_check,
             abandon=_abandon,
             announce=_announce,
