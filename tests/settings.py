@@ -26,5 +26,8 @@ else:
     # database at the end while a pool thread (common.threads) still holds
     # a connection kept for reuse.
     DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
+    # A test database of this run's own: two runs on one server (an engineer's
+    # and CI's, or a loop of runs) would otherwise drop each other's.
+    DATABASES["default"]["TEST"] = {"NAME": f"test_builtit_{os.getpid()}"}  # noqa: F405
 BUILTIT_DEMO_PAUSE = 0.0  # the demo answers at once in tests
 ALLOWED_HOSTS = [*ALLOWED_HOSTS, "sites.testserver"]  # noqa: F405  (the test client is "testserver")
