@@ -21,9 +21,11 @@ The clients (one asyncio process, this one, with `websockets`) note
 `time.monotonic_ns()` as each frame arrives and read the frames only after the
 turn, so their work per frame is a clock read and an append. CLOCK_MONOTONIC is
 system-wide, so the difference is what the server adds: reading and parsing
-the stream, the loop, framing (streamed text goes out at most every
-chat.live.turns.FRAME_INTERVAL per turn), the channel layer, rendering and the
-socket.
+the stream, the loop, the fan-out (chat.live.hub in process, and Redis through
+chat.live.relay with several processes; pieces that came while a tab was busy
+share a frame), rendering and the socket. Keep `--chunks` under 1,000: a
+streamed block's drawing is bounded there (the rest shows when it ends), and
+the chunks past it would count as dropped.
 
 Per N it prints that added latency over every chunk of every client (p50, p99,
 max); chunks received against expected (each chunk's text must arrive exactly
