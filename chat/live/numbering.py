@@ -10,11 +10,11 @@ to it, as long as runs are only merged within what travels together.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from chat.agent.events import ContentText, Event, ReasoningText, to_json
 from chat.live import messages
-from chat.llm.deltas import joined_runs, joined_text
+from chat.llm.deltas import joined_text
 
 TEXT = (ContentText, ReasoningText)
 _TEXT_TYPES = frozenset({"content", "reasoning"})
@@ -36,28 +36,46 @@ def merged(events: list[Event]) -> list[Event]:
 
 def compacted(history: list[Numbered]) -> list[Numbered]:
     """`merged`, for numbered events: a merged one keeps the last number."""
-    return joined_runs(history, _numbered_joined)
+    out: list[Numbered] = []
+    run: list[Numbered] = []
+    for item in history:
+        if run and type(item.event) is type(run[0].event) and isinstance(item.event, TEXT):
+            run.append(item)
+            continue
+        _close(out, run)
+        run = [item]
+    _close(out, run)
+    return out
 
 
-def _numbered_joined(last: Numbered, item: Numbered) -> Numbered | None:
-    joined = merged([last.event, item.event])
-    return Numbered(item.seq, joined[0]) if len(joined) == 1 else None
+def _close(out: list[Numbered], run: list[Numbered]) -> None:
+    if len(run) == 1:
+        out.append(run[0])
+    elif run:
+        first = run[0].event
+        assert isinstance(first, TEXT)  # only text makes a run
+        text = "".join(item.event.text for item in run if isinstance(item.event, TEXT))
+        out.append(Numbered(run[-1].seq, replace(first, text=text)))
 
 
 def compacted_json(items: list[messages.NumberedEvent]) -> list[messages.NumberedEvent]:
     """`compacted`, for events as they travel (JSON): the same merge, no decoding."""
-    return joined_runs(items, _json_joined)
+    out: list[messages.NumberedEvent] = []
+    run: list[messages.NumberedEvent] = []
+    for item in items:
+        kind = item["event"].get("type")
+        if run and kind in _TEXT_TYPES and kind == run[0]["event"].get("type"):
+            run.append(item)
+            continue
+        _close_json(out, run)
+        run = [item]
+    _close_json(out, run)
+    return out
 
 
-def _json_joined(
-    last: messages.NumberedEvent, item: messages.NumberedEvent
-) -> messages.NumberedEvent | None:
-    before, after = last["event"], item["event"]
-    if after.get("type") not in _TEXT_TYPES or after.get("type") != before.get("type"):
-        return None
-    if set(before) != set(after) or any(
-        before[key] != after[key] for key in before if key != "text"
-    ):
-        return None  # another block of the answer, say: kept apart
-    text = str(before.get("text", "")) + str(after.get("text", ""))
-    return {"seq": item["seq"], "event": {**after, "text": text}}
+def _close_json(out: list[messages.NumberedEvent], run: list[messages.NumberedEvent]) -> None:
+    if len(run) == 1:
+        out.append(run[0])
+    elif run:
+        text = "".join(str(item["event"].get("text", "")) for item in run)
+        out.append({"seq": run[-1]["seq"], "event": {**run[0]["event"], "text": text}})

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import Any, TypeVar
 
 from chat.llm.messages import Usage
@@ -74,31 +73,28 @@ OUTPUT_EVENTS = (ContentDelta, ReasoningDelta, ReasoningDetailsDelta, ToolCallDe
 T = TypeVar("T")
 
 
-def joined_runs(items: Iterable[T], join: Callable[[T, T], T | None]) -> list[T]:
-    """`items`, each one that `join` can add to the one before it added to it."""
-    out: list[T] = []
-    for item in items:
-        joined = join(out[-1], item) if out else None
-        if joined is None:
-            out.append(item)
-        else:
-            out[-1] = joined
-    return out
-
-
 def joined_text(items: Iterable[T], kinds: tuple[type[Any], ...]) -> list[T]:
     """`items` with each run of adjacent items of one of `kinds` (dataclasses with
     a `text` field) as one item, their texts joined; everything else as it was.
 
     Text pieces that travel together cost once instead of once each on their way
     to the browser: the stream's pieces of one network read, a turn's events
-    waiting to be sent while the server is busy, a turn's events replayed."""
-    return joined_runs(items, partial(_text_joined, kinds=kinds))
+    waiting to be sent while the server is busy, a turn's events replayed. A run
+    is joined once, at its end (a busy server's runs are hundreds long)."""
+    out: list[T] = []
+    run: list[Any] = []
+    for item in items:
+        if run and type(item) is type(run[0]) and isinstance(item, kinds):
+            run.append(item)
+            continue
+        _close_run(out, run)
+        run = [item]
+    _close_run(out, run)
+    return out
 
 
-def _text_joined(last: T, piece: T, *, kinds: tuple[type[Any], ...]) -> T | None:
-    if type(piece) is type(last) and isinstance(piece, kinds):
-        earlier: Any = last  # kinds are only known to have a `text` when called
-        joined: T = replace(earlier, text=earlier.text + piece.text)
-        return joined
-    return None
+def _close_run(out: list[T], run: list[Any]) -> None:
+    if len(run) == 1:
+        out.append(run[0])
+    elif run:
+        out.append(replace(run[0], text="".join(piece.text for piece in run)))
