@@ -293,6 +293,14 @@ def get_client() -> LLMClient:
     return client
 
 
+async def close_client() -> None:
+    """Close the running loop's client, if it has one: at shutdown its
+    connections close cleanly (aiohttp logs an error for a pool left open)."""
+    client = _clients.pop(asyncio.get_running_loop(), None)
+    if client is not None:
+        await client.aclose()
+
+
 @receiver(setting_changed)
 def _forget_clients(*, setting: str, **kwargs: Any) -> None:
     if setting.startswith(("OPENROUTER_", "BUILTIT_APP_")):
