@@ -2,8 +2,8 @@
 
 One `httpx.AsyncClient` per event loop (`get_client()`; daphne runs one loop,
 so one per process), with explicit timeouts and the attribution headers, over
-aiohttp's connections (transport.py: httpx's own cost most of a busy server's
-CPU).
+aiohttp's connections (transport.py: httpx's own transport cost most of a busy
+server's CPU).
 `stream()` hands on typed pieces as they arrive (a server that ignores
 `stream: true` and answers in one piece is read the same way). Failures are
 typed (errors.py) and the retryable ones are retried with backoff and jitter,

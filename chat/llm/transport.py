@@ -25,11 +25,12 @@ for the same thing; errors.py words them:
     InvalidURL, NonHttpUrlClientError            UnsupportedProtocol
     ClientError, OSError (reset, broken pipe)    ReadError
 
-Not carried over: httpx's write timeout (aiohttp has none; a request body is
-a few MB at most) and a pool timeout of its own (aiohttp's `connect` covers
-the wait for a free connection and the connect: it is given both, and a pool
-that stays full is a ConnectTimeout, not a PoolTimeout; errors.py words them
-alike).
+Not carried over: `max_keepalive_connections` (aiohttp keeps each idle
+connection for `keepalive_expiry`, within `max_connections`), httpx's write
+timeout (aiohttp has none; a request body is a few MB at most) and a pool
+timeout of its own (aiohttp's `connect` covers the wait for a free connection
+and the connect: it is given both, and a pool that stays full is a
+ConnectTimeout, not a PoolTimeout; errors.py words them alike).
 """
 
 from __future__ import annotations
