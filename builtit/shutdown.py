@@ -42,6 +42,7 @@ def install() -> None:
 
 async def _drain(server: Server) -> None:
     from chat.live.draining import drain  # noqa: PLC0415 (Django is set up by now)
+    from chat.llm import close_client  # noqa: PLC0415
 
     await drain()
     # Then let requests under way finish before daphne cancels them: a Django
@@ -55,3 +56,4 @@ async def _drain(server: Server) -> None:
     ]
     if running:
         await asyncio.wait(running, timeout=REQUESTS_WAIT)
+    await close_client()  # the model's connections, now that no turn uses them

@@ -11,7 +11,7 @@ Nothing outside this package builds a request body or reads an SSE line.
 
 from chat.llm.assembler import MessageAssembler
 from chat.llm.catalog import ModelInfo
-from chat.llm.client import ChatStream, LLMClient, get_client
+from chat.llm.client import ChatStream, LLMClient, close_client, get_client
 from chat.llm.config import ClientConfig
 from chat.llm.deltas import (
     OUTPUT_EVENTS,
@@ -84,5 +84,6 @@ __all__ = [
     "UnavailableError",
     "Usage",
     "UsageReport",
+    "close_client",
     "get_client",
 ]

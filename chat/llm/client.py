@@ -1,7 +1,9 @@
 """The OpenRouter client: the only code that sends requests to the model provider.
 
 One `httpx.AsyncClient` per event loop (`get_client()`; daphne runs one loop,
-so one per process), with explicit timeouts and the attribution headers.
+so one per process), with explicit timeouts and the attribution headers, over
+aiohttp's connections (transport.py: httpx's own transport cost most of a busy
+server's CPU).
 `stream()` hands on typed pieces as they arrive (a server that ignores
 `stream: true` and answers in one piece is read the same way). Failures are
 typed (errors.py) and the retryable ones are retried with backoff and jitter,
@@ -45,6 +47,7 @@ from chat.llm.errors import (
     error_from_web_page,
 )
 from chat.llm.request import ChatRequest, build_body
+from chat.llm.transport import AiohttpTransport
 from common.jsontypes import JSONObject
 from common.text import well_formed
 
@@ -54,6 +57,9 @@ T = TypeVar("T")
 Sleep = Callable[[float], Awaitable[None]]
 
 _MAX_ERROR_BODY = 64 * 1024
+# Every running turn holds one streaming connection; a busy server has
+# hundreds, which httpx's default pool of 100 would queue.
+_LIMITS = httpx.Limits(max_connections=1000, max_keepalive_connections=100)
 
 
 class ChatStream:
@@ -109,10 +115,7 @@ class LLMClient:
             timeout=httpx.Timeout(
                 config.read_timeout, connect=config.connect_timeout, pool=config.connect_timeout
             ),
-            # Every running turn holds one streaming connection; a busy server
-            # has hundreds, which httpx's default pool of 100 would queue.
-            limits=httpx.Limits(max_connections=1000, max_keepalive_connections=100),
-            transport=transport,
+            transport=transport or AiohttpTransport(limits=_LIMITS),
         )
 
     async def aclose(self) -> None:
@@ -288,6 +291,14 @@ def get_client() -> LLMClient:
     if client is None:
         client = _clients[loop] = LLMClient(ClientConfig.from_settings())
     return client
+
+
+async def close_client() -> None:
+    """Close the running loop's client, if it has one: at shutdown its
+    connections close cleanly (aiohttp logs an error for a pool left open)."""
+    client = _clients.pop(asyncio.get_running_loop(), None)
+    if client is not None:
+        await client.aclose()
 
 
 @receiver(setting_changed)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 
-from chat.llm import ChatMessage, ChatRequest, MessageAssembler, get_client
+from chat.llm import ChatMessage, ChatRequest, MessageAssembler, close_client, get_client
 from tests.fakes.script import text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,6 +47,25 @@ async def test_changed_settings_give_a_new_client(settings) -> None:
     assert second.config.base_url == "http://127.0.0.1:9/two/v1"
     await first.aclose()
     await second.aclose()
+
+
+async def test_closing_the_loops_client_closes_its_connections(settings, fake_openrouter) -> None:
+    # At shutdown (builtit.shutdown): the pool closes its sockets, and a later
+    # request on the loop gets a client of its own.
+    settings.OPENROUTER_BASE_URL = fake_openrouter.base_url
+    fake_openrouter.script(text("Before the shutdown"))
+    client = get_client()
+    request = ChatRequest(model="openai/gpt-4o-mini", messages=[ChatMessage.user("hi")])
+    async with client.stream(request) as pieces:
+        async for _ in pieces:
+            pass
+
+    await close_client()
+
+    assert client._http.is_closed
+    assert get_client() is not client
+    await close_client()
+    await close_client()  # nothing left to close
 
 
 def test_each_event_loop_gets_its_own_client() -> None:

@@ -1,0 +1,243 @@
+"""The client's aiohttp transport, over real sockets to small servers written
+here: a failure becomes the httpx exception httpx's own transport raised (so
+errors.py words it the same), a body arrives an HTTP chunk at a time, a
+connection is reused only after a whole body, and the pool takes as many
+streams as the client allows."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import httpx
+import pytest
+
+from chat.llm import (
+    ChatMessage,
+    ChatRequest,
+    ClientConfig,
+    LLMClient,
+    StalledError,
+    StreamCutError,
+    UnavailableError,
+)
+from chat.llm.errors import error_from_transport
+from chat.llm.transport import AiohttpTransport
+
+Answer = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+EVENT = b'data: {"choices": [{"index": 0, "delta": {"content": "Hi"}}]}\n\n'
+FRAME = b"%X\r\n%s\r\n" % (len(EVENT), EVENT)
+REQUEST = ChatRequest(model="openai/gpt-4o-mini", messages=[ChatMessage.user("Hi")])
+
+
+class Server:
+    """An HTTP/1.1 server on 127.0.0.1 that gives every request to `answer`."""
+
+    def __init__(self, answer: Answer) -> None:
+        self.answer = answer
+        self.connections = 0
+        self.open = 0
+        self.closed = asyncio.Event()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        self.open += 1
+        try:
+            while head := await reader.readuntil(b"\r\n\r\n"):
+                length = _content_length(head)
+                await reader.readexactly(length)
+                await self.answer(reader, writer)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            self.open -= 1
+            self.closed.set()
+            writer.close()
+
+    async def __aenter__(self) -> str:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, backlog=512)
+        port = self._server.sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}/api/v1/chat/completions"
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._server.close()
+
+
+def _content_length(head: bytes) -> int:
+    for line in head.split(b"\r\n"):
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            return int(value)
+    return 0
+
+
+async def whole_stream(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    writer.write(HEAD + FRAME * 3 + b"0\r\n\r\n")  # three HTTP chunks in one write
+    await writer.drain()
+
+
+async def endless_stream(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    writer.write(HEAD + FRAME)
+    await reader.read()  # until the client hangs up
+    raise ConnectionError
+
+
+def raw(reply: bytes, *, then_wait: bool = False) -> Answer:
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(reply)
+        await writer.drain()
+        if then_wait:
+            await reader.read()  # until the client hangs up
+        writer.close()
+        raise ConnectionError  # ends the connection, as a broken provider would
+
+    return answer
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[httpx.AsyncClient]:
+    transport = AiohttpTransport(limits=httpx.Limits(max_connections=1000))
+    async with httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(0.3)) as client:
+        yield client
+
+
+async def read_all(http: httpx.AsyncClient, url: str) -> list[bytes]:
+    async with http.stream("POST", url, content=b"{}") as response:
+        return [piece async for piece in response.aiter_bytes()]
+
+
+async def test_a_body_arrives_an_http_chunk_at_a_time(http: httpx.AsyncClient) -> None:
+    # answers.py hands on the text of one read as one piece: reads that joined
+    # the provider's chunks would change how an answer streams to the page.
+    async with Server(whole_stream) as url:
+        assert await read_all(http, url) == [EVENT, EVENT, EVENT]
+
+
+async def test_a_whole_body_leaves_its_connection_for_the_next_request(
+    http: httpx.AsyncClient,
+) -> None:
+    server = Server(whole_stream)
+    async with server as url:
+        await read_all(http, url)
+        await read_all(http, url)
+    assert server.connections == 1
+
+
+async def test_leaving_a_body_early_closes_its_connection(http: httpx.AsyncClient) -> None:
+    server = Server(endless_stream)
+    async with server as url:
+        async with http.stream("POST", url, content=b"{}") as response:
+            async for _ in response.aiter_bytes():
+                break
+        await asyncio.wait_for(server.closed.wait(), 5)
+        assert server.open == 0
+
+
+CUT_CHUNKED = HEAD + b"5\r\ndata:\r\n"
+FAILURES = [
+    # (what the server does, the httpx exception, the words errors.py gives mid-stream or not)
+    (raw(b""), httpx.RemoteProtocolError, "failed: Server disconnected without sending"),
+    (raw(b"NOT HTTP\r\n\r\n"), httpx.RemoteProtocolError, "failed: Bad status line"),
+    (raw(CUT_CHUNKED), httpx.RemoteProtocolError, "cut mid-answer: peer closed connection"),
+    (
+        raw(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc"),
+        httpx.RemoteProtocolError,
+        "cut mid-answer: peer closed connection",
+    ),
+    (raw(b"", then_wait=True), httpx.ReadTimeout, "stopped sending data (read timeout)"),
+    (raw(CUT_CHUNKED, then_wait=True), httpx.ReadTimeout, "stopped sending data (read timeout)"),
+]
+
+
+@pytest.mark.parametrize(("answer", "kind", "words"), FAILURES)
+async def test_a_failure_is_the_httpx_exception_httpxs_transport_raised(
+    http: httpx.AsyncClient, answer: Answer, kind: type[httpx.RequestError], words: str
+) -> None:
+    answered: list[httpx.Response] = []
+    async with Server(answer) as url:
+        with pytest.raises(kind) as caught:
+            await read_into(answered, http, url)
+    assert caught.value.request.url == url
+    assert words in error_from_transport(caught.value, mid_stream=bool(answered)).message
+
+
+async def read_into(answered: list[httpx.Response], http: httpx.AsyncClient, url: str) -> None:
+    async with http.stream("POST", url, content=b"{}") as response:
+        answered.append(response)
+        async for _ in response.aiter_bytes():
+            pass
+
+
+async def test_a_refused_connection_is_a_connect_error(http: httpx.AsyncClient) -> None:
+    with pytest.raises(httpx.ConnectError, match="Connect call failed"):
+        await http.post("http://127.0.0.1:1/api/v1/chat/completions", content=b"{}")
+
+
+async def test_a_url_that_is_not_http_is_refused_as_httpx_does(http: httpx.AsyncClient) -> None:
+    with pytest.raises(httpx.UnsupportedProtocol):
+        await http.post("ftp://127.0.0.1/api/v1/chat/completions", content=b"{}")
+
+
+async def test_the_client_holds_more_streams_at_once_than_a_default_pool() -> None:
+    # httpx's and aiohttp's default pools hold 100 connections; a busy server
+    # runs more turns than that, each holding one stream open.
+    streams = 150
+    ready = asyncio.Event()
+    server = Server(endless_stream)
+
+    async def held(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if server.open >= streams:
+            ready.set()
+        await endless_stream(reader, writer)
+
+    server.answer = held
+    async with server as url:
+        base_url = url.removesuffix("/chat/completions")
+        client = LLMClient(ClientConfig(base_url=base_url, connect_timeout=5.0, max_retries=0))
+
+        async def one() -> None:
+            async with client.stream(REQUEST) as pieces:
+                async for _ in pieces:
+                    await ready.wait()
+                    return
+
+        await asyncio.wait_for(asyncio.gather(*(one() for _ in range(streams))), 30)
+        await client.aclose()
+    assert server.connections == streams
+
+
+async def test_the_client_types_a_cut_and_a_stall_as_before() -> None:
+    async with Server(raw(HEAD + FRAME)) as url:
+        client = LLMClient(ClientConfig(base_url=url.removesuffix("/chat/completions")))
+        with pytest.raises(StreamCutError, match="cut mid-answer: peer closed connection"):
+            await _first_pieces(client)
+        await client.aclose()
+    async with Server(raw(HEAD + FRAME, then_wait=True)) as url:
+        config = ClientConfig(base_url=url.removesuffix("/chat/completions"), read_timeout=0.3)
+        client = LLMClient(config)
+        with pytest.raises(StalledError):
+            await _first_pieces(client)
+        await client.aclose()
+
+
+async def test_a_transport_given_to_the_client_is_the_one_it_uses() -> None:
+    answered: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        answered.append(request)
+        return httpx.Response(503)
+
+    config = ClientConfig(base_url="http://provider.invalid/api/v1", max_retries=0)
+    client = LLMClient(config, transport=httpx.MockTransport(answer))
+    with pytest.raises(UnavailableError, match="HTTP 503"):
+        await _first_pieces(client)
+    await client.aclose()
+    assert [request.url.path for request in answered] == ["/api/v1/chat/completions"]
+
+
+async def _first_pieces(client: LLMClient) -> None:
+    async with client.stream(REQUEST) as pieces:
+        async for _ in pieces:
+            pass
