@@ -64,6 +64,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -113,7 +114,6 @@ django.setup()
 from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
 from django.contrib.auth.models import User
-from django.contrib.sessions.backends.db import SessionStore
 from django.core.management import call_command
 from django.db import connections
 from websockets.asyncio.client import ClientConnection, connect
@@ -150,7 +150,8 @@ class Sample:
 
 
 def session_cookie(user: User) -> str:
-    session = SessionStore()
+    # The site's own engine (accounts.sessions keeps them apart from Django's table).
+    session = import_module(settings.SESSION_ENGINE).SessionStore()
     session[SESSION_KEY] = str(user.pk)
     session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
     session[HASH_SESSION_KEY] = user.get_session_auth_hash()
