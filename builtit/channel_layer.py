@@ -10,16 +10,15 @@ Channels' own `InMemoryChannelLayer`, on every `group_send`:
   `receive`): O(open tabs) per message, 15% of a 200-tab server's time.
 
 And each channel, every open tab's among them, is an `asyncio.Queue`: three
-deques and an Event, about 3 KB even while empty (bench/ws_fanout.py --idle:
-6% of what an idle socket costs).
+deques and an Event, about 3 KB even while empty (builtit.inbox).
 
 Here a group message is copied once, put straight on each member's inbox, and
 expired messages and memberships are swept at most once a second; a channel's
-inbox is a list and the futures of whoever waits on it (about 300 bytes for an
-idle tab). What a receiver gets is otherwise the same: a copy the sender can no
-longer change (members share it, and none of this project's consumers changes
-a message), the same capacity, the same expiry, and a full channel still loses
-the message (now with a warning).
+inbox is a builtit.inbox.Inbox (about 300 bytes for an idle tab). What a
+receiver gets is otherwise the same: a copy the sender can no longer change
+(members share it, and none of this project's consumers changes a message), the
+same capacity, the same expiry, and a full channel still loses the message (now
+with a warning).
 
 The Redis layer's settings (builtit/settings.py, CHANNEL_LAYERS):
 - no client-side read timeout (`socket_timeout: None`): redis-py 8's default
@@ -51,6 +50,8 @@ from channels.layers import InMemoryChannelLayer
 from channels_redis.core import RedisChannelLayer
 from redis.asyncio import BlockingConnectionPool
 
+from builtit.inbox import Inbox
+
 logger = logging.getLogger(__name__)
 
 SWEEP_EVERY = 1.0  # seconds between sweeps of expired messages and memberships
@@ -59,53 +60,10 @@ SWEEP_EVERY = 1.0  # seconds between sweeps of expired messages and memberships
 Sent = tuple[float, dict[str, Any]]  # when it expires (time.time()), the message
 
 
-class _Inbox:
-    """A channel's messages, oldest first, and the receivers waiting for one: what
-    `asyncio.Queue` does here, without its three deques and Event per channel."""
-
-    __slots__ = ("_queue", "capacity", "waiters")
-
-    def __init__(self, capacity: int) -> None:
-        self._queue: list[Sent] = []  # short: a tab reads as fast as messages come
-        self.capacity = capacity
-        self.waiters: list[asyncio.Future[None]] = []
-
-    def empty(self) -> bool:
-        return not self._queue
-
-    def put_nowait(self, sent: Sent) -> None:
-        if 0 < self.capacity <= len(self._queue):
-            raise asyncio.QueueFull
-        self._queue.append(sent)
-        self._wake()
-
-    async def get(self) -> Sent:
-        while not self._queue:
-            waiter = asyncio.get_running_loop().create_future()
-            self.waiters.append(waiter)
-            try:
-                await waiter
-            except BaseException:
-                waiter.cancel()
-                if waiter in self.waiters:
-                    self.waiters.remove(waiter)
-                if self._queue:  # woken, yet cancelled: the message is another's
-                    self._wake()
-                raise
-        return self._queue.pop(0)
-
-    def _wake(self) -> None:
-        while self.waiters:
-            waiter = self.waiters.pop(0)
-            if not waiter.done():
-                waiter.set_result(None)
-                return
-
-
 class LocalChannelLayer(InMemoryChannelLayer):  # type: ignore[misc]
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
-        self.channels: dict[str, _Inbox] = {}
+        self.channels: dict[str, Inbox[Sent]] = {}
         self._swept = 0.0
 
     async def send(self, channel: str, message: dict[str, Any]) -> None:
@@ -143,12 +101,12 @@ class LocalChannelLayer(InMemoryChannelLayer):  # type: ignore[misc]
                 # As Channels' own layer: the message is lost for that member.
                 logger.warning("Channel %s is full: a %s message was lost", channel, group)
 
-    def _inbox(self, channel: str) -> _Inbox:
+    def _inbox(self, channel: str) -> Inbox[Sent]:
         """The channel's inbox, made when first needed (not made and thrown away
         on every call, as Channels' `setdefault` does)."""
         inbox = self.channels.get(channel)
         if inbox is None:
-            inbox = self.channels[channel] = _Inbox(self.get_capacity(channel))
+            inbox = self.channels[channel] = Inbox[Sent](self.get_capacity(channel))
         return inbox
 
     def _sweep(self) -> None:

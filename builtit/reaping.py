@@ -8,6 +8,11 @@ at 10,000 open the walk held the GIL for 2-4% of a core, idle or not
 (bench/ws_fanout.py --idle, py-spy). Here a connection is looked at only once
 its application ended (a done callback marks it) or its socket closed
 (`protocol_disconnected` marks it); what is done with it is daphne's own logic.
+
+A websocket's application also reads what its socket sends from a
+builtit.inbox.Inbox, not an `asyncio.Queue` (3 KB even while empty); daphne
+only ever puts on it. An HTTP request keeps daphne's queue (builtit.bodylimit
+takes from it).
 """
 
 from __future__ import annotations
@@ -15,10 +20,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from functools import partial
 from typing import Any
 
 from daphne import server as daphne_server
 from daphne.server import Server
+
+from builtit.inbox import Inbox
 
 logger = logging.getLogger("daphne.server")  # where daphne's checker logs
 
@@ -39,7 +47,10 @@ def install() -> None:
     protocol_disconnected = Server.protocol_disconnected
 
     def create_and_mark(server: Any, protocol: Any, scope: Any) -> Any:
-        queue = create_application(server, protocol, scope)
+        if scope.get("type") == "websocket":
+            queue = _create_websocket_application(server, protocol, scope)
+        else:
+            queue = create_application(server, protocol, scope)
         instance = server.connections.get(protocol, {}).get("application_instance")
         if instance is not None:
             instance.add_done_callback(lambda _: _marked(server).add(protocol))
@@ -60,6 +71,20 @@ def install() -> None:
     Server.create_application = create_and_mark
     Server.protocol_disconnected = disconnected_and_mark
     Server.application_checker = check_marked
+
+
+def _create_websocket_application(server: Any, protocol: Any, scope: Any) -> Inbox[Any] | None:
+    """daphne's `create_application`, with an Inbox for the application's input."""
+    assert "application_instance" not in server.connections[protocol]
+    inbox: Inbox[Any] = Inbox()
+    scope.setdefault("asgi", {"version": "3.0"})
+    instance = server.application(
+        scope=scope, receive=inbox.get, send=partial(server.handle_reply, protocol)
+    )
+    if protocol not in server.connections:
+        return None
+    server.connections[protocol]["application_instance"] = asyncio.ensure_future(instance)
+    return inbox
 
 
 def check_one(server: Any, protocol: Any) -> bool:

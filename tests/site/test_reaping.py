@@ -12,6 +12,7 @@ from daphne import server as daphne_server
 from daphne.server import Server
 
 from builtit import reaping
+from builtit.inbox import Inbox
 
 
 class _Protocol:
@@ -70,3 +71,26 @@ async def test_only_ended_and_closed_connections_are_checked_as_daphne_does(
     assert running not in server.connections
     assert instance.cancelled()
     assert reaping._marked(server) == set(), "nothing left to look at"
+
+
+async def test_a_websocket_application_reads_its_socket_from_an_inbox(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reaping.install()
+    monkeypatch.setattr(daphne_server, "reactor", _Reactor())
+    heard: list[dict[str, Any]] = []
+
+    async def listening(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        heard.append(await receive())
+
+    server = Server(application=listening, endpoints=["tcp:port=0"])
+    server.connections = {}
+    tab = _Protocol()
+    server.protocol_connected(tab)
+    queue = server.create_application(tab, {"type": "websocket"})
+    queue.put_nowait({"type": "websocket.connect"})
+    await asyncio.wait_for(server.connections[tab]["application_instance"], 1)
+
+    assert isinstance(queue, Inbox)
+    assert heard == [{"type": "websocket.connect"}]
+    assert tab in reaping._marked(server), "its application ended: looked at next"
