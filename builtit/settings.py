@@ -315,6 +315,9 @@ BUILTIT_MODELS = env_list(
 # Largest websocket frame the chat sends (daphne closes a socket at 1 MiB): a
 # tab catching up gets the recent turns that fit, the rest on "Show earlier".
 BUILTIT_MAX_FRAME_BYTES = env_int("BUILTIT_MAX_FRAME_BYTES", 256 * 1024, minimum=128 * 1024)
+# Seconds a websocket may stay silent before daphne pings it (builtit.keepalive);
+# daphne's --ping-interval, when given, wins.
+BUILTIT_WS_PING_INTERVAL = env_int("BUILTIT_WS_PING_INTERVAL", 50, minimum=5)
 # Turns a chat panel shows at first (and per "Show earlier"), within that size.
 BUILTIT_CHAT_PAGE_TURNS = env_int("BUILTIT_CHAT_PAGE_TURNS", 20, minimum=1)
 # Longest chat message a person may send (DESIGN §3).

@@ -23,19 +23,26 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from asgiref.sync import async_to_sync
-from channels.auth import AuthMiddlewareStack
-from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.security.websocket import WebsocketDenier
 from django.conf import settings
-from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
-from django.contrib.auth.models import User
+from django.contrib.auth import (
+    BACKEND_SESSION_KEY,
+    HASH_SESSION_KEY,
+    SESSION_KEY,
+    load_backend,
+)
+from django.contrib.auth.models import AnonymousUser, User
+from django.contrib.sessions.backends.base import SessionBase
+from django.core.exceptions import ValidationError
+from django.http import parse_cookie
 from django.http.request import split_domain_port, validate_host
 from django.utils.crypto import constant_time_compare
 from django.utils.http import is_same_domain
 
 from chat.access_tokens import token_authenticate, token_exists
 from chat.live.messages import SessionCheck, SessionMoved
+from common import threads
 
 
 def user_group(user_id: int) -> str:
@@ -44,25 +51,55 @@ def user_group(user_id: int) -> str:
 
 class SocketGate:
     """ASGI middleware in front of the websocket routes: a token, or a session
-    from an allowed Origin; anything else is refused before the consumer runs."""
+    from an allowed Origin; anything else is refused before the consumer runs.
+
+    The session and its person are read at once, in one job of common.threads,
+    not as Channels' AuthMiddlewareStack does it (three middlewares, each with
+    its own copy of the scope, lazy objects, and two hops through asgiref's one
+    shared thread): per socket that kept about 6 KB and cost a tenth of a
+    connect (bench/ws_fanout.py --idle). The scope gets what that stack gave:
+    `cookies`, `session` and `user` (AnonymousUser when the session names nobody
+    valid)."""
 
     def __init__(self, inner: Any) -> None:
-        self.with_token = inner
-        self.with_session = AuthMiddlewareStack(inner)
+        self.inner = inner
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
         token = _bearer(scope)
         if token is not None:
-            found = await database_sync_to_async(token_authenticate)(token)
+            found = await threads.run(token_authenticate, token)
             if found is None:
                 return await WebsocketDenier()(scope, receive, send)
             user, token_id = found
-            return await self.with_token(
-                {**scope, "user": user, "token_id": token_id}, receive, send
-            )
+            return await self.inner({**scope, "user": user, "token_id": token_id}, receive, send)
         if not origin_allowed(scope):
             return await WebsocketDenier()(scope, receive, send)
-        return await self.with_session(scope, receive, send)
+        cookie = _header(scope, b"cookie")
+        cookies = parse_cookie(cookie) if cookie else {}
+        session, person = await threads.run(session_user, cookies.get(settings.SESSION_COOKIE_NAME))
+        signed_in = {**scope, "cookies": cookies, "session": session, "user": person}
+        return await self.inner(signed_in, receive, send)
+
+
+def session_user(key: str | None) -> tuple[SessionBase, User | AnonymousUser]:
+    """The session of `key` and its person, as Channels' `get_user` reads them
+    (a session whose password hash no longer matches is flushed)."""
+    session: SessionBase = import_module(settings.SESSION_ENGINE).SessionStore(key)
+    try:
+        user_id = User._meta.pk.to_python(session[SESSION_KEY])
+        backend_path = session[BACKEND_SESSION_KEY]
+    except (KeyError, ValidationError):
+        return session, AnonymousUser()
+    if backend_path not in settings.AUTHENTICATION_BACKENDS:
+        return session, AnonymousUser()
+    user = load_backend(backend_path).get_user(user_id)
+    if user is None:
+        return session, AnonymousUser()
+    hashed = session.get(HASH_SESSION_KEY)
+    if not (hashed and constant_time_compare(hashed, user.get_session_auth_hash())):
+        session.flush()
+        return session, AnonymousUser()
+    return session, user
 
 
 def _header(scope: dict[str, Any], name: bytes) -> str | None:

@@ -1,7 +1,7 @@
 """The chat panel drawn from what is stored (synchronous reads): the log's recent
-turns within one frame's budget, "Show earlier", the status, the usage and the
-conversation's name. What a connecting tab gets is put together from these in
-chat.live.snapshot."""
+turns, about a screen of them, "Show earlier" (a page of earlier turns within one
+frame's budget), the status, the usage and the conversation's name. What a
+connecting tab gets is put together from these in chat.live.snapshot."""
 
 from __future__ import annotations
 
@@ -25,6 +25,12 @@ from projects.models import Project
 # Room in a catch-up frame for what goes with the log (status, usage, signal).
 _FRAME_ROOM = 16 * 1024
 _COMPACT_TEXT_CHARS = 2_000
+# What the log opens with, on the page and on every (re)connect: about what a tall
+# screen shows. The rest is one "Show earlier" away. After a restart every tab
+# reconnects at once, and each drew up to BUILTIT_CHAT_PAGE_TURNS turns (up to a
+# whole frame, 240 KiB) only to show the last few.
+SCREEN_TURNS = 6
+SCREEN_BYTES = 48 * 1024
 
 
 def frame_budget() -> int:
@@ -34,23 +40,34 @@ def frame_budget() -> int:
 
 def log_html(conversation: Conversation | None, *, before: int | None = None) -> SafeString:
     """The chat log: its empty-state line, then the latest turns begun before
-    `before` that fit one frame, preceded by "Show earlier" when there are more."""
+    `before` that fill about a screen, preceded by "Show earlier" when there are more."""
     empty = render_to_string("chat/partials/chat_log.html")
     if conversation is None:
         return mark_safe(empty)  # noqa: S308 (our own template)
-    return mark_safe(empty + page_html(conversation, before=before))  # noqa: S308
+    turns = min(SCREEN_TURNS, settings.BUILTIT_CHAT_PAGE_TURNS)
+    page = page_html(conversation, before=before, turns=turns, budget=SCREEN_BYTES)
+    return mark_safe(empty + page)  # noqa: S308
 
 
-def page_html(conversation: Conversation, *, before: int | None) -> str:
-    """The turns begun before `before` that fit the frame budget, newest kept,
-    after a "Show earlier" button when earlier turns exist."""
-    page = turn_page(conversation, before=before, limit=settings.BUILTIT_CHAT_PAGE_TURNS)
-    budget = frame_budget()
+def page_html(
+    conversation: Conversation,
+    *,
+    before: int | None,
+    turns: int | None = None,
+    budget: int | None = None,
+) -> str:
+    """The turns begun before `before` (at most `turns`, BUILTIT_CHAT_PAGE_TURNS
+    unless given) that fit `budget` bytes (the frame budget unless given; the
+    newest turn always, cut down if it must), newest kept, after a "Show
+    earlier" button when earlier turns exist."""
+    limit = turns or settings.BUILTIT_CHAT_PAGE_TURNS
+    page = turn_page(conversation, before=before, limit=limit)
+    budget = min(budget or frame_budget(), frame_budget())
     shown: list[str] = []
     size = 0
     earlier = page.earlier
     for index in range(len(page.turns) - 1, -1, -1):
-        html = _turn_html(page.turns[index], budget)
+        html = _turn_html(page.turns[index], frame_budget())
         if shown and size + len(html.encode()) > budget:
             earlier = page.turns[index + 1].sequence  # the oldest turn kept
             break

@@ -12,7 +12,7 @@ import uuid
 from typing import Any
 
 import pytest
-from channels.exceptions import StopConsumer
+from channels.exceptions import ChannelFull, StopConsumer
 from channels_redis.core import RedisChannelLayer
 from redis.exceptions import MaxConnectionsError
 
@@ -66,6 +66,32 @@ async def test_a_full_channel_loses_the_message_with_a_warning_and_others_still_
     assert await layer.receive(quick) == {"type": "turn.events", "n": 2}
     assert [(await layer.receive(slow))["n"] for _ in range(2)] == [0, 1]
     assert f"Channel {slow} is full" in caplog.text
+
+
+async def test_a_waiting_receiver_gets_what_is_sent_later_and_a_cancelled_one_takes_none() -> None:
+    layer = LocalChannelLayer()
+    [member] = await _members(layer, 1)
+    waiting = asyncio.ensure_future(layer.receive(member))
+    given_up = asyncio.ensure_future(layer.receive(member))
+    await asyncio.sleep(0)
+    given_up.cancel()
+    await asyncio.gather(given_up, return_exceptions=True)
+
+    await layer.send(member, {"type": "turn.events", "n": 1})
+    await layer.group_send("project.a", {"type": "turn.events", "n": 2})
+
+    assert await asyncio.wait_for(waiting, 1) == {"type": "turn.events", "n": 1}
+    assert await asyncio.wait_for(layer.receive(member), 1) == {"type": "turn.events", "n": 2}
+    assert member not in layer.channels  # read empty, nobody waiting: nothing kept
+
+
+async def test_a_full_channel_refuses_a_direct_send() -> None:
+    layer = LocalChannelLayer(capacity=1)
+    [member] = await _members(layer, 1)
+    await layer.send(member, {"type": "turn.events"})
+
+    with pytest.raises(ChannelFull):
+        await layer.send(member, {"type": "turn.events"})
 
 
 async def test_expired_messages_and_memberships_are_swept() -> None:

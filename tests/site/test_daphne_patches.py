@@ -14,9 +14,11 @@ from pathlib import Path
 import httpx
 import pytest
 from daphne import http_protocol
+from daphne.server import Server
 from django.core.exceptions import ImproperlyConfigured
+from pytest_django.fixtures import Settings as SettingsWrapper
 
-from builtit import daphne_patches
+from builtit import daphne_patches, keepalive
 from tests.servers import ServerProcess, daphne_cli_start, database_url
 from tests.site.test_body_limits import exchange, post_head
 
@@ -63,3 +65,15 @@ def test_a_daphne_without_what_we_replace_refuses_to_start(
         ImproperlyConfigured, match=re.escape("has no daphne.http_protocol.WebRequest,")
     ):
         daphne_patches.install()
+
+
+def test_an_idle_socket_is_pinged_at_our_interval_unless_the_command_line_chose(
+    settings: SettingsWrapper,
+) -> None:
+    settings.BUILTIT_WS_PING_INTERVAL = 50
+    daphne_patches.install()
+    server = Server(application=None, endpoints=["tcp:port=0"])
+    assert server.ping_interval == keepalive.DAPHNE_DEFAULT == 20
+    assert keepalive.ping_interval(server.ping_interval) == 50
+    assert keepalive.ping_interval(10) == 10, "an explicit --ping-interval wins"
+    assert getattr(Server.run, "our_pings", False), "installed on daphne's server"
