@@ -84,7 +84,7 @@ async def close_all(*, keep: Collection[uuid.UUID] = ()) -> None:
 
 async def _gone(consumers: list[ChatConsumer], *, timeout: float) -> None:
     """Until each of `consumers` has seen its socket close, or `timeout` seconds."""
-    waits = [asyncio.ensure_future(consumer.gone.wait()) for consumer in consumers]
+    waits = [asyncio.ensure_future(consumer.closed()) for consumer in consumers]
     if waits:
         await asyncio.wait(waits, timeout=timeout)
         for waiting in waits:
@@ -94,11 +94,11 @@ async def _gone(consumers: list[ChatConsumer], *, timeout: float) -> None:
 class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     project: Project
     user: User
-    gone: asyncio.Event
+    _gone: asyncio.Event | None = None  # made only for someone waiting (a restart)
+    _is_closed = False
     follower: TurnFollower
 
     async def connect(self) -> None:
-        self.gone = asyncio.Event()  # set when the socket has closed
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             await self.close()
@@ -136,6 +136,14 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         await self.follower.catch_up()
         await self._send_opening()
 
+    async def closed(self) -> None:
+        """Until the socket has closed."""
+        if self._is_closed:
+            return
+        if self._gone is None:
+            self._gone = asyncio.Event()
+        await self._gone.wait()
+
     @property
     def conversation(self) -> Conversation | None:
         return self.follower.conversation
@@ -169,7 +177,9 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     async def disconnect(self, code: int) -> None:
         # The turn goes on: it belongs to the project, not to this tab.
         _OPEN.discard(self)
-        self.gone.set()
+        self._is_closed = True
+        if self._gone is not None:
+            self._gone.set()
         if hasattr(self, "group"):
             watchdog().watch(self.inbox, project_id=self.project.pk, key=None)
             await hub().leave(self.project.pk, self.inbox)
@@ -367,9 +377,10 @@ def _open(
     user: User, project_id: uuid.UUID, raw_conversation: str
 ) -> tuple[Project, Conversation | None] | None:
     """The user's project and the conversation asked for; None refuses the socket."""
-    project = Project.objects.filter(pk=project_id, owner=user).select_related("owner").first()
+    project = Project.objects.filter(pk=project_id, owner_id=user.pk).first()
     if project is None:
         return None
+    project.owner = user  # the person the socket is signed in as: not read again
     conversation = panel.conversation_for(project, raw_conversation)
     if raw_conversation and conversation is None:
         return None  # not one of this project's conversations

@@ -80,6 +80,12 @@ class Hub:
             return None
         return await self.relay.since(turn, after)
 
+    async def aclose(self) -> None:
+        """Let go of Redis (a command's end, a server's shutdown)."""
+        if self.relay is not None:
+            await self.relay.drain()
+            await self.relay.aclose()
+
     def tabs_here(self) -> int:
         return sum(len(tabs) for tabs in self._tabs.values())
 
@@ -95,6 +101,13 @@ class Hub:
 
 
 _HUBS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Hub] = weakref.WeakKeyDictionary()
+
+
+async def close_hub() -> None:
+    """Close the running loop's hub, if it has one."""
+    found = _HUBS.pop(asyncio.get_running_loop(), None)
+    if found is not None:
+        await found.aclose()
 
 
 def hub() -> Hub:

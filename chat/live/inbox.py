@@ -19,10 +19,12 @@ Message = dict[str, Any]
 
 
 class Inbox:
+    __slots__ = ("_merging", "_reader", "_waiting")
+
     def __init__(self) -> None:
         self._waiting: list[Message] = []
-        self._ready = asyncio.Event()
         self._merging = False  # the last waiting message's events list is ours to extend
+        self._reader: asyncio.Future[None] | None = None  # only while its reader waits
 
     def feed(self, message: Mapping[str, Any]) -> None:
         last = self._waiting[-1] if self._waiting else None
@@ -39,15 +41,19 @@ class Inbox:
             return
         self._waiting.append(dict(message))  # the hub hands every tab the same message
         self._merging = False
-        self._ready.set()
+        if self._reader is not None and not self._reader.done():
+            self._reader.set_result(None)
 
     def __len__(self) -> int:
         return len(self._waiting)
 
     async def receive(self) -> Message:
         while not self._waiting:
-            self._ready.clear()
-            await self._ready.wait()
+            self._reader = asyncio.get_running_loop().create_future()
+            try:
+                await self._reader
+            finally:
+                self._reader = None
         message = self._waiting.pop(0)
         if not self._waiting:
             self._merging = False

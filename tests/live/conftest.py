@@ -8,6 +8,8 @@ from collections.abc import AsyncIterator
 import pytest
 from pytest_django.fixtures import Settings as SettingsWrapper
 
+from chat.live.hub import close_hub
+from chat.llm import close_client
 from tests.fakes.openrouter import FakeOpenRouter
 from tests.live.tabs import settled
 
@@ -16,6 +18,10 @@ from tests.live.tabs import settled
 async def no_turn_outlives_the_test() -> AsyncIterator[None]:
     yield
     await settled()
+    # The test's loop ends with it: its model client and hub close first, as a
+    # server's do at shutdown (aiohttp says so of a pool left open).
+    await close_client()
+    await close_hub()
 
 
 @pytest.fixture

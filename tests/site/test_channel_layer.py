@@ -254,3 +254,20 @@ async def test_channels_redis_own_pool_fails_the_same_burst() -> None:
         await layer.close_pools()
     assert failed
     assert all(isinstance(error, MaxConnectionsError) for error in failed)
+
+
+async def test_a_handler_failing_on_another_source_ends_the_loop_with_its_error() -> None:
+    socket, layer = _Source(), _Source()
+
+    async def dispatch(message: dict[str, Any]) -> None:
+        if message["type"] == "turn.events":
+            raise ValueError("No handler for message type turn.events")
+
+    running = asyncio.ensure_future(dispatch_all([socket.receive, layer.receive], dispatch))
+    layer.queue.put_nowait({"type": "turn.events"})
+
+    with pytest.raises(ValueError, match="No handler"):
+        await asyncio.wait_for(running, 2)
+    socket.queue.put_nowait({"type": "websocket.receive"})
+    await asyncio.sleep(0.01)
+    assert socket.queue.qsize() == 1  # the socket's pump stopped too

@@ -31,6 +31,7 @@ from chat.agent.loop import TurnRequest
 from chat.agent.model_choice import ModelError, clean_model_id
 from chat.live import turns
 from chat.live.broadcast import files_moved
+from chat.live.hub import close_hub
 from chat.llm import ClientConfig, LLMClient
 from chat.models import Conversation, Message
 from chat.render.console import ConsoleRenderer
@@ -117,6 +118,7 @@ class Command(BaseCommand):
             return started.done
         finally:
             await client.aclose()
+            await close_hub()
 
     turn_id: int | None = None  # the person's message that began the turn run here
 
