@@ -35,6 +35,9 @@ ConnectTimeout, not a PoolTimeout; errors.py words them alike).
 
 from __future__ import annotations
 
+import os
+import socket
+import urllib.request
 from collections.abc import AsyncIterator
 
 import aiohttp
@@ -66,6 +69,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                 allow_redirects=False,  # httpx decides (it does not follow them here)
                 auto_decompress=False,  # httpx decodes, by the headers it sent
                 timeout=self._timeout(request),
+                proxy=_proxy(request.url),
             )
         except (aiohttp.ClientError, OSError) as error:  # OSError: TimeoutError too
             raise _httpx_error(error, request) from error
@@ -96,8 +100,10 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
             connector=connector,
             # httpx keeps the cookies and sends them in the request's headers.
             cookie_jar=aiohttp.DummyCookieJar(),
-            # As httpx's client did: proxies from HTTP(S)_PROXY and NO_PROXY.
-            trust_env=True,
+            # Proxies as httpx's client took them (HTTP(S)_PROXY, ALL_PROXY,
+            # NO_PROXY: `_proxy`), but no ~/.netrc, which httpx never read and
+            # which aiohttp's trust_env would add as Basic auth.
+            trust_env=False,
             max_line_size=_MAX_HEADER_BYTES,
             max_field_size=_MAX_HEADER_BYTES,
         )
@@ -149,6 +155,15 @@ class _Body(httpx.AsyncByteStream):
             self._response.close()
 
 
+def _proxy(url: httpx.URL) -> str | None:
+    """The proxy the environment names for `url`, as httpx's trust_env read it."""
+    proxies = urllib.request.getproxies_environment()
+    if not proxies or urllib.request.proxy_bypass_environment(url.host, proxies):  # type: ignore[attr-defined]
+        return None
+    found = proxies.get(url.scheme) or proxies.get("all")
+    return found if found and found.startswith(("http://", "https://")) else None
+
+
 def _httpx_error(error: BaseException, request: httpx.Request) -> httpx.TransportError:
     kind = _httpx_kind(error)
     return kind(_reason(error) or type(error).__name__, request=request)
@@ -179,8 +194,12 @@ def _reason(error: BaseException) -> str:
     if isinstance(error, aiohttp.ServerDisconnectedError):
         return "Server disconnected without sending a response."
     if isinstance(error, aiohttp.ClientConnectorError):
-        # Its own text names the host and port, which the error's reader knows.
-        return str(error.os_error)
+        # The reason alone ("Connection refused"): asyncio's text names the
+        # provider's address, which the person reading the chat has no use for.
+        cause = error.os_error
+        if isinstance(cause, socket.gaierror) or not cause.errno:
+            return cause.strerror or type(cause).__name__
+        return os.strerror(cause.errno)
     if isinstance(error, aiohttp.ClientResponseError):
         return " ".join(error.message.split())  # the parser's is several lines
     return str(error)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 
 import httpx
 import pytest
@@ -171,7 +172,7 @@ async def read_into(answered: list[httpx.Response], http: httpx.AsyncClient, url
 
 
 async def test_a_refused_connection_is_a_connect_error(http: httpx.AsyncClient) -> None:
-    with pytest.raises(httpx.ConnectError, match="Connect call failed"):
+    with pytest.raises(httpx.ConnectError, match=r"^Connection refused$"):
         await http.post("http://127.0.0.1:1/api/v1/chat/completions", content=b"{}")
 
 
@@ -241,3 +242,59 @@ async def _first_pieces(client: LLMClient) -> None:
     async with client.stream(REQUEST) as pieces:
         async for _ in pieces:
             pass
+
+
+class Recording(Server):
+    """A server that notes each request's head, and answers with a whole stream."""
+
+    def __init__(self) -> None:
+        super().__init__(whole_stream)
+        self.heads: list[bytes] = []
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while head := await reader.readuntil(b"\r\n\r\n"):
+                self.heads.append(head)
+                await reader.readexactly(_content_length(head))
+                await whole_stream(reader, writer)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+
+async def test_a_netrc_file_adds_no_credentials_as_httpx_never_read_one(
+    http: httpx.AsyncClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    netrc = tmp_path / "netrc"
+    netrc.write_text("default login someone password secret\n")
+    netrc.chmod(0o600)
+    monkeypatch.setenv("NETRC", str(netrc))
+    server = Recording()
+    async with server as url:
+        keyed = await http.post(url, content=b"{}", headers={"Authorization": "Bearer sk-key"})
+        keyless = await http.post(url, content=b"{}")
+    assert (keyed.status_code, keyless.status_code) == (200, 200)
+    authorizations = [
+        [line for line in head.lower().split(b"\r\n") if line.startswith(b"authorization:")]
+        for head in server.heads
+    ]
+    assert authorizations == [[b"authorization: bearer sk-key"], []]
+
+
+async def test_a_proxy_named_in_the_environment_is_used_unless_no_proxy_says_not(
+    http: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proxy, target = Recording(), Recording()
+    async with proxy as proxy_url, target as url:
+        monkeypatch.setenv("HTTP_PROXY", proxy_url.split("/api/")[0])
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        await http.post(url, content=b"{}")
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        await http.post(url, content=b"{}")
+    # Through the proxy the request names the whole URL; past it, only the path.
+    assert [head.split(b"\r\n")[0] for head in proxy.heads] == [f"POST {url} HTTP/1.1".encode()]
+    assert [head.split(b"\r\n")[0] for head in target.heads] == [
+        b"POST /api/v1/chat/completions HTTP/1.1"
+    ]
