@@ -96,6 +96,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     user: User
     _gone: asyncio.Event | None = None  # made only for someone waiting (a restart)
     _is_closed = False
+    joined = False  # in this process's hub (chat.live.hub)
     follower: TurnFollower
 
     async def connect(self) -> None:
@@ -106,7 +107,9 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         self.as_json = query.get("format", [""])[0] == "json"
         project_id = self.scope["url_route"]["kwargs"]["project_id"]
-        opened = await threads.run(_open, user, project_id, query.get("conversation", [""])[0])
+        opened = await threads.run(
+            orders.socket_project, user, project_id, query.get("conversation", [""])[0]
+        )
         if opened is None:
             await self.close()
             return
@@ -128,13 +131,22 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         )
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
+        await self.accept()  # first: joining waits for Redis, up to its own bound
+        _OPEN.add(self)
         # Joined before anything is read: what a turn sends from here on reaches
         # the inbox, and the catch-up below reads what it sent before.
+        self.joined = True
         await hub().join(self.project.pk, self.inbox)
-        await self.accept()
-        _OPEN.add(self)
         await self.follower.catch_up()
         await self._send_opening()
+
+    async def _leave(self) -> None:
+        """Out of the hub and the watchdog, once."""
+        if not self.joined:
+            return
+        self.joined = False
+        watchdog().watch(self.inbox, project_id=self.project.pk, key=None)
+        await hub().leave(self.project.pk, self.inbox)
 
     async def closed(self) -> None:
         """Until the socket has closed."""
@@ -161,8 +173,13 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if self.channel_layer is not None:
             self.channel_name = await self.channel_layer.new_channel()
             sources.append(partial(self.channel_layer.receive, self.channel_name))
-        with contextlib.suppress(StopConsumer):
-            await dispatch_all(sources, self.dispatch)
+        try:
+            with contextlib.suppress(StopConsumer):
+                await dispatch_all(sources, self.dispatch)
+        finally:
+            # Also when a handler failed, which Channels ends without a disconnect:
+            # an inbox left in the hub would gather every later turn's events.
+            await self._leave()
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """As Channels' own, without closing old database connections first: that
@@ -180,9 +197,8 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         self._is_closed = True
         if self._gone is not None:
             self._gone.set()
+        await self._leave()
         if hasattr(self, "group"):
-            watchdog().watch(self.inbox, project_id=self.project.pk, key=None)
-            await hub().leave(self.project.pk, self.inbox)
             await self.channel_layer.group_discard(self.group, self.channel_name)
             await self.channel_layer.group_discard(user_group(self.user.pk), self.channel_name)
 
@@ -370,18 +386,4 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
 
 
 def _still_there(project: Project) -> bool:
-    return Project.objects.filter(pk=project.pk).exists()
-
-
-def _open(
-    user: User, project_id: uuid.UUID, raw_conversation: str
-) -> tuple[Project, Conversation | None] | None:
-    """The user's project and the conversation asked for; None refuses the socket."""
-    project = Project.objects.filter(pk=project_id, owner_id=user.pk).first()
-    if project is None:
-        return None
-    project.owner = user  # the person the socket is signed in as: not read again
-    conversation = panel.conversation_for(project, raw_conversation)
-    if raw_conversation and conversation is None:
-        return None  # not one of this project's conversations
-    return project, conversation
+    return Project.objects.filter(pk=project.pk).exists()  # not deleted meanwhile

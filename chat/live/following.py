@@ -21,6 +21,7 @@ from chat.agent.events import Done, Event, FilesChanged, TurnStarted, from_json,
 from chat.agent.failures import SERVER_STOPPED
 from chat.live import messages, snapshot
 from chat.live.framing import json_frames
+from chat.live.numbering import compacted_json
 from chat.models import Conversation
 from chat.records import ClosedTurn
 from chat.render import panel
@@ -72,6 +73,7 @@ class TurnFollower:
         self.last_seq = 0
         self.drawing: TurnDrawing | None = None
         self.own = False  # whether the followed turn is in this tab's conversation
+        self.holed = False  # events of the followed turn were lost on their way
 
     # --- live ---------------------------------------------------------------------------
 
@@ -80,17 +82,15 @@ class TurnFollower:
         key, items = message["turn"], message["events"]
         ended = any(item["event"].get("type") == "done" for item in items)
         self._watch(None if ended else key)
-        if key != self.turn_key:
-            if not items or items[0]["seq"] != 1:
-                # The middle of a turn this tab never saw begin: once it ends, redraw.
-                if not self.as_json and ended:
-                    await self.catch_up()
-                return ended
-            self.turn_key, self.last_seq, self.drawing = key, 0, None
-            started = items[0]["event"].get("message_id")
-            self.turn_request = started if isinstance(started, int) else None
-            self.own = message["conversation"] == (self.conversation and self.conversation.pk)
-        fresh = [item for item in items if item["seq"] > self.last_seq]
+        if key != self.turn_key and not self._begin(message):
+            # The middle of a turn this tab never saw begin: once it ends, redraw.
+            if not self.as_json and ended:
+                await self.catch_up()
+            return ended
+        first = message.get("first", items[0]["seq"] if items else 0)
+        if first > self.last_seq + 1:
+            items = await self._with_missing(key, items)
+        fresh = compacted_json([item for item in items if item["seq"] > self.last_seq])
         if not fresh:
             return False
         self.last_seq = fresh[-1]["seq"]
@@ -100,7 +100,33 @@ class TurnFollower:
                     await self._screen.send_text(frame)
         else:
             await self._screen.send_html(await self._html([from_json(i["event"]) for i in fresh]))
+            if ended and self.holed:
+                await self.catch_up()  # what the tab missed, as stored
         return ended
+
+    def _begin(self, message: messages.TurnEvents) -> bool:
+        """Follow the turn `message` begins; False if it is not its beginning."""
+        items = message["events"]
+        if not items or items[0]["seq"] != 1:
+            return False
+        self.turn_key, self.last_seq, self.drawing, self.holed = message["turn"], 0, None, False
+        started = items[0]["event"].get("message_id")
+        self.turn_request = started if isinstance(started, int) else None
+        self.own = message["conversation"] == (self.conversation and self.conversation.pk)
+        return True
+
+    async def _with_missing(
+        self, key: str, items: list[messages.NumberedEvent]
+    ) -> list[messages.NumberedEvent]:
+        """A batch never came (Redis failed it on its way): the turn's log from
+        the last event shown, which covers `items` too."""
+        found = await self._replay(key, self.last_seq)
+        if found is None:
+            self.holed = True  # shown as stored once the turn ends
+            return items
+        if not found:
+            return items
+        return found + [item for item in items if item["seq"] > found[-1]["seq"]]
 
     async def resync(self) -> None:
         """Live frames may have been lost (the relay's subscription broke): read
@@ -111,7 +137,7 @@ class TurnFollower:
         items = await self._replay(key, self.last_seq)
         if items:
             conversation = self.conversation.pk if self.own and self.conversation else 0
-            await self.follow(_events(key, conversation, items))
+            await self.follow(_events(key, conversation, items, after=self.last_seq))
 
     async def _html(self, events: list[Event]) -> str:
         parts: list[str] = []
@@ -162,7 +188,7 @@ class TurnFollower:
         self.turn_key, self.drawing, self.last_seq = None, None, 0
         items = await self._replay(running.key, 0)
         if items:
-            await self.follow(_events(running.key, running.conversation_id or 0, items))
+            await self.follow(_events(running.key, running.conversation_id or 0, items, after=0))
 
     async def lost(self, key: str) -> None:
         """The turn's server stopped and the turn was recorded as interrupted."""
@@ -188,9 +214,10 @@ class TurnFollower:
 
 
 def _events(
-    key: str, conversation: int, items: list[messages.NumberedEvent]
+    key: str, conversation: int, items: list[messages.NumberedEvent], *, after: int
 ) -> messages.TurnEvents:
-    return messages.turn_events(turn=key, conversation=conversation, events=items)
+    """A replay, as a message: it covers every event after `after`."""
+    return messages.turn_events(turn=key, conversation=conversation, events=items, first=after + 1)
 
 
 def _closed(request_id: int) -> ClosedTurn | None:

@@ -52,7 +52,10 @@ class Heartbeat:
     async def _run(self) -> None:
         while self._turns:
             await asyncio.sleep(self._ttl() / HEARTBEATS_PER_TTL)
-            await self.beat()
+            try:
+                await self.beat()
+            except Exception:  # a bug: every turn's lock would lapse if it ended the beat
+                logger.exception("The turns' heartbeat failed; it beats on")
 
     async def beat(self) -> None:
         """Refresh every lock once; tell the turns whose lock is gone."""
@@ -61,8 +64,8 @@ class Heartbeat:
             return
         try:
             held = await threads.run(locks_refresh, [turn.lock for turn in turns], ttl=self._ttl())
-        except DatabaseError:  # a blip: the next beat tries again, well within the TTL
-            logger.warning("Could not refresh the turns' locks", exc_info=True)
+        except DatabaseError as error:  # a blip: the next beat tries again, well within the TTL
+            logger.warning("Could not refresh the turns' locks: %s", error)
             return
         for turn in turns:
             if turn.lock.holder not in held and turn in self._turns:

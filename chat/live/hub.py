@@ -31,6 +31,8 @@ from chat.live.relay import Relay
 logger = logging.getLogger(__name__)
 
 RESYNC = {"type": "turn.resync"}  # to each tab when the relay's subscription broke
+RETRY_FIRST = 1.0  # seconds before subscribing again after Redis failed
+RETRY_MOST = 30.0
 
 
 class Inboxed(Protocol):
@@ -41,6 +43,8 @@ class Hub:
     def __init__(self, *, redis_url: str = "") -> None:
         self._tabs: dict[uuid.UUID, set[Inboxed]] = {}
         self.relay = Relay(redis_url, deliver=self.deliver) if redis_url else None
+        self._unheard: set[uuid.UUID] = set()  # projects whose subscription failed
+        self._retrying: asyncio.Task[None] | None = None
         if self.relay is not None:
             self.relay.on_lost = self._resubscribe
 
@@ -50,7 +54,10 @@ class Hub:
         self._tabs.setdefault(project_id, set()).add(tab)
         if self.relay is None:
             return True
-        return await self.relay.subscribe(project_id)
+        if await self.relay.subscribe(project_id):
+            return True
+        self._retry({project_id})
+        return False
 
     async def leave(self, project_id: uuid.UUID, tab: Inboxed) -> None:
         tabs = self._tabs.get(project_id)
@@ -82,6 +89,8 @@ class Hub:
 
     async def aclose(self) -> None:
         """Let go of Redis (a command's end, a server's shutdown)."""
+        if self._retrying is not None:
+            self._retrying.cancel()
         if self.relay is not None:
             await self.relay.drain()
             await self.relay.aclose()
@@ -90,14 +99,31 @@ class Hub:
         return sum(len(tabs) for tabs in self._tabs.values())
 
     def _resubscribe(self) -> None:
-        asyncio.get_running_loop().create_task(self._subscribe_again())
+        """The relay's subscription broke: every project with a tab here again."""
+        self._retry(set(self._tabs))
+
+    def _retry(self, projects: set[uuid.UUID]) -> None:
+        """Subscribe to `projects` again until Redis takes them (waiting longer
+        each time), then have their tabs read what they missed meanwhile."""
+        self._unheard |= projects
+        if self._retrying is None or self._retrying.done():
+            self._retrying = asyncio.get_running_loop().create_task(self._subscribe_again())
 
     async def _subscribe_again(self) -> None:
         assert self.relay is not None
-        for project_id, tabs in list(self._tabs.items()):
-            await self.relay.subscribe(project_id)
-            for tab in list(tabs):
-                tab.feed(dict(RESYNC))
+        wait = RETRY_FIRST
+        while self._unheard:
+            await asyncio.sleep(wait)
+            wait = min(wait * 2, RETRY_MOST)
+            for project_id in list(self._unheard):
+                if project_id not in self._tabs:
+                    self._unheard.discard(project_id)
+                elif await self.relay.subscribe(project_id):
+                    self._unheard.discard(project_id)
+                    for tab in list(self._tabs.get(project_id, ())):
+                        tab.feed(RESYNC)
+                else:
+                    break  # still down: wait longer
 
 
 _HUBS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Hub] = weakref.WeakKeyDictionary()

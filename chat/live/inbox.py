@@ -2,9 +2,11 @@
 findings), handed to its consumer one at a time, as a channel layer would.
 
 Frames wait only under load: a turn's events that arrive while the tab is busy
-(drawing the last frame, or the server behind) join the one waiting, their text
-merged, so the tab draws and sends them once; when the tab is idle, each goes
-at once. Nothing waits on a clock.
+(drawing the last frame, or the server behind) join the message waiting, so the
+tab draws and sends them once; when the tab is idle, each goes at once. Nothing
+waits on a clock. Their text is merged by the tab (chat.live.following), once it
+has dropped what it had already shown: merged here, a run could begin in what a
+replay showed and end after it, and be shown twice.
 """
 
 from __future__ import annotations
@@ -12,8 +14,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from typing import Any
-
-from chat.live.numbering import compacted_json
 
 Message = dict[str, Any]
 
@@ -57,6 +57,4 @@ class Inbox:
         message = self._waiting.pop(0)
         if not self._waiting:
             self._merging = False
-        if message.get("type") == "turn.events" and len(message["events"]) > 1:
-            message["events"] = compacted_json(message["events"])
         return message

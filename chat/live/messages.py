@@ -26,6 +26,9 @@ class TurnEvents(TypedDict):
     turn: str  # the lock holder's key
     conversation: int
     events: list[NumberedEvent]
+    # The number of the first event covered (a merged run carries its last):
+    # a tab that showed less than the one before knows it missed a batch.
+    first: NotRequired[int]
 
 
 class TurnStop(TypedDict):
@@ -84,5 +87,15 @@ class ProjectGone(TypedDict):
     type: Literal["project.gone"]
 
 
-def turn_events(*, turn: str, conversation: int, events: list[NumberedEvent]) -> TurnEvents:
-    return {"type": "turn.events", "turn": turn, "conversation": conversation, "events": events}
+def turn_events(
+    *, turn: str, conversation: int, events: list[NumberedEvent], first: int | None = None
+) -> TurnEvents:
+    message: TurnEvents = {
+        "type": "turn.events",
+        "turn": turn,
+        "conversation": conversation,
+        "events": events,
+    }
+    if first is not None:
+        message["first"] = first
+    return message

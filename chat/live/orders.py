@@ -7,6 +7,7 @@ the live turn (chat.live.turns)."""
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
@@ -19,6 +20,7 @@ from chat.live.frames import Frame
 from chat.llm import get_client
 from chat.models import Conversation
 from chat.personal_keys import key_for
+from chat.render import panel
 from common import threads
 from projects.models import Project
 
@@ -88,3 +90,17 @@ async def _pictures_refused(
             "message without them."
         )
     return ""
+
+
+def socket_project(
+    user: User, project_id: uuid.UUID, raw_conversation: str
+) -> tuple[Project, Conversation | None] | None:
+    """The user's project and the conversation asked for; None refuses the socket."""
+    project = Project.objects.filter(pk=project_id, owner_id=user.pk).first()
+    if project is None:
+        return None
+    project.owner = user  # the person the socket is signed in as: not read again
+    conversation = panel.conversation_for(project, raw_conversation)
+    if raw_conversation and conversation is None:
+        return None  # not one of this project's conversations
+    return project, conversation

@@ -29,7 +29,7 @@ import json
 import logging
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
@@ -44,6 +44,7 @@ LOG_TTL = 3600  # seconds a turn's log outlives its last write (a turn's own bou
 ENDED_TTL = 60  # seconds after `done`: tabs that come later read the stored messages instead
 MAX_LOG_ENTRIES = 100_000  # a bound on what one read takes in
 SUBSCRIBE_WAIT = 5.0  # seconds a joining tab waits for Redis to confirm its subscription
+DOWN_WAIT = 5.0  # seconds after a failed subscription before tabs try again
 
 _ORIGIN = 32  # characters of a publication's sender (a hex uuid), then of its project
 _PROJECT = 32
@@ -63,7 +64,7 @@ class Relay:
     """One process's connection to the other processes' turns."""
 
     def __init__(self, url: str, *, deliver: Deliver) -> None:
-        self._redis = Redis.from_url(url, socket_timeout=10, socket_connect_timeout=5)
+        self._redis = Redis.from_url(url, socket_timeout=10, socket_connect_timeout=2)
         self._deliver = deliver
         self.origin = uuid.uuid4().hex  # this process's own publications come back: skipped
         self._origin_bytes = self.origin.encode()
@@ -73,6 +74,7 @@ class Relay:
         self._listening: asyncio.Task[None] | None = None
         self._confirmed: dict[str, asyncio.Future[bool]] = {}  # True: confirmed; False: lost
         self._commands = asyncio.Lock()
+        self._down_until = 0.0  # loop time until which a subscription is not tried
         self.on_lost: Callable[[], None] = lambda: None
 
     # --- a running turn's side ---------------------------------------------------------
@@ -97,10 +99,8 @@ class Relay:
                 key = log_of(message["turn"])
                 body = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
                 pipe.xadd(key, {"m": body}, id=f"{events[-1]['seq']}-0")
-                if events[0]["seq"] == 1:  # the turn's first batch: the log lapses by itself
-                    pipe.expire(key, LOG_TTL)
-                if any(item["event"].get("type") == "done" for item in events):
-                    pipe.expire(key, ENDED_TTL)
+                ended = any(item["event"].get("type") == "done" for item in events)
+                pipe.expire(key, ENDED_TTL if ended else LOG_TTL)  # from its last write
                 # Who sent it and for which project, first, in fixed widths: a
                 # process skips its own publications without decoding them.
                 pipe.publish(channel_of(project_id), self.origin + project_id.hex + body)
@@ -137,6 +137,8 @@ class Relay:
         Commands go out one at a time, so a subscription asked for just after the
         last tab of the project left is confirmed after that unsubscription."""
         channel = channel_of(project_id)
+        if asyncio.get_running_loop().time() < self._down_until:
+            return False  # Redis failed a moment ago: no tab waits for it again (the hub retries)
         async with self._commands:
             confirmed = self._confirmed.get(channel)
             if confirmed is None:
@@ -151,6 +153,7 @@ class Relay:
                 except (RedisError, OSError) as error:
                     logger.warning("Could not subscribe to %s: %s", channel, error)
                     self._confirmed.pop(channel, None)
+                    self._down_until = asyncio.get_running_loop().time() + DOWN_WAIT
                     return False
         try:
             async with asyncio.timeout(SUBSCRIBE_WAIT):
@@ -199,10 +202,18 @@ class Relay:
         if kind != "message":
             return
         data = message["data"]
-        if data[:_ORIGIN] == self._origin_bytes:
+        if not isinstance(data, bytes) or data[:_ORIGIN] == self._origin_bytes:
             return  # this process's own turn: its tabs had it already
-        project = uuid.UUID(data[_ORIGIN : _ORIGIN + _PROJECT].decode())
-        self._deliver(project, json.loads(data[_ORIGIN + _PROJECT :]))
+        try:
+            project = uuid.UUID(data[_ORIGIN : _ORIGIN + _PROJECT].decode())
+            sent = _turn_events(json.loads(data[_ORIGIN + _PROJECT :]))
+        except (ValueError, UnicodeDecodeError):
+            sent = None
+        if sent is None:
+            # Not ours (a hand-made PUBLISH, another build's format): the others still are.
+            logger.warning("Ignored a publication on %s that is not a turn's events", channel)
+            return
+        self._deliver(project, sent)
 
     async def _lost(self) -> None:
         """The subscription broke: forget it; tabs joining from now subscribe again."""
@@ -240,6 +251,23 @@ def batches(
         (project_id, {**message, "events": compacted_json(message["events"])})
         for project_id, message in by_turn.values()
     ]
+
+
+def _turn_events(sent: object) -> messages.TurnEvents | None:
+    """`sent` if it has the shape of a turn's events (chat.live.messages)."""
+    if not isinstance(sent, dict) or sent.get("type") != "turn.events":
+        return None
+    events = sent.get("events")
+    if not isinstance(sent.get("turn"), str) or not isinstance(events, list) or not events:
+        return None
+    if not all(
+        isinstance(item, dict)
+        and isinstance(item.get("seq"), int)
+        and isinstance(item.get("event"), dict)
+        for item in events
+    ):
+        return None
+    return cast("messages.TurnEvents", sent)
 
 
 def _text(value: object) -> str:

@@ -299,6 +299,7 @@ class LiveTurn:
             turn=self.key,
             conversation=self.order.conversation.pk,
             events=[item.to_json() for item in numbered],
+            first=first,
         )
         hub().publish(self.order.project.pk, message)
 

@@ -65,6 +65,9 @@ class Watchdog:
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(self._run())
 
+    def watching_count(self) -> int:
+        return len(self._watched)
+
     def watching(self, tab: Inboxed) -> str | None:
         found = self._watched.get(tab)
         return found[1] if found is not None else None

@@ -296,12 +296,22 @@ def get_client() -> LLMClient:
 async def close_client() -> None:
     """Close the running loop's client, if it has one: at shutdown its
     connections close cleanly (aiohttp logs an error for a pool left open)."""
-    client = _clients.pop(asyncio.get_running_loop(), None)
-    if client is not None:
-        await client.aclose()
+    loop = asyncio.get_running_loop()
+    closing = [client for owner, client in _retired if owner is loop]
+    _retired[:] = [(owner, client) for owner, client in _retired if owner is not loop]
+    client = _clients.pop(loop, None)
+    for each in [*closing, *([client] if client is not None else [])]:
+        await each.aclose()
+
+
+# Clients made under settings since changed (tests): replaced, and closed by the
+# next close_client() on their loop rather than left to the garbage collector.
+_retired: list[tuple[asyncio.AbstractEventLoop, LLMClient]] = []
 
 
 @receiver(setting_changed)
 def _forget_clients(*, setting: str, **kwargs: Any) -> None:
     if setting.startswith(("OPENROUTER_", "BUILTIT_APP_")):
+        _retired[:] = [(owner, client) for owner, client in _retired if not owner.is_closed()]
+        _retired.extend(_clients.items())
         _clients.clear()

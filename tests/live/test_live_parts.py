@@ -18,14 +18,18 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from chat import selectors, services
+from chat.live import hub as hub_module
 from chat.live import messages
 from chat.live.following import TurnFollower
 from chat.live.heartbeat import Heartbeat
+from chat.live.hub import Hub, hub
+from chat.live.inbox import Inbox
 from chat.live.relay import Relay
-from chat.live.watchdog import Watchdog
+from chat.live.watchdog import Watchdog, watchdog
 from chat.selectors import TurnState
 from projects.locks import lock_acquire
 from projects.models import Project, ProjectLock
+from tests.live.tabs import communicator, socket_path
 
 PROJECT = uuid.uuid4()
 
@@ -325,3 +329,133 @@ async def test_a_turn_seen_from_its_middle_is_not_drawn(project: Project) -> Non
     assert not ended
     assert screen.frames == []
     assert following.turn_key is None
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_pieces_that_waited_across_the_replay_show_once(project: Project) -> None:
+    """A tab joins mid-stream: pieces 2 and 3 reach its inbox while it reads the
+    turn's log (which has them), piece 4 after. Joined before the tab drops what
+    the replay showed, 2 to 4 would be one run numbered 4, shown again whole."""
+    conversation = await sync_to_async(services.conversation_create)(project=project)
+    await sync_to_async(ProjectLock.objects.create)(
+        project=project,
+        holder="running-turn",
+        purpose=selectors.TURN_LOCK,
+        details={"conversation": conversation.pk, "first_sequence": 1, "channel": None},
+        acquired_at=timezone.now(),
+        expires_at=timezone.now() + timedelta(seconds=60),
+    )
+    log: list[messages.NumberedEvent] = [
+        {"seq": 1, "event": {"type": "turn_started", "message_id": 3}},
+        {"seq": 3, "event": text("AB")},  # 2 and 3, merged by the replay
+    ]
+    inbox = Inbox()
+    for seq, piece in ((2, "A"), (3, "B"), (4, "C")):
+        inbox.feed(batch("running-turn", (seq, text(piece))))
+    screen = Screen()
+    following, _ = follower(project, screen, log)
+
+    await following.catch_up()
+    await following.follow(await inbox.receive())
+
+    shown = [json.loads(frame) for frame in screen.frames]
+    assert shown == [{"type": "turn_started", "message_id": 3}, text("AB"), text("C")]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_batch_lost_on_its_way_is_read_from_the_log(project: Project) -> None:
+    log: list[messages.NumberedEvent] = [
+        {"seq": 1, "event": {"type": "turn_started", "message_id": 3}},
+        {"seq": 2, "event": text("Hello")},
+        {"seq": 3, "event": text(" big")},
+        {"seq": 4, "event": text(" world")},
+    ]
+    screen = Screen()
+    following, asked = follower(project, screen, log)
+
+    await following.follow(batch("t1", (1, log[0]["event"]), (2, text("Hello"))))
+    lost_three: messages.TurnEvents = {**batch("t1", (4, text(" world"))), "first": 4}
+    await following.follow(lost_three)
+
+    assert asked == [("t1", 2)]
+    texts = [json.loads(frame).get("text") for frame in screen.frames]
+    assert "".join(piece for piece in texts if piece) == "Hello big world"
+
+
+@needs_redis
+async def test_a_publication_that_is_not_a_turns_events_is_ignored_and_the_rest_heard(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    heard: list[Any] = []
+    relay = Relay(_REDIS, deliver=lambda project, message: heard.append(message))
+    sender = Relay(_REDIS, deliver=lambda project, message: None)
+    project = uuid.uuid4()
+    try:
+        assert await relay.subscribe(project)
+        channel = f"builtit:live:{project.hex}"
+        await sender._redis.publish(channel, b"hello from redis-cli")
+        await sender._redis.publish(channel, b"x" * 64 + b'{"type": "turn.events"}')
+        sender.publish(project, batch("t1", (1, text("still heard"))))
+        await sender.drain()
+        for _ in range(200):
+            if heard:
+                break
+            await asyncio.sleep(0.01)
+    finally:
+        await relay.aclose()
+        await sender.aclose()
+    assert [message["events"][0]["event"]["text"] for message in heard] == ["still heard"]
+    assert caplog.text.count("is not a turn's events") == 2
+    assert "Traceback" not in caplog.text
+
+
+class FlakyRelay:
+    """Redis down for the first tries, then back."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.tries = 0
+
+    async def subscribe(self, project_id: uuid.UUID) -> bool:
+        self.tries += 1
+        return self.tries > self.failures
+
+
+async def test_a_project_redis_refused_is_subscribed_again_and_its_tabs_catch_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(hub_module, "RETRY_FIRST", 0.001)
+    here = Hub()
+    relay = FlakyRelay(failures=3)
+    here.relay = relay  # type: ignore[assignment]
+    tab = Tab()
+
+    assert not await here.join(PROJECT, tab)
+    for _ in range(500):
+        if tab.got:
+            break
+        await asyncio.sleep(0.01)
+
+    assert relay.tries == 4
+    assert tab.got == [{"type": "turn.resync"}]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_tab_whose_handler_failed_leaves_the_hub(
+    project: Project, user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Channels ends a consumer whose handler raised without a disconnect: its
+    inbox must not stay in the hub, gathering every later turn's events."""
+
+    async def broken(self: TurnFollower) -> None:
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(TurnFollower, "catch_up", broken)
+    socket = await communicator(socket_path(project), user=user)
+    connected, _ = await socket.connect()
+    assert connected  # accepted first; the catch-up after it failed
+    with pytest.raises(RuntimeError, match="went away"):
+        await socket.receive_output(timeout=5)
+
+    assert hub().tabs_here() == 0
+    assert watchdog().watching_count() == 0
