@@ -5,7 +5,7 @@ in one pipelined round trip per flush for every turn of the process:
 - appended to the turn's log, a Redis stream `builtit:turn:<key>` whose entry
   ids are the batch's last sequence number, so a tab that joins late or comes
   back reads "its last number → now" (`since`); the log lapses LOG_TTL after
-  its last write, and soon after the turn's `done`;
+  its last renewal (every RENEW_EVERY events), and soon after the turn's `done`;
 - published on the project's channel `builtit:live:<project>`, to which each
   process with a tab of the project holds one subscription (one connection per
   process for all its projects), and hands what it hears to its tabs through
@@ -41,6 +41,7 @@ from chat.live.numbering import compacted_json
 logger = logging.getLogger(__name__)
 
 LOG_TTL = 3600  # seconds a turn's log outlives its last write (a turn's own bounds end it first)
+RENEW_EVERY = 50  # events between two renewals of a log's expiry
 ENDED_TTL = 60  # seconds after `done`: tabs that come later read the stored messages instead
 MAX_LOG_ENTRIES = 100_000  # a bound on what one read takes in
 SUBSCRIBE_WAIT = 5.0  # seconds a joining tab waits for Redis to confirm its subscription
@@ -99,8 +100,10 @@ class Relay:
                 key = log_of(message["turn"])
                 body = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
                 pipe.xadd(key, {"m": body}, id=f"{events[-1]['seq']}-0")
-                ended = any(item["event"].get("type") == "done" for item in events)
-                pipe.expire(key, ENDED_TTL if ended else LOG_TTL)  # from its last write
+                if any(item["event"].get("type") == "done" for item in events):
+                    pipe.expire(key, ENDED_TTL)
+                elif _renews(message.get("first", events[0]["seq"]), events[-1]["seq"]):
+                    pipe.expire(key, LOG_TTL)
                 # Who sent it and for which project, first, in fixed widths: a
                 # process skips its own publications without decoding them.
                 pipe.publish(channel_of(project_id), self.origin + project_id.hex + body)
@@ -251,6 +254,13 @@ def batches(
         (project_id, {**message, "events": compacted_json(message["events"])})
         for project_id, message in by_turn.values()
     ]
+
+
+def _renews(first: int, last: int) -> bool:
+    """Whether a batch of events `first`..`last` sets its log's expiry: the first
+    batch, and one every RENEW_EVERY events (a command fewer per batch, and a log
+    Redis lost mid-turn gets its expiry again soon)."""
+    return first == 1 or (first - 1) // RENEW_EVERY != last // RENEW_EVERY
 
 
 def _turn_events(sent: object) -> messages.TurnEvents | None:

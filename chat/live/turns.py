@@ -14,13 +14,15 @@ hub (chat.live.hub: in process here, through Redis elsewhere), and a tab that
 opens mid-turn reads what the turn sent so far (`replay`) before following it.
 
 Events go out as soon as the turn's publisher runs; those that came meanwhile
-(a busy server) go together, adjacent text merged, so a busy server pays per
-message rather than per piece the model sends, and an idle one adds no wait.
+go together, adjacent text merged. On a busy server (chat.live.load) text also
+waits up to BUSY_WINDOW for more to join it, so it pays per message rather than
+per piece the model sends; an idle one adds no wait.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
 from collections.abc import Callable
@@ -37,7 +39,8 @@ from chat.agent.person_limits import running_turn_limit, too_many_turns_message
 from chat.live import messages
 from chat.live.heartbeat import heartbeat
 from chat.live.hub import hub
-from chat.live.numbering import Numbered, compacted, merged
+from chat.live.load import BUSY_WINDOW, load
+from chat.live.numbering import TEXT, Numbered, compacted, merged
 from chat.llm import LLMClient
 from common import threads
 from projects.locks import LockHeld, lock_release
@@ -273,14 +276,35 @@ class LiveTurn:
         self._wake.set()
 
     async def _publish(self) -> None:
-        while True:
-            await self._wake.wait()
-            self._wake.clear()
-            batch, self._pending = self._pending, []
-            if batch:
-                await self._send(merged(batch))
-            if self._ended and not self._pending:
+        busy = load()
+        busy.use()
+        try:
+            while True:
+                await self._wake.wait()
+                self._wake.clear()
+                if busy.busy:
+                    await self._hold_text()
+                batch, self._pending = self._pending, []
+                if batch:
+                    await self._send(merged(batch))
+                if self._ended and not self._pending:
+                    return
+        finally:
+            busy.release()
+
+    async def _hold_text(self) -> None:
+        """While only text waits (on a busy server), let more join it for up to
+        BUSY_WINDOW; any other event, or the turn's end, sends it at once."""
+        loop = asyncio.get_running_loop()
+        due = loop.time() + BUSY_WINDOW
+        while not self._ended and all(isinstance(event, TEXT) for event in self._pending):
+            left = due - loop.time()
+            if left <= 0:
                 return
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(left):
+                    await self._wake.wait()
+            self._wake.clear()
 
     async def _release(self) -> None:
         if not self._beating:

@@ -14,7 +14,9 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
 
+from chat.live import turns
 from chat.live.inbox import Inbox
+from chat.live.load import Load
 from projects.models import Project
 from tests.fakes.held import Held
 from tests.fakes.openrouter import FakeOpenRouter
@@ -25,6 +27,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 WORDS = " ".join(f"word{number}" for number in range(40))
 PIECES = 40
+LONGER_THAN_ANY_TEST = 3600.0  # seconds
 
 
 def paced(content: str = WORDS, **fields: Any) -> Reply:
@@ -131,3 +134,34 @@ async def test_text_after_which_nothing_comes_is_not_left_waiting(
 
     assert texts(rest) == []
     assert rest[-1]["status"] == "stopped"
+
+
+def test_the_process_is_busy_above_its_share_of_a_core() -> None:
+    clock = {"cpu": 0.0, "wall": 0.0}
+    busy = Load(cpu=lambda: clock["cpu"], wall=lambda: clock["wall"])
+    clock.update(cpu=0.05, wall=0.1)  # half a core
+    cpu, wall = busy.look(0.0, 0.0)
+    assert not busy.busy
+    clock.update(cpu=cpu + 0.09, wall=wall + 0.1)  # nine tenths
+    busy.look(cpu, wall)
+    assert busy.busy
+
+
+async def test_on_a_busy_server_text_waits_for_more_and_goes_once_in_order(
+    scripted: FakeOpenRouter, project: Project, user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(turns, "BUSY_WINDOW", LONGER_THAN_ANY_TEST)
+    monkeypatch.setattr(
+        Load, "busy", property(lambda self: True, lambda self, value: None), raising=False
+    )
+    scripted.script(paced())
+    async with opened(project, user) as socket:
+        await send(socket, message="Describe the bakery")
+        events = await events_until(socket, "done")
+
+    # Every piece waited (the window is longer than the test), and the end of
+    # the stream took them all along, at once and whole.
+    sent = texts(events)
+    assert len(sent) == 1
+    assert sent == [WORDS]
+    assert types(events)[-1] == "done"
