@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from chat.agent.events import ContentText, Event, ReasoningText, to_json
 from chat.live import messages
-from chat.llm.deltas import joined_text
+from chat.llm.deltas import joined_text, runs
 
 TEXT = (ContentText, ReasoningText)
 _TEXT_TYPES = frozenset({"content", "reasoning"})
@@ -36,46 +36,34 @@ def merged(events: list[Event]) -> list[Event]:
 
 def compacted(history: list[Numbered]) -> list[Numbered]:
     """`merged`, for numbered events: a merged one keeps the last number."""
-    out: list[Numbered] = []
-    run: list[Numbered] = []
-    for item in history:
-        if run and type(item.event) is type(run[0].event) and isinstance(item.event, TEXT):
-            run.append(item)
-            continue
-        _close(out, run)
-        run = [item]
-    _close(out, run)
-    return out
+
+    def together(first: Numbered, item: Numbered) -> bool:
+        return type(item.event) is type(first.event) and isinstance(item.event, TEXT)
+
+    return [_numbered(run) for run in runs(history, together)]
 
 
-def _close(out: list[Numbered], run: list[Numbered]) -> None:
+def _numbered(run: list[Numbered]) -> Numbered:
     if len(run) == 1:
-        out.append(run[0])
-    elif run:
-        first = run[0].event
-        assert isinstance(first, TEXT)  # only text makes a run
-        text = "".join(item.event.text for item in run if isinstance(item.event, TEXT))
-        out.append(Numbered(run[-1].seq, replace(first, text=text)))
+        return run[0]
+    first = run[0].event
+    assert isinstance(first, TEXT)  # only text makes a run
+    text = "".join(item.event.text for item in run if isinstance(item.event, TEXT))
+    return Numbered(run[-1].seq, replace(first, text=text))
 
 
 def compacted_json(items: list[messages.NumberedEvent]) -> list[messages.NumberedEvent]:
     """`compacted`, for events as they travel (JSON): the same merge, no decoding."""
-    out: list[messages.NumberedEvent] = []
-    run: list[messages.NumberedEvent] = []
-    for item in items:
+
+    def together(first: messages.NumberedEvent, item: messages.NumberedEvent) -> bool:
         kind = item["event"].get("type")
-        if run and kind in _TEXT_TYPES and kind == run[0]["event"].get("type"):
-            run.append(item)
-            continue
-        _close_json(out, run)
-        run = [item]
-    _close_json(out, run)
-    return out
+        return kind in _TEXT_TYPES and kind == first["event"].get("type")
+
+    return [_numbered_json(run) for run in runs(items, together)]
 
 
-def _close_json(out: list[messages.NumberedEvent], run: list[messages.NumberedEvent]) -> None:
+def _numbered_json(run: list[messages.NumberedEvent]) -> messages.NumberedEvent:
     if len(run) == 1:
-        out.append(run[0])
-    elif run:
-        text = "".join(str(item["event"].get("text", "")) for item in run)
-        out.append({"seq": run[-1]["seq"], "event": {**run[0]["event"], "text": text}})
+        return run[0]
+    text = "".join(str(item["event"].get("text", "")) for item in run)
+    return {"seq": run[-1]["seq"], "event": {**run[0]["event"], "text": text}}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
@@ -73,6 +73,17 @@ OUTPUT_EVENTS = (ContentDelta, ReasoningDelta, ReasoningDetailsDelta, ToolCallDe
 T = TypeVar("T")
 
 
+def runs(items: Iterable[T], together: Callable[[T, T], bool]) -> list[list[T]]:
+    """`items` in runs of adjacent ones where `together(first of the run, item)`."""
+    grouped: list[list[T]] = []
+    for item in items:
+        if grouped and together(grouped[-1][0], item):
+            grouped[-1].append(item)
+        else:
+            grouped.append([item])
+    return grouped
+
+
 def joined_text(items: Iterable[T], kinds: tuple[type[Any], ...]) -> list[T]:
     """`items` with each run of adjacent items of one of `kinds` (dataclasses with
     a `text` field) as one item, their texts joined; everything else as it was.
@@ -81,20 +92,16 @@ def joined_text(items: Iterable[T], kinds: tuple[type[Any], ...]) -> list[T]:
     to the browser: the stream's pieces of one network read, a turn's events
     waiting to be sent while the server is busy, a turn's events replayed. A run
     is joined once, at its end (a busy server's runs are hundreds long)."""
-    out: list[T] = []
-    run: list[Any] = []
-    for item in items:
-        if run and type(item) is type(run[0]) and isinstance(item, kinds):
-            run.append(item)
-            continue
-        _close_run(out, run)
-        run = [item]
-    _close_run(out, run)
-    return out
+
+    def together(first: T, item: T) -> bool:
+        return type(item) is type(first) and isinstance(item, kinds)
+
+    return [_joined(run) for run in runs(items, together)]
 
 
-def _close_run(out: list[T], run: list[Any]) -> None:
+def _joined(run: list[T]) -> T:
     if len(run) == 1:
-        out.append(run[0])
-    elif run:
-        out.append(replace(run[0], text="".join(piece.text for piece in run)))
+        return run[0]
+    first: Any = run[0]  # kinds are only known to have a `text` when called
+    joined: T = replace(first, text="".join(piece.text for piece in run))
+    return joined

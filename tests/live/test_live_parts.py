@@ -285,10 +285,8 @@ def follower(project: Project, screen: Screen, log: list[messages.NumberedEvent]
     return following, asked
 
 
-@pytest.mark.django_db(transaction=True)
-async def test_a_tab_joining_mid_turn_reads_it_from_the_start_then_shows_each_event_once(
-    project: Project,
-) -> None:
+async def a_running_turn(project: Project) -> None:
+    """The lock of a turn "running-turn" on the project's new conversation."""
     conversation = await sync_to_async(services.conversation_create)(project=project)
     await sync_to_async(ProjectLock.objects.create)(
         project=project,
@@ -298,6 +296,13 @@ async def test_a_tab_joining_mid_turn_reads_it_from_the_start_then_shows_each_ev
         acquired_at=timezone.now(),
         expires_at=timezone.now() + timedelta(seconds=60),
     )
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_tab_joining_mid_turn_reads_it_from_the_start_then_shows_each_event_once(
+    project: Project,
+) -> None:
+    await a_running_turn(project)
     log: list[messages.NumberedEvent] = [
         {"seq": 1, "event": {"type": "turn_started", "message_id": 3}},
         {"seq": 3, "event": text("Hello")},
@@ -336,15 +341,7 @@ async def test_pieces_that_waited_across_the_replay_show_once(project: Project) 
     """A tab joins mid-stream: pieces 2 and 3 reach its inbox while it reads the
     turn's log (which has them), piece 4 after. Joined before the tab drops what
     the replay showed, 2 to 4 would be one run numbered 4, shown again whole."""
-    conversation = await sync_to_async(services.conversation_create)(project=project)
-    await sync_to_async(ProjectLock.objects.create)(
-        project=project,
-        holder="running-turn",
-        purpose=selectors.TURN_LOCK,
-        details={"conversation": conversation.pk, "first_sequence": 1, "channel": None},
-        acquired_at=timezone.now(),
-        expires_at=timezone.now() + timedelta(seconds=60),
-    )
+    await a_running_turn(project)
     log: list[messages.NumberedEvent] = [
         {"seq": 1, "event": {"type": "turn_started", "message_id": 3}},
         {"seq": 3, "event": text("AB")},  # 2 and 3, merged by the replay
