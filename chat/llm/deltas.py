@@ -102,6 +102,6 @@ def joined_text(items: Iterable[T], kinds: tuple[type[Any], ...]) -> list[T]:
 def _joined(run: list[T]) -> T:
     if len(run) == 1:
         return run[0]
-    first: Any = run[0]  # kinds are only known to have a `text` when called
-    joined: T = replace(first, text="".join(piece.text for piece in run))
+    pieces: list[Any] = run  # kinds are only known to have a `text` when called
+    joined: T = replace(pieces[0], text="".join(piece.text for piece in pieces))
     return joined
