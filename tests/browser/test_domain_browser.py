@@ -39,10 +39,12 @@ def _published(owner: User) -> Project:
 
 
 def _focused(page) -> str:
-    return page.evaluate(
-        "() => { const e = document.activeElement; const words ="
-        " e.getAttribute('aria-label') || e.textContent || '';"
-        " return (e.id || '') + '|' + words.trim() }"
+    return str(
+        page.evaluate(
+            "() => { const e = document.activeElement; const words ="
+            " e.getAttribute('aria-label') || e.textContent || '';"
+            " return (e.id || '') + '|' + words.trim() }"
+        )
     )
 
 

@@ -111,7 +111,7 @@ def test_the_open_dialog_hears_of_the_proof_and_stops_asking(
     assert news.status_code == 200
     text = news.content.decode()
     assert "Proven" in text
-    assert 'id="domain-news" hx-swap-oob="innerHTML">The record is in place.' in text
+    assert 'id="domain-news" hx-swap-oob="innerHTML">Proven: the site answers at shop' in text
     assert "hx-trigger" not in text  # proven: the dialog asks no more
 
 
