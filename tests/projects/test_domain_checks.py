@@ -263,3 +263,20 @@ def test_the_migration_makes_every_domain_named_before_wait_for_its_record(
     assert claim_row.state == DomainClaim.State.WAITING
     assert claim_row.next_check_at is not None
     assert served_at(SHOP) == 400
+
+
+def test_staff_see_a_sites_claim_and_can_drop_its_domain(
+    admin_client: Client, user_client: Client, site_project: Project, dns: FakeDNS
+) -> None:
+    claimed_with_record(user_client, site_project, dns)
+    check_now(user_client, site_project)
+    site = Site.objects.get()
+    shown = admin_client.get(f"/admin/projects/site/{site.pk}/change/").content.decode()
+    assert f"{SHOP}: proven. The record is in place." in shown
+    dropped = admin_client.post(
+        "/admin/projects/site/", {"action": "drop_domains", "_selected_action": [site.pk]}
+    )
+    assert dropped.status_code == 302
+    assert served_at(SHOP) == 400
+    assert not DomainClaim.objects.exists()
+    assert "Remove" not in panel(user_client, site_project)
