@@ -41,6 +41,10 @@ ALLOWED_HOSTS += sites_allowed_hosts(ALLOWED_HOSTS, BUILTIT_SITES_ORIGIN)
 # record and certificate in production. Off: every site at /s/<name>/ of the
 # sites host, sandboxed, and none may have a password.
 BUILTIT_SITES_SUBDOMAINS = env_bool("BUILTIT_SITES_SUBDOMAINS", True)
+# The resolvers asked for the TXT record that proves a site's own domain
+# (projects.publish.dns_records): comma-separated `host` or `host:port`
+# addresses; empty: the system's (/etc/resolv.conf).
+BUILTIT_DNS_SERVERS = env_str("BUILTIT_DNS_SERVERS", "")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 
 INSTALLED_APPS = [

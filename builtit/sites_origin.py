@@ -12,16 +12,27 @@ app's."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from http.cookies import SimpleCookie
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponseBase, HttpResponsePermanentRedirect
+from django.http import (
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBase,
+    HttpResponsePermanentRedirect,
+)
 from django.urls import Resolver404, resolve, set_urlconf
 
 from projects.views import preview, published
+from projects.web.plain import plain_page
 from projects.web.sandbox import SANDBOX
 from projects.web.sites import URLCONF, SiteHost, raw_host, request_place
+
+logger = logging.getLogger(__name__)
+_SHOWN = 200  # characters of a stranger's host and path in the log
+_UNKNOWN = plain_page("No site here", "This server serves nothing at this address.")
 
 
 class SitesOriginMiddleware:
@@ -32,6 +43,8 @@ class SitesOriginMiddleware:
         place = request_place(request)
         if place is None:
             return self.get_response(request)
+        if place == "unknown":
+            return _unknown_host(request)
         # Errors raised below are answered by the sites URLconf's handlers.
         request.urlconf = URLCONF
         set_urlconf(URLCONF)
@@ -63,6 +76,21 @@ class SitesOriginMiddleware:
         if request.is_secure() and settings.SECURE_HSTS_SECONDS:
             response["Strict-Transport-Security"] = f"max-age={settings.SECURE_HSTS_SECONDS}"
         return response
+
+
+def _unknown_host(request: HttpRequest) -> HttpResponse:
+    """400, as Django answers a host it does not know, but in one line of the
+    log (Django's is a traceback): a domain not proven yet, a scanner's guess."""
+    logger.warning(
+        "400 for host %r (%s %r): no site or page of this server is there",
+        raw_host(request)[:_SHOWN],
+        request.method,
+        request.path[:_SHOWN],
+    )
+    response = HttpResponse(_UNKNOWN, status=400, content_type="text/html; charset=utf-8")
+    # Django's own "Bad Request" line would be a second one.
+    response._has_been_logged = True  # type: ignore[attr-defined]
+    return preview.secured(response)
 
 
 def _dispatched(request: HttpRequest) -> HttpResponseBase:

@@ -72,13 +72,3 @@ def is_sites_domain(domain: str, configured: str | None) -> bool:
     if configured is not None:
         return domain == origin_domain(configured)
     return domain.startswith(PREFIX)
-
-
-def under_sites_domain(domain: str, configured: str | None) -> bool:
-    """Whether `domain` is the sites host or a name under it (a site's own host)."""
-    if is_sites_domain(domain, configured):
-        return True
-    return any(
-        is_sites_domain(domain.split(".", depth)[-1], configured)
-        for depth in range(1, domain.count(".") + 1)
-    )

@@ -21,6 +21,7 @@ from projects.files.paths import PathError, normalize_path
 from projects.files.results import FileError, FileWrite
 from projects.lifecycle import project_purge, project_restore, project_rotate_preview_token
 from projects.models import FileRevision, HeldSiteName, Project, ProjectFile, Reversal, Site
+from projects.publish.domains import site_domain_drop
 from projects.services import Author, file_create, file_delete, file_rename, file_update
 from projects.web.diff_html import file_diff
 from projects.web.sites import preview_url
@@ -389,8 +390,9 @@ class HeldSiteNameAdmin(admin.ModelAdmin[HeldSiteName]):
 @admin.register(Site)
 class SiteAdmin(admin.ModelAdmin[Site]):
     """Published sites. Staff take one down by writing why (shown at its address);
-    emptying the reason puts it back. Staff may also empty a domain a site claims
-    (one its owner does not hold). Everything else is the owner's."""
+    emptying the reason puts it back. Staff may also drop the domain a site
+    claims (an action). Everything else is the owner's; a domain serves a site
+    only once proven by DNS (projects.publish.domains)."""
 
     list_display = [
         "name",
@@ -412,6 +414,7 @@ class SiteAdmin(admin.ModelAdmin[Site]):
         "published_at",
         "address",
         "domain",
+        "claim",
         "is_protected",
         "taken_down",
         "created_at",
@@ -422,9 +425,12 @@ class SiteAdmin(admin.ModelAdmin[Site]):
         "live",
         "published_at",
         "address",
+        "domain",
+        "claim",
         "is_protected",
         "created_at",
     ]
+    actions = ["drop_domains"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # a site is made by its owner's first publish
@@ -440,6 +446,20 @@ class SiteAdmin(admin.ModelAdmin[Site]):
     @admin.display(description="password", boolean=True)
     def is_protected(self, site: Site) -> bool:
         return site.protected
+
+    @admin.display(description="domain claimed")
+    def claim(self, site: Site) -> str:
+        claim = getattr(site, "domain_claim", None)
+        if claim is None:
+            return "none"
+        return f"{claim.domain}: {claim.get_state_display()}. {claim.said}".strip()
+
+    @admin.action(description="Drop their domains (the sites stop answering there)")
+    def drop_domains(self, request: HttpRequest, queryset: QuerySet[Site]) -> None:
+        refused = [(site, site_domain_drop(site=site)) for site in queryset]
+        for site, error in refused:
+            if error is not None:
+                self.message_user(request, f"{site.name}: {error.message}", messages.ERROR)
 
     @admin.display(description="address")
     def address(self, site: Site) -> str:

@@ -1,5 +1,6 @@
 """Configuration that would send the app's cookies to the sites origin
-(projects.web.sites), reported at start-up."""
+(projects.web.sites), or that no domain could be proven with
+(projects.publish.dns_records), reported at start-up."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from django.conf import settings
 from django.core.checks import CheckMessage, Error, Warning, register
 
 from common.sites import origin_domain
+from projects.publish.dns_records import ServersError, servers_parsed
 
 
 @register()
@@ -32,6 +34,22 @@ def check_sites_origin(app_configs: Any = None, **kwargs: Any) -> list[CheckMess
     if configured is None:
         messages += [_no_name(host) for host in settings.ALLOWED_HOSTS if _is_address(host)]
     return messages
+
+
+@register()
+def check_dns_servers(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    try:
+        servers_parsed(settings.BUILTIT_DNS_SERVERS)
+    except ServersError as error:
+        return [
+            Error(
+                f"BUILTIT_DNS_SERVERS is wrong: {error} No site's own domain could be proven.",
+                hint="Comma-separated resolver addresses, each `host` or `host:port` (like "
+                "9.9.9.9,149.112.112.112 or 127.0.0.1:5353); empty for the system's.",
+                id="projects.E002",
+            )
+        ]
+    return []
 
 
 def _is_address(host: str) -> bool:

@@ -334,8 +334,9 @@ class Site(models.Model):
         unique=True,
         null=True,
         blank=True,
-        help_text="A domain of the owner's that serves the site too (by its Host header). "
-        "Empty it to stop serving the site there.",
+        editable=False,
+        help_text="A domain of the owner's, proven by DNS (DomainClaim), that serves the "
+        "site too (by its Host header).",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -345,6 +346,47 @@ class Site(models.Model):
     @property
     def protected(self) -> bool:
         return bool(self.password)
+
+
+def new_domain_token() -> str:
+    return secrets.token_hex(16)
+
+
+class DomainClaim(models.Model):
+    """A site's claim to a domain of its owner's, and how proving it goes
+    (projects.publish.domains). A claim serves nothing and keeps no one out:
+    many sites may claim one domain. The site answers there once a TXT record
+    at `_builtit.<domain>` holds `builtit-verify=<token>`; then `Site.domain`
+    names it, and it is that site's until its owner drops it, or its record is
+    gone and another site proves the domain."""
+
+    class State(models.TextChoices):
+        WAITING = "waiting", "not checked yet"
+        MISSING = "missing", "no record found"
+        UNREACHABLE = "unreachable", "the DNS servers did not answer"
+        HELD = "held", "held by another site"
+        PROVEN = "proven", "proven"
+        GONE = "gone", "proven, its record gone since"
+        TAKEN = "taken", "taken by another site"
+        REFUSED = "refused", "refused"
+
+    site = models.OneToOneField(Site, on_delete=models.CASCADE, related_name="domain_claim")
+    domain = models.CharField(max_length=253, db_index=True)
+    # Unguessable, and the same for as long as the claim lasts: a record once
+    # added keeps proving it.
+    token = models.CharField(max_length=64, default=new_domain_token, editable=False)
+    claimed_at = models.DateTimeField(auto_now_add=True)
+    state = models.CharField(max_length=12, choices=State.choices, default=State.WAITING)
+    said = models.TextField(blank=True, help_text="What the last check found, in words.")
+    checked_at = models.DateTimeField(null=True, blank=True)
+    proven_at = models.DateTimeField(null=True, blank=True)
+    # The server checks by itself for a while from here (the claim, or a Check now).
+    checks_from = models.DateTimeField()
+    # None: no check is planned (proven, taken, or the while is over).
+    next_check_at = models.DateTimeField(null=True, blank=True, db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.domain} for {self.site_id}"
 
 
 class HeldSiteName(models.Model):

@@ -58,6 +58,16 @@ urlpatterns = [
     path("projects/<uuid:project_id>/publish/password/", publish.password, name="site_password"),
     path("projects/<uuid:project_id>/publish/domain/", publish.domain, name="site_domain"),
     path(
+        "projects/<uuid:project_id>/publish/domain/check/",
+        publish.domain_check,
+        name="site_domain_check",
+    ),
+    path(
+        "projects/<uuid:project_id>/publish/domain/state/",
+        publish.domain_state,
+        name="site_domain_state",
+    ),
+    path(
         "projects/<uuid:project_id>/publish/versions/<int:number>/live/",
         publish.version_live,
         name="site_version_live",

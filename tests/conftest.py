@@ -8,6 +8,7 @@ import pytest
 from asgiref.sync import SyncToAsync
 from channels import DEFAULT_CHANNEL_LAYER
 from channels.layers import channel_layers
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import connections
 from django.test import Client
@@ -15,6 +16,7 @@ from django.test import Client
 from projects.lifecycle import project_create
 from projects.models import Project
 from projects.services import Author
+from tests.fakes.dns_server import FakeDNS, running
 from tests.fakes.openrouter import FakeOpenRouter
 
 
@@ -47,6 +49,29 @@ def _close_async_tests_connections() -> Iterator[None]:
     ("being accessed by other users"); close it after each test."""
     yield
     SyncToAsync.single_thread_executor.submit(connections.close_all).result()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _dns_server() -> Iterator[FakeDNS]:
+    """One DNS server for the whole run, which every look-up of a domain's
+    record asks (BUILTIT_DNS_SERVERS): nothing leaves 127.0.0.1."""
+    # Set, not overridden: override_settings would hide SETTINGS_MODULE, which
+    # a test's own server process (tests/servers.py) is started with.
+    before = settings.BUILTIT_DNS_SERVERS
+    with running() as fake:
+        settings.BUILTIT_DNS_SERVERS = fake.address
+        try:
+            yield fake
+        finally:
+            settings.BUILTIT_DNS_SERVERS = before
+
+
+@pytest.fixture
+def dns(_dns_server: FakeDNS) -> Iterator[FakeDNS]:
+    """The run's DNS server, holding nothing, for records of this test's own."""
+    _dns_server.clear()
+    yield _dns_server
+    _dns_server.clear()
 
 
 # The sites origin of the test client's app ("testserver"): projects.web.sites.

@@ -116,11 +116,12 @@ class ServerProcess:
 
 def shared_settings(**overrides: Any) -> dict[str, Any]:
     """What a server needs to share this test run's state: its database (the
-    test database, which the tests commit to) and its secret key (sessions
-    signed here are valid there), then `overrides`."""
+    test database, which the tests commit to), its secret key (sessions
+    signed here are valid there) and its DNS server, then `overrides`."""
     return {
         "database": str(connections["default"].settings_dict["NAME"]),
         "SECRET_KEY": settings.SECRET_KEY,
+        "BUILTIT_DNS_SERVERS": settings.BUILTIT_DNS_SERVERS,  # the session's (tests/conftest.py)
         **overrides,
     }
 

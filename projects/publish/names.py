@@ -74,7 +74,10 @@ def name_suggested(text: str) -> str:
 
 
 _LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
-MAX_DOMAIN = 253
+# Where a site's own domain holds the record that proves it is the owner's
+# (projects.publish.domain_proof): a name too, of at most 253 characters.
+RECORD_PREFIX = "_builtit."
+MAX_DOMAIN = 253 - len(RECORD_PREFIX)
 
 
 def domain_parsed(raw: str) -> str:

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from projects.files.binaries import is_marker
 from projects.files.blobs import text_digest
 from projects.files.instructions import is_instructions
-from projects.models import Project, ProjectFile, Site, SiteFile, SiteVersion
+from projects.models import DomainClaim, Project, ProjectFile, Site, SiteFile, SiteVersion
+from projects.publish.domain_proof import record_name, record_value
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,42 @@ class Changes:
     @property
     def total(self) -> int:
         return self.changed + self.added + self.removed
+
+
+@dataclass(frozen=True)
+class ClaimShown:
+    """A site's claim to a domain, as the Publish dialog shows it."""
+
+    claim: DomainClaim
+    record_name: str  # the TXT record to add
+    record_value: str
+    serving: bool  # the site answers at the domain (proven)
+    checking: bool  # the server looks again by itself
+
+    @property
+    def next_in(self) -> timedelta:
+        """How long until the server looks again by itself (none: now)."""
+        due = self.claim.next_check_at
+        return max(due - timezone.now(), timedelta(0)) if due is not None else timedelta(0)
+
+    @property
+    def stamp(self) -> str:
+        """Changes whenever what is shown does (the dialog asks with it)."""
+        checked = self.claim.checked_at.timestamp() if self.claim.checked_at else 0
+        return f"{self.claim.state}:{checked:.6f}"
+
+
+def site_claim_shown(site: Site) -> ClaimShown | None:
+    claim = DomainClaim.objects.filter(site=site).first()
+    if claim is None:
+        return None
+    return ClaimShown(
+        claim=claim,
+        record_name=record_name(claim.domain),
+        record_value=record_value(claim.token),
+        serving=site.domain == claim.domain,
+        checking=claim.next_check_at is not None,
+    )
 
 
 def site_of(project: Project) -> Site | None:

@@ -16,10 +16,8 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.db.models.signals import post_delete
-from django.http.request import validate_host
 from django.utils import timezone
 
-from common.sites import under_sites_domain
 from projects.files.blobs import blob_for, text_digest
 from projects.files.exported import file_bytes, zip_entry
 from projects.files.instructions import is_instructions
@@ -33,7 +31,7 @@ from projects.models import (
     SiteFile,
     SiteVersion,
 )
-from projects.publish.names import domain_parsed, domain_problem, name_problem
+from projects.publish.names import name_problem
 from projects.publish.passwords import password_hashed, password_problem
 
 MAX_VERSIONS = 50  # kept per site, the newest
@@ -179,44 +177,6 @@ def site_protect(*, site: Site, password: str) -> PublishError | None:
 def site_make_public(*, site: Site) -> None:
     site.password = ""
     site.save(update_fields=["password"])
-
-
-def site_domain_set(*, site: Site, domain: str) -> PublishError | None:
-    """Serve the site at `domain` too (what a person typed: "https://Shop.example.com/"
-    will do); an empty `domain` stops that."""
-    wanted = domain_parsed(domain)
-    if not wanted:
-        if site.protected and not settings.BUILTIT_SITES_SUBDOMAINS:
-            return PublishError(
-                "Its password works only at a host of the site's own: make the site "
-                "public first, or keep the domain."
-            )
-        site.domain = None
-        site.save(update_fields=["domain"])
-        return None
-    refused = _domain_refused(site, wanted)
-    if refused:
-        return refused
-    site.domain = wanted
-    try:
-        with transaction.atomic():
-            site.save(update_fields=["domain"])
-    except IntegrityError:  # another site took it meanwhile
-        return PublishError(f"Another site here uses {wanted}.")
-    return None
-
-
-def _domain_refused(site: Site, wanted: str) -> PublishError | None:
-    problem = domain_problem(wanted)
-    if problem:
-        return PublishError(problem)
-    if validate_host(wanted, settings.ALLOWED_HOSTS) or under_sites_domain(
-        wanted, settings.BUILTIT_SITES_ORIGIN
-    ):
-        return PublishError(f"{wanted} is this server's own address: name a domain of yours.")
-    if Site.objects.filter(domain=wanted).exclude(pk=site.pk).exists():
-        return PublishError(f"Another site here uses {wanted}.")
-    return None
 
 
 def has_own_host(site: Site) -> bool:

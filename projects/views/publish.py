@@ -5,22 +5,31 @@ earlier versions made live again or downloaded (projects.publish)."""
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import timezone
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_POST
 
 from common.users import current_user
-from projects.models import Project, Site, SiteVersion
+from projects.models import DomainClaim, Project, Site, SiteVersion
 from projects.publish.checking import CheckUnfinished, site_check_bounded
-from projects.publish.names import name_suggested
-from projects.publish.selectors import site_changes, site_files_for_check, site_of, site_versions
+from projects.publish.domains import domain_check_due, site_domain_check, site_domain_set
+from projects.publish.names import MAX_DOMAIN, name_suggested
+from projects.publish.selectors import (
+    ClaimShown,
+    site_changes,
+    site_claim_shown,
+    site_files_for_check,
+    site_of,
+    site_versions,
+)
 from projects.publish.services import (
     PublishError,
     has_own_host,
-    site_domain_set,
     site_make_public,
     site_protect,
     site_publish,
@@ -84,17 +93,80 @@ def password(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
 
 @require_POST
 def domain(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    """Claim a domain for the site (its record is looked for at once), or drop it."""
     project = owned_project(request, project_id)
     site = _site(project)
-    refused = site_domain_set(site=site, domain=request.POST.get("domain", ""))
+    typed = request.POST.get("domain", "")
+    refused = site_domain_set(site=site, domain=typed)
     if refused:
-        return _panel(
-            request, project, error=refused.message, domain=request.POST.get("domain", "")
-        )
+        return _panel(request, project, error=refused.message, domain=typed)
+    shown = site_claim_shown(site)
+    if shown is None:
+        return _panel(request, project, said="Its own domain is removed.")
+    if shown.serving:
+        return _panel(request, project, said=f"Proven: the site answers at {site.domain} too.")
     said = (
-        f"The site answers at {site.domain} too." if site.domain else "Its own domain is removed."
+        f"Saved. Add the records below at the DNS host of {shown.claim.domain}: the site "
+        "answers there once the TXT record is seen."
     )
     return _panel(request, project, said=said)
+
+
+@require_POST
+def domain_check(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    """Check now: look for the domain's TXT record."""
+    project = owned_project(request, project_id)
+    site = _site(project)
+    asked = timezone.now()
+    claim = site_domain_check(site=site)
+    if claim is None:
+        return _panel(request, project, error="This site claims no domain: save one first.")
+    fresh = claim.checked_at is not None and claim.checked_at >= asked
+    return _panel(request, project, said=_check_said(claim, fresh=fresh))
+
+
+def _check_said(claim: DomainClaim, *, fresh: bool) -> str:
+    if not fresh:
+        return f"Checked a moment ago: {claim.said} Check again in a few seconds."
+    if claim.state == DomainClaim.State.PROVEN:
+        return f"Proven: the record is in place, and the site answers at {claim.domain}."
+    return f"Checked: {claim.said}"
+
+
+@require_GET
+def domain_state(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    """How the claim goes, for the dialog while it is open (asked every few
+    seconds with what it shows, `seen`): a check is made here when one is due;
+    204 when nothing changed."""
+    project = owned_project(request, project_id)
+    site = _site(project)
+    shown = site_claim_shown(site)
+    if shown is not None and shown.checking and domain_check_due(domain=shown.claim.domain):
+        site.refresh_from_db(fields=["domain"])
+        shown = site_claim_shown(site)
+    seen = request.GET.get("seen", "")
+    if shown is None:
+        return HttpResponse(status=286)  # htmx: stop asking (dropped in another tab)
+    if shown.stamp == seen:
+        return HttpResponse(status=204)
+    context = _proof_context(request, project, site, shown)
+    if seen.split(":")[0] != shown.claim.state:  # read out once, not every check
+        domain = shown.claim.domain
+        context["news"] = (
+            f"Proven: the site answers at {domain}." if shown.serving else shown.claim.said
+        )
+    return render(request, "projects/partials/domain_proof.html", context)
+
+
+def _proof_context(
+    request: HttpRequest, project: Project, site: Site, shown: ClaimShown | None
+) -> dict[str, Any]:
+    return {
+        "project": project,
+        "proof": shown,
+        "domain_address": domain_url(request, site.domain) if site.domain else "",
+        "sites_host": origin_host(sites_origin(request)),
+    }
 
 
 @require_POST
@@ -154,9 +226,11 @@ def _panel(
     domain: str = "",
 ) -> HttpResponse:
     site = site_of(project)
+    shown = site_claim_shown(site) if site is not None else None
     context = {
-        "domain": domain or (site.domain if site is not None else "") or "",
-        "domain_address": domain_url(request, site.domain) if site and site.domain else "",
+        **(_proof_context(request, project, site, shown) if site is not None else {}),
+        "domain": domain or (shown.claim.domain if shown is not None else ""),
+        "max_domain": MAX_DOMAIN,
         "own_host": site is not None and has_own_host(site),
         "sites_host": origin_host(sites_origin(request)),
         **_name_around(request),

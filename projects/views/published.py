@@ -24,6 +24,7 @@ from django.utils.http import escape_leading_slashes
 from django.views.decorators.csrf import csrf_exempt
 
 from projects.publish.addresses import file_for
+from projects.publish.domains import domain_check_due
 from projects.publish.live_sites import LiveSite, live_site
 from projects.publish.passwords import (
     MAX_LENGTH,
@@ -83,15 +84,17 @@ def serve(request: HttpRequest, name: str, path: str = "") -> HttpResponse:
 @login_not_required
 def domain_check(request: HttpRequest) -> HttpResponse:
     """200 if `?domain=` is a host a site is served at (its name's, or its own
-    domain), else 404: what a proxy that gets certificates on demand asks
-    before it asks for one (README: Production)."""
+    domain, proven), else 404: what a proxy that gets certificates on demand
+    asks before it asks for one (README: Production)."""
     asked = request.GET.get("domain", "").strip().lower().rstrip(".")
     label, _, rest = asked.partition(".")
-    site = (
-        live_site(name=label)
-        if settings.BUILTIT_SITES_SUBDOMAINS and rest == origin_host(sites_origin(request))
-        else live_site(domain=asked)
-    )
+    if settings.BUILTIT_SITES_SUBDOMAINS and rest == origin_host(sites_origin(request)):
+        site = live_site(name=label)
+    else:
+        site = live_site(domain=asked)
+        # A domain is a site's once proven: a check of it that is due is made now.
+        if site is None and domain_check_due(domain=asked):
+            site = live_site(domain=asked)
     # A certificate only for what is served now: not a site offline or taken down.
     known = bool(asked) and site is not None and _closed(site) is None
     response = HttpResponse(

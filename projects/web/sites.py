@@ -114,27 +114,33 @@ class SiteHost:
 _NAME = re.compile(NAME_PATTERN)
 
 
-def request_place(request: HttpRequest) -> SiteHost | Literal["sites"] | None:
-    """Where `request` came: a site's own host, the sites host ("sites"), or the
-    app (None). Read from the Host header as sent (Django's get_host() refuses
-    any host ALLOWED_HOSTS does not name, and a site's domain is in no setting),
-    so every answer checks its host here: the sites host and its names must be
-    allowed; a domain must be one a site names."""
+Place = SiteHost | Literal["sites", "unknown"] | None
+
+
+def request_place(request: HttpRequest) -> Place:
+    """Where `request` came: a site's own host, the sites host ("sites"), the
+    app (None), or a host this server answers nothing at ("unknown": no site
+    has it, or not yet proven, or a scanner's guess). Read from the Host header
+    as sent (Django's get_host() refuses any host ALLOWED_HOSTS does not name,
+    and a site's domain is in no setting), so every answer checks its host
+    here: the sites host and its names must be allowed; a domain must be one a
+    site has proven."""
     domain, _ = split_domain_port(raw_host(request))
     if not domain:
-        return None
+        return "unknown"  # not a host name at all ("Bad_Name", "a b")
     if _is_sites_host(domain):
-        return "sites" if validate_host(domain, settings.ALLOWED_HOSTS) else None
+        return "sites" if validate_host(domain, settings.ALLOWED_HOSTS) else "unknown"
     label, _, rest = domain.partition(".")
     if (
         settings.BUILTIT_SITES_SUBDOMAINS
         and _is_sites_host(rest)
         and validate_host(rest, settings.ALLOWED_HOSTS)
     ):
-        return SiteHost(name=label) if _NAME.fullmatch(label) and label not in RESERVED else None
+        named = _NAME.fullmatch(label) and label not in RESERVED
+        return SiteHost(name=label) if named else "unknown"
     if validate_host(domain, settings.ALLOWED_HOSTS):
         return None  # the app's
-    return SiteHost(domain=domain) if live_site(domain=domain) is not None else None
+    return SiteHost(domain=domain) if live_site(domain=domain) is not None else "unknown"
 
 
 def raw_host(request: HttpRequest) -> str:

@@ -339,6 +339,12 @@
     const dialog = id ? document.getElementById(id) : null;
     if (dialog && !dialog.open) dialog.showModal();
   });
+  // A closed Publish dialog asks the server nothing more (its domain's proof
+  // is asked after every few seconds while it is open): its content goes.
+  const publishDialog = document.getElementById("publish-dialog");
+  if (publishDialog) {
+    publishDialog.addEventListener("close", () => { document.getElementById("publish-body").replaceChildren(); });
+  }
 
   // Folded unchanged lines travel hidden in the row group after the button.
   function unfold(button) {
