@@ -28,6 +28,7 @@ from chat.demo import changes, fixes
 from chat.demo.answers import CAN, NOTHING_CHANGED, instructions_line, report
 from chat.demo.asking import Asked, asked_in
 from chat.demo.content import examples_note
+from chat.demo.holds import HOME, STYLES, Site, site_after
 from chat.demo.intents import Intent, asks_to_replace, intent_of, new_text
 from chat.demo.pages import add_page
 from chat.demo.parts import Parts, parts_in
@@ -39,6 +40,7 @@ from chat.demo.retone import remember_tone, retone, retone_note
 from chat.demo.rules import Rules, rules_from
 from chat.demo.site import brief_from, site_files, site_name
 from chat.demo.steps import Step
+from chat.demo.suggestions import next_steps
 from projects.starter import STARTER_FILES
 
 _SITE_FILES = ("/index.html", "/styles.css", "/script.js")
@@ -60,7 +62,7 @@ def next_step(body: dict[str, Any]) -> Step:
     request = parts.now
     made = calls_since(messages[last_user + 1 :])
     tools = tool_names(body)
-    intent = intent_of(request, picked=asked.pick is not None)
+    intent = _intent(request, asked)
     rules = rules_from(messages)  # read afresh each request: an edit counts next turn
     if not tools or intent in ("help", "translate"):
         return _cannot(intent, request, asked)
@@ -86,8 +88,28 @@ def next_step(body: dict[str, Any]) -> Step:
         return _plan(_write(intent, turn), intent, whole, parts, rules)
     if not writes(made):
         return _write(intent, turn)
-    notes = "\n\n".join(n for n in (parts.note(), _notes(intent, request, files, read)) if n)
-    return report(intent, writes(made), request, rules, notes=notes, first=_first_next(parts))
+    notes = "\n\n".join(n for n in (parts.note(), _notes(intent, turn)) if n)
+    site = site_after(files, read, writes(made))
+    nexts = next_steps(
+        intent,
+        site,
+        rules,
+        first=_first_next(parts),
+        changes=lambda chip: would_change(chip, site, rules),
+    )
+    return report(intent, writes(made), request, rules, notes=notes, nexts=nexts)
+
+
+def _intent(request: str, asked: Asked) -> Intent:
+    return intent_of(request, picked=asked.pick is not None)
+
+
+def would_change(request: str, site: Site, rules: Rules) -> bool:
+    """Whether the demo, sent `request` now, would write to `site` (the files
+    as a turn read and left them): what it offers next must."""
+    asked = Asked(request)
+    turn = _Turn(request, asked, list(site.files), dict(site.texts), rules)
+    return bool(_write(_intent(request, asked), turn).calls)
 
 
 def _first_next(parts: Parts) -> tuple[str, ...]:
@@ -125,12 +147,10 @@ def _to_read(intent: Intent, files: list[str], request: str, asked: Asked) -> li
             wanted = ["/styles.css", "/index.html"]
         case "heading" | "section":
             wanted = ["/index.html"]
-        case "tone":
+        case "tone" | "page":
             wanted = pages[:6]
         case "text":
             wanted = [asked.pick.page] if asked.pick else []
-        case "page":
-            wanted = pages[:6]
         case "buttons":
             wanted = ["/styles.css", *pages[:5]]
         case "fix":
@@ -139,7 +159,8 @@ def _to_read(intent: Intent, files: list[str], request: str, asked: Asked) -> li
             wanted = instructions_to_read(files)
         case _:
             wanted = []
-    return [path for path in dict.fromkeys(wanted) if path in present]
+    # The home page and the stylesheet too: what to suggest next is chosen from them.
+    return [path for path in dict.fromkeys([*wanted, HOME, STYLES]) if path in present]
 
 
 @dataclass(frozen=True)
@@ -252,8 +273,9 @@ def _ask_before_replacing(request: str, files: list[str], read: dict[str, str]) 
     )
 
 
-def _notes(intent: Intent, request: str, files: list[str], read: dict[str, str]) -> str:
+def _notes(intent: Intent, turn: _Turn) -> str:
     """What the answer says besides the writes, worked out again from the request."""
+    request, files, read = turn.request, turn.files, turn.read
     match intent:
         case "remember":
             return remembered_note(request)
