@@ -7,9 +7,10 @@ parallel), writes (edit_file for small changes), then says what happened,
 naming any step that failed. It understands a few requests a newcomer types
 (chat.demo.intents): build a site, change a colour, the heading or the text
 of a picked element, round the buttons, add a section or a page, fix simple
-findings of the site check, remember something. It never destroys: it changes
-only what it understood, and a second "build" on a site that is there asks
-before replacing it and changes nothing. For anything else it says honestly
+findings of the site check, look into the problems the preview reported and
+fix the safe ones (chat.demo.runtime), remember something. It never
+destroys: it changes only what it understood, and a second "build" on a site
+that is there asks before replacing it and changes nothing. For anything else it says honestly
 what it can do. It follows the simple parts of the owner's instructions (a
 colour, a tone, a name, a font: chat.demo.rules) and its answer says which.
 Offered only tools that look (a plan turn), it looks and reads as always, then
@@ -24,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from chat.demo import changes, fixes
+from chat.demo import changes, fixes, runtime
 from chat.demo.answers import CAN, NOTHING_CHANGED, instructions_line, report
 from chat.demo.asking import Asked, asked_in
 from chat.demo.content import examples_note
@@ -101,7 +102,13 @@ def next_step(body: dict[str, Any]) -> Step:
 
 
 def _intent(request: str, asked: Asked) -> Intent:
-    return intent_of(request, picked=asked.pick is not None)
+    """What the person asks for: with problems the preview reported attached,
+    to look at them, unless their words ask for something else."""
+    intent = intent_of(request, picked=asked.pick is not None)
+    understood = intent not in ("help", "translate")
+    if asked.problems and runtime.asks_about(request, understood) and intent != "fix":
+        return "problems"
+    return intent
 
 
 def would_change(request: str, site: Site, rules: Rules) -> bool:
@@ -157,6 +164,8 @@ def _to_read(intent: Intent, files: list[str], request: str, asked: Asked) -> li
             wanted = [*fixes.to_read(request, files), "/index.html"]
         case "remember":
             wanted = instructions_to_read(files)
+        case "problems":
+            wanted = runtime.to_read(asked.problems, files)
         case _:
             wanted = []
     # The home page and the stylesheet too: what to suggest next is chosen from them.
@@ -198,6 +207,7 @@ _WRITERS: dict[Intent, Callable[[_Turn], Step]] = {
     "fix": lambda t: fixes.fix_step(t.request, t.files, t.read),
     "remember": lambda t: remember(t.request, t.files, t.read),
     "tone": lambda t: retone(t.request, t.read),
+    "problems": lambda t: runtime.fix_step(t.asked.problems, t.files, t.read),
 }
 
 
@@ -283,6 +293,8 @@ def _notes(intent: Intent, turn: _Turn) -> str:
             return retone_note(request)
         case "fix":
             return fixes.fix_notes(request, files, read)
+        case "problems":
+            return runtime.fix_notes(turn.asked.problems, files, read)
         case "build":
             built = site_files(brief_from(request))["index.html"]
             return examples_note(built)

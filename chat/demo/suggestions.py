@@ -98,6 +98,7 @@ NEXT_STEPS: dict[Intent, tuple[Kind, ...]] = {
     "page": ("section", "colour", "buttons"),
     "buttons": ("section", "colour", "page"),
     "fix": ("section", "buttons", "page"),
+    "problems": ("section", "colour", "page"),
     "tone": ("section", "colour"),
     "remember": ("section", "page", "colour"),
     "translate": (),
