@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
 
 from chat.demo.colours import COLOURS, difference
@@ -18,13 +17,10 @@ from chat.demo.rules import Rules
 from chat.demo.site import brief_from, site_files
 from chat.demo.suggestions import ALIKE, CHIPS, Chip, fitting
 from chat.models import Conversation
-from projects.files.results import FileWrite
-from projects.lifecycle import project_create
 from projects.models import Project
-from projects.services import Author, file_create
 from projects.starter import STARTER_FILES
 from tests.agent.turns import new_conversation
-from tests.demo.turns import answer, done, files, results, turn
+from tests.demo.turns import answer, done, files, new_project, results, turn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -37,17 +33,6 @@ PLUMBER = "Build a website for my plumbing business"
 # No instructions in the project: the tone is the demo's to offer to change.
 WITHOUT_INSTRUCTIONS = {PLUMBER}
 REFUSALS = ("changed nothing", "already", "I'm the offline demo, a scripted stand-in")
-
-
-@sync_to_async
-def new_project(owner: User, name: str, content: dict[str, str] | None = None) -> Project:
-    """A project holding `content` (path → text), or the starter site."""
-    project = project_create(owner=owner, name=name, starter=content is None)
-    assert isinstance(project, Project)
-    for path, text in (content or {}).items():
-        written = file_create(project=project, path=path, content=text, author=Author.person(owner))
-        assert isinstance(written, FileWrite), written
-    return project
 
 
 async def built(owner: User, request: str) -> dict[str, str]:
