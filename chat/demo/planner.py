@@ -95,6 +95,7 @@ def next_step(body: dict[str, Any]) -> Step:
         intent,
         site,
         rules,
+        asked=_asked_before(messages[:last_user]),
         first=_first_next(parts),
         changes=lambda chip: would_change(chip, site, rules),
     )
@@ -109,6 +110,12 @@ def _intent(request: str, asked: Asked) -> Intent:
     if asked.problems and runtime.asks_about(request, understood) and intent != "fix":
         return "problems"
     return intent
+
+
+def _asked_before(messages: list[dict[str, Any]]) -> set[Intent]:
+    """What the person asked for in the earlier turns the request carries."""
+    said = (asked_in(text_of(m)) for m in messages if m.get("role") == "user")
+    return {_intent(asked.words, asked) for asked in said}
 
 
 def would_change(request: str, site: Site, rules: Rules) -> bool:

@@ -5,15 +5,16 @@ same topic, the header's colour or one that reads the same, rounded buttons
 on rounded buttons), and each one a change the demo would make if it were
 sent now (the planner checks by working the change out on the site as read).
 
-After each kind of turn a few kinds of change come first (`NEXT_STEPS`), a
-different kind from the one just made where it was a look (a colour, the
-buttons, the tone), so the chips read as three different ideas; the rest of
-the catalogue fills in where those have nothing left to offer.
+After each kind of turn a few kinds of change come first (`NEXT_STEPS`), one
+chip of each kind, so the chips read as three different ideas; the rest of
+the catalogue fills in where those have nothing left to offer. A look the
+person chose in the conversation (a header colour, the buttons' shape, a
+tone) is theirs: no other shade of it is offered after.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -105,8 +106,8 @@ NEXT_STEPS: dict[Intent, tuple[Kind, ...]] = {
     "help": (),
 }
 _FALLBACK: tuple[Kind, ...] = ("section", "page", "colour", "buttons", "tone")
-# A change of look just made is not offered again in another shade.
-_JUST_MADE: dict[Intent, Kind] = {"colour": "colour", "buttons": "buttons", "tone": "tone"}
+# The kinds of change that are a look the person chooses, by the intent that chooses it.
+_LOOKS: dict[Intent, Kind] = {"colour": "colour", "buttons": "buttons", "tone": "tone"}
 
 
 def next_steps(
@@ -114,35 +115,37 @@ def next_steps(
     site: Site,
     rules: Rules,
     *,
+    asked: Collection[Intent] = (),
     first: tuple[str, ...] = (),
     changes: Callable[[str], bool],
 ) -> tuple[str, ...]:
     """Up to three requests to offer after a turn of `intent` on `site`:
-    `first` (the rest of the person's own request) before the others;
+    `asked`, what the person asked for in the conversation before;
+    `first`, the rest of their request, before the others;
     `changes(request)`: whether the demo would change the site if sent it."""
     chosen = list(dict.fromkeys(first))[:MAX_NEXT]
     if not NEXT_STEPS[intent]:
         return tuple(chosen)
-    offered = fitting(intent, site, rules)
+    offered = fitting(site, rules, asked={intent, *asked, *map(intent_of, first)})
     # Nothing the rest of the request asks for already, in other words.
-    asked = " ".join(first).lower()
-    made = {intent_of(request) for request in first}
+    said = " ".join(first).lower()
     # One of each kind, those that come first after this turn first: three
     # different ideas, never three shades of one.
     for kind in dict.fromkeys((*NEXT_STEPS[intent], *_FALLBACK)):
-        if len(chosen) >= MAX_NEXT or (kind in made and kind in _JUST_MADE.values()):
-            continue
-        found = next((c for c in offered[kind] if c.topic not in asked and changes(c.text)), None)
+        if len(chosen) >= MAX_NEXT:
+            break
+        found = next((c for c in offered[kind] if c.topic not in said and changes(c.text)), None)
         if found is not None:
             chosen.append(found.text)
     return tuple(chosen)
 
 
-def fitting(intent: Intent, site: Site, rules: Rules) -> dict[Kind, list[Chip]]:
-    """The chips that `site` does not have already, by kind, in order."""
-    just_made = _JUST_MADE.get(intent)
+def fitting(site: Site, rules: Rules, *, asked: Collection[Intent] = ()) -> dict[Kind, list[Chip]]:
+    """The chips that `site` does not have already, by kind, in order;
+    none of a look the person chose (`asked`: what they asked for)."""
+    chosen = {_LOOKS[intent] for intent in asked if intent in _LOOKS}
     return {
-        kind: ([] if kind == just_made else list(_FITTING[kind](site, rules))) for kind in _FALLBACK
+        kind: ([] if kind in chosen else list(_FITTING[kind](site, rules))) for kind in _FALLBACK
     }
 
 

@@ -81,7 +81,7 @@ def concrete(
 
 def _ideas(draft: str, site: Site, rules: Rules) -> list[Idea]:
     """Every change that would help, best first."""
-    offered = fitting("build", site, rules)
+    offered = fitting(site, rules)
     looks = _LOOK.search(draft) is not None
     kinds: tuple[Kind, ...] = (
         ("colour", "buttons", "section") if looks else ("section", "buttons", "colour")
