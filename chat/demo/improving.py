@@ -238,7 +238,8 @@ def _section(draft: str) -> str:
     word = "FAQ" if asked.words == "faq" else asked.words
     sid = next((v[0] for key, v in SECTIONS.items() if word.lower().startswith(key)), "")
     holds = _HOLDS.get(sid, "[what it should say]")
-    return f"Add a {word} section to the home page, with {holds}."
+    article = "an" if word[:1] in "aeiou" else "a"
+    return f"Add {article} {word} section to the home page, with {holds}."
 
 
 def _page(lowered: str) -> str:

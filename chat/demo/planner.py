@@ -130,7 +130,7 @@ def _first_next(parts: Parts) -> tuple[str, ...]:
     """The next steps that come first: the rest of the request, then for a
     change of tone, keeping it for later changes."""
     tone = (remember_tone(parts.now),) if intent_of(parts.now) == "tone" else ()
-    return (*parts.later, *tone)
+    return (*(part.rstrip(" .") for part in parts.later), *tone)
 
 
 def _cannot(intent: Intent, request: str, asked: Asked) -> Step:

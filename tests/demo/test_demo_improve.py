@@ -102,6 +102,11 @@ FAQ = "[the questions people ask most, with answers]"
         ),
         ("add faq section", f"Add a FAQ section to the home page, with {FAQ}."),
         (
+            "add an opening hours section",
+            "Add an opening hours section to the home page, with "
+            "[the days and times you are open].",
+        ),
+        (
             "add an about page",
             "Add an about page, linked from the navigation of every page, "
             "with [what the about page should say].",
@@ -253,7 +258,7 @@ async def test_a_vague_wish_becomes_changes_drawn_from_the_site_that_sent_change
         assert await files(copy) != built, f"{draft!r} improved changed nothing: {said}"
         assert said.startswith("Done"), said
         if len(parts_of(str(rewrite["text"]))) == 2:  # the rest, offered first
-            assert done(events).suggestions[0] == parts_of(str(rewrite["text"]))[1]
+            assert done(events).suggestions[0] == parts_of(str(rewrite["text"]))[1].rstrip(".")
 
 
 async def test_a_colour_pair_that_reads_poorly_comes_first_and_sent_reads_well(
