@@ -27,11 +27,9 @@ from chat.demo.scripts import NULL_ELEMENT, missing_element, resolved
 from chat.demo.steps import Step
 
 _MAX_READ = 8
-# The words that ask to look at the problems, besides a request the demo does not understand.
-_ASKS = re.compile(
-    r"\b(?:fix\w*|repair|debug|error|errors|problems?|bugs?|broken|wrong|crash\w*|work(?:s|ing)?)\b",
-    re.IGNORECASE,
-)
+# The words that ask to look at the problems even with a request the demo
+# understands ("make the header teal" with the problems attached does that).
+_ASKS = re.compile(r"\b(?:fix\w*|repair|debug|errors?|bugs?|broken|crash\w*)\b", re.IGNORECASE)
 _ASKED_FOR = re.compile(r"^(?P<ref>\S+) \(asked for by (?P<page>\S+)\)$")
 _NAMES = {
     "error": "Error",
@@ -116,22 +114,29 @@ def _missing_file(
     problem: Reported, files: list[str], texts: Mapping[str, str], edits: dict[str, FileEdits]
 ) -> tuple[str, str]:
     asked = _ASKED_FOR.match(problem.message)
+    reference = asked.group("ref") if asked else ""
     page = edits.get(problem.file)
-    if asked is None or page is None:
+    if page is None or not reference:
         return "", "it is another site's file, or one no page of the project asks for"
-    reference = asked.group("ref")
     if not reference.startswith("/"):
         return "", "it is another site's file: check its address, or that the site is up"
+    if reference in files:
+        return "", "the file is there now: reload the preview to see"
     written = _written_as(page.text, problem.file, problem.line, reference)
-    if written is None:
-        return "", ""
-    target = closest(problem.file, written, files)
+    return ("", "") if written is None else _relinked(page, written, reference, files, texts)
+
+
+def _relinked(
+    page: FileEdits, written: str, reference: str, files: list[str], texts: Mapping[str, str]
+) -> tuple[str, str]:
+    """The page asks for the file that was most likely meant, where one is."""
+    target = closest(page.path, written, files)
     why = "the file by almost the same name"
     if target is None and reference.endswith((".js", ".css")):
         target, why = _only_unused(reference, files, texts), "the only one of its kind no page uses"
     if target is None:
         return "", "no file in the project has a name close enough to tell which was meant"
-    new = relative(problem.file, target)
+    new = relative(page.path, target)
     if not relink(page, written, new):
         return "", ""
     gone = reference.lstrip("/")

@@ -12,6 +12,9 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from chat.agent.attachments import Problem
+from chat.demo.asking import Reported
+from chat.demo.intents import intent_of
+from chat.demo.runtime import asks_about, looked
 from chat.models import Conversation
 from projects.files.results import FileWrite
 from projects.models import Project
@@ -196,3 +199,35 @@ async def test_words_that_ask_for_something_else_leave_the_problems_be(
     assert "--header-bg: #0f766e;" in now["/styles.css"]
     assert now["/script.js"] == script
     assert (await answer(events)).startswith("Done: the colour is changed.")
+
+
+def test_a_file_that_is_there_now_is_not_relinked() -> None:
+    page = '<!doctype html>\n<script src="script.js"></script>\n'
+    gone = Reported("resource", "/script.js (asked for by index.html)", "/index.html", 2)
+
+    result = looked((gone,), ["/index.html", "/script.js"], {"/index.html": page})
+
+    assert result.calls == []
+    assert result.left == [
+        "Failed to load in index.html, line 2: “/script.js (asked for by index.html)”: "
+        "the file is there now: reload the preview to see."
+    ]
+
+
+@pytest.mark.parametrize(
+    ("words", "looks"),
+    [
+        ("Fix the problems the preview shows.", True),
+        ("what's wrong?", True),
+        ("", True),
+        ("make the header teal and fix the error", True),
+        ("make the header teal", False),
+        ("add a section about how it works", False),
+    ],
+)
+def test_problems_attached_are_looked_at_unless_the_words_ask_for_something_else(
+    words: str, looks: bool
+) -> None:
+    understood = intent_of(words) not in ("help", "translate")
+
+    assert asks_about(words, understood) is looks
