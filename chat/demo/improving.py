@@ -124,12 +124,17 @@ def improved(draft: str, site: Site | None = None) -> str:
     understands rewritten and the others kept word for word (chat.demo.parts);
     a vague wish becomes changes drawn from `site` (the project as shown)."""
     draft = tidy(draft)  # as the demo reads every message (chat.demo.reading)
-    if _intent(draft) == "help" and is_vague(draft):
-        return _made_concrete(draft, site or Site((), {}))
+    site = site or Site((), {})
     parts = parts_of(draft) if _intent(draft) != "build" else [draft]
     if len(parts) > 1:
-        return "\n".join(_sentence(_improved_part(part)) for part in parts)
-    return _improved_part(draft)
+        return "\n".join(_sentence(_part_improved(part, site)) for part in parts)
+    return _part_improved(draft, site)
+
+
+def _part_improved(part: str, site: Site) -> str:
+    if _intent(part) == "help" and is_vague(part):
+        return _made_concrete(part, site)
+    return _improved_part(part)
 
 
 def _made_concrete(draft: str, site: Site) -> str:

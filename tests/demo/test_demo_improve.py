@@ -22,7 +22,7 @@ from chat.demo.holds import Site
 from chat.demo.improving import improved
 from chat.demo.intents import intent_of
 from chat.demo.parts import parts_of
-from chat.demo.site import brief_from
+from chat.demo.site import brief_from, site_files
 from chat.demo.tones import tone_asked
 from chat.demo.transport import DEMO_MODEL, demo_client
 from chat.demo.vague import is_vague
@@ -297,6 +297,16 @@ async def test_a_vague_wish_without_a_site_becomes_one_that_builds(
     assert text.startswith("Build a one-page website, called [site name].")
     events = await turn(starter_project, await new_conversation(starter_project), text)
     assert (await answer(events)).startswith("Done: the site is built.")
+
+
+def test_a_vague_wish_beside_another_request_keeps_it() -> None:
+    files = {f"/{name}": text for name, text in site_files(brief_from(CRUMB)).items()}
+
+    rewrite = improved("make it better and add a map", Site(tuple(files), files))
+
+    lines = rewrite.splitlines()
+    assert lines[0].startswith("Add a testimonials section to the home page")
+    assert lines[-1] == "Add a map."
 
 
 @pytest.mark.parametrize(
