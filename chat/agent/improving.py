@@ -25,6 +25,7 @@ from chat.llm import ChatMessage
 from chat.personal_keys import key_for
 from common import threads
 from projects import selectors as project_selectors
+from projects.files.results import FileContent
 from projects.models import Project
 
 # A rewrite is a few lines; a long draft may need a little more room.
@@ -33,6 +34,9 @@ MAX_TOKENS_LONG = 2000
 SECONDS = 60.0
 _LISTED_FILES = 100
 _ANSWER_SHOWN = 600
+# Of the home page and its stylesheet, what the model is shown (characters
+# each): enough of a usual page to draw a concrete change from.
+SHOWN_CHARS = 8000
 
 SYSTEM = f"""{IMPROVE_MARKER} Rewrite it so that the builder can do it well in one \
 go; the person reads and edits your version before sending it.
@@ -48,6 +52,11 @@ placeholder in square brackets for them to fill in, e.g. [opening hours].
 - When the project has files already, ask for changes to what is there, not a \
 rebuild, unless they asked for one.
 - Keep it short enough to read in a minute: a few lines, or a short list.
+- When the request is vague ("make it nicer", "improve the site", "looks \
+boring"), turn it into one or two concrete changes drawn from the site shown \
+below: a colour pair that reads poorly, cramped spacing, an unclear call to \
+action, no picture, a section a site like this needs. Never answer that it is \
+fine as it is.
 - If the text is not a request to the builder (a greeting, a question about \
 something else), return it unchanged.
 - Answer with the rewritten request only, as the person would send it: no \
@@ -68,6 +77,7 @@ class _Project:
     description: str
     paths: list[str]
     last_answer: str
+    shown: tuple[tuple[str, str], ...] = ()  # (path, text): the home page, its stylesheet
 
 
 async def draft_improve(
@@ -137,6 +147,8 @@ def _context(about: _Project) -> str:
         if len(answer) > _ANSWER_SHOWN:
             answer = answer[:_ANSWER_SHOWN].rstrip() + "…"
         lines.append(f"The builder's last answer in this conversation: {answer}")
+    for path, text in about.shown:
+        lines.append(f"\n--- {path} ---\n{text}\n--- end of {path} ---")
     return "\n".join(lines)
 
 
@@ -147,7 +159,25 @@ def _about(project: Project, conversation_id: int | None) -> _Project:
         else ""
     )
     paths = sorted(project_selectors.file_paths(project))
-    return _Project(project.name, project.description, paths, last)
+    return _Project(project.name, project.description, paths, last, _shown(project, paths))
+
+
+def _shown(project: Project, paths: list[str]) -> tuple[tuple[str, str], ...]:
+    """The home page and the stylesheet, as far as the model is shown them."""
+    pages = [p for p in paths if p.endswith((".html", ".htm"))]
+    sheets = [p for p in paths if p.endswith(".css")]
+    home = "/index.html" if "/index.html" in paths else next(iter(pages), None)
+    sheet = "/styles.css" if "/styles.css" in paths else next(iter(sheets), None)
+    shown = []
+    for path in (home, sheet):
+        read = project_selectors.file_read(project, path) if path else None
+        if not isinstance(read, FileContent) or not read.content:
+            continue  # none, or a picture: nothing to read
+        text = read.content
+        if len(text) > SHOWN_CHARS:
+            text = text[:SHOWN_CHARS] + "\n[… the rest of the file is not shown]"
+        shown.append((read.path, text))
+    return tuple(shown)
 
 
 # --- the answer, as the box shows it --------------------------------------------------

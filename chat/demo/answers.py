@@ -1,6 +1,7 @@
 """What the offline demo says: what it can do, what each turn did (failures
 included, a write the file already matched counted as done), which of the
-owner's instructions it followed, and what to ask next."""
+owner's instructions it followed, and what to ask next (chosen by
+chat.demo.suggestions)."""
 
 from __future__ import annotations
 
@@ -24,21 +25,6 @@ CAN = (
     "pick a real model."
 )
 NOTHING_CHANGED = "I changed nothing."
-# What to ask next after each kind of change: requests the demo understands.
-NEXT_STEPS: dict[Intent, tuple[str, ...]] = {
-    "build": ("Add a testimonials section", "Make the header dark green", "Add an about page"),
-    "colour": ("Change the heading to Welcome", "Add a FAQ section", "Add a contact page"),
-    "heading": ("Add a team section", "Make the header navy", "Add a contact page"),
-    "text": ("Make the buttons rounded", "Add a FAQ section", "Add a contact page"),
-    "section": ("Add a pricing section", "Add an about page", "Make the header teal"),
-    "page": ("Add a FAQ section", "Make the header dark blue", "Add a gallery section"),
-    "buttons": ("Add a FAQ section", "Make the header teal", "Add a gallery section"),
-    "fix": ("Add a FAQ section", "Make the buttons rounded", "Add an about page"),
-    "tone": ("Add a FAQ section", "Make the header teal"),
-    "remember": ("Add a FAQ section", "Add an about page", "Add a contact page"),
-    "translate": (),
-    "help": (),
-}
 _DEMO_LINE = "I'm the offline demo; add a key in Settings for a real model."
 
 
@@ -49,12 +35,12 @@ def report(
     rules: Rules,
     *,
     notes: str = "",
-    first: tuple[str, ...] = (),
+    nexts: tuple[str, ...] = (),
 ) -> Step:
     """The turn's answer once its writes are made; `notes`: what else the
     answer must say (what it could not do, details that are examples);
-    `first`: what to ask next before the usual suggestions (the rest of the
-    request)."""
+    `nexts`: what to ask next (chat.demo.suggestions), offered when a write
+    worked."""
     # A write refused because the file already holds that text left it as wanted.
     kept = [call for call in writes if call.result.get("code") == "no_change"]
     done = [call for call in writes if call.ok or call in kept]
@@ -81,9 +67,6 @@ def report(
         )
     ending = f"\n\n{said}" if said else ""
     ending += f"\n\n{_DEMO_LINE}"
-    # Not "make the header teal" where teal is the instructions' colour already.
-    usual = [s for s in NEXT_STEPS[intent] if not rules.colour or rules.colour[0] not in s.lower()]
-    nexts = list(dict.fromkeys([*first, *usual]))[:3]
     if done and nexts:  # as a real model is asked to (chat.agent.prompt)
         ending += "\nNext: " + " | ".join(nexts)
     return Step(

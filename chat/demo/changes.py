@@ -47,10 +47,17 @@ def recolour(lowered: str, texts: dict[str, str], rules: Rules) -> Step:
         edits = FileEdits("/styles.css", css)
         if not _set_variable(edits, variable, value):
             continue
+        kept = edits.call is None
         _set_variable(edits, _ON[variable], text_colour_on(value))
         where = _WHERE[variable]
         if edits.call is None:
             return Step(f"{variable} is {value} already.", f"The {where} is {name} already.")
+        if kept:  # the colour stays; the text on it did not read well
+            return Step(
+                f"{variable} is {value} already; {_ON[variable]} is what does not read well on it.",
+                f"The {where} is {name} already: making the text on it easy to read.",
+                [edits.call],
+            )
         return Step(
             f"styles.css keeps its colours in custom properties; {variable} is the "
             f"{where}, and {_ON[variable]} keeps the text on it readable.",

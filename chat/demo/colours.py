@@ -76,3 +76,24 @@ def _luminance(value: str) -> float:
     channels = [int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4)]
     linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
     return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def difference(first: str, second: str) -> float:
+    """How different two hex colours look (CIE76 ΔE in CIELAB): about 2 is
+    just noticeable, under 25 reads as "the same kind of colour"."""
+    one, two = _lab(first), _lab(second)
+    return float(sum((a - b) ** 2 for a, b in zip(one, two, strict=True)) ** 0.5)
+
+
+def _lab(value: str) -> tuple[float, float, float]:
+    digits = value.lstrip("#")
+    if len(digits) == 3:
+        digits = "".join(digit * 2 for digit in digits)
+    channels = [int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    # sRGB (D65) to XYZ, scaled by the white point.
+    x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+    fx, fy, fz = (t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116 for t in (x, y, z))
+    return 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)

@@ -119,7 +119,7 @@ def _fix(finding: Finding, file: FileEdits, files: list[str], texts: dict[str, s
             return fix(file, texts)
     rooted = _ROOTED.match(said)
     if rooted is not None:
-        return _relink(file, rooted.group("ref"), rooted.group("to"))
+        return relink(file, rooted.group("ref"), rooted.group("to"))
     missing = _MISSING.match(said)
     return None if missing is None else _relink_missing(file, missing, files)
 
@@ -130,11 +130,11 @@ def _relink_missing(file: FileEdits, missing: re.Match[str], files: list[str]) -
     reference = missing.group("ref")
     if _linking(reference).search(file.text) is None:
         return ""  # the link is gone since the check ran
-    target = missing.group("other") or _closest(file.path, reference, files)
+    target = missing.group("other") or closest(file.path, reference, files)
     if target is None:
         return None
     rest = reference[len(re.split(r"[#?]", reference)[0]) :]  # "#menu" stays
-    return _relink(file, reference, _relative(file.path, target) + rest)
+    return relink(file, reference, relative(file.path, target) + rest)
 
 
 def _alts(file: FileEdits, said: str) -> str | None:
@@ -247,7 +247,7 @@ def _linking(reference: str) -> re.Pattern[str]:
     return re.compile(rf"(?<=[\"'(]){re.escape(reference)}(?=[\"')])")
 
 
-def _relink(file: FileEdits, old: str, new: str) -> str | None:
+def relink(file: FileEdits, old: str, new: str) -> str | None:
     pattern = _linking(old)
     if pattern.search(file.text) is None:
         return ""  # the link is gone since the check ran
@@ -258,7 +258,7 @@ def _relink(file: FileEdits, old: str, new: str) -> str | None:
     return f"the link to {old} now leads to {new}, the file that is there" if count else None
 
 
-def _closest(path: str, reference: str, files: list[str]) -> str | None:
+def closest(path: str, reference: str, files: list[str]) -> str | None:
     target = posixpath.normpath(
         posixpath.join(
             posixpath.dirname(path), reference.split("#", maxsplit=1)[0].split("?", maxsplit=1)[0]
@@ -269,7 +269,7 @@ def _closest(path: str, reference: str, files: list[str]) -> str | None:
     return close[0] if close else None
 
 
-def _relative(path: str, target: str) -> str:
+def relative(path: str, target: str) -> str:
     return posixpath.relpath(target, posixpath.dirname(path) or "/")
 
 

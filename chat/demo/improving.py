@@ -7,9 +7,12 @@ address, where the demo would write examples), a tone and the look the demo
 builds for the kind (chat.demo.looks), or the colour the person named. For a
 small change: the change said the way the demo understands it; of a draft
 with several parts, each part it understands rewritten and the others kept
-word for word (chat.demo.parts), so no part is lost. Deterministic,
-and worded so that sending the rewrite asks the demo for the same thing it
-rewrote (tests/demo/test_demo_improve.py holds it to that). A draft the demo
+word for word (chat.demo.parts), so no part is lost. For a vague wish ("make
+it nicer", "looks boring"): one or two concrete changes drawn from the site
+the request shows (its home page and stylesheet: chat.demo.vague), or a new
+site where there is none yet. Deterministic, and worded so that sending the
+rewrite asks the demo for the same thing it rewrote, which changes the site
+(tests/demo/test_demo_improve.py holds it to that). Any other draft the demo
 does not understand, or says plainly already, comes back as it was.
 """
 
@@ -20,13 +23,18 @@ from collections.abc import Callable
 from typing import Any
 
 from chat.demo.colours import colour_in
+from chat.demo.holds import HOME, Site
 from chat.demo.intents import HEADING, PAGE, Intent, intent_of, section_asked
 from chat.demo.looks import look_for
 from chat.demo.parts import parts_of
+from chat.demo.planner import would_change
 from chat.demo.reading import text_of, tidy
+from chat.demo.rules import Rules
 from chat.demo.site import SECTIONS, Brief, brief_from
 from chat.demo.steps import Step
 from chat.demo.tones import TONE_NAMES, tone_asked
+from chat.demo.vague import concrete, is_vague
+from projects.starter import STARTER_FILES
 
 # The opening words of the improve request's system message, written there
 # (chat.agent.improving) and recognised here.
@@ -79,30 +87,70 @@ _NAME_TO_FILL = {
 }
 # A site's words that make a colour request a new site's ("a green site for my bakery").
 _SITE = re.compile(r"\b(site|website|landing|portfolio)\b")
+# What the request shows of the project (chat.agent.improving._context): its
+# files, and its home page and stylesheet, each framed by its path.
+_FILES = re.compile(r"^Its files: (?P<paths>.*?)(?: and \d+ more)?\.$", re.MULTILINE)
+_SHOWN = re.compile(
+    r"^--- (?P<path>/\S+) ---\n(?P<text>.*?)\n--- end of (?P=path) ---$", re.MULTILINE | re.DOTALL
+)
+# When the site has everything the demo could add: the one change left to say.
+_ANY_COLOUR = "Make the header [a colour you like], keeping its text easy to read."
 
 
 def improve_step(body: dict[str, Any]) -> Step | None:
     """The demo's answer when `body` asks to improve a request; None otherwise."""
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
-    system = next((text_of(m) for m in messages if m.get("role") == "system"), "")
-    if not system.startswith(IMPROVE_MARKER):
+    system = next((m.get("content") for m in messages if m.get("role") == "system"), "")
+    if not isinstance(system, str) or not system.startswith(IMPROVE_MARKER):
         return None
     draft = next((text_of(m) for m in reversed(messages) if m.get("role") == "user"), "")
     return Step(
         "Rewriting the request so that it says what to build, in words I understand.",
-        improved(draft.strip()),
+        improved(draft.strip(), site_shown(system)),
     )
 
 
-def improved(draft: str) -> str:
+def site_shown(system: str) -> Site:
+    """The project as the request shows it: its files, and the texts of those shown."""
+    listed = _FILES.search(system)
+    paths = listed.group("paths").split(", ") if listed else []
+    texts = {found.group("path"): found.group("text") for found in _SHOWN.finditer(system)}
+    return Site(tuple(dict.fromkeys([*paths, *texts])), texts)
+
+
+def improved(draft: str, site: Site | None = None) -> str:
     """`draft` as the demo would like to read it; as it was when the demo
     cannot tell. A draft asking for several changes has each part the demo
-    understands rewritten and the others kept word for word (chat.demo.parts)."""
+    understands rewritten and the others kept word for word (chat.demo.parts);
+    a vague wish becomes changes drawn from `site` (the project as shown)."""
     draft = tidy(draft)  # as the demo reads every message (chat.demo.reading)
+    site = site or Site((), {})
     parts = parts_of(draft) if _intent(draft) != "build" else [draft]
     if len(parts) > 1:
-        return "\n".join(_sentence(_improved_part(part)) for part in parts)
-    return _improved_part(draft)
+        return "\n".join(_sentence(_part_improved(part, site)) for part in parts)
+    return _part_improved(draft, site)
+
+
+def _part_improved(part: str, site: Site) -> str:
+    if _intent(part) == "help" and is_vague(part):
+        return _made_concrete(part, site)
+    return _improved_part(part)
+
+
+def _made_concrete(draft: str, site: Site) -> str:
+    """A vague wish as changes to the site there is, or as a new site."""
+    home = site.texts.get(HOME)
+    starter = (home or "").split() == STARTER_FILES[HOME].split()
+    if starter or (home is None and not site.pages):
+        return _site(brief_from(draft), None, "")
+    rules = Rules()  # the request shows no instructions: the demo's own defaults
+    ideas = concrete(draft, site, rules, changes=lambda idea: would_change(idea, site, rules))
+    if not ideas:
+        return _ANY_COLOUR
+    return "\n".join(
+        _sentence(idea.request if idea.kind == "contrast" else _improved_part(idea.request))
+        for idea in ideas
+    )
 
 
 def _sentence(part: str) -> str:
@@ -195,7 +243,8 @@ def _section(draft: str) -> str:
     word = "FAQ" if asked.words == "faq" else asked.words
     sid = next((v[0] for key, v in SECTIONS.items() if word.lower().startswith(key)), "")
     holds = _HOLDS.get(sid, "[what it should say]")
-    return f"Add a {word} section to the home page, with {holds}."
+    article = "an" if word[:1] in "aeiou" else "a"
+    return f"Add {article} {word} section to the home page, with {holds}."
 
 
 def _page(lowered: str) -> str:

@@ -31,6 +31,7 @@ Intent = Literal[
     "buttons",
     "tone",
     "fix",
+    "problems",
     "translate",
     "remember",
     "help",

@@ -110,14 +110,19 @@ class Parts:
         lines = []
         if self.later:
             which = "This plan covers" if plan else "I did"
-            rest = " and ".join(f"“{part}”" for part in self.later)
+            rest = " and ".join(f"“{_unstopped(part)}”" for part in self.later)
             lines.append(
-                f"{which} one part of your request: “{self.now}”. I make one change per "
-                f"turn, so ask for the rest next: {rest} (the first suggestion below)."
+                f"{which} one part of your request: “{_unstopped(self.now)}”. I make one "
+                f"change per turn, so ask for the rest next: {rest} (the first suggestion below)."
             )
         for part in self.cannot:
             lines.append(f"“{part}” is not something I can do as the offline demo.")
         return " ".join(lines)
+
+
+def _unstopped(part: str) -> str:
+    """A part as quoted mid-sentence: without its own full stop."""
+    return part.rstrip(" .")
 
 
 def parts_in(request: str, *, picked: bool = False) -> Parts:

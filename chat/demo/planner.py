@@ -7,9 +7,10 @@ parallel), writes (edit_file for small changes), then says what happened,
 naming any step that failed. It understands a few requests a newcomer types
 (chat.demo.intents): build a site, change a colour, the heading or the text
 of a picked element, round the buttons, add a section or a page, fix simple
-findings of the site check, remember something. It never destroys: it changes
-only what it understood, and a second "build" on a site that is there asks
-before replacing it and changes nothing. For anything else it says honestly
+findings of the site check, look into the problems the preview reported and
+fix the safe ones (chat.demo.runtime), remember something. It never
+destroys: it changes only what it understood, and a second "build" on a site
+that is there asks before replacing it and changes nothing. For anything else it says honestly
 what it can do. It follows the simple parts of the owner's instructions (a
 colour, a tone, a name, a font: chat.demo.rules) and its answer says which.
 Offered only tools that look (a plan turn), it looks and reads as always, then
@@ -24,10 +25,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from chat.demo import changes, fixes
+from chat.demo import changes, fixes, runtime
 from chat.demo.answers import CAN, NOTHING_CHANGED, instructions_line, report
 from chat.demo.asking import Asked, asked_in
 from chat.demo.content import examples_note
+from chat.demo.holds import HOME, STYLES, Site, site_after
 from chat.demo.intents import Intent, asks_to_replace, intent_of, new_text
 from chat.demo.pages import add_page
 from chat.demo.parts import Parts, parts_in
@@ -39,6 +41,7 @@ from chat.demo.retone import remember_tone, retone, retone_note
 from chat.demo.rules import Rules, rules_from
 from chat.demo.site import brief_from, site_files, site_name
 from chat.demo.steps import Step
+from chat.demo.suggestions import next_steps
 from projects.starter import STARTER_FILES
 
 _SITE_FILES = ("/index.html", "/styles.css", "/script.js")
@@ -60,7 +63,7 @@ def next_step(body: dict[str, Any]) -> Step:
     request = parts.now
     made = calls_since(messages[last_user + 1 :])
     tools = tool_names(body)
-    intent = intent_of(request, picked=asked.pick is not None)
+    intent = _intent(request, asked)
     rules = rules_from(messages)  # read afresh each request: an edit counts next turn
     if not tools or intent in ("help", "translate"):
         return _cannot(intent, request, asked)
@@ -86,15 +89,48 @@ def next_step(body: dict[str, Any]) -> Step:
         return _plan(_write(intent, turn), intent, whole, parts, rules)
     if not writes(made):
         return _write(intent, turn)
-    notes = "\n\n".join(n for n in (parts.note(), _notes(intent, request, files, read)) if n)
-    return report(intent, writes(made), request, rules, notes=notes, first=_first_next(parts))
+    notes = "\n\n".join(n for n in (parts.note(), _notes(intent, turn)) if n)
+    site = site_after(files, read, writes(made))
+    nexts = next_steps(
+        intent,
+        site,
+        rules,
+        asked=_asked_before(messages[:last_user]),
+        first=_first_next(parts),
+        changes=lambda chip: would_change(chip, site, rules),
+    )
+    return report(intent, writes(made), request, rules, notes=notes, nexts=nexts)
+
+
+def _intent(request: str, asked: Asked) -> Intent:
+    """What the person asks for: with problems the preview reported attached,
+    to look at them, unless their words ask for something else."""
+    intent = intent_of(request, picked=asked.pick is not None)
+    understood = intent not in ("help", "translate")
+    if asked.problems and runtime.asks_about(request, understood) and intent != "fix":
+        return "problems"
+    return intent
+
+
+def _asked_before(messages: list[dict[str, Any]]) -> set[Intent]:
+    """What the person asked for in the earlier turns the request carries."""
+    said = (asked_in(text_of(m)) for m in messages if m.get("role") == "user")
+    return {_intent(asked.words, asked) for asked in said}
+
+
+def would_change(request: str, site: Site, rules: Rules) -> bool:
+    """Whether the demo, sent `request` now, would write to `site` (the files
+    as a turn read and left them): what it offers next must."""
+    asked = Asked(request)
+    turn = _Turn(request, asked, list(site.files), dict(site.texts), rules)
+    return bool(_write(_intent(request, asked), turn).calls)
 
 
 def _first_next(parts: Parts) -> tuple[str, ...]:
     """The next steps that come first: the rest of the request, then for a
     change of tone, keeping it for later changes."""
     tone = (remember_tone(parts.now),) if intent_of(parts.now) == "tone" else ()
-    return (*parts.later, *tone)
+    return (*(part.rstrip(" .") for part in parts.later), *tone)
 
 
 def _cannot(intent: Intent, request: str, asked: Asked) -> Step:
@@ -125,21 +161,22 @@ def _to_read(intent: Intent, files: list[str], request: str, asked: Asked) -> li
             wanted = ["/styles.css", "/index.html"]
         case "heading" | "section":
             wanted = ["/index.html"]
-        case "tone":
+        case "tone" | "page":
             wanted = pages[:6]
         case "text":
             wanted = [asked.pick.page] if asked.pick else []
-        case "page":
-            wanted = pages[:6]
         case "buttons":
             wanted = ["/styles.css", *pages[:5]]
         case "fix":
             wanted = [*fixes.to_read(request, files), "/index.html"]
         case "remember":
             wanted = instructions_to_read(files)
+        case "problems":
+            wanted = runtime.to_read(asked.problems, files)
         case _:
             wanted = []
-    return [path for path in dict.fromkeys(wanted) if path in present]
+    # The home page and the stylesheet too: what to suggest next is chosen from them.
+    return [path for path in dict.fromkeys([*wanted, HOME, STYLES]) if path in present]
 
 
 @dataclass(frozen=True)
@@ -177,6 +214,7 @@ _WRITERS: dict[Intent, Callable[[_Turn], Step]] = {
     "fix": lambda t: fixes.fix_step(t.request, t.files, t.read),
     "remember": lambda t: remember(t.request, t.files, t.read),
     "tone": lambda t: retone(t.request, t.read),
+    "problems": lambda t: runtime.fix_step(t.asked.problems, t.files, t.read),
 }
 
 
@@ -252,8 +290,9 @@ def _ask_before_replacing(request: str, files: list[str], read: dict[str, str]) 
     )
 
 
-def _notes(intent: Intent, request: str, files: list[str], read: dict[str, str]) -> str:
+def _notes(intent: Intent, turn: _Turn) -> str:
     """What the answer says besides the writes, worked out again from the request."""
+    request, files, read = turn.request, turn.files, turn.read
     match intent:
         case "remember":
             return remembered_note(request)
@@ -261,6 +300,8 @@ def _notes(intent: Intent, request: str, files: list[str], read: dict[str, str])
             return retone_note(request)
         case "fix":
             return fixes.fix_notes(request, files, read)
+        case "problems":
+            return runtime.fix_notes(turn.asked.problems, files, read)
         case "build":
             built = site_files(brief_from(request))["index.html"]
             return examples_note(built)

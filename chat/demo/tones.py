@@ -130,6 +130,7 @@ _DONE: dict[Tone, dict[str, str]] = {
         "text": "Done: the text is changed.",
         "buttons": "Done: the buttons are changed.",
         "fix": "Done: fixed what I could.",
+        "problems": "Done: fixed what I could of the preview's problems.",
         "tone": "Done: the texts are reworded.",
     },
     "friendly": {
@@ -142,6 +143,7 @@ _DONE: dict[Tone, dict[str, str]] = {
         "text": "All set: the new text is in!",
         "buttons": "All set: your buttons are done!",
         "fix": "All set: fixed what I could!",
+        "problems": "All set: fixed what I could of the preview's problems!",
         "tone": "All set: your texts are reworded!",
     },
     "formal": {
@@ -154,6 +156,7 @@ _DONE: dict[Tone, dict[str, str]] = {
         "text": "The text has been changed.",
         "buttons": "The buttons have been changed.",
         "fix": "The findings I can fix have been fixed.",
+        "problems": "The problems the preview reported that I can fix have been fixed.",
         "tone": "The texts have been reworded.",
     },
     "playful": {
@@ -166,6 +169,7 @@ _DONE: dict[Tone, dict[str, str]] = {
         "text": "Poof! New words!",
         "buttons": "Boing! Buttons reshaped!",
         "fix": "Patched up what I could!",
+        "problems": "Squashed what bugs I could!",
         "tone": "Abracadabra! Fresh new words!",
     },
 }

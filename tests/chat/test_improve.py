@@ -24,6 +24,8 @@ from chat.demo.improving import IMPROVE_MARKER
 from chat.models import Charge, Message
 from chat.records import AssistantRecord, TurnRecord
 from projects.models import Project
+from projects.services import Author, file_create
+from projects.starter import STARTER_FILES
 from tests.fakes.openrouter import FakeOpenRouter
 from tests.fakes.script import DEFAULT_USAGE, HttpError, text
 
@@ -97,6 +99,11 @@ async def test_the_draft_comes_back_rewritten_for_the_box_and_is_charged(
     assert "“Starter site”" in system["content"]
     assert "/index.html, /script.js, /styles.css" in system["content"]
     assert "last answer in this conversation: Done: the site is built." in system["content"]
+    for path in ("/index.html", "/styles.css"):  # what a vague request is drawn from
+        shown = f"--- {path} ---\n{STARTER_FILES[path]}\n--- end of {path} ---"
+        assert shown in system["content"]
+    assert "/script.js ---" not in system["content"]
+    assert '"make it nicer"' in system["content"]
     assert asked == {"role": "user", "content": DRAFT}
     assert "tools" not in body
     assert body["max_tokens"] <= 2000
@@ -104,6 +111,24 @@ async def test_the_draft_comes_back_rewritten_for_the_box_and_is_charged(
     charges = [row async for row in rows]
     assert charges == [(user.pk, starter_project.pk, Decimal("0.0012"))]
     assert await Message.objects.acount() == 1, "nothing was sent to the chat"
+
+
+async def test_a_long_home_page_is_shown_cut_and_a_picture_not_at_all(
+    provider: FakeOpenRouter, owner: AsyncClient, project: Project, user: User
+) -> None:
+    long_page = "<p>" + "x" * (improving.SHOWN_CHARS + 500) + "</p>\n"
+    await sync_to_async(file_create)(
+        project=project, path="/home.html", content=long_page, author=Author.person(user)
+    )
+    provider.script(text(REWRITE))
+
+    await improve(owner, project, "make it nicer")
+
+    (body,) = completions(provider)
+    system = body["messages"][0]["content"]
+    cut = long_page[: improving.SHOWN_CHARS] + "\n[… the rest of the file is not shown]"
+    assert f"--- /home.html ---\n{cut}\n--- end of /home.html ---" in system
+    assert "--- /styles.css" not in system, "it has none"
 
 
 async def test_a_reached_cap_says_so_and_asks_the_model_nothing(

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from chat.agent.attachments import PickedElement, Problem, for_model
-from chat.demo.asking import Pick, asked_in
+from chat.demo.asking import Pick, Reported, asked_in
 from chat.demo.intents import FIX_PROMPT, intent_of
 from chat.records import CheckFinding, SiteCheckRecord
 from chat.render.transcript import Footer
@@ -25,6 +25,25 @@ def test_a_picked_element_is_read_apart_from_the_words() -> None:
     assert asked.words == "change this heading to Visit us"
     assert asked.picks == (
         Pick("h2", "/index.html", 'Our "best" bread', 'section[data-x="a \\"b\\""] > h2'),
+    )
+
+
+def test_the_problems_are_read_as_the_agent_writes_them() -> None:
+    problems = (
+        Problem(kind="error", message="TypeError: x: y", file="/js/a.js", line=2, column=6),
+        Problem(kind="resource", message="/a.css (asked for by about/)", file="/about/index.html"),
+        Problem(kind="console.warn", message="at 3:4: odd", page="/"),
+        Problem(kind="rejection", message="Failed to fetch"),
+    )
+
+    asked = asked_in(for_model("fix this", problems))
+
+    assert asked.words == "fix this"
+    assert asked.problems == (
+        Reported("error", "TypeError: x: y", "/js/a.js", 2, 6),
+        Reported("resource", "/a.css (asked for by about/)", "/about/index.html"),
+        Reported("console.warn", "at 3:4: odd", "/index.html"),
+        Reported("rejection", "Failed to fetch"),
     )
 
 

@@ -2,7 +2,9 @@
 endpoint it rewrites a draft the same way every time, naming the kind of site,
 its sections with brackets to fill in, a tone and a look, at no cost; the
 rewrite asks the demo for the same thing as the draft, and sent, it builds
-what it says. A draft the demo does not understand comes back as it was."""
+what it says. A vague wish ("make it nicer") becomes one or two changes drawn
+from the site the request shows, which sent change it; a new site where there
+is none. Any other draft the demo does not understand comes back as it was."""
 
 from __future__ import annotations
 
@@ -16,16 +18,19 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat.agent.events import Done
 from chat.agent.loop import TurnRequest, run_turn
+from chat.demo.holds import Site
 from chat.demo.improving import improved
 from chat.demo.intents import intent_of
 from chat.demo.parts import parts_of
-from chat.demo.site import brief_from
+from chat.demo.site import brief_from, site_files
 from chat.demo.tones import tone_asked
 from chat.demo.transport import DEMO_MODEL, demo_client
+from chat.demo.vague import is_vague
 from chat.llm.config import OPENROUTER_URL
 from chat.models import Charge
 from projects.models import Project, ProjectFile
 from tests.agent.turns import new_conversation
+from tests.demo.turns import CRUMB, answer, done, files, new_project, person_writes, turn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -96,6 +101,11 @@ FAQ = "[the questions people ask most, with answers]"
             "Change the main heading of the home page to “Fresh every day”.",
         ),
         ("add faq section", f"Add a FAQ section to the home page, with {FAQ}."),
+        (
+            "add an opening hours section",
+            "Add an opening hours section to the home page, with "
+            "[the days and times you are open].",
+        ),
         (
             "add an about page",
             "Add an about page, linked from the navigation of every page, "
@@ -198,3 +208,113 @@ def test_a_tone_draft_asks_for_the_same_tone() -> None:
 
     assert intent_of(rewrite) == "tone"
     assert tone_asked(rewrite) == "friendly"
+
+
+# --- a vague wish, on a site that is there ----------------------------------------------
+
+VAGUE = ["make it nicer", "better", "improve the site", "fix the design", "looks boring"]
+
+
+@pytest.fixture
+def keyless(settings: SettingsWrapper) -> None:
+    settings.OPENROUTER_BASE_URL = OPENROUTER_URL  # no key for it: the demo is the default
+    settings.OPENROUTER_API_KEY = ""
+
+
+async def improve(client: AsyncClient, project: Project, draft: str) -> dict[str, object]:
+    response = await client.post(f"/projects/{project.pk}/improve/", {"draft": draft})
+    assert response.status_code == 200, response.content
+    answered = json.loads(response.content)
+    assert isinstance(answered, dict)
+    return answered
+
+
+async def test_a_vague_wish_becomes_changes_drawn_from_the_site_that_sent_change_it(
+    async_client: AsyncClient, user: User, starter_project: Project, keyless: None
+) -> None:
+    await async_client.aforce_login(user)
+    await turn(starter_project, await new_conversation(starter_project), CRUMB)
+    built = await files(starter_project)
+
+    rewrites = {draft: await improve(async_client, starter_project, draft) for draft in VAGUE}
+
+    for draft, rewrite in rewrites.items():
+        assert rewrite["changed"] is True, draft
+        text = str(rewrite["text"])
+        assert text != draft
+        parts = parts_of(text)
+        assert 1 <= len(parts) <= 2, text
+        assert all(intent_of(part) not in ("help", "build") for part in parts), text
+        # Crumb has a menu, an about and a contact section, brown under cream:
+        for has in ("menu", "about", "contact"):
+            assert has not in text.lower(), text
+    assert str(rewrites["make it nicer"]["text"]).startswith("Add a testimonials section")
+    assert str(rewrites["looks boring"]["text"]).startswith("Add a gallery section")
+
+    for number, (draft, rewrite) in enumerate(rewrites.items()):
+        copy = await new_project(user, f"Copy {number}", built)
+        events = await turn(copy, await new_conversation(copy), str(rewrite["text"]))
+        said = await answer(events)
+        assert await files(copy) != built, f"{draft!r} improved changed nothing: {said}"
+        assert said.startswith("Done"), said
+        if len(parts_of(str(rewrite["text"]))) == 2:  # the rest, offered first
+            assert done(events).suggestions[0] == parts_of(str(rewrite["text"]))[1].rstrip(".")
+
+
+async def test_a_colour_pair_that_reads_poorly_comes_first_and_sent_reads_well(
+    async_client: AsyncClient, user: User, starter_project: Project, keyless: None
+) -> None:
+    await async_client.aforce_login(user)
+    await turn(starter_project, await new_conversation(starter_project), CRUMB)
+    css = (await files(starter_project))["/styles.css"]
+    assert "--header-bg: #4a2c1d;\n  --header-text: #ffffff;" in css
+    await person_writes(
+        starter_project,
+        "/styles.css",
+        css.replace("--header-text: #ffffff", "--header-text: #6b4a3a"),
+    )
+
+    rewrite = str((await improve(async_client, starter_project, "make it nicer"))["text"])
+
+    first = rewrite.splitlines()[0]
+    assert first == "Keep the header #4a2c1d, with text that reads well on it."
+    events = await turn(starter_project, await new_conversation(starter_project), rewrite)
+    css = (await files(starter_project))["/styles.css"]
+    assert "--header-bg: #4a2c1d;\n  --header-text: #ffffff;" in css, "the text reads again"
+    said = await answer(events)
+    assert said.startswith("Done: the colour is changed.")
+
+
+async def test_a_vague_wish_without_a_site_becomes_one_that_builds(
+    async_client: AsyncClient, user: User, starter_project: Project, keyless: None
+) -> None:
+    await async_client.aforce_login(user)
+
+    rewrite = await improve(async_client, starter_project, "make it nicer")
+
+    assert rewrite["changed"] is True
+    text = str(rewrite["text"])
+    assert text.startswith("Build a one-page website, called [site name].")
+    events = await turn(starter_project, await new_conversation(starter_project), text)
+    assert (await answer(events)).startswith("Done: the site is built.")
+
+
+def test_a_vague_wish_beside_another_request_keeps_it() -> None:
+    files = {f"/{name}": text for name, text in site_files(brief_from(CRUMB)).items()}
+
+    rewrite = improved("make it better and add a map", Site(tuple(files), files))
+
+    lines = rewrite.splitlines()
+    assert lines[0].startswith("Add a testimonials section to the home page")
+    assert lines[-1] == "Add a map."
+
+
+@pytest.mark.parametrize(
+    "draft", ["hello, who are you?", "make the header green", "add an about page"]
+)
+def test_a_draft_that_is_not_vague_is_rewritten_as_before(draft: str) -> None:
+    """Neither a greeting nor a plain request turns into something else."""
+    site = Site(("/index.html",), {"/index.html": "<main></main>"})
+
+    assert not is_vague(draft)
+    assert improved(draft, site) == improved(draft)

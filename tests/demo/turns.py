@@ -4,6 +4,7 @@ the demo's tests."""
 from __future__ import annotations
 
 from asgiref.sync import sync_to_async
+from django.contrib.auth.models import User
 
 from chat.agent.attachments import Attachment
 from chat.agent.events import Done, ToolCallsAnnounced, ToolResultEvent
@@ -11,6 +12,7 @@ from chat.agent.loop import TurnRequest, run_turn
 from chat.demo.transport import DEMO_MODEL, demo_client
 from chat.models import Conversation, Message
 from projects.files.results import FileWrite
+from projects.lifecycle import project_create
 from projects.models import Project, ProjectFile
 from projects.services import Author, file_create, file_update
 
@@ -74,6 +76,17 @@ def person_writes(project: Project, path: str, content: str) -> None:
     else:
         result = file_create(project=project, path=path, content=content, author=author)
     assert isinstance(result, FileWrite), result
+
+
+@sync_to_async
+def new_project(owner: User, name: str, content: dict[str, str] | None = None) -> Project:
+    """A project holding `content` (path → text), or the starter site."""
+    project = project_create(owner=owner, name=name, starter=content is None)
+    assert isinstance(project, Project)
+    for path, text in (content or {}).items():
+        written = file_create(project=project, path=path, content=text, author=Author.person(owner))
+        assert isinstance(written, FileWrite), written
+    return project
 
 
 CRUMB = "Build a one-page site for a bakery called Crumb"
