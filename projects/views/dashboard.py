@@ -31,6 +31,7 @@ from projects.selectors import (
     trash_list_for,
     trashed_get_for,
 )
+from projects.starter import START_DRAFT_KEY, STARTING_POINTS
 from projects.usage import storage_used
 from projects.web.sites import frame_sites
 
@@ -43,6 +44,9 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "storage": _storage(request),
         # The request becomes the first chat message: the message limit bounds it.
         "max_request_chars": settings.BUILTIT_MAX_MESSAGE_CHARS,
+        "starting_points": STARTING_POINTS,
+        # A request just refused (too long, storage full), back in the box once.
+        "draft": request.session.pop(START_DRAFT_KEY, ""),
     }
     # The cards' thumbnails are the sites themselves, framed from the sites origin.
     return frame_sites(request, render(request, "projects/dashboard.html", context))
