@@ -15,7 +15,9 @@ FALLBACK = "New site"
 _WORD = r"[A-Z0-9][\w'\u2019&.-]*"
 _CALLED = re.compile(rf"\b(?:called|named)\s+[\"\u201c'\u2018]?({_WORD}(?:\s+{_WORD}){{0,3}})")
 # "my bakery Crumb", "our restaurant Casa Verde": a kind of place, then its name.
-_KIND_NAMED = re.compile(rf"\b(?:my|our|a|an|the)\s+([a-z][a-z-]+)\s+({_WORD}(?:\s+{_WORD}){{0,3}})")
+_KIND_NAMED = re.compile(
+    rf"\b(?:my|our|a|an|the)\s+([a-z][a-z-]+)\s+({_WORD}(?:\s+{_WORD}){{0,3}})"
+)
 # Where a request's first clause ends ("…Crumb: our menu, …", "…, with a gallery"):
 # its words name the site; the rest lists what goes in it.
 _CLAUSE_END = re.compile(r"[:;,(\u2013\u2014]|\s-\s|\.\s|\s+with\s")
@@ -47,7 +49,7 @@ def project_name_from(request: str) -> str:
 
 
 def _with_kind(name: str, kind: str) -> str:
-    """"Crumb bakery"; just "Crumb" when the word before says no kind ("a site called Crumb")."""
+    """ "Crumb bakery"; just "Crumb" when the word before says no kind ("a site called Crumb")."""
     if kind.isalpha() and kind not in _GENERIC and kind not in _FILLER:
         return f"{name} {kind}"[:NAME_CHARS]
     return name[:NAME_CHARS]

@@ -62,7 +62,8 @@ def test_an_example_builds_a_site_keyless_from_the_keyboard(
     expect(empty).to_contain_text("box above")
     box = empty.bounding_box()
     question = page.locator("#start-request").bounding_box()
-    assert box is not None and question is not None
+    assert box is not None
+    assert question is not None
     assert question["y"] < box["y"], "the box the text speaks of is above it"
     assert page.evaluate(CONTRAST) == []
     _shot(page, f"{width}-dashboard")

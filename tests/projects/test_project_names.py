@@ -97,7 +97,9 @@ def test_the_database_refuses_two_live_projects_of_one_name(user: User) -> None:
         Project.objects.create(owner=user, name="crumb")
 
 
-def test_the_dashboard_says_when_a_new_project_was_numbered(user: User, user_client: Client) -> None:
+def test_the_dashboard_says_when_a_new_project_was_numbered(
+    user: User, user_client: Client
+) -> None:
     made(user, "Crumb")
     response = user_client.post(reverse("project_new"), {"name": "Crumb", "start": "blank"})
     project = Project.objects.get(name="Crumb (2)")
@@ -117,9 +119,7 @@ def test_an_import_named_like_a_project_is_numbered_and_says_so(
     response = user_client.post(reverse("project_import"), {"archive": archive})
     assert response.status_code == 302
     assert Project.objects.filter(name="site (2)").exists()
-    assert said(response) == [
-        "Imported site as site (2) (you already have a project named site)."
-    ]
+    assert said(response) == ["Imported site as site (2) (you already have a project named site)."]
 
 
 def test_a_dashboard_rename_to_a_name_in_use_says_so(user: User, user_client: Client) -> None:
