@@ -27,6 +27,11 @@ urlpatterns = [
         preview_past.serve_version,
         name="preview_version",
     ),
+    re_path(
+        rf"^preview/(?P<token>[^/]+)/@v(?P<number>[0-9]{{1,9}})-(?P<seal>{SEAL_PATTERN})/(?P<path>.*)$",
+        preview_past.serve_published,
+        name="preview_published",
+    ),
     path("preview/<str:token>/", preview.serve, {"path": ""}, name="preview_root"),
     path("preview/<str:token>/<path:path>", preview.serve, name="preview"),
     # Under /s/, not at the root: a page's root-absolute reference ("/app.js"),
