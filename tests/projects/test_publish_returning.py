@@ -1,8 +1,8 @@
 """Publishing for someone who comes back: each version says what it holds (the
 requests of the turns since the version before, the files it changed), a
 version can be looked at before it is made live again (on the sites origin,
-sandboxed), and the check's findings published anyway are not asked about
-again until they change."""
+sandboxed), the check's findings published anyway are not asked about again
+until they change, and the published site's address is there to copy."""
 
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def publish(client: Client, project: Project, **fields: str | list[str]) -> str:
 
 def versions_shown(html: str) -> list[str]:
     """Each listed version as one line of the words a person reads."""
-    items = html.split('<ol class="publish-versions" reversed>')[1].split("</ol>")[0]
+    items = html.split('<ol class="publish-versions" reversed>')[1].split("</ol>", 1)[0]
     return [
         " ".join(unescape(re.sub(r"<[^>]+>", " ", item)).split())
         for item in items.split("<li>")[1:]
@@ -228,7 +228,9 @@ def test_findings_published_anyway_are_not_asked_about_again_until_they_change(
     assert "menu.html leads to no file." in asked
     marks = re.findall(r'name="accepted" value="([0-9a-f]{16})"', asked)
     assert len(marks) == 1
-    said = publish(user_client, bakery, name="lisbon-bakery", anyway="1", checked="1", accepted=marks)
+    said = publish(
+        user_client, bakery, name="lisbon-bakery", anyway="1", checked="1", accepted=marks
+    )
     assert "Version 1 is live." in said
 
     # Lines added above move it; it is still the finding the person read.
@@ -279,7 +281,8 @@ def test_a_check_with_findings_past_its_list_asks_about_them_all() -> None:
 
 
 def test_only_marks_are_kept_and_at_most_as_many_as_a_check_lists() -> None:
-    kept = marks_posted(["0123456789abcdef", "nope", "0123456789ABCDEF", "'; drop"] + ["a" * 16] * 500)
+    posted = ["0123456789abcdef", "nope", "0123456789ABCDEF", "'; drop", *["a" * 16] * 500]
+    kept = marks_posted(posted)
     assert kept == {"0123456789abcdef": 1, "a" * 16: 199}
 
 
@@ -307,3 +310,45 @@ def test_the_command_skips_what_was_published_anyway_as_the_dialog_does(
     assert "version 2 is live" in out
     assert "Not listed again: 1 published anyway before, unchanged." in err
     assert "menu.html" not in err
+
+
+# --- the address to copy -----------------------------------------------------------------
+
+
+def test_the_dashboard_card_of_a_published_project_shows_its_address_to_copy(
+    user: User, user_client: Client, bakery: Project
+) -> None:
+    unpublished = Project.objects.create(owner=user, name="Draft")
+    published(bakery)
+    html = user_client.get("/").content.decode()
+    card = html.split(f'id="project-{bakery.pk}"')[1].split("</li>")[0]
+    assert "Published" in card
+    assert 'href="http://lisbon-bakery.sites.testserver/"' in card
+    assert 'data-copy="http://lisbon-bakery.sites.testserver/"' in card
+    assert 'aria-label="Copy link to Lisbon Bakery"' in card
+    other = html.split(f'id="project-{unpublished.pk}"')[1].split("</li>")[0]
+    assert "Published" not in other
+    assert "data-copy" not in other
+
+    site = Site.objects.get()
+    site.live = None
+    site.save()
+    assert "data-copy" not in user_client.get("/").content.decode(), "offline: nothing to share"
+
+
+def test_the_workspace_offers_the_address_beside_publish_once_it_is_live(
+    user_client: Client, bakery: Project
+) -> None:
+    workspace = user_client.get(f"/projects/{bakery.pk}/").content.decode()
+    assert "data-copy" not in workspace
+    said = publish(user_client, bakery, name="lisbon-bakery")
+    assert "Version 1 is live." in said
+    # The dialog's answer puts Copy link beside Publish and in the phone's menu.
+    assert '<span id="site-link" class="site-link" hx-swap-oob="true">' in said
+    assert '<span id="site-link-menu" class="site-link-menu" hx-swap-oob="true">' in said
+    assert said.count('data-copy="http://lisbon-bakery.sites.testserver/"') == 3
+    workspace = user_client.get(f"/projects/{bakery.pk}/").content.decode()
+    assert workspace.count('data-copy="http://lisbon-bakery.sites.testserver/"') == 2
+    said = user_client.post(f"/projects/{bakery.pk}/publish/off/").content.decode()
+    assert "data-copy" not in said
+    assert '<span id="site-link" class="site-link" hx-swap-oob="true"></span>' in said
