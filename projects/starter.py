@@ -28,7 +28,7 @@ STARTING_POINTS: Final = (
     ),
     StartingPoint(
         "Restaurant",
-        "We want a website for our restaurant Casa Verde, with the menu, hours and table bookings",
+        "We want a website for our restaurant called Casa Verde: the menu, hours and bookings",
     ),
     StartingPoint(
         "Event",
