@@ -46,7 +46,8 @@ def check_asked(check: SiteCheck, accepted: Mapping[str, int]) -> Asked:
     marks = tuple(finding_mark(finding) for finding in check.findings)
     if check.more:
         return Asked(check, 0, marks)
-    left = Counter({mark: count for mark, count in accepted.items() if isinstance(count, int)})
+    kept = accepted if isinstance(accepted, Mapping) else {}  # a JSON column: read with care
+    left = Counter({mark: count for mark, count in kept.items() if isinstance(count, int)})
     new: list[Finding] = []
     for finding, mark in zip(check.findings, marks, strict=True):
         if left[mark] > 0:
