@@ -11,7 +11,11 @@ class ChatConfig(AppConfig):
         # Imported for what importing does: checks register, receivers connect.
         from chat import checks, images  # noqa: F401, PLC0415
         from chat.live import broadcast, session_signals  # noqa: F401, PLC0415
+        from chat.version_turns import turn_requests  # noqa: PLC0415
+        from projects.publish.notes import turns_reader_register  # noqa: PLC0415
         from projects.usage import keeper_register  # noqa: PLC0415
 
         # Chat pictures count in a person's storage, and unsent ones are swept.
         keeper_register(images.KEEPER)
+        # A published version names the requests of the turns it holds.
+        turns_reader_register(turn_requests)

@@ -1,14 +1,23 @@
 """Project-level services: create (blank or starter), rename, the trash (move
-there, restore, purge), preview token."""
+there, restore, purge), preview token.
+
+A person's projects never share a name (compared as a person reads them: case
+and spacing aside), so the dashboard, the trash and a download always say
+which one is meant. A new, imported or restored project whose name is taken
+gets the next free number ("Crumb (2)"); a rename to a taken name is refused.
+The database holds the rule too (projects.models.Project's constraint), for
+two tabs creating at once."""
 
 from __future__ import annotations
 
+import itertools
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from projects.files.results import FileError
@@ -24,6 +33,9 @@ RETIRED_TOKENS_KEPT = 20
 
 MAX_NAME = 100
 MAX_DESCRIPTION = 2_000
+# Tries at a free name when another tab takes the one found meanwhile.
+_NAME_TRIES = 5
+_NUMBERED = re.compile(r"(?P<base>.*\S) \((?P<number>[0-9]{1,9})\)")
 
 
 @dataclass(frozen=True)
@@ -54,33 +66,96 @@ def project_create(
     instructions: bool = False,
 ) -> Project | ProjectError:
     """A project: blank, with the starter site (and its /AGENTS.md), or with
-    only the starter's /AGENTS.md (`instructions`)."""
+    only the starter's /AGENTS.md (`instructions`). Named `name`, or numbered
+    when the owner has a project of that name (`name_free`)."""
     cleaned = clean_name(name)
     if isinstance(cleaned, ProjectError):
         return cleaned
     if len(description) > MAX_DESCRIPTION:
         return ProjectError(f"Descriptions are at most {MAX_DESCRIPTION} characters.")
-    project = Project.objects.create(owner=owner, name=cleaned, description=description.strip())
+    project = _created(owner, cleaned, description.strip())
+    if project is None:
+        return ProjectError("Could not find a free name for the project: try another name.")
     files = STARTER_FILES if starter else STARTER_INSTRUCTIONS if instructions else {}
     for path, content in files.items():
         result = file_create(
             project=project, path=path, content=content, author=Author.person(owner)
         )
         if isinstance(result, FileError):
-            # The starter files are ours; a failure here means the limits are
-            # set smaller than the starter site. Undo the whole project.
+            # The starter files are ours: a failure here is a limit (the owner's
+            # storage full, or limits set smaller than the starter). Undo it all.
             transaction.set_rollback(True)
-            return ProjectError(f"Could not add the starter site: {result.message}")
+            said = "Could not add the starter site" if starter else "No project was made"
+            return ProjectError(f"{said}: {result.message}")
     return project
+
+
+def _created(owner: User, name: str, description: str) -> Project | None:
+    for _ in range(_NAME_TRIES):
+        free = name_free(owner_id=owner.pk, name=name)
+        try:
+            with transaction.atomic():
+                return Project.objects.create(owner=owner, name=free, description=description)
+        except IntegrityError:  # another tab took `free` meanwhile: look again
+            continue
+    return None
+
+
+def name_free(*, owner_id: int, name: str, project: Project | None = None) -> str:
+    """`name`, or, when another of the owner's projects (`project` aside) has
+    it, `name` with the lowest free number: "Crumb (2)"; for a taken
+    "Crumb (2)", "Crumb (3)"."""
+    taken = {_key(other) for other in _other_names(owner_id, project)}
+    if _key(name) not in taken:
+        return name
+    numbered = _NUMBERED.fullmatch(name)
+    base, first = (numbered["base"], int(numbered["number"]) + 1) if numbered else (name, 2)
+    for number in itertools.count(first):
+        suffix = f" ({number})"
+        candidate = base[: MAX_NAME - len(suffix)].rstrip() + suffix
+        if _key(candidate) not in taken:
+            return candidate
+    raise AssertionError("unreachable: count() never ends")
+
+
+def name_taken(*, owner_id: int, name: str, project: Project | None = None) -> str | None:
+    """The name of the owner's other project (`project` aside) that reads as `name`."""
+    wanted = _key(name)
+    return next((other for other in _other_names(owner_id, project) if _key(other) == wanted), None)
+
+
+def _other_names(owner_id: int, project: Project | None) -> list[str]:
+    """The names of the owner's projects out of the trash (`project` aside)."""
+    others = Project.objects.filter(owner_id=owner_id)
+    if project is not None:
+        others = others.exclude(pk=project.pk)
+    return list(others.values_list("name", flat=True))
+
+
+def _key(name: str) -> str:
+    """A name as a person reads it: "Crumb", "crumb" and "CRUMB " are one."""
+    return " ".join(name.split()).casefold()
 
 
 def project_rename(*, project: Project, name: str) -> Project | ProjectError:
     cleaned = clean_name(name)
     if isinstance(cleaned, ProjectError):
         return cleaned
-    project.name = cleaned
-    project.save(update_fields=["name", "updated_at"])
+    other = name_taken(owner_id=project.owner_id, name=cleaned, project=project)
+    if other is not None:
+        return _name_in_use(other)
+    previous, project.name = project.name, cleaned
+    try:
+        with transaction.atomic():
+            project.save(update_fields=["name", "updated_at"])
+    except IntegrityError:  # another tab gave that name to another project meanwhile
+        project.name = previous
+        return _name_in_use(cleaned)
     return project
+
+
+def _name_in_use(name: str) -> ProjectError:
+    return ProjectError(f"You already have a project named {name}: choose another name.")
 
 
 def project_remember_model(*, project: Project, model: str) -> None:
@@ -108,9 +183,19 @@ def project_trash(*, project: Project) -> ProjectError | None:
     return None
 
 
-def project_restore(*, project: Project) -> None:
-    project.deleted_at = None
-    project.save(update_fields=["deleted_at", "updated_at"])
+def project_restore(*, project: Project) -> Project:
+    """Out of the trash, whole; numbered if a project made since has its name
+    ("Crumb (2)": `project.name` says which it got)."""
+    for _ in range(_NAME_TRIES):
+        project.name = name_free(owner_id=project.owner_id, name=project.name, project=project)
+        project.deleted_at = None
+        try:
+            with transaction.atomic():
+                project.save(update_fields=["name", "deleted_at", "updated_at"])
+                return project
+        except IntegrityError:  # another tab took that name meanwhile: look again
+            continue
+    raise IntegrityError(f"no free name for the restored project {project.pk}")
 
 
 @transaction.atomic

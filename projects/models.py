@@ -55,6 +55,16 @@ class Project(models.Model):
     class Meta:
         ordering = ["-updated_at"]
         indexes = [models.Index(fields=["owner", "-updated_at"])]
+        constraints = [
+            # A person's projects out of the trash never share a name
+            # (projects.lifecycle, which also reads "Café" and "CAFÉ" as one).
+            models.UniqueConstraint(
+                "owner",
+                Lower("name"),
+                condition=models.Q(deleted_at__isnull=True),
+                name="project_unique_live_name",
+            )
+        ]
         default_manager_name = "objects"
         base_manager_name = "all_objects"
 
@@ -338,6 +348,10 @@ class Site(models.Model):
         help_text="A domain of the owner's, proven by DNS (DomainClaim), that serves the "
         "site too (by its Host header).",
     )
+    # The check's findings its owner read and published anyway, by mark (how
+    # many of each): an Update asks again only of new or changed ones
+    # (projects.publish.acceptance).
+    accepted_findings = models.JSONField(default=dict, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

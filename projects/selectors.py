@@ -7,7 +7,7 @@ import uuid
 from datetime import datetime
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Count, Exists, Max, OuterRef, QuerySet, Sum
+from django.db.models import Case, Count, Exists, F, Max, OuterRef, Q, QuerySet, Sum, When
 from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest
 
@@ -44,6 +44,12 @@ def project_list_for(user: User | AnonymousUser) -> QuerySet[Project]:
             has_home_page=Exists(
                 ProjectFile.objects.filter(project=OuterRef("pk"), path=HOME_PAGE)
             ),
+            # Its site, when one is live: the card says so, with its address.
+            published_name=Case(
+                When(site__live__isnull=False, site__taken_down="", then=F("site__name")),
+                default=None,
+            ),
+            published_protected=Q(site__password__gt=""),
         )
         .order_by("-updated_at")
     )

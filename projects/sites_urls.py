@@ -8,6 +8,7 @@ from django.urls import path, re_path
 from projects.publish.names import NAME_PATTERN, RESERVED
 from projects.views import preview, preview_past, published
 from projects.web.past_seals import SEAL_PATTERN
+from projects.web.plain import PAGES_CSS_PATH
 
 _NAME = rf"(?!(?:{'|'.join(sorted(RESERVED))})/)(?P<name>{NAME_PATTERN})"
 
@@ -16,6 +17,9 @@ urlpatterns = [
     path("domain-check", published.domain_check, name="domain_check"),
     # The preview's bridge, at an address that names its content (preview.BRIDGE_PATH).
     path(preview.BRIDGE_PATH.lstrip("/"), preview.bridge, name="preview_bridge"),
+    # The stylesheet of this origin's own pages (projects.web.plain), served on
+    # a site's own host too (projects.views.published.serve_own).
+    path(PAGES_CSS_PATH.lstrip("/"), preview.pages_css, name="pages_css"),
     # The project as it was ("@" is in no file's path): projects.views.preview_past.
     re_path(
         rf"^preview/(?P<token>[^/]+)/@(?P<point>[0-9]{{1,18}})-(?P<seal>{SEAL_PATTERN})/(?P<path>.*)$",
@@ -26,6 +30,11 @@ urlpatterns = [
         rf"^preview/(?P<token>[^/]+)/@file-(?P<revision>[0-9]{{1,18}})-(?P<seal>{SEAL_PATTERN})/(?P<path>.*)$",
         preview_past.serve_version,
         name="preview_version",
+    ),
+    re_path(
+        rf"^preview/(?P<token>[^/]+)/@v(?P<number>[0-9]{{1,9}})-(?P<seal>{SEAL_PATTERN})/(?P<path>.*)$",
+        preview_past.serve_published,
+        name="preview_published",
     ),
     path("preview/<str:token>/", preview.serve, {"path": ""}, name="preview_root"),
     path("preview/<str:token>/<path:path>", preview.serve, name="preview"),

@@ -1,10 +1,52 @@
-"""The small starter site a new project can begin from, and its owner's
+"""The small starter site a new project can begin from, its owner's
 instructions to the assistant (/AGENTS.md: projects.files.instructions), a
-short start they can make their own."""
+short start they can make their own, and the example requests the dashboard
+offers under "What do you want to build?" (`STARTING_POINTS`)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final
+
+
+@dataclass(frozen=True)
+class StartingPoint:
+    label: str  # what it is, in a word or two
+    request: str  # what one click sends, as a person would write it
+
+
+# Each builds with any model, the offline demo's included (tests/browser/
+# test_dashboard_start_browser.py follows one through to the preview).
+STARTING_POINTS: Final = (
+    StartingPoint(
+        "Bakery",
+        "I need a website for my bakery called Crumb: the menu, opening hours and a contact form",
+    ),
+    StartingPoint(
+        "Portfolio",
+        "A portfolio site for my photography, with a gallery, a short bio and a way to reach me",
+    ),
+    StartingPoint(
+        "Restaurant",
+        "We want a website for our restaurant called Casa Verde: the menu, hours and bookings",
+    ),
+    StartingPoint(
+        "Event",
+        "A one-page site for our wedding on 14 June: the day's plan, the venue and an RSVP form",
+    ),
+    StartingPoint(
+        "Local business",
+        "A site for my plumbing business in Leeds, with services, prices and a call-back form",
+    ),
+    StartingPoint(
+        "App landing page",
+        "A landing page for Tally, our to-do app, with its features, pricing and a sign-up button",
+    ),
+)
+
+# The session's key for a request the dashboard refused, shown in its box
+# again (chat.views.start writes it, projects.views.dashboard reads it once).
+START_DRAFT_KEY: Final = "builtit_start_draft"
 
 _INDEX = """<!doctype html>
 <html lang="en">

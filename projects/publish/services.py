@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,10 +44,17 @@ class PublishError:
 
 
 def site_publish(
-    *, project: Project, user: User | None, name: str | None = None
+    *,
+    project: Project,
+    user: User | None,
+    name: str | None = None,
+    accepted: Mapping[str, int] | None = None,
 ) -> SiteVersion | PublishError:
     """A new version of the project's site from its files as they are now, made
-    live. The first publish names the site (`name`); later ones keep it."""
+    live. The first publish names the site (`name`); later ones keep it.
+    `accepted`: the check's findings published with it, by mark
+    (projects.publish.acceptance), kept for the next Update; None keeps
+    what was kept (the check did not run)."""
     if lock_current(project) is not None:
         # Its files are half-way through a change: not what anyone means to ship.
         return PublishError(
@@ -66,6 +74,9 @@ def site_publish(
             site = _site_for_publish(project, name)
             if isinstance(site, PublishError):
                 return site
+            if accepted is not None:
+                site.accepted_findings = dict(accepted)
+                site.save(update_fields=["accepted_findings"])
             return _version_make(site, files, user)
     except IntegrityError:  # another publish took the name (or the number) meanwhile
         return PublishError("That name was just taken: choose another.")

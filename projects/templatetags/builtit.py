@@ -8,6 +8,7 @@ from django.utils.timesince import timesince
 
 from common.sizes import human_size
 from projects.models import Project
+from projects.publish.selectors import site_of
 from projects.web import sites
 from projects.web.sandbox import SANDBOX
 
@@ -60,3 +61,18 @@ def sites_origin(context: template.Context) -> str:
 def preview_path(project: Project, path: str = "") -> str:
     """A preview's path on the sites origin; `path` is relative to the site's root."""
     return sites.preview_path(project.preview_token, path)
+
+
+@register.simple_tag(takes_context=True)
+def site_address(context: template.Context, name: str) -> str:
+    """A published site's address (projects.web.sites.site_url)."""
+    return sites.site_url(context["request"], name)
+
+
+@register.simple_tag(takes_context=True)
+def live_address(context: template.Context, project: Project) -> str:
+    """The address of the project's site while it is live; "" when it is not."""
+    site = site_of(project)
+    if site is None or site.live_id is None or site.taken_down:
+        return ""
+    return sites.site_url(context["request"], site.name)

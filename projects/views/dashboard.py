@@ -16,6 +16,7 @@ from common.users import current_user
 from projects.archive import ImportRefused, project_export_zip, project_import_zip, skipped_shown
 from projects.lifecycle import (
     ProjectError,
+    clean_name,
     project_create,
     project_purge,
     project_rename,
@@ -23,13 +24,14 @@ from projects.lifecycle import (
     project_trash,
     trash_purge_date,
 )
-from projects.models import ProjectFile
+from projects.models import Project, ProjectFile
 from projects.selectors import (
     owned_project,
     project_list_for,
     trash_list_for,
     trashed_get_for,
 )
+from projects.starter import START_DRAFT_KEY, STARTING_POINTS
 from projects.usage import storage_used
 from projects.web.sites import frame_sites
 
@@ -42,6 +44,9 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "storage": _storage(request),
         # The request becomes the first chat message: the message limit bounds it.
         "max_request_chars": settings.BUILTIT_MAX_MESSAGE_CHARS,
+        "starting_points": STARTING_POINTS,
+        # A request just refused (too long, storage full), back in the box once.
+        "draft": request.session.pop(START_DRAFT_KEY, ""),
     }
     # The cards' thumbnails are the sites themselves, framed from the sites origin.
     return frame_sites(request, render(request, "projects/dashboard.html", context))
@@ -58,7 +63,20 @@ def project_new(request: HttpRequest) -> HttpResponse:
     if isinstance(result, ProjectError):
         messages.error(request, result.message)
         return redirect("dashboard")
+    asked = clean_name(request.POST.get("name", ""))
+    if asked != result.name:
+        messages.info(
+            request, f"You already have a project named {asked}, so this one is {result.name}."
+        )
     return redirect("workspace", project_id=result.pk)
+
+
+def _named(asked: str, project: Project) -> str:
+    """The project's name, and why it is not the one asked for when it was taken."""
+    cleaned = clean_name(asked)
+    if isinstance(cleaned, str) and cleaned != project.name:
+        return f"{cleaned} as {project.name} (you already have a project named {cleaned})"
+    return project.name
 
 
 @require_POST
@@ -80,6 +98,7 @@ def project_import(request: HttpRequest) -> HttpResponse:
             messages.error(request, problem, extra_tags="import detail")
         return redirect("dashboard")
     project = result.project
+    named = _named(name or "Imported site", project)
     # Where the files went: a ZIP's one top folder is the site itself.
     placed = (
         f" Everything in the ZIP was inside the folder {result.folder}, so that folder's "
@@ -91,14 +110,14 @@ def project_import(request: HttpRequest) -> HttpResponse:
         count = len(result.skipped)
         messages.warning(
             request,
-            f"Imported {project.name}.{placed} Left out {count} "
+            f"Imported {named}.{placed} Left out {count} "
             f"file{'s' if count != 1 else ''} (named as in the ZIP):",
             extra_tags="import",
         )
         for reason in skipped_shown(result.skipped):
             messages.warning(request, reason, extra_tags="import detail")
     else:
-        messages.success(request, f"Imported {project.name}.{placed}", extra_tags="import")
+        messages.success(request, f"Imported {named}.{placed}", extra_tags="import")
     return redirect("workspace", project_id=project.pk)
 
 
@@ -169,8 +188,9 @@ def project_restore_view(request: HttpRequest, project_id: uuid.UUID) -> HttpRes
     project = trashed_get_for(request.user, project_id)
     if project is None:
         raise Http404("No such project in your trash.")
-    project_restore(project=project)
-    messages.success(request, f"Restored {project.name}, with its files, history and chats.")
+    asked = project.name
+    named = _named(asked, project_restore(project=project))
+    messages.success(request, f"Restored {named}, with its files, history and chats.")
     return redirect("dashboard")
 
 

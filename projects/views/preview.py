@@ -28,7 +28,7 @@ from projects.files.binaries import blob_bytes, blob_for_marker, is_marker
 from projects.files.instructions import is_instructions
 from projects.files.paths import PathError, content_type_for, normalize_path
 from projects.models import Project, ProjectFile, RetiredPreviewToken, Site
-from projects.web.plain import plain_page
+from projects.web.plain import PAGES_CSS, plain_page
 from projects.web.sandbox import SANDBOX
 from projects.web.sites import app_sources, sandboxed
 from projects.web.static_files import content_response
@@ -175,6 +175,18 @@ def bridge(request: HttpRequest) -> HttpResponse:
     if request.method not in {"GET", "HEAD"}:
         return secured(HttpResponseNotAllowed(["GET", "HEAD"]))
     response = secured(HttpResponse(_BRIDGE, content_type="text/javascript; charset=utf-8"))
+    response["Cache-Control"] = "public, max-age=31536000, immutable"
+    return response
+
+
+@login_not_required
+@csrf_exempt  # as `serve`
+def pages_css(request: HttpRequest) -> HttpResponse:
+    """The stylesheet of the sites origin's own pages (at PAGES_CSS_PATH: its
+    address changes with it), on the sites host and every site's own host."""
+    if request.method not in {"GET", "HEAD"}:
+        return secured(HttpResponseNotAllowed(["GET", "HEAD"]))
+    response = secured(HttpResponse(PAGES_CSS, content_type="text/css; charset=utf-8"))
     response["Cache-Control"] = "public, max-age=31536000, immutable"
     return response
 

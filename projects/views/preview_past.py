@@ -6,7 +6,10 @@ token, sandbox and headers (projects.views.preview), at a point of its history.
   revision (a turn's "Preview" names the turn's last one);
 - `/preview/<token>/@file-<revision>/<path>`: the files as they are now, with
   the one the revision changed as that revision left it (what its Restore
-  brings back).
+  brings back);
+- `/preview/<token>/@v<number>/<path>`: a published version of the site, its
+  addresses read as its host reads them (a folder's index.html, its own
+  404.html), to look at before making it live again.
 
 Its pages get no bridge, only the notices for blocked dialogs: the problems
 of a past page are not the site's problems now, and the workspace listens to
@@ -23,8 +26,9 @@ from django.views.decorators.csrf import csrf_exempt
 from projects.files.instructions import is_instructions
 from projects.files.paths import content_type_for, normalize_path
 from projects.history.past import PastText, past_files, past_version
+from projects.models import SiteVersion
 from projects.publish.addresses import file_for
-from projects.publish.serving import Stored, content_of
+from projects.publish.serving import Stored, content_of, version_index
 from projects.views.preview import (
     SHARED_PAGE_SCRIPT,
     live_file,
@@ -42,6 +46,10 @@ from projects.web.static_files import content_response
 _SEAL_LAPSED = plain_page(
     "This view of the past has lapsed",
     "Press Preview again beside the turn or the version in the workspace.",
+)
+_NO_VERSION = plain_page(
+    "No such version",
+    "That version of the published site is no longer kept: the newest are.",
 )
 _NOTHING_THEN = plain_page(
     "Nothing to show at that time",
@@ -85,12 +93,48 @@ def serve_version(
     return _past_text(request, version.text, version.path)
 
 
+@login_not_required
+@csrf_exempt
+def serve_published(
+    request: HttpRequest, token: str, number: str, seal: str, path: str
+) -> HttpResponse:
+    project = project_for(request, token)
+    if isinstance(project, HttpResponse):
+        return project
+    if not past_seal_valid(project_id=project.pk, kind="published", number=int(number), seal=seal):
+        return not_found_page(_SEAL_LAPSED)
+    version = SiteVersion.objects.filter(site__project=project, number=int(number)).first()
+    if version is None:
+        return not_found_page(_NO_VERSION, status=410)
+    files = version_index(version.pk, version.created_at)
+    found = file_for("/" + path, files)
+    if found is None:
+        return _not_published(files)
+    if found.folder:
+        return secured(HttpResponseRedirect(escape_leading_slashes(request.path + "/")))
+    return _stored(request, files[found.path], found.path)
+
+
+def _not_published(files: dict[str, Stored]) -> HttpResponse:
+    """What the site's host answers for an address with no file: its own 404.html."""
+    stored = files.get("/404.html")
+    own = content_of(stored, "/404.html") if stored is not None else None
+    if own is None:
+        return not_found_page()
+    page = with_page_report(own.data.decode("utf-8", "replace"), script=SHARED_PAGE_SCRIPT)
+    return secured(HttpResponse(page.encode("utf-8"), status=404, content_type=own.content_type))
+
+
 def _past_text(request: HttpRequest, text: PastText | None, path: str) -> HttpResponse:
     """A file's text as it was (None: it was empty), served as the live preview
     serves it; binary files (their marker) as their bytes."""
     if text is None:
         return secured(HttpResponse(b"", content_type=content_type_for(path)))
-    content = content_of(Stored(text.blob_id, text.digest), path)
+    return _stored(request, Stored(text.blob_id, text.digest), path)
+
+
+def _stored(request: HttpRequest, stored: Stored, path: str) -> HttpResponse:
+    content = content_of(stored, path)
     if content is None:
         return not_found_page()
     if content.content_type.startswith("text/html"):

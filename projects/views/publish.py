@@ -10,15 +10,18 @@ from typing import Any
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template.defaultfilters import pluralize
 from django.utils import timezone
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_POST
 
 from common.users import current_user
 from projects.models import DomainClaim, Project, Site, SiteVersion
+from projects.publish.acceptance import Asked, check_asked, marks_counted, marks_posted
 from projects.publish.checking import CheckUnfinished, site_check_bounded
 from projects.publish.domains import domain_check_due, site_domain_check, site_domain_set
 from projects.publish.names import MAX_DOMAIN, name_suggested
+from projects.publish.notes import VersionNote, version_notes
 from projects.publish.selectors import (
     ClaimShown,
     site_changes,
@@ -37,9 +40,14 @@ from projects.publish.services import (
     site_version_make_live,
     version_export_zip,
 )
-from projects.publish.site_check import SiteCheck
 from projects.selectors import owned_project
-from projects.web.sites import domain_url, origin_host, site_url, sites_origin
+from projects.web.sites import (
+    domain_url,
+    origin_host,
+    published_preview_url,
+    site_url,
+    sites_origin,
+)
 
 _VERSIONS_SHOWN = 20
 
@@ -55,16 +63,32 @@ def publish(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     read what it found and chose to publish anyway."""
     project = owned_project(request, project_id)
     name = request.POST.get("name", "")
-    if not request.POST.get("anyway"):
+    accepted: dict[str, int] | None = None
+    known = 0
+    if request.POST.get("anyway"):
+        # What the dialog showed, accepted; after a check that did not finish, nothing new.
+        if request.POST.get("checked"):
+            accepted = marks_posted(request.POST.getlist("accepted"))
+    else:
         check = site_check_bounded(site_files_for_check(project))
         if isinstance(check, CheckUnfinished):
             return _panel(request, project, unfinished=check.message, name=name)
-        if not check.clean:
-            return _panel(request, project, check=check, name=name)
-    published = site_publish(project=project, user=current_user(request), name=name)
+        site = site_of(project)
+        asked = check_asked(check, site.accepted_findings if site is not None else {})
+        if not asked.clean:
+            return _panel(request, project, asked=asked, name=name)
+        accepted, known = marks_counted(asked.marks), asked.known
+    published = site_publish(
+        project=project, user=current_user(request), name=name, accepted=accepted
+    )
     if isinstance(published, PublishError):
         return _panel(request, project, error=published.message, name=name)
     said = f"Version {published.number} is live."
+    if known:
+        said += (
+            f" {known} finding{pluralize(known)} of the check you published anyway before "
+            f"{pluralize(known, 'is,are')} unchanged, so you were not asked again."
+        )
     return _panel(request, project, said=said)
 
 
@@ -205,6 +229,20 @@ def _version(site: Site, number: int) -> SiteVersion:
     return version
 
 
+def _versions(request: HttpRequest, project: Project, site: Site) -> list[tuple[VersionNote, str]]:
+    """The newest versions, each with what it holds and the address of its preview."""
+    shown = version_notes(site, list(site_versions(site)[:_VERSIONS_SHOWN]))
+    return [
+        (
+            note,
+            published_preview_url(
+                request, project.preview_token, project_id=project.pk, number=note.version.number
+            ),
+        )
+        for note in shown
+    ]
+
+
 def _name_around(request: HttpRequest) -> dict[str, str]:
     """What the first publish's form shows before and after the name it asks for."""
     origin = sites_origin(request)
@@ -218,7 +256,7 @@ def _panel(
     request: HttpRequest,
     project: Project,
     *,
-    check: SiteCheck | None = None,
+    asked: Asked | None = None,
     unfinished: str = "",
     name: str = "",
     error: str = "",
@@ -238,9 +276,10 @@ def _panel(
         "site": site,
         "address": site_url(request, site.name) if site is not None else "",
         "changes": site_changes(site) if site is not None else None,
-        "versions": list(site_versions(site)[:_VERSIONS_SHOWN]) if site is not None else [],
+        "versions": _versions(request, project, site) if site is not None else [],
         "name": name or (site.name if site is not None else name_suggested(project.name)),
-        "check": check,
+        "check": asked.check if asked is not None else None,
+        "asked": asked,
         "unfinished": unfinished,
         "error": error,
         "said": said,

@@ -35,7 +35,8 @@ from projects.publish.passwords import (
     password_try,
 )
 from projects.publish.serving import Content, Stored, content_of, version_index
-from projects.web.plain import plain_page
+from projects.views.preview import pages_css
+from projects.web.plain import PAGES_CSP, PAGES_CSS_PATH, plain_page
 from projects.web.sandbox import SANDBOX
 from projects.web.sites import SiteHost, origin_host, own_url, sandboxed, sites_origin
 from projects.web.static_files import content_response
@@ -47,12 +48,9 @@ SECURE_PASS_COOKIE = "__Host-" + PASS_COOKIE
 PASS_COOKIES = frozenset({PASS_COOKIE, SECURE_PASS_COOKIE})
 # Unlike the preview: links to other sites open as they would on any host.
 _CSP = f"sandbox {SANDBOX} allow-popups-to-escape-sandbox"
-# The password form: nothing loads, the form posts to the page itself, no frame.
-_FORM_CSP = (
-    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
-)
+# The password form: its stylesheet alone loads, it posts to the page itself, no frame.
+_FORM_CSP = f"{PAGES_CSP}; form-action 'self'; frame-ancestors 'none'"
 _NO_SITE = plain_page("No site here", "No site is published at this address.")
-_GONE = plain_page("This site is not published", "Its owner has taken it offline.")
 _MISSING = plain_page("Page not found", "This site has no page at this address.")
 _NOT_HERE = plain_page(
     "This site has a password",
@@ -105,6 +103,8 @@ def domain_check(request: HttpRequest) -> HttpResponse:
 
 def serve_own(request: HttpRequest, host: SiteHost) -> HttpResponse:
     """Any address on a site's own host."""
+    if request.path == PAGES_CSS_PATH:  # no file of the site's has this path
+        return _own(pages_css(request))
     site = live_site(name=host.name) if host.name else live_site(domain=host.domain)
     closed = _closed(site)
     if closed is not None and site is not None and site.taken_down:
@@ -130,10 +130,16 @@ def _closed(site: LiveSite | None) -> HttpResponse | None:
     if site is None:
         return _plain(_NO_SITE, 404)
     if site.taken_down:
-        return _plain(plain_page("This site was taken down", escape(site.taken_down)), 410)
+        down = plain_page("This site was taken down", escape(site.taken_down), site=site.name)
+        return _plain(down, 410)
     # Offline, in the trash, or its owner's account closed by staff.
     if site.version_id is None or site.gone:
-        return _plain(_GONE, 410)
+        gone = plain_page(
+            "This site is not published",
+            "Its owner has taken it offline. If they publish it again, it will be here.",
+            site=site.name,
+        )
+        return _plain(gone, 410)
     return None
 
 
@@ -204,16 +210,19 @@ def _pass_cookie(request: HttpRequest) -> str:
 
 
 def _form(site: LiveSite, *, status: int, said: str = "") -> HttpResponse:
-    notice = f'<p role="alert" style="color:#b91c1c">{escape(said)}</p>' if said else ""
-    html = (
-        f'{notice}<form method=post style="display:flex;flex-wrap:wrap;gap:.5rem">'
-        '<label for=password style="flex-basis:100%">Password</label>'
+    notice = f'<p class="said" role="alert">{escape(said)}</p>' if said else ""
+    form = (
+        f"{notice}<form method=post><label for=password>Password</label>"
         f"<input id=password name=password type=password required autofocus "
-        f'maxlength="{MAX_LENGTH}" autocomplete=current-password '
-        'style="font:inherit;padding:.4rem;flex:1 1 8rem;max-width:18rem;min-width:0">'
-        '<button style="font:inherit;padding:.4rem .8rem">Open</button></form>'
+        f'maxlength="{MAX_LENGTH}" autocomplete=current-password>'
+        "<button>Open</button></form>"
     )
-    page = plain_page(f"{site.name}: password", f"This site is kept by a password.</p>{html}<p>")
+    page = plain_page(
+        "This site has a password",
+        "This site is kept by a password: give the one its owner shared with you.",
+        site=site.name,
+        more=form,
+    )
     response = _plain(page, status)
     response["Content-Security-Policy"] = _FORM_CSP
     response["Cache-Control"] = "no-store"
@@ -223,6 +232,8 @@ def _form(site: LiveSite, *, status: int, said: str = "") -> HttpResponse:
 def _plain(page: str, status: int) -> HttpResponse:
     response = HttpResponse(page, status=status, content_type="text/html; charset=utf-8")
     response["Cache-Control"] = "no-cache"
+    # On a site's own host; the shared host's answers are sandboxed instead (_shared).
+    response["Content-Security-Policy"] = PAGES_CSP
     return response
 
 

@@ -70,6 +70,16 @@ def version_preview_url(
     return sites_origin(request) + reverse("preview_version", urlconf=URLCONF, kwargs=kwargs)
 
 
+def published_preview_url(
+    request: HttpRequest, token: str, *, project_id: uuid.UUID, number: int
+) -> str:
+    """The preview of the project's published version `number`, as it is served
+    (projects.views.preview_past.serve_published)."""
+    seal = past_seal(project_id=project_id, kind="published", number=number)
+    kwargs = {"token": token, "number": str(number), "seal": seal, "path": ""}
+    return sites_origin(request) + reverse("preview_published", urlconf=URLCONF, kwargs=kwargs)
+
+
 def site_url(request: HttpRequest, name: str) -> str:
     """A published site's address: its own host, `<name>.<sites host>`, or, when
     the server gives sites none, `/s/<name>/` on the sites origin."""

@@ -1,25 +1,38 @@
 // The dashboard's "What do you want to build?": Enter builds, as Enter sends in
-// the chat; Shift+Enter adds a line. Sent once: a second Enter while the page
-// is on its way would make a second project.
+// the chat; Shift+Enter adds a line. An example under the box builds at one
+// click. Sent once: a second Enter or click while the page is on its way would
+// make a second project.
 (function () {
   "use strict";
+  const FORMS = ["start-form", "start-examples"];
+  let sent = false;
+
   document.addEventListener("keydown", (event) => {
     if (event.target.id !== "start-request" || event.key !== "Enter") return;
     if (event.shiftKey || event.isComposing) return;
     event.preventDefault();
     event.target.form.requestSubmit();
   });
+
+  function setBusy(busy) {
+    const build = document.getElementById("start-build");
+    if (build) build.disabled = busy;
+    // Not `disabled`: the example clicked must still send its request with the form.
+    for (const example of document.querySelectorAll("#start-examples .example")) {
+      if (busy) example.setAttribute("aria-disabled", "true");
+      else example.removeAttribute("aria-disabled");
+    }
+  }
+
   document.addEventListener("submit", (event) => {
-    if (event.target.id !== "start-form") return;
-    if (event.target.dataset.sent) { event.preventDefault(); return; }
-    event.target.dataset.sent = "1";
-    document.getElementById("start-build").disabled = true;
+    if (!FORMS.includes(event.target.id)) return;
+    if (sent) { event.preventDefault(); return; }
+    sent = true;
+    setBusy(true);
   });
-  // Back to this page from the workspace: the form may be used again.
+  // Back to this page from the workspace: the forms may be used again.
   window.addEventListener("pageshow", () => {
-    const form = document.getElementById("start-form");
-    if (!form) return;
-    delete form.dataset.sent;
-    document.getElementById("start-build").disabled = false;
+    sent = false;
+    setBusy(false);
   });
 })();

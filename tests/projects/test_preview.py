@@ -382,7 +382,8 @@ def test_the_not_found_page_reports_too(anonymous, starter_project):
     response = anonymous.get(f"{_base(starter_project)}missing.html")
     assert response.status_code == 404
     assert response.content.count(PAGE_REPORT_SCRIPT.encode()) == 1
-    assert response.content.startswith(b"<!doctype html>" + PAGE_REPORT_SCRIPT.encode())
+    start = b'<!doctype html><html lang="en"><head>'
+    assert response.content.startswith(start + PAGE_REPORT_SCRIPT.encode())
     _assert_sandboxed(response)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
@@ -89,6 +90,17 @@ def test_login_and_signup_pages_are_open_to_anonymous_visitors(db):
     assert b"Sign in" in login.content
     assert signup.status_code == 200
     assert b"Create an account" in signup.content
+
+
+@pytest.mark.parametrize("address", ["/accounts/login/", "/accounts/signup/"])
+def test_a_visitor_who_has_not_signed_in_is_told_what_built_it_is(db, address):
+    page = Client().get(address).content.decode()
+    about = page.split('class="about-builtit">')[1].split("</p>")[0]
+    assert about.startswith("Built-It makes websites from what you write.")
+    assert "assistant" in about
+    assert "publish" in about
+    # Before the form it introduces, under the page's heading.
+    assert page.index("<h1>") < page.index("about-builtit") < page.index("<form")
 
 
 def test_signup_creates_the_account_and_signs_it_in(db):

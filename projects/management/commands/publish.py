@@ -1,8 +1,9 @@
 """`manage.py publish <project>`: publish a project's site from a script, as the
 workspace's Publish dialog does: the check first (what it finds goes to
 stderr, and stops the publish unless --anyway), then a new version live.
-`--make-live N` serves an earlier version again; `--unpublish` takes the site
-offline. Exits 1, saying why, when nothing was done."""
+Findings published anyway before, and unchanged, stop nothing, as in the
+dialog. `--make-live N` serves an earlier version again; `--unpublish` takes
+the site offline. Exits 1, saying why, when nothing was done."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from projects.models import Project, Site
+from projects.publish.acceptance import check_asked, marks_counted
 from projects.publish.checking import CheckUnfinished, site_check_bounded
 from projects.publish.selectors import site_files_for_check, site_of
 from projects.publish.services import (
@@ -20,7 +22,6 @@ from projects.publish.services import (
     site_unpublish,
     site_version_make_live,
 )
-from projects.publish.site_check import SiteCheck
 
 
 class Command(BaseCommand):
@@ -48,22 +49,36 @@ class Command(BaseCommand):
         if options["make_live"] is not None:
             self._make_live(_site(project), options["make_live"])
             return
+        accepted = self._checked(project, anyway=options["anyway"])
+        published = site_publish(
+            project=project, user=None, name=options["name"], accepted=accepted
+        )
+        if isinstance(published, PublishError):
+            raise CommandError(published.message)
+        self.stdout.write(f"{published.site.name}: version {published.number} is live.")
+
+    def _checked(self, project: Project, *, anyway: bool) -> dict[str, int] | None:
+        """The check, as the dialog asks it: what it finds that was not published
+        anyway before goes to stderr, and stops the publish unless `anyway`.
+        What the publish accepts; None when the check did not finish."""
         check = site_check_bounded(site_files_for_check(project))
         if isinstance(check, CheckUnfinished):
-            if not options["anyway"]:
+            if not anyway:
                 raise CommandError(f"{check.message} Nothing was published (--anyway).")
-            check = SiteCheck((), 0)
-        for heading, findings in check.by_kind():
+            return None
+        site = site_of(project)
+        asked = check_asked(check, site.accepted_findings if site is not None else {})
+        for heading, findings in asked.check.by_kind():
             self.stderr.write(heading + ":")
             for finding in findings:
                 where = f"{finding.path}:{finding.line}" if finding.line else finding.path
                 self.stderr.write(f"  {where}: {finding.text}")
-        if not check.clean and not options["anyway"]:
+        if asked.known:
+            known = asked.known
+            self.stderr.write(f"Not listed again: {known} published anyway before, unchanged.")
+        if not asked.clean and not anyway:
             raise CommandError("The check found the above; nothing was published (--anyway).")
-        published = site_publish(project=project, user=None, name=options["name"])
-        if isinstance(published, PublishError):
-            raise CommandError(published.message)
-        self.stdout.write(f"{published.site.name}: version {published.number} is live.")
+        return marks_counted(asked.marks)
 
     def _make_live(self, site: Site, number: int) -> None:
         version = site.versions.filter(number=number).first()
