@@ -96,7 +96,10 @@ def build_next(brief: Brief, rules: Rules) -> tuple[str, ...]:
     if brief.as_pages:
         offers.append(_page_request(brief.as_pages[0]))
     present = {section_id for section_id, _, _ in brief.sections}
-    more = next((s for s in _MORE_SECTIONS.get(brief.kind, _USUAL_MORE) if s not in present), None)
+    # A way to reach them first, where the site has none.
+    reach = () if present & {"contact", "rsvp"} else ("contact",)
+    wanted = (*reach, *_MORE_SECTIONS.get(brief.kind, _USUAL_MORE))
+    more = next((s for s in wanted if s not in present), None)
     if more is not None:
         offers.append(f"Add {a_or_an(_SECTION_WORDS.get(more, more))} section")
     offers.append(_header_colour(brief, rules))

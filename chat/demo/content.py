@@ -45,7 +45,7 @@ def section_body(section_id: str, kind: str, name: str) -> str:
 
 def examples_note(page: str) -> str:
     """Which details on `page` (HTML) are the demo's examples, as a sentence."""
-    held = [words for marker, words in _EXAMPLES if marker in page]
+    held = list(dict.fromkeys(words for marker, words in _EXAMPLES if marker in page))
     if not held:
         return ""
     listed = held[0] if len(held) == 1 else ", ".join(held[:-1]) + " and " + held[-1]
@@ -54,6 +54,7 @@ def examples_note(page: str) -> str:
 
 _EXAMPLES = (
     ('class="price"', "prices"),
+    ('<section id="pricing"', "prices"),
     ('class="hours"', "opening hours"),
     ('class="timetable"', "times"),
     ('class="contact-details"', "contact details"),
