@@ -70,12 +70,16 @@ _WORD_RULES = {
     "event": r"events|upcoming\s+event",
     "product": r"products",
 }
-_PAGES = re.compile(r"\b([a-z][\w-]*)\s+pages?\b")
+_PAGE_WORD = re.compile(r"\bpages?\b")
 _NOT_A_SECTION_PAGE = {"landing", "home", "web", "one", "single", "menu", "main", "index", "a"}
-_NAMED = re.compile(r"\b((?:[a-z][\w'\u2019-]*\s+){0,2}[a-z][\w'\u2019-]*)\s+sections?\b")
+_SECTION_WORD = re.compile(r"\bsections?\b")
+_NAME_BEFORE = 60  # characters: a section's name is a few words
+_CLAUSE = re.compile(r"[,.;:!?()\[\]\n\u2014\u2013]")  # where the words before end
+_MOST_NAMED = 12  # sections or pages named: a page holds at most 8 (chat.demo.site)
 _NOT_A_NAME = {
     *("a", "an", "the", "with", "and", "plus", "some", "our", "my", "of", "for", "also"),
     *("one", "each", "every", "new", "another", "big", "small", "short", "little", "own"),
+    *("two", "three", "four", "five", "few", "several", "more", "many", "other", "extra"),
 }
 
 
@@ -99,7 +103,9 @@ def sections_asked(lowered: str, *, skip: tuple[int, int] = (0, 0)) -> Asked:
     for words, at in _named(lowered, set(found)):
         found.setdefault(_custom(words), at)
     ordered = tuple(sorted(found, key=lambda section: found[section]))
-    pages = [page for page in _PAGES.findall(lowered) if page not in _NOT_A_SECTION_PAGE]
+    pages = [
+        page for page in _words_before(lowered, _PAGE_WORD, 1) if page not in _NOT_A_SECTION_PAGE
+    ]
     as_pages = tuple(dict.fromkeys(s[1] for s in ordered for page in pages if _names(page, s)))
     return Asked(ordered, as_pages)
 
@@ -126,14 +132,27 @@ def _said(lowered: str) -> list[tuple[str, int]]:
 def _named(lowered: str, known: set[Section]) -> list[tuple[str, int]]:
     """Sections named by a name the demo does not know ("a reservations section")."""
     named = []
-    for found in _NAMED.finditer(lowered):
-        words = found.group(1).split()
+    places = list(_SECTION_WORD.finditer(lowered))[:_MOST_NAMED]
+    for name, at in zip(_words_before(lowered, _SECTION_WORD, 3), places, strict=True):
+        words = name.split()
         while words and words[0] in _NOT_A_NAME:
             words = words[1:]
         if not words or known_section(" ".join(words)) or _said(" ".join(words)):
             continue
-        named.append((" ".join(words), found.start(1)))
+        named.append((" ".join(words), at.start()))
     return named
+
+
+def _words_before(lowered: str, word: re.Pattern[str], most: int) -> list[str]:
+    """For each place `word` is found, the `most` words before it (in its part
+    of the sentence). Read back from each place, not forwards from every
+    word, so the time taken grows with the text, not with its square."""
+    found = []
+    for at in list(word.finditer(lowered))[:_MOST_NAMED]:
+        before = _CLAUSE.split(lowered[max(0, at.start() - _NAME_BEFORE) : at.start()])[-1]
+        words = re.findall(r"[a-z][\w'\u2019-]*", before)[-most:]
+        found.append(" ".join(w.strip("-'\u2019") for w in words))
+    return found
 
 
 def _custom(words: str) -> Section:
