@@ -87,14 +87,7 @@ def assumed_note(brief: Brief) -> str:
 def build_next(brief: Brief, rules: Rules) -> tuple[str, ...]:
     """The suggestions after a build: changing what was assumed first, then
     what the site does not have yet."""
-    offers = []
-    if not brief.named:
-        offers.append(f"Rename the site to {_example_name(brief)}")
-    if not brief.kind_named:
-        called = f" called {brief.name}" if brief.named else ""
-        offers.append(f"Replace the site with a shop{called}")
-    if brief.as_pages:
-        offers.append(_page_request(brief.as_pages[0]))
+    offers = list(assumed_next(brief))
     present = {section_id for section_id, _, _ in brief.sections}
     # A way to reach them first, where the site has none.
     reach = () if present & {"contact", "rsvp"} else ("contact",)
@@ -105,6 +98,20 @@ def build_next(brief: Brief, rules: Rules) -> tuple[str, ...]:
     offers.append(_header_colour(brief, rules))
     offers.append("Add an about page")
     return tuple(offer[:_LONGEST] for offer in dict.fromkeys(offers))[:_MOST]
+
+
+def assumed_next(brief: Brief) -> tuple[str, ...]:
+    """The suggestions that change what the demo assumed: the name it chose,
+    a general site for a kind of place, a section for a page asked for."""
+    offers = []
+    if not brief.named:
+        offers.append(f"Rename the site to {_example_name(brief)}")
+    if not brief.kind_named:
+        called = f" called {brief.name}" if brief.named else ""
+        offers.append(f"Replace the site with a shop{called}")
+    if brief.as_pages:
+        offers.append(_page_request(brief.as_pages[0]))
+    return tuple(offers)
 
 
 def site_next(read: dict[str, str]) -> tuple[str, str]:

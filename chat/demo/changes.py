@@ -15,10 +15,8 @@ from chat.demo.colours import colour_in, text_colour_on
 from chat.demo.content import section_body
 from chat.demo.edits import FileEdits
 from chat.demo.intents import section_asked
-from chat.demo.kinds import kind_in
 from chat.demo.rules import Rules
-from chat.demo.sections import SECTIONS
-from chat.demo.site import section_html, site_name, text
+from chat.demo.site import SECTIONS, kind_in, section_html, site_name, text
 from chat.demo.steps import Step
 from chat.demo.tones import more_text, section_words
 
@@ -157,7 +155,7 @@ def add_section(request: str, texts: dict[str, str], rules: Rules) -> Step:
             "No place for a section.",
             f"I could not find where to add a section in index.html. {NOTHING_CHANGED}",
         )
-    body = section_body(section_id, kind_in(page).kind.id, site_name(page) or "us") if known else ""
+    body = section_body(section_id, kind_in(page), site_name(page) or "us") if known else ""
     edits = FileEdits("/index.html", page)
     edits.insert(page.index(anchor), section_html(section_id, heading, lead, body) + "\n")
     linked = _link_in_nav(edits, f"#{section_id}", heading)

@@ -10,7 +10,7 @@ so "a coffee shop" is a café before it is a shop, "a yoga studio" a class
 before a design studio, and "I'm a wedding photographer" a photographer.
 
 The demo finds the kind of a site it built again by its tagline, which names
-the label (chat.demo.tones.tagline): `kind_in`.
+the label (chat.demo.tones.tagline): `kind_found_in`.
 """
 
 from __future__ import annotations
@@ -259,7 +259,7 @@ def _label(kind: Kind, lowered: str, start: int) -> str:
     return f"{word} {kind.label}"
 
 
-def kind_in(page_text: str) -> Found:
+def kind_found_in(page_text: str) -> Found:
     """The kind of place a page the demo built is for, as its tagline or its
     title names it: the general site when they name none."""
     said = re.findall(r'class="tagline"[^>]*>([^<]*)<|<title>([^<]*)<', page_text)

@@ -14,10 +14,8 @@ from chat.demo.answers import NOTHING_CHANGED
 from chat.demo.content import section_body
 from chat.demo.edits import Call, FileEdits
 from chat.demo.intents import PAGE
-from chat.demo.kinds import kind_in
 from chat.demo.rules import Rules
-from chat.demo.sections import SECTIONS
-from chat.demo.site import page, site_name, text
+from chat.demo.site import SECTIONS, kind_in, page, site_name, text
 from chat.demo.steps import Step
 from chat.demo.tones import page_text, section_words
 
@@ -48,7 +46,7 @@ def add_page(lowered: str, files: list[str], texts: dict[str, str], rules: Rules
             calls.append(edits.call)
     if known is not None:
         _, lead = section_words(known[0], known[1], known[2], rules.voice)
-        body = section_body(known[0], kind_in(home).kind.id, name)
+        body = section_body(known[0], kind_in(home), name)
     else:
         lead, body = page_text(title.lower(), name, rules.voice), ""
     below = f"\n{body}" if body else ""

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from chat.demo.content import section_body
-from chat.demo.kinds import SITE, kind_of
+from chat.demo.kinds import SITE, kind_found_in, kind_of
 from chat.demo.looks import look_for, stylesheet
 from chat.demo.names import name_in
 from chat.demo.rules import Font, Rules, asked_colour
@@ -32,6 +32,7 @@ __all__ = [
     "SECTIONS",
     "Brief",
     "brief_from",
+    "kind_in",
     "page",
     "section_html",
     "site_files",
@@ -108,6 +109,12 @@ def _toned(section: Section, tone: Tone) -> Section:
     if not lead:  # a section the demo has no words for, named by the person
         return section_id, heading, more_text(heading.lower(), tone)
     return (section_id, *section_words(section_id, heading, lead, tone))
+
+
+def kind_in(page_text: str) -> str:
+    """The kind of place (its id) a page the demo built is for, as its tagline
+    or its title names it: "site" when they name none."""
+    return kind_found_in(page_text).kind.id
 
 
 def site_files(brief: Brief) -> dict[str, str]:

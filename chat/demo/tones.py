@@ -206,7 +206,7 @@ def more_text(topic: str, tone: Tone) -> str:
 def tagline(kind: str, label: str, tone: Tone) -> str:
     """The line under the site's name: a `kind` of place (chat.demo.kinds),
     named `label` ("yoga studio"), in `tone`. It always names the label, for
-    the demo to find the kind again (chat.demo.kinds.kind_in)."""
+    the demo to find the kind again (chat.demo.kinds.kind_found_in)."""
     named = _a(label)
     if tone == "friendly":
         return f"Hi there! Welcome to our little {label}. Come on in and look around."

@@ -13,7 +13,7 @@ import pytest
 from chat.demo.colours import contrast, text_colour_on
 from chat.demo.fixes import fixes_for
 from chat.demo.kinds import KINDS as ALL_KINDS
-from chat.demo.kinds import kind_in
+from chat.demo.kinds import kind_found_in
 from chat.demo.looks import LOOKS, PLAIN
 from chat.demo.pages import add_page
 from chat.demo.rules import Rules
@@ -108,10 +108,10 @@ def test_every_kind_is_found_again_by_the_tagline_it_wrote() -> None:
     for kind in ALL_KINDS:
         for tone in ("plain", "friendly", "formal", "playful"):
             page = f'<p class="tagline">{tagline(kind.id, kind.label, tone)}</p>'
-            found = kind_in(page)
+            found = kind_found_in(page)
             assert (found.kind.id, found.label) == (kind.id, kind.label), (kind.label, tone)
     running = f'<p class="tagline">{tagline("club", "running club", "friendly")}</p>'
-    assert kind_in(running).label == "running club"
+    assert kind_found_in(running).label == "running club"
 
 
 def test_every_look_reads_well() -> None:
