@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from chat.demo.colours import colour_in
+from chat.demo.describing import help_subject
 from chat.demo.intents import Intent
 from chat.demo.reading import Call
 from chat.demo.rules import Rules, asked_colour, followed_line
@@ -16,16 +17,35 @@ from chat.demo.steps import Step
 from chat.demo.tones import TONE_NAMES, done_line, tone_asked
 
 CAN = (
-    "I'm the offline demo, a scripted stand-in for a real model. I can build a one-page "
-    "site from a description, change its colours or its main heading, change the text of "
-    "an element you pick in the preview, round or square its buttons, add a section or a "
-    "page, fix simple findings of the site check (a missing alt, title, language or "
-    "viewport, a link to a file whose name is close), or remember a line in your project "
-    "instructions (AGENTS.md). For anything else, add an OpenRouter key in Settings and "
-    "pick a real model."
+    "I'm the offline demo, a scripted stand-in for a real model. Tell me what the site is "
+    "for, as you would tell a friend (“a bakery called Crumb with a menu and a contact "
+    "section”, “my yoga studio, with class times and prices”), and I'll build a one-page "
+    "site for it. Then I can change its colours, its name or its main heading, change the "
+    "text of an element you pick in the preview, round or square its buttons, add a "
+    "section or a page, fix simple findings of the site check (a missing alt, title, "
+    "language or viewport, a link to a file whose name is close), or remember a line in "
+    "your project instructions (AGENTS.md). For anything else, add an OpenRouter key in "
+    "Settings and pick a real model."
+)
+# The help answer's suggestions after the first ("Build a site for …"): sites
+# the demo builds well, each said the way people say them.
+_STARTERS = (
+    "Build a site for a bakery called Crumb, with a menu and a contact section",
+    "A portfolio for a photographer called Ana Lima, with a gallery",
+    "A landing page for an app called Tally, with pricing and a FAQ",
 )
 NOTHING_CHANGED = "I changed nothing."
 _DEMO_LINE = "I'm the offline demo; add a key in Settings for a real model."
+_SUGGESTION = 150  # characters: a chip's text is cut at 160
+
+
+def help_next(request: str) -> tuple[str, ...]:
+    """The help answer's suggestions: to build a site for the person's own words
+    where they name something ("hiking", "my candles"), then sites the demo
+    builds well."""
+    subject = help_subject(request)
+    first = (f"Build a site for {subject}"[:_SUGGESTION],) if subject else ()
+    return (*first, *_STARTERS)[:3]
 
 
 def report(

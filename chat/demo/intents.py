@@ -1,12 +1,16 @@
 """What the person asks the offline demo for, read from their own words (the
 preview's context taken off: chat.demo.asking).
 
-Each intent has words of its own, and a request that matches none is "help":
-the demo then changes nothing and says what it can do. Building is the one
-that could replace a whole site, so it needs to be asked for plainly: a verb
-of making with a site as its object ("build a site for my bakery", "a website
-for our wedding"). A leftover "make", "site" or "page" is not enough ("make
-the buttons rounded", "translate the site to French").
+Each intent has words of its own. A change to a site (a colour, a section, a
+page, a tone…) is read first; then a request to build, said plainly ("build
+a site for my bakery", "a website for our wedding") or by describing what the
+site is for ("a bakery called Crumb with a menu", "my yoga studio, with class
+times", "I run a plumbing business": chat.demo.describing). What is neither
+(a greeting, a question about Built-It, a change the demo cannot make) is
+"help": the demo changes nothing and says what it can do. Building could
+replace a whole site, so on a site that is there it asks first
+(chat.demo.planner); a leftover "make", "site" or "page" is no description
+("make the buttons rounded", "translate the site to French").
 """
 
 from __future__ import annotations
@@ -17,8 +21,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from chat.demo.colours import colour_in
+from chat.demo.describing import describes
 from chat.demo.remember import asks_to_remember
-from chat.demo.site import SECTIONS
+from chat.demo.renaming import renamed_to
+from chat.demo.sections import SECTIONS
 from chat.demo.tones import tone_asked
 
 Intent = Literal[
@@ -34,6 +40,7 @@ Intent = Literal[
     "problems",
     "translate",
     "remember",
+    "rename",
     "help",
 ]
 # The first line of "Fix with the assistant" (chat.render.transcript.Footer.fix_prompt,
@@ -141,6 +148,7 @@ def _colour_asked(lowered: str) -> bool:
 _ASKS: tuple[tuple[Intent, Callable[[str, str, bool], bool]], ...] = (
     ("fix", lambda request, lowered, picked: request.lstrip().startswith(FIX_PROMPT)),
     ("remember", lambda request, lowered, picked: asks_to_remember(request)),
+    ("rename", lambda request, lowered, picked: renamed_to(request) is not None),
     ("build", lambda request, lowered, picked: _REPLACE.search(lowered) is not None),
     ("translate", lambda request, lowered, picked: _TRANSLATE.search(lowered) is not None),
     ("page", lambda request, lowered, picked: _page_asked(lowered)),
@@ -153,6 +161,9 @@ _ASKS: tuple[tuple[Intent, Callable[[str, str, bool], bool]], ...] = (
     ("colour", lambda request, lowered, picked: _colour_asked(lowered)),
     ("text", lambda request, lowered, picked: picked and bool(new_text(request, picked=True))),
     ("heading", lambda request, lowered, picked: HEADING.search(request) is not None),
+    # Last: what asks for nothing above but describes a site is one to build
+    # (a site that is there is never replaced without asking: chat.demo.planner).
+    ("build", lambda request, lowered, picked: not picked and describes(request)),
 )
 
 

@@ -4,15 +4,22 @@ from the messages, so it works for any number of turns, tabs and processes.
 
 Within a turn it looks (list_project_files), reads what it will change (in
 parallel), writes (edit_file for small changes), then says what happened,
-naming any step that failed. It understands a few requests a newcomer types
-(chat.demo.intents): build a site, change a colour, the heading or the text
-of a picked element, round the buttons, add a section or a page, fix simple
-findings of the site check, look into the problems the preview reported and
-fix the safe ones (chat.demo.runtime), remember something. It never
-destroys: it changes only what it understood, and a second "build" on a site
-that is there asks before replacing it and changes nothing. For anything else it says honestly
-what it can do. It follows the simple parts of the owner's instructions (a
-colour, a tone, a name, a font: chat.demo.rules) and its answer says which.
+naming any step that failed. It understands what a newcomer types
+(chat.demo.intents): a description of a site to build, however it is put
+("a bakery called Crumb with a menu", "I run a plumbing business"), a change
+of colour, of the heading or the text of a picked element, of the site's
+name, round buttons, a section or a page, fixes of simple findings of the
+site check, a look into the problems the preview reported with a fix of the
+safe ones (chat.demo.runtime), something to remember. In a project with no
+site yet, a description builds one, even one that also asks for a small
+change ("a florist called Petal, make it pink"), and the answer says what it
+assumed (chat.demo.assumptions). It never destroys: it changes only what it
+understood, and a description on a site that is there asks before replacing
+it and changes nothing. For anything else it says honestly what it can do,
+and offers to build a site for the person's words. What it offers next fits
+the site (chat.demo.suggestions). It follows the simple parts of the owner's
+instructions (a colour, a tone, a name, a font: chat.demo.rules) and its
+answer says which.
 Offered only tools that look (a plan turn), it looks and reads as always, then
 answers with the plan of the writes it would make (chat.demo.plans), and makes
 none.
@@ -26,20 +33,24 @@ from dataclasses import dataclass
 from typing import Any
 
 from chat.demo import changes, fixes, runtime
-from chat.demo.answers import CAN, NOTHING_CHANGED, instructions_line, report
+from chat.demo.answers import CAN, NOTHING_CHANGED, help_next, instructions_line, report
 from chat.demo.asking import Asked, asked_in
+from chat.demo.assumptions import assumed_next, assumed_note
 from chat.demo.content import examples_note
+from chat.demo.describing import describes
 from chat.demo.holds import HOME, STYLES, Site, site_after
 from chat.demo.intents import Intent, asks_to_replace, intent_of, new_text
+from chat.demo.kinds import a_or_an
 from chat.demo.pages import add_page
 from chat.demo.parts import Parts, parts_in
 from chat.demo.plans import plan_text, planned_request
 from chat.demo.reading import WRITES, calls_since, listed, text_of, texts, tool_names, writes
 from chat.demo.remember import remember, remembered_note
 from chat.demo.remember import to_read as instructions_to_read
+from chat.demo.renaming import rename
 from chat.demo.retone import remember_tone, retone, retone_note
 from chat.demo.rules import Rules, rules_from
-from chat.demo.site import brief_from, site_files, site_name
+from chat.demo.site import Brief, brief_from, site_files, site_name
 from chat.demo.steps import Step
 from chat.demo.suggestions import next_steps
 from projects.starter import STARTER_FILES
@@ -50,7 +61,12 @@ _BUILD_VERB = re.compile(
     r"(?:build|create|make|design|start|set\s+up)(?:\s+(?:me|us))?\s+",
     re.IGNORECASE,
 )
+# What reads well after "Replace the site with": "a bakery…", "my yoga studio…".
+_AN_OBJECT = re.compile(r"^(?:an?|the|my|our|one|new|some)\s", re.IGNORECASE)
 _SUGGESTION = 150  # characters: a chip's text is cut at 160
+# Small changes that, in a project with no site yet, a description asking for
+# them too builds the site instead ("a florist called Petal, make it pink").
+_SMALL = {"colour", "heading", "section", "page", "buttons", "tone", "rename"}
 
 
 def next_step(body: dict[str, Any]) -> Step:
@@ -76,6 +92,8 @@ def next_step(body: dict[str, Any]) -> Step:
     files = listed(made)
     if not any(call.name == "read_file" for call in made) and not writes(made):
         reads = _to_read(intent, files, request, asked)
+        if _may_build(intent, request, asked):  # it builds when there is no site
+            reads = list(dict.fromkeys([*reads, *_to_read("build", files, request, asked)]))
         if reads:
             names = ", ".join(reads)
             return Step(
@@ -84,6 +102,8 @@ def next_step(body: dict[str, Any]) -> Step:
                 [("read_file", {"path": path}) for path in reads],
             )
     read = texts(made)
+    if _may_build(intent, request, asked) and not _has_site(files, read):
+        intent = "build"
     turn = _Turn(request, asked, files, read, rules)
     if not tools & WRITES:
         return _plan(_write(intent, turn), intent, whole, parts, rules)
@@ -96,7 +116,7 @@ def next_step(body: dict[str, Any]) -> Step:
         site,
         rules,
         asked=_asked_before(messages[:last_user]),
-        first=_first_next(parts),
+        first=_first_next(parts, intent, rules),
         changes=lambda chip: would_change(chip, site, rules),
     )
     return report(intent, writes(made), request, rules, notes=notes, nexts=nexts)
@@ -126,11 +146,19 @@ def would_change(request: str, site: Site, rules: Rules) -> bool:
     return bool(_write(_intent(request, asked), turn).calls)
 
 
-def _first_next(parts: Parts) -> tuple[str, ...]:
-    """The next steps that come first: the rest of the request, then for a
-    change of tone, keeping it for later changes."""
+def _may_build(intent: Intent, request: str, asked: Asked) -> bool:
+    """Whether a request for a small change describes a site as well, which
+    builds instead when the project has no site to change."""
+    return intent in _SMALL and asked.pick is None and describes(request)
+
+
+def _first_next(parts: Parts, intent: Intent, rules: Rules) -> tuple[str, ...]:
+    """The next steps that come first: the rest of the request; then for a
+    change of tone, keeping it for later changes; for a build, changing what
+    it assumed, then what the site lacks (chat.demo.assumptions)."""
     tone = (remember_tone(parts.now),) if intent_of(parts.now) == "tone" else ()
-    return (*(part.rstrip(" .") for part in parts.later), *tone)
+    assumed = assumed_next(brief_from(parts.now, rules)) if intent == "build" else ()
+    return (*(part.rstrip(" .") for part in parts.later), *tone, *assumed)
 
 
 def _cannot(intent: Intent, request: str, asked: Asked) -> Step:
@@ -147,7 +175,7 @@ def _cannot(intent: Intent, request: str, asked: Asked) -> Step:
             f"With the <{asked.pick.tag}> you picked I can change its text: say “change this "
             f"to …”. {NOTHING_CHANGED}\n\n{CAN}",
         )
-    return Step(thought, CAN)
+    return Step(thought, f"{CAN}\nNext: {' | '.join(help_next(request))}")
 
 
 def _to_read(intent: Intent, files: list[str], request: str, asked: Asked) -> list[str]:
@@ -161,7 +189,7 @@ def _to_read(intent: Intent, files: list[str], request: str, asked: Asked) -> li
             wanted = ["/styles.css", "/index.html"]
         case "heading" | "section":
             wanted = ["/index.html"]
-        case "tone" | "page":
+        case "tone" | "page" | "rename":  # the home page comes below
             wanted = pages[:6]
         case "text":
             wanted = [asked.pick.page] if asked.pick else []
@@ -215,6 +243,7 @@ _WRITERS: dict[Intent, Callable[[_Turn], Step]] = {
     "remember": lambda t: remember(t.request, t.files, t.read),
     "tone": lambda t: retone(t.request, t.read),
     "problems": lambda t: runtime.fix_step(t.asked.problems, t.files, t.read),
+    "rename": lambda t: rename(t.request, t.read),
 }
 
 
@@ -235,9 +264,9 @@ def _plan(step: Step, intent: Intent, whole: str, parts: Parts, rules: Rules) ->
 
 def _build(request: str, files: list[str], read: dict[str, str], rules: Rules) -> Step:
     if _has_site(files, read) and not asks_to_replace(request):
-        return _ask_before_replacing(request, files, read)
+        return _ask_before_replacing(request, files, read, rules)
     brief = brief_from(request, rules)
-    sections = ", ".join(heading for _, heading, _ in brief.sections)
+    sections = _listed([heading.lower() for _, heading, _ in brief.sections])
     calls = []
     for name, content in site_files(brief).items():
         path = f"/{name}"
@@ -250,10 +279,12 @@ def _build(request: str, files: list[str], read: dict[str, str], rules: Rules) -
             "Every file already holds what I would write.",
             "The site is exactly this already, so I changed nothing.",
         )
+    what = "" if brief.kind == "site" else f", {a_or_an(brief.called)}"
     return Step(
-        f"A {brief.kind} called {brief.name}, with these sections: {sections}. "
-        "Whole files are simplest for a new design: index.html, styles.css, script.js.",
-        f"I'll build **{brief.name}**: a page with {sections.lower()}, its styles and a "
+        f"{a_or_an(brief.called).capitalize()} called {brief.name}, with these sections: "
+        f"{sections}. Whole files are simplest for a new design: index.html, styles.css, "
+        "script.js.",
+        f"I'll build **{brief.name}**{what}: a page with {sections}, its styles and a "
         "small script.",
         calls,
     )
@@ -269,30 +300,54 @@ def _has_site(files: list[str], read: dict[str, str]) -> bool:
     return any(p.endswith((".html", ".htm")) and p != "/index.html" for p in files)
 
 
-def _ask_before_replacing(request: str, files: list[str], read: dict[str, str]) -> Step:
+def _ask_before_replacing(
+    request: str, files: list[str], read: dict[str, str], rules: Rules
+) -> Step:
     name = site_name(read.get("/index.html", ""))
     pages = [p.lstrip("/") for p in files if p.endswith((".html", ".htm"))]
     what = f"**{name}**" if name else "a site"
-    again = _BUILD_VERB.sub("", request.strip(), count=1).rstrip(" .!")
-    again = (again[:1].lower() + again[1:]) if again[:2].lower() in ("a ", "an") else again
-    suggestion = f"Replace the site with {again}"
+    suggestion = f"Replace the site with {_as_object(request, brief_from(request, rules))}"
     if len(suggestion) > _SUGGESTION:
         suggestion = suggestion[:_SUGGESTION].rsplit(" ", 1)[0]
+    site = site_after(files, read, [])
+    nexts = next_steps(
+        "build",
+        site,
+        rules,
+        first=(suggestion,),
+        changes=lambda chip: would_change(chip, site, rules),
+    )
     return Step(
         "There is a site here already; building would replace it. I should ask first.",
         f"This project already has a site: {what} ({', '.join(pages) or 'index.html'}). "
         "Building a new one would replace it, so I changed nothing.\n\n"
         "To change what is there, ask for one thing at a time: a colour, the heading, the "
-        "text of something you pick in the preview, the buttons, a section or a page. To "
-        f"start over, say “{suggestion}”.\n"
-        # Not what its own sites have already (opening hours, rounded buttons).
-        f"Next: {suggestion} | Add a FAQ section | Make the header dark blue",
+        "name, the text of something you pick in the preview, the buttons, a section or a "
+        f"page. To start over, say “{suggestion}”.\n"
+        f"Next: {' | '.join(nexts)}",
     )
+
+
+def _as_object(request: str, brief: Brief) -> str:
+    """The site a request describes, as words that follow "Replace the site
+    with": the person's own where they read well there ("a bakery called
+    Crumb", "my yoga studio"), else what the demo read of them."""
+    again = _BUILD_VERB.sub("", request.strip(), count=1).rstrip(" .!")
+    if _AN_OBJECT.match(again):
+        return again[:1].lower() + again[1:]
+    called = f" called {brief.name}" if brief.named else ""
+    listed = _listed([heading.lower() for _, heading, _ in brief.sections])
+    sections = f", with {listed}" if brief.sections_named else ""
+    return f"{a_or_an(brief.called)}{called}{sections}"
+
+
+def _listed(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _notes(intent: Intent, turn: _Turn) -> str:
     """What the answer says besides the writes, worked out again from the request."""
-    request, files, read = turn.request, turn.files, turn.read
+    request, files, read, rules = turn.request, turn.files, turn.read, turn.rules
     match intent:
         case "remember":
             return remembered_note(request)
@@ -303,7 +358,8 @@ def _notes(intent: Intent, turn: _Turn) -> str:
         case "problems":
             return runtime.fix_notes(turn.asked.problems, files, read)
         case "build":
-            built = site_files(brief_from(request))["index.html"]
-            return examples_note(built)
+            brief = brief_from(request, rules)
+            built = site_files(brief)["index.html"]
+            return "\n\n".join(n for n in (examples_note(built), assumed_note(brief)) if n)
         case _:
             return ""

@@ -14,7 +14,9 @@ import re
 from collections.abc import Iterator
 
 from chat.demo.edits import Call, FileEdits
-from chat.demo.site import SECTIONS, kind_in, site_name, text
+from chat.demo.kinds import kind_found_in
+from chat.demo.sections import SECTIONS
+from chat.demo.site import site_name, text
 from chat.demo.steps import Step
 from chat.demo.tones import (
     TONE_NAMES,
@@ -140,10 +142,10 @@ def _lead_in_tone(said: str, page: str, target: Tone) -> str | None:
         new = _in_tone(section_id, said, target, heading=False)
         if new is not None:
             return new
-    kind, name = kind_in(page), site_name(page) or "us"
+    kind, name = kind_found_in(page), site_name(page) or "us"
     for tone in _TONES:
-        if said == tagline(kind, tone):
-            return tagline(kind, target)
+        if said == tagline(kind.kind.id, kind.label, tone):
+            return tagline(kind.kind.id, kind.label, target)
         topic = _topic(said, more_text("\0", tone)) or _topic(said, page_text("\0", name, tone))
         if topic is not None:
             is_page = said == page_text(topic, name, tone)

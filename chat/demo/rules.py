@@ -204,6 +204,7 @@ def asked_colour(request: str) -> tuple[str, str] | None:
     near = (
         rf"\b(?:in|with)\s+(?:an?\s+)?{words}\b"
         rf"|\b{words}\s+(?:site|website|page|design|look|header)\b"
+        rf"|\b(?:make|paint)\s+it\s+{words}\b"
     )
     return found if _BUILD_COLOUR.search(lowered) or re.search(near, lowered) else None
 

@@ -1,11 +1,14 @@
 """What the offline demo writes: a small site shaped by the person's request.
 
-A `Brief` is read from the words of the request (the site's name, what kind of
-place it is, which sections it asked for) and from the owner's instructions
-that the demo understands (chat.demo.rules: a name, a main colour, a tone, a
-font), the request winning where both speak. The pages are plain HTML and CSS
-with a shared navigation; each section has real content for the kind of place
-(chat.demo.content), and the look is the kind's (chat.demo.looks).
+A `Brief` is read from the words of the request (what kind of place it is:
+chat.demo.kinds; its name: chat.demo.names; the sections it asks for:
+chat.demo.sections) and from the owner's instructions that the demo
+understands (chat.demo.rules: a name, a main colour, a tone, a font), the
+request winning where both speak. What the words left open the demo chooses,
+and its answer says what it chose (chat.demo.assumptions): a name, the kind's
+usual sections. The pages are plain HTML and CSS with a shared navigation;
+each section has real content for the kind of place (chat.demo.content), and
+the look is the kind's (chat.demo.looks).
 
 Text goes into the page escaped only where HTML needs it (`<`, `>`, `&`), so
 the source reads as the page does ("Today's", not "Today&#x27;s").
@@ -18,68 +21,47 @@ import re
 from dataclasses import dataclass
 
 from chat.demo.content import section_body
+from chat.demo.kinds import SITE, kind_found_in, kind_of
 from chat.demo.looks import look_for, stylesheet
+from chat.demo.names import name_in
 from chat.demo.rules import Font, Rules, asked_colour
-from chat.demo.tones import Tone, section_words, tagline
+from chat.demo.sections import SECTIONS, Section, sections_asked
+from chat.demo.tones import Tone, more_text, section_words, tagline
 
-# Sections a request may ask for, by the words that name them: (id, heading, text).
-SECTIONS: dict[str, tuple[str, str, str]] = {
-    "menu": ("menu", "Menu", "Today's favourites, made fresh every morning."),
-    "contact": ("contact", "Contact", "Write to us or drop by; we answer every message."),
-    "about": ("about", "About", "Who we are, and why we do what we do."),
-    "gallery": ("gallery", "Gallery", "A few pictures of our work."),
-    "pricing": ("pricing", "Pricing", "Simple prices, no surprises."),
-    "price": ("pricing", "Pricing", "Simple prices, no surprises."),
-    "testimonial": ("testimonials", "What people say", "A few kind words from our customers."),
-    "review": ("testimonials", "What people say", "A few kind words from our customers."),
-    "service": ("services", "Services", "What we can do for you."),
-    "team": ("team", "Our team", "The people behind it all."),
-    "faq": ("faq", "Questions", "Answers to what people ask most."),
-    "hours": ("hours", "Opening hours", "When you can find us, week by week."),
-    "opening": ("hours", "Opening hours", "When you can find us, week by week."),
-    "location": ("location", "Find us", "In the heart of town, by the old square."),
-    "project": ("projects", "Projects", "A selection of recent work."),
-    "work": ("projects", "Projects", "A selection of recent work."),
-    "blog": ("blog", "News", "What we have been up to lately."),
-    "event": ("events", "Events", "What is coming up next."),
-}
-# What a kind of place is called, and the sections (keys of SECTIONS) it gets
-# when the request names none.
-KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "bakery": ("bakery", ("menu", "about", "contact")),
-    "cafe": ("café", ("menu", "hours", "contact")),
-    "café": ("café", ("menu", "hours", "contact")),
-    "coffee": ("coffee shop", ("menu", "hours", "contact")),
-    "restaurant": ("restaurant", ("menu", "hours", "contact")),
-    "portfolio": ("portfolio", ("project", "about", "contact")),
-    "photograph": ("photography studio", ("gallery", "pricing", "contact")),
-    "shop": ("shop", ("service", "hours", "contact")),
-    "store": ("shop", ("service", "hours", "contact")),
-    "studio": ("studio", ("service", "about", "contact")),
-    "band": ("band", ("event", "gallery", "contact")),
-    "wedding": ("wedding", ("event", "location", "faq")),
-    "landing": ("product", ("service", "pricing", "contact")),
-    "startup": ("product", ("service", "pricing", "contact")),
-    "app": ("app", ("service", "pricing", "faq")),
-    "blog": ("blog", ("blog", "about", "contact")),
-    "business": ("business", ("service", "about", "contact")),
-    "company": ("business", ("service", "about", "contact")),
-}
-_WORD = r"[A-Z][\w'\u2019&.-]*"  # a capitalised word of a name (re reads \u2019)
-_NAMED = re.compile(
-    rf"\b(?:called|named|name(?:d)? it|for)\s+[\"“']?({_WORD}(?:\s+{_WORD}){{0,3}})"
-)
-_QUOTED = re.compile(r"[\"“]([^\"”]{2,40})[\"”]")
+__all__ = [
+    "SECTIONS",
+    "Brief",
+    "brief_from",
+    "kind_in",
+    "page",
+    "section_html",
+    "site_files",
+    "site_name",
+    "text",
+]
+
+_MOST_SECTIONS = 8
 
 
 @dataclass(frozen=True)
 class Brief:
     name: str  # plain text, not escaped
-    kind: str  # "bakery", "portfolio", "site"…
-    sections: tuple[tuple[str, str, str], ...]  # (id, heading, text), in the tone
+    kind: str  # its id: "bakery", "class", "business", "site"… (chat.demo.kinds)
+    sections: tuple[Section, ...]  # (id, heading, text), in the tone
     tone: Tone = "plain"
     colour: str | None = None  # the main colour, a CSS value; None keeps the kind's
     font: Font | None = None
+    label: str = ""  # how the kind is named: "yoga studio"; the kind's id when ""
+    # What the words left to the demo, which its answer says (chat.demo.assumptions):
+    named: bool = True  # the name was given, by the request or the instructions
+    kind_named: bool = True  # the words say what kind of place it is
+    sections_named: bool = True  # the words name its sections
+    added: str = ""  # the heading of the section the kind is never without, added
+    as_pages: tuple[str, ...] = ()  # headings of sections asked for as pages
+
+    @property
+    def called(self) -> str:
+        return self.label or self.kind
 
 
 def brief_from(request: str, rules: Rules | None = None) -> Brief:
@@ -87,46 +69,52 @@ def brief_from(request: str, rules: Rules | None = None) -> Brief:
     the instructions (`rules`) add where the request is silent."""
     rules = rules or Rules()
     lowered = request.lower()
-    kind, default_sections = kind_and_sections(lowered)
-    named = _QUOTED.search(request) or _NAMED.search(request)
-    name = named.group(1).strip(" .,") if named else (rules.name or f"Your {kind}")
-    asked = _sections_asked(lowered) or [SECTIONS[word] for word in default_sections]
-    toned = tuple((sid, *section_words(sid, h, t, rules.voice)) for sid, h, t in asked)
+    found = kind_of(lowered)
+    kind = found.kind if found else SITE
+    label = found.label if found else SITE.label
+    name = name_in(request) or rules.name
+    asked = sections_asked(lowered, skip=found.span if found else (0, 0))
+    sections = list(asked.sections)
+    essential = SECTIONS[kind.sections[0]]
+    added = bool(sections) and kind is not SITE and essential[0] not in {s[0] for s in sections}
+    if added:
+        sections.insert(0, essential)
+    chosen = _in_order(sections) or [SECTIONS[key] for key in kind.sections]
     colour = asked_colour(request) or rules.colour
     return Brief(
-        name=name[:60],
-        kind=kind,
-        sections=toned,
+        name=(name or f"Your {label}")[:60],
+        kind=kind.id,
+        sections=tuple(_toned(section, rules.voice) for section in chosen),
         tone=rules.voice,
         colour=colour[1] if colour else None,
         font=rules.font,
+        label=label,
+        named=bool(name),
+        kind_named=found is not None,
+        sections_named=bool(asked.sections),
+        added=essential[1] if added else "",
+        as_pages=asked.as_pages,
     )
 
 
-def _sections_asked(lowered: str) -> list[tuple[str, str, str]]:
-    """The sections a request names, in the order it names them, the ones on
-    how to reach the place last."""
-    found: dict[tuple[str, str, str], int] = {}
-    for word, section in SECTIONS.items():
-        at = re.search(rf"\b{word}", lowered)
-        if at is not None:
-            found[section] = min(found.get(section, at.start()), at.start())
-    return sorted(found, key=lambda s: (s[0] in ("location", "contact"), found[s]))
+def _in_order(sections: list[Section]) -> list[Section]:
+    """The sections as asked, each once, the ones on how to reach the place last."""
+    firsts = {section[0]: section for section in reversed(sections)}
+    kept = [firsts[sid] for sid in dict.fromkeys(s[0] for s in sections)][:_MOST_SECTIONS]
+    return sorted(kept, key=lambda s: s[0] in ("location", "contact"))
 
 
-def kind_and_sections(lowered: str) -> tuple[str, tuple[str, ...]]:
-    """The kind of place `lowered` names, and the sections it gets by default."""
-    return next(
-        (found for word, found in KINDS.items() if re.search(rf"\b{word}", lowered)),
-        ("site", ("about", "contact")),
-    )
+def _toned(section: Section, tone: Tone) -> Section:
+    section_id, heading, lead = section
+    if not lead:  # a section the demo has no words for, named by the person
+        return section_id, heading, more_text(heading.lower(), tone)
+    return (section_id, *section_words(section_id, heading, lead, tone))
 
 
 def kind_in(page_text: str) -> str:
-    """The kind of place a page the demo built is for, as its tagline or its
-    title says: "site" when they name none."""
-    said = re.findall(r'class="tagline"[^>]*>([^<]*)<|<title>([^<]*)<', page_text)
-    return kind_and_sections(" ".join(" ".join(found) for found in said).lower())[0]
+    """The kind of place (its id) a page the demo built is for, as its tagline
+    or its title names it: "site" when they name none."""
+    return kind_found_in(page_text).kind.id
 
 
 def site_files(brief: Brief) -> dict[str, str]:
@@ -139,7 +127,7 @@ def site_files(brief: Brief) -> dict[str, str]:
     first = brief.sections[0][0] if brief.sections else ""
     main = f"""    <section class="hero">
       <h1>{text(brief.name)}</h1>
-      <p class="tagline">{text(tagline(brief.kind, brief.tone))}</p>
+      <p class="tagline">{text(tagline(brief.kind, brief.called, brief.tone))}</p>
       <p><a class="button" href="#{first}">{text(_CALLS.get(first, "Find out more"))}</a></p>
     </section>
 {sections}"""
@@ -163,6 +151,11 @@ _CALLS = {
     "hours": "When we're open",
     "about": "Our story",
     "testimonials": "What people say",
+    "schedule": "See the times",
+    "products": "See what's in store",
+    "posts": "Read the latest",
+    "tickets": "Get tickets",
+    "rsvp": "Reply to the invitation",
 }
 
 

@@ -267,6 +267,108 @@ button:hover {
   font-style: normal;
 }
 
+.contact-grid {
+  display: grid;
+  grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr));
+  gap: 1.5rem 2.5rem;
+  align-items: start;
+  margin-top: 1.5rem;
+}
+
+.contact-grid .contact-details {
+  margin-top: 0;
+}
+
+.site-form {
+  display: grid;
+  gap: 1rem;
+  margin-top: 1.5rem;
+}
+
+.contact-grid .site-form {
+  margin-top: 0;
+}
+
+.site-form p {
+  margin: 0;
+}
+
+.field {
+  display: grid;
+  gap: 0.35rem;
+  margin: 0;
+}
+
+fieldset.field {
+  padding: 0;
+  border: 0;
+}
+
+.field label,
+.field legend {
+  padding: 0;
+  font-weight: 600;
+}
+
+.field input:not([type="radio"]),
+.field textarea {
+  width: 100%;
+  padding: 0.65rem 0.75rem;
+  border: 1px solid var(--muted);
+  border-radius: 0.375rem;
+  background: var(--surface);
+  color: var(--text);
+  font: inherit;
+}
+
+.field textarea {
+  resize: vertical;
+}
+
+.field .choice {
+  display: flex;
+  gap: 0.5rem;
+  align-items: center;
+  font-weight: 400;
+}
+
+.field input:focus-visible,
+.field textarea:focus-visible,
+.button:focus-visible,
+button:focus-visible {
+  outline: 3px solid var(--accent);
+  outline-offset: 2px;
+}
+
+.gotcha {
+  display: none;
+}
+
+.card .price {
+  margin-top: 0.5rem;
+}
+
+.timetable {
+  width: 100%;
+  margin-top: 1.5rem;
+  border-collapse: collapse;
+}
+
+.timetable th,
+.timetable td {
+  padding: 0.6rem 0.75rem 0.6rem 0;
+  border-bottom: 1px solid var(--line);
+  text-align: left;
+  vertical-align: top;
+}
+
+.timetable thead th {
+  color: var(--muted);
+  font-size: 0.85rem;
+  letter-spacing: 0.04em;
+  text-transform: uppercase;
+}
+
 .site-footer {
   padding: 2rem 1rem;
   text-align: center;

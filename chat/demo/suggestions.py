@@ -102,6 +102,7 @@ NEXT_STEPS: dict[Intent, tuple[Kind, ...]] = {
     "problems": ("section", "colour", "page"),
     "tone": ("section", "colour"),
     "remember": ("section", "page", "colour"),
+    "rename": ("section", "colour", "page"),
     "translate": (),
     "help": (),
 }

@@ -72,6 +72,11 @@ _SECTIONS: dict[Tone, dict[str, tuple[str, str]]] = {
         "projects": ("Our work", "A few things we've made lately. Have a browse!"),
         "blog": ("What's new", "What we've been up to lately."),
         "events": ("What's on", "Here's what's coming up. Hope to see you there!"),
+        "posts": ("Fresh from the blog", "The latest stories, newest first. Enjoy!"),
+        "schedule": ("When's what", "Here's when everything happens. See you there!"),
+        "products": ("Our favourites", "A few things we love. We think you will too!"),
+        "tickets": ("Get your tickets", "Grab yours early: places go fast!"),
+        "rsvp": ("Will you come?", "Let us know if you can make it. We'd love to see you!"),
     },
     "formal": {
         "menu": ("Our menu", "A selection of our products, prepared fresh each morning."),
@@ -88,6 +93,11 @@ _SECTIONS: dict[Tone, dict[str, tuple[str, str]]] = {
         "projects": ("Selected projects", "A selection of our recent work."),
         "blog": ("News", "The latest news from our organisation."),
         "events": ("Upcoming events", "Details of our forthcoming events."),
+        "posts": ("Recent articles", "Our most recent articles, in order of publication."),
+        "schedule": ("Schedule", "Times and details are listed below."),
+        "products": ("Our products", "A selection of our products."),
+        "tickets": ("Tickets", "Tickets are available below; places are limited."),
+        "rsvp": ("RSVP", "Kindly let us know whether you will attend."),
     },
     "playful": {
         "menu": ("The goodies", "Fresh every morning and gone by lunch. You have been warned!"),
@@ -104,6 +114,11 @@ _SECTIONS: dict[Tone, dict[str, tuple[str, str]]] = {
         "projects": ("Stuff we made", "A few recent things we're rather proud of."),
         "blog": ("Hot off the press", "The latest scoop from behind the scenes."),
         "events": ("Coming up!", "Mark your calendar: fun things ahead."),
+        "posts": ("Hot off the keyboard", "Fresh stories, still warm. Dig in!"),
+        "schedule": ("What's happening when", "Mark your calendar and set an alarm!"),
+        "products": ("The good stuff", "Our favourite things. Try not to want them all!"),
+        "tickets": ("Grab a ticket!", "They're going, going… don't miss out!"),
+        "rsvp": ("Are you in?", "Say yes! (Or no, but we'd rather you said yes.)"),
     },
 }
 _MORE: dict[Tone, str] = {
@@ -132,6 +147,7 @@ _DONE: dict[Tone, dict[str, str]] = {
         "fix": "Done: fixed what I could.",
         "problems": "Done: fixed what I could of the preview's problems.",
         "tone": "Done: the texts are reworded.",
+        "rename": "Done: the site is renamed.",
     },
     "friendly": {
         "build": "All set: your site is ready!",
@@ -145,6 +161,7 @@ _DONE: dict[Tone, dict[str, str]] = {
         "fix": "All set: fixed what I could!",
         "problems": "All set: fixed what I could of the preview's problems!",
         "tone": "All set: your texts are reworded!",
+        "rename": "All set: your site has its new name!",
     },
     "formal": {
         "build": "The site has been built.",
@@ -158,6 +175,7 @@ _DONE: dict[Tone, dict[str, str]] = {
         "fix": "The findings I can fix have been fixed.",
         "problems": "The problems the preview reported that I can fix have been fixed.",
         "tone": "The texts have been reworded.",
+        "rename": "The site has been renamed.",
     },
     "playful": {
         "build": "Ta-da! Your site is alive!",
@@ -171,6 +189,7 @@ _DONE: dict[Tone, dict[str, str]] = {
         "fix": "Patched up what I could!",
         "problems": "Squashed what bugs I could!",
         "tone": "Abracadabra! Fresh new words!",
+        "rename": "Ta-da! A brand-new name!",
     },
 }
 
@@ -188,34 +207,46 @@ def more_text(topic: str, tone: Tone) -> str:
     return _MORE[tone].format(topic=topic)
 
 
-def tagline(kind: str, tone: Tone) -> str:
+def tagline(kind: str, label: str, tone: Tone) -> str:
+    """The line under the site's name: a `kind` of place (chat.demo.kinds),
+    named `label` ("yoga studio"), in `tone`. It always names the label, for
+    the demo to find the kind again (chat.demo.kinds.kind_found_in)."""
+    named = _a(label)
     if tone == "friendly":
-        return f"Hi there! Welcome to our little {kind}. Come on in and look around."
+        return f"Hi there! Welcome to our little {label}. Come on in and look around."
     if tone == "formal":
-        return f"Welcome. Please find below everything you need to know about our {kind}."
+        return f"Welcome. Please find below everything you need to know about our {label}."
     if tone == "playful":
-        return f"A {kind} with a twist! Grab a seat and have a wander."
-    return _TAGLINES.get(kind, f"A {kind} made with care. Have a look around.")
+        return f"{named[:1].upper()}{named[1:]} with a twist! Grab a seat and have a wander."
+    said = _TAGLINES.get(kind, "{A} made with care. Have a look around.")
+    return said.format(A=named[:1].upper() + named[1:], label=label)
 
 
-# The demo's own taglines, by kind; each names the kind, for the demo to read
-# it back from the page (chat.demo.site.kind_in).
+def _a(words: str) -> str:
+    return f"{'an' if words[:1].lower() in 'aeiou' else 'a'} {words}"
+
+
+# The demo's own taglines, by kind: "{A}" is the label with its article.
 _TAGLINES = {
     "site": "Welcome: everything you need to know, on one page.",
     "bakery": "A neighbourhood bakery: bread, pastries and cakes, baked every morning.",
     "café": "A little café: good coffee, simple food and a seat by the window.",
     "coffee shop": "A coffee shop for slow mornings, good beans and a seat by the window.",
-    "restaurant": "A restaurant of seasonal cooking, with a table waiting for you.",
+    "restaurant": "{A} of seasonal cooking, with a table waiting for you.",
     "portfolio": "A portfolio of selected work, and the story behind each piece.",
     "photography studio": "A photography studio for portraits, events and everything between.",
-    "shop": "A shop of hand-picked things, run by people who know them well.",
-    "studio": "A small studio for design and making, done with care.",
-    "band": "A band: loud, live and coming to a stage near you.",
+    "shop": "{A} of hand-picked things, run by people who know them well.",
+    "studio": "A small {label} for design and making, done with care.",
+    "band": "{A}: loud, live and coming to a stage near you.",
     "wedding": "Our wedding: we would love you to be there.",
-    "product": "Everything you need to get started, in one simple app.",
+    "product": "Everything you need to get started, in one simple product.",
     "app": "Everything you need to get started, in one simple app.",
     "blog": "A blog of notes, stories and lessons learned along the way.",
-    "business": "A local business that does things properly, with a clear price up front.",
+    "business": "A local {label} that does things properly, with a clear price up front.",
+    "class": "{A} with classes for every level, and a warm welcome for beginners.",
+    "event": "{A} worth keeping the date free for: everything you need to know, in one place.",
+    "club": "{A} for everyone: new faces are always welcome.",
+    "school": "{A} where everyone is known by name and helped to do their best.",
 }
 
 

@@ -6,11 +6,15 @@ two never disagree about what a link reaches."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 INDEX = "index.html"
+# Where a site's forms post on its own host (`<form action="/_forms/contact">`):
+# an address the server answers for every site, never one of its files.
+_FORM_ENDPOINT = re.compile(r"/_forms/[A-Za-z0-9_-]{1,40}/?")
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,11 @@ def leaves_site(page: str, reference: str) -> bool:
         if depth < 0:
             return True
     return False
+
+
+def is_form_endpoint(reference: str) -> bool:
+    """Whether `reference` (a form's action) is a site's form endpoint."""
+    return _FORM_ENDPOINT.fullmatch(reference.strip()) is not None
 
 
 def _server_path(reference: str) -> str | None:

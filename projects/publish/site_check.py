@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 
 from projects.files.paths import extension_of
+from projects.publish.addresses import is_form_endpoint
 from projects.publish.findings import HEADINGS, MAX_FINDINGS, ORDER, Finding, Kind, SiteCheck
 from projects.publish.links import Reference, broken_links
 from projects.publish.markup import markup_findings
@@ -87,12 +88,15 @@ def _page_findings(
 
 # Attributes that name a file the page loads or links to.
 _LINKING = {"href", "src", "poster", "data", "action", "formaction"}
+_POSTING = {"action", "formaction"}
 
 
 def _references(tags: Iterable[Tag]) -> list[Reference]:
     found: list[Reference] = []
     for tag in tags:
         for name, value in tag.attributes.items():
+            if name in _POSTING and is_form_endpoint(value):
+                continue  # the site's form endpoint, on its own host
             if name in _LINKING and value:
                 found.append(Reference(value, tag.line))
         for candidate in tag.attributes.get("srcset", "").split(","):

@@ -10,10 +10,15 @@ import re
 
 import pytest
 
+from chat.demo.colours import contrast, text_colour_on
 from chat.demo.fixes import fixes_for
+from chat.demo.kinds import KINDS as ALL_KINDS
+from chat.demo.kinds import kind_found_in
+from chat.demo.looks import LOOKS, PLAIN
 from chat.demo.pages import add_page
 from chat.demo.rules import Rules
 from chat.demo.site import brief_from, site_files
+from chat.demo.tones import tagline
 from chat.records import SiteCheckRecord
 from chat.render.transcript import Footer
 from projects.files.editing import Edit, apply_edits
@@ -26,6 +31,12 @@ KINDS = {
     "portfolio": "Build a portfolio site with a gallery for Ada Park",
     "band": "Build a website for my band called Static",
     "business": "Build a website for my plumbing business called Flow",
+    "class": "my yoga studio, with class times, prices and a contact form",
+    "event": "a conference in Leeds: schedule, tickets, speakers section, find us",
+    "club": "Northside running club, with events and a contact section",
+    "school": "Riverside Primary School",
+    "wedding": "our wedding, with the day's schedule, RSVP and directions",
+    "shop": "an online shop for my candles, with products, reviews and contact",
 }
 
 
@@ -49,7 +60,7 @@ def test_a_bakery_has_a_menu_with_prices_hours_and_a_contact_block() -> None:
     )
     assert page.count('class="price"') >= 5
     assert "<dt>Saturday</dt><dd>7:00 to 16:00</dd>" in page
-    assert '<address class="contact-details">\n        <strong>Crumb</strong>' in page
+    assert '<address class="contact-details">\n          <strong>Crumb</strong>' in page
     assert '<a class="button" href="#menu">See the menu</a>' in page
 
 
@@ -60,6 +71,57 @@ def test_every_kind_passes_the_site_check_with_no_entities_in_its_text(kind: str
     assert site_check(files).clean, site_check(files).findings
     for text in files.values():
         assert not re.search(r"&#?\w+;", text), "the source reads as the page does"
+
+
+def test_a_contact_section_holds_a_form_people_and_browsers_can_fill_in() -> None:
+    page = built("a bakery called Crumb with a menu and a contact section")["/index.html"]
+
+    form = re.search(r'<form class="site-form"[^>]*>.*?</form>', page, re.DOTALL)
+    assert form is not None
+    html = form.group(0)
+    assert 'action="/_forms/contact" method="post"' in html
+    for field_id, attributes in (
+        ("contact-name", 'type="text" name="name" autocomplete="name" required'),
+        ("contact-email", 'type="email" name="email" autocomplete="email" required'),
+    ):
+        assert f'<label for="{field_id}">' in html
+        assert f'<input id="{field_id}" {attributes}>' in html
+    assert '<label for="contact-message">Message</label>' in html
+    assert '<textarea id="contact-message" name="message" rows="5" required>' in html
+    honeypot = re.search(r'<p class="gotcha" ([^>]*)>\s*<label>[^<]*<input ([^>]*)>', html)
+    assert honeypot is not None, "a honeypot"
+    assert honeypot.group(1) == 'hidden aria-hidden="true"', "hidden from people and readers"
+    assert honeypot.group(2) == 'type="text" name="_gotcha" tabindex="-1" autocomplete="off"'
+    assert '<button type="submit">Send message</button>' in html
+
+
+def test_a_wedding_asks_who_comes_in_a_form_of_its_own() -> None:
+    page = built(KINDS["wedding"])["/index.html"]
+
+    assert 'action="/_forms/rsvp" method="post"' in page
+    assert "<legend>Will you come?</legend>" in page
+    assert page.count('name="attending"') == 2
+    assert page.count('name="_gotcha"') == 1
+
+
+def test_every_kind_is_found_again_by_the_tagline_it_wrote() -> None:
+    for kind in ALL_KINDS:
+        for tone in ("plain", "friendly", "formal", "playful"):
+            page = f'<p class="tagline">{tagline(kind.id, kind.label, tone)}</p>'
+            found = kind_found_in(page)
+            assert (found.kind.id, found.label) == (kind.id, kind.label), (kind.label, tone)
+    running = f'<p class="tagline">{tagline("club", "running club", "friendly")}</p>'
+    assert kind_found_in(running).label == "running club"
+
+
+def test_every_look_reads_well() -> None:
+    for name, look in {**LOOKS, "plain": PLAIN}.items():
+        assert contrast(look.text, look.page_bg) >= 7, name
+        for colour in (look.accent, look.muted):
+            assert contrast(colour, look.page_bg) >= 4.5, name
+            assert contrast(colour, look.surface) >= 4.5, name
+        assert contrast(look.header_bg, text_colour_on(look.header_bg)) >= 4.5, name
+        assert contrast(look.accent, text_colour_on(look.accent)) >= 4.5, name
 
 
 def test_each_kind_has_a_look_of_its_own() -> None:

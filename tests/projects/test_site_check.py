@@ -84,6 +84,20 @@ def test_at_a_host_of_its_own_a_reference_from_the_root_is_one_of_the_sites_file
     ]
 
 
+def test_a_form_posting_to_the_sites_form_endpoint_is_not_a_broken_link() -> None:
+    files: dict[str, str | None] = {
+        "/index.html": page(
+            '<form action="/_forms/contact" method="post"><button>Send</button></form>'
+            '<form action="/_forms/rsvp/"><button formaction="/_forms/rsvp">Yes</button></form>'
+            '<a href="/_forms/contact">Not a form</a><form action="/_forms/"></form>'
+            '<form action="/_forms/a/b"></form>'
+        )
+    }
+    for own_host in (False, True):
+        told = [f.text.split(" ")[0] for f in site_check(files, own_host=own_host).findings]
+        assert told == ["/_forms/contact", "/_forms/", "/_forms/a/b"], own_host
+
+
 def test_what_a_static_host_serves_is_not_broken() -> None:
     files: dict[str, str | None] = {
         "/index.html": page(

@@ -5,9 +5,13 @@
     manage.py chat --new-project "Bakery" --owner ada "Build a site for my bakery"
     manage.py chat --undo-turn MESSAGE_ID [--keep-changed] [--json]
 
-Readable progress by default; `--json` prints one event per line, with the
-same names and fields as the websocket's JSON mode, and after a turn one line
-of type "changes": the files it changed, with lines added and removed.
+The model is chosen as the workspace chooses it (chat.agent.model_choice):
+`--model`, else the project's, else the server's default, which is the
+offline demo (`builtit/demo`) while no key is set; `--model builtit/demo`
+uses the demo whatever is set (unless `BUILTIT_DEMO=0`). Readable progress
+by default; `--json` prints one event per line, with the same names and
+fields as the websocket's JSON mode, and after a turn one line of type
+"changes": the files it changed, with lines added and removed.
 `--undo-turn` puts back every file the turn holding that message changed, as
 the chat panel's "Undo this turn" does (as the project's owner). Exit status:
 0 when the turn finished (or was undone), 1 when it failed (or the undo was
@@ -32,7 +36,7 @@ from chat.agent.model_choice import ModelError, clean_model_id
 from chat.live import turns
 from chat.live.broadcast import files_moved
 from chat.live.hub import close_hub
-from chat.llm import ClientConfig, LLMClient
+from chat.llm import close_client
 from chat.models import Conversation, Message
 from chat.render.console import ConsoleRenderer
 from projects.history.undo import Refused
@@ -108,16 +112,17 @@ class Command(BaseCommand):
             else:
                 renderer.show(event)
 
-        client = LLMClient(ClientConfig.from_settings())
         try:
-            started = await turns.start(order, client=client, observer=show)
+            # No client of its own: the turn takes the one that serves its model,
+            # as the web's do (the offline demo's, or the provider's).
+            started = await turns.start(order, observer=show)
             if isinstance(started, turns.Busy):
                 raise CommandError(started.message)
             assert started.task is not None
             await started.task
             return started.done
         finally:
-            await client.aclose()
+            await close_client()
             await close_hub()
 
     turn_id: int | None = None  # the person's message that began the turn run here
