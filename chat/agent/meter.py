@@ -42,10 +42,14 @@ _UNBOUNDED = sys.maxsize
 class Meter:
     """One answer's cost so far, against what the turn may spend."""
 
-    def __init__(self, spend: Spend, *, prompt_tokens: int, max_tokens: int) -> None:
+    def __init__(
+        self, spend: Spend, *, prompt_tokens: int, max_tokens: int, in_turn: bool = True
+    ) -> None:
         info = spend.model_info
         self.spend = spend
         self.max_tokens = max_tokens
+        # A turn's answer is kept when cut, and the words say so; a one-off's is not.
+        self.in_turn = in_turn
         self.price = info.completion_price if info is not None and info.priced else None
         self.base = budget.prompt_cost(info, prompt_tokens) if info and self.price else Decimal(0)
         # The first step holds a quarter of the answer asked for (or a short one).
@@ -97,7 +101,7 @@ class Meter:
             self.step *= 2
             self.limit = self._limit()
         if self.chars > self.limit:
-            raise CostCapError(spend.stopped_by(cost, writing=True))
+            raise CostCapError(spend.stopped_by(cost, writing=self.in_turn))
 
     def _limit(self) -> int:
         """The characters of answer it may reach before `settle` is due."""

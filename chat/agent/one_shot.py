@@ -113,7 +113,7 @@ async def _ask(client: LLMClient, spend: Spend, wanted: _Wanted) -> Answer | Ref
     max_tokens = min(wanted.max_tokens, ceiling)
     request = ChatRequest(model, messages, parameters=ModelParameters(max_tokens=max_tokens))
     assembler = MessageAssembler()
-    meter = Meter(spend, prompt_tokens=prompt, max_tokens=max_tokens)
+    meter = Meter(spend, prompt_tokens=prompt, max_tokens=max_tokens, in_turn=False)
     ended = False
     try:
         async with (

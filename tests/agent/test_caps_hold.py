@@ -207,7 +207,8 @@ async def test_a_one_off_request_is_cut_at_the_cap_too(
 
     assert isinstance(answer, Refused)
     assert answer.code == "cost_limit"
-    assert "spending limit" in answer.message
+    assert answer.message.startswith("This turn reached its spending limit ($0.05")
+    assert "what it wrote is kept" not in answer.message, "a rewrite cut short is not kept"
     assert fake_openrouter.wait_for_disconnect()
     assert CAP - PIECE <= await charged(project) <= CAP + PIECE
     assert not await SpendingHold.objects.aexists()
