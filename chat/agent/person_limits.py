@@ -37,28 +37,18 @@ class PersonBudget:
     now: datetime
     held_elsewhere: Decimal = Decimal(0)  # of which, held by their other running turns
 
-    def reached(self, turn_cost: Decimal, reserve: Decimal = Decimal(0)) -> str | None:
-        """Why spending must stop, in words with when it resets; None within the
-        caps with `reserve` (the least the next request costs) still left."""
-        for cap in self.caps(turn_cost):
-            if cap.left <= reserve:
-                return cap.words(False)
-        return None
-
-    def left(self, turn_cost: Decimal) -> Decimal | None:
-        """What the tighter of the daily and monthly caps has left; None: no cap."""
-        return min((cap.left for cap in self.caps(turn_cost)), default=None)
-
     def caps(self, turn_cost: Decimal) -> list[CapLeft]:
         """The daily cap and the monthly one, in that order (those set)."""
         caps = []
         if self.daily_limit is not None:
             today = self.spent_today + turn_cost
-            words = partial(self._words, "daily", today, self.daily_limit, _DAY)
+            resets = f"at midnight ({_until(self.now, _next_day(self.now))})"
+            words = partial(self._words, "daily", today, self.daily_limit, resets)
             caps.append(CapLeft(self.daily_limit - today, words))
         if self.monthly_limit is not None:
             month = self.spent_this_month + turn_cost
-            words = partial(self._words, "monthly", month, self.monthly_limit, _MONTH)
+            resets = f"on the 1st ({_until(self.now, _next_month(self.now))})"
+            words = partial(self._words, "monthly", month, self.monthly_limit, resets)
             caps.append(CapLeft(self.monthly_limit - month, words))
         return caps
 
@@ -67,16 +57,11 @@ class PersonBudget:
         elsewhere = ""
         if self.held_elsewhere:
             elsewhere = f", {dollars(self.held_elsewhere)} of it held by your other running turns"
-        when = _next_day(self.now) if resets == _DAY else _next_month(self.now)
         return (
             f"You {at} your {period} spending limit ({dollars(spent)} of {dollars(cap)}"
-            f"{elsewhere}){how_stopped(spent, cap, writing)}. It resets {resets} "
-            f"({_until(self.now, when)}). Ask the administrator to raise it."
+            f"{elsewhere}){how_stopped(spent, cap, writing)}. It resets {resets}. Ask the "
+            "administrator to raise it."
         )
-
-
-_DAY = "at midnight"
-_MONTH = "on the 1st"
 
 
 def person_caps(*, user_id: int, project_cap: Decimal | None) -> spending.Caps:
