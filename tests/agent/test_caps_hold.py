@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import math
-import time
 import threading
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from decimal import Decimal
