@@ -127,6 +127,31 @@ class Charge(models.Model):
         return f"{self.cost} by {self.user_id} on {self.created_at:%Y-%m-%d}"
 
 
+class SpendingHold(models.Model):
+    """What a running turn (or a one-off request) has reserved of what the caps
+    leave, and how much of its cost has reached the ledger since: the caps
+    count the ledger and, of every hold, what is reserved and not yet there
+    (chat.spending). Reserved in steps as its answers stream, deleted when it
+    ends; so turns running side by side, in any process, cannot each spend
+    what is left. A hold whose process died counts until it expires."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="spending_holds"
+    )
+    project = models.ForeignKey(
+        Project, on_delete=models.SET_NULL, null=True, blank=True, related_name="spending_holds"
+    )
+    granted = models.DecimalField(max_digits=20, decimal_places=10, default=0)
+    charged = models.DecimalField(max_digits=20, decimal_places=10, default=0)
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "expires_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.granted} held for {self.user_id}"
+
+
 class ChatImage(models.Model):
     """A picture a person attached to a message (a screenshot, a mockup, a photo):
     uploaded first, then sent with the message (chat.images)."""

@@ -4,18 +4,34 @@ the project, its conversations or the message are deleted for good, so that
 deleting a project never gives its spending back. The caps read it (per turn
 and project: chat.agent.limits; per person: chat.agent.person_limits), and so
 does the admin.
+
+Beside it, the holds (chat.models.SpendingHold): what each running turn may
+still add to the ledger. A turn reserves in steps as its answers stream
+(`hold_grow`, at most what the caps leave), its hold is lowered by what it
+records (`hold_charged`) and deleted when it ends (`hold_release`). The
+person's and the project's caps count the ledger and every live hold
+(`Standing`), and each step is decided under a lock on the person's row, so
+turns running side by side, in one process or many, never reserve more than
+the caps leave between them.
 """
 
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from decimal import Decimal
 
-from django.db.models import Sum
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import DecimalField, F, Q, Sum, Value
+from django.db.models.functions import Greatest
+from django.utils import timezone
 
-from chat.models import Charge, Conversation, Message
+from chat.models import Charge, Conversation, Message, SpendingHold
 from projects.models import Project
+
+_ZERO = Decimal(0)
 
 
 def charge_record(*, message: Message) -> None:
@@ -44,19 +60,153 @@ def person_spent(*, user_id: int, since: datetime) -> Decimal:
     """What a person's requests have cost since `since`, in every project they
     have or had."""
     charges = Charge.objects.filter(user_id=user_id, created_at__gte=since)
-    return charges.aggregate(total=Sum("cost"))["total"] or Decimal(0)
+    return charges.aggregate(total=Sum("cost"))["total"] or _ZERO
 
 
 def project_spent(*, project_id: uuid.UUID) -> Decimal:
     """Everything the project's turns have cost so far, as reported by the provider."""
     charges = Charge.objects.filter(project_id=project_id)
-    return charges.aggregate(total=Sum("cost"))["total"] or Decimal(0)
+    return charges.aggregate(total=Sum("cost"))["total"] or _ZERO
 
 
-def charge_alone(*, project_id: uuid.UUID, owner_id: int, cost: Decimal) -> None:
+@transaction.atomic
+def charge_alone(
+    *, project_id: uuid.UUID, owner_id: int, cost: Decimal, hold_id: int | None = None
+) -> None:
     """The ledger's entry for a request that belongs to no message (a summary of
-    earlier turns asked for by hand, a request rewritten: chat.agent.one_shot)."""
+    earlier turns asked for by hand, a request rewritten: chat.agent.one_shot),
+    and its hold released with it."""
     name = Project.objects.filter(pk=project_id).values_list("name", flat=True).first() or ""
-    Charge.objects.create(
-        cost=cost, user_id=owner_id, project_id=project_id, project_name=name[:100]
+    if cost:
+        Charge.objects.create(
+            cost=cost, user_id=owner_id, project_id=project_id, project_name=name[:100]
+        )
+    if hold_id is not None:
+        hold_release(hold_id=hold_id)
+
+
+# --- holds ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Caps:
+    """The caps a hold is held against (None: no cap), and when the person's day
+    and month began (as the hold opened: its own costs all count in them)."""
+
+    day: Decimal | None
+    month: Decimal | None
+    project: Decimal | None
+    day_start: datetime
+    month_start: datetime
+
+    @property
+    def any(self) -> bool:
+        return any(cap is not None for cap in (self.day, self.month, self.project))
+
+    def room(self, standing: Standing) -> Decimal | None:
+        """What the tightest cap leaves to the hold beyond what it holds; None: no cap."""
+        rooms = [
+            cap - others - standing.granted
+            for cap, others in (
+                (self.day, standing.day),
+                (self.month, standing.month),
+                (self.project, standing.project),
+            )
+            if cap is not None
+        ]
+        return min(rooms, default=None)
+
+
+@dataclass(frozen=True)
+class Standing:
+    """What everything but one hold's turn counts against the caps at one
+    moment (the ledger, and every other live hold's reserve not yet in it),
+    and what that hold has reserved in all."""
+
+    day: Decimal
+    month: Decimal
+    project: Decimal
+    held_elsewhere: Decimal  # of which, reserved by the person's other running turns
+    granted: Decimal  # reserved by the hold, in all
+    step: Decimal = _ZERO  # of which, by the step that read this
+
+
+def hold_open(
+    *, user_id: int, project_id: uuid.UUID | None, lasts: timedelta, caps: Caps
+) -> tuple[int, Standing]:
+    """A new hold of nothing for a turn that runs at most `lasts`, and how the
+    caps stand. Holds that outlived their turn go."""
+    now = timezone.now()
+    SpendingHold.objects.filter(user_id=user_id, expires_at__lte=now).delete()
+    hold = SpendingHold.objects.create(
+        user_id=user_id, project_id=project_id, expires_at=now + lasts
     )
+    return hold.pk, _standing(hold, caps=caps, now=now)
+
+
+@transaction.atomic
+def hold_grow(
+    *,
+    hold_id: int,
+    user_id: int,
+    project_id: uuid.UUID | None,
+    want: Decimal,
+    lasts: timedelta,
+    caps: Caps,
+) -> Standing:
+    """The hold grown by `want`, or by what the tightest cap leaves if less (never
+    below nothing); how the caps stand after it. Decided under a lock on the
+    person's row (SQLite: its write lock), so two holds never share out the
+    same room."""
+    get_user_model().objects.select_for_update(no_key=True).filter(pk=user_id).first()
+    now = timezone.now()
+    # Gone only if its turn outlived it (a clock set back): held again from here.
+    hold, _ = SpendingHold.objects.get_or_create(
+        pk=hold_id, defaults={"user_id": user_id, "project_id": project_id, "expires_at": now}
+    )
+    standing = _standing(hold, caps=caps, now=now)
+    room = caps.room(standing)
+    step = max(_ZERO, want if room is None else min(want, room))
+    hold.granted += step
+    hold.expires_at = now + lasts
+    hold.save(update_fields=["granted", "expires_at"])
+    return replace(standing, granted=hold.granted, step=step)
+
+
+def hold_charged(*, hold_id: int, cost: Decimal) -> None:
+    """`cost` of the hold's turn reached the ledger (or left it, below nothing):
+    counted there, not in the hold."""
+    if cost:
+        SpendingHold.objects.filter(pk=hold_id).update(charged=F("charged") + cost)
+
+
+def hold_release(*, hold_id: int) -> None:
+    SpendingHold.objects.filter(pk=hold_id).delete()
+
+
+def _standing(hold: SpendingHold, *, caps: Caps, now: datetime) -> Standing:
+    person = Charge.objects.filter(user_id=hold.user_id, created_at__gte=caps.month_start)
+    spent = person.aggregate(
+        month=Sum("cost"), day=Sum("cost", filter=Q(created_at__gte=caps.day_start))
+    )
+    reserve = Greatest(F("granted") - F("charged"), Value(_ZERO), output_field=_MONEY)
+    others = SpendingHold.objects.filter(user_id=hold.user_id, expires_at__gt=now)
+    held = others.exclude(pk=hold.pk).aggregate(
+        all=Sum(reserve), project=Sum(reserve, filter=Q(project_id=hold.project_id))
+    )
+    elsewhere = held["all"] or _ZERO
+    project = _ZERO
+    if caps.project is not None and hold.project_id is not None:
+        project = project_spent(project_id=hold.project_id) + (held["project"] or _ZERO)
+    # The ledger holds this hold's own costs too: they are the turn's, not others'.
+    own = hold.charged
+    return Standing(
+        day=(spent["day"] or _ZERO) - own + elsewhere,
+        month=(spent["month"] or _ZERO) - own + elsewhere,
+        project=project - own if caps.project is not None else _ZERO,
+        held_elsewhere=elsewhere,
+        granted=hold.granted,
+    )
+
+
+_MONEY = DecimalField(max_digits=20, decimal_places=10)

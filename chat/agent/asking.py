@@ -18,6 +18,8 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from decimal import Decimal
 
+from django.conf import settings
+
 from chat.agent import budget
 from chat.agent.events import (
     AnnouncedCall,
@@ -28,6 +30,7 @@ from chat.agent.events import (
     ToolCallsAnnounced,
     UsageEvent,
 )
+from chat.agent.meter import Meter
 from chat.agent.recorder import TurnRecorder
 from chat.agent.runner import RoundDone, ToolRunner, whole_calls
 from chat.agent.state import Asked, TurnState
@@ -156,7 +159,7 @@ class Asking:
 
     async def _stream(self, request: ChatRequest, asked: Asked) -> AsyncGenerator[Event, None]:
         assembler = MessageAssembler()
-        reader = asyncio.create_task(self._read(request))
+        reader = asyncio.create_task(self._read(request, asked))
         try:
             while not isinstance(item := await self.queue.get(), End):
                 if isinstance(item, Piece):
@@ -179,15 +182,12 @@ class Asking:
 
     def _unreported(self, asked: Asked, assembler: MessageAssembler) -> Decimal:
         """An answer that wrote something but ended without its cost reported
-        (stopped, cut off, to be asked again) is counted at an estimate."""
-        usage = assembler.usage
-        if (usage is not None and usage.cost is not None) or not (assembler.written or usage):
-            return Decimal(0)
-        return budget.unreported_cost(
+        (stopped, cut off, capped, to be asked again) is counted at an estimate."""
+        return budget.cut_short_cost(
             info=self.state.spend.model_info,
             prompt=asked.prompt_tokens,
             written=assembler.written,
-            usage=usage,
+            usage=assembler.usage,
         )
 
     async def _on_piece(
@@ -207,19 +207,27 @@ class Asking:
                 return await self._start_calls(asked, assembler, settled=False)
         return None
 
-    async def _read(self, request: ChatRequest) -> None:
+    async def _read(self, request: ChatRequest, asked: Asked) -> None:
         state = self.state
         put = self.queue.put_nowait
         # One request, its retries included, within its own limit and the turn's.
         seconds = min(state.limits.request_time_limit, state.deadline - time.monotonic())
+        meter = Meter(
+            state.spend,
+            prompt_tokens=asked.prompt_tokens,
+            max_tokens=request.parameters.max_tokens or settings.BUILTIT_MAX_ANSWER_TOKENS,
+        )
         try:
             api_key = state.request.api_key or None
             async with (
                 asyncio.timeout(max(seconds, 0)),
                 self.client.stream(request, api_key=api_key) as pieces,
             ):
+                await meter.begin()  # the request is sent on the first piece asked for
                 async for piece in pieces:
                     put(Piece(piece))
+                    if meter.passed(piece):
+                        await meter.settle()  # raises to close the stream
         except asyncio.CancelledError:
             raise
         except TimeoutError:

@@ -7,17 +7,19 @@ its context holds; never fewer than MIN_ANSWER_TOKENS, since an answer cut
 short is money spent for nothing. A turn sends another request with tools
 only while what is left pays for its prompt and MIN_ANSWER_TOKENS
 (`reserve`); otherwise it ends with one closing answer of at most
-MIN_ANSWER_TOKENS. So spending passes a cap by at most that closing answer,
-plus the error of the prompt's estimate. An answer that ends before the
-provider reports its cost (stopped, cut off, asked again) is counted at an
-estimate (`unreported_cost`), so stopping a turn cannot dodge the caps.
+MIN_ANSWER_TOKENS. Whatever the provider does with `max_tokens`, an answer's
+cost is counted as it streams (chat.agent.meter, at `answer_cost`) and the
+answer is stopped where it passes what the caps leave. An answer that ends
+before the provider reports its cost (stopped, cut off, asked again) is
+counted at the same estimate (`unreported_cost`), so stopping a turn cannot
+dodge the caps.
 
 Prices come from the provider's list (chat.llm.catalog). A model the list
 does not price, while it prices others (an unlisted id, a router whose price
 varies), is counted at the dearest listed price, so the bound holds for it
-too; with no prices at all (a local server, the list unreachable) a request
-asks for at most BUILTIT_MAX_ANSWER_TOKENS and its cost is what the provider
-reports.
+too; with no prices at all (a local server, the list never read) a request
+asks for at most BUILTIT_MAX_ANSWER_TOKENS, its cost is what the provider
+reports, and its answer is bounded by length instead (chat.agent.meter).
 """
 
 from __future__ import annotations
@@ -85,7 +87,7 @@ def answer_tokens(*, info: ModelInfo | None, prompt: int, left: Decimal | None) 
         ceiling = min(ceiling, known.context_length - in_context)
     price = known.completion_price
     if left is not None and known.priced and price:
-        affordable = (left - _prompt_cost(known, prompt)) / price
+        affordable = (left - prompt_cost(known, prompt)) / price
         ceiling = min(ceiling, int(affordable))
     return max(MIN_ANSWER_TOKENS, ceiling)
 
@@ -95,7 +97,7 @@ def reserve(*, info: ModelInfo | None, prompt: int) -> Decimal:
     of answer (nothing known: nothing reserved)."""
     if info is None or not info.priced or info.completion_price is None:
         return Decimal(0)
-    return _prompt_cost(info, prompt) + MIN_ANSWER_TOKENS * info.completion_price
+    return prompt_cost(info, prompt) + MIN_ANSWER_TOKENS * info.completion_price
 
 
 def unreported_cost(
@@ -104,13 +106,38 @@ def unreported_cost(
     """What an answer the provider reported no cost for cost, at the model's
     price: its prompt and what it wrote (`written` characters), or the tokens
     it did report. Nothing when the model's price is not known."""
-    if info is None or not info.priced or info.completion_price is None:
+    price = info.completion_price if info is not None else None
+    if info is None or not info.priced or price is None:
         return Decimal(0)
     if usage is not None and usage.total_tokens:
-        prompt, answer = usage.prompt_tokens, usage.completion_tokens
-    else:
-        answer = _tokens(written, _CHARS_PER_TOKEN)
-    return _prompt_cost(info, prompt) + answer * info.completion_price
+        return prompt_cost(info, usage.prompt_tokens) + usage.completion_tokens * price
+    return prompt_cost(info, prompt) + answer_cost(written, price)
+
+
+def cut_short_cost(
+    *, info: ModelInfo | None, prompt: int, written: int, usage: Usage | None
+) -> Decimal:
+    """What an answer that ended early (stopped, cut off, capped, to be asked
+    again) cost when the provider did not say: its estimate, or nothing for one
+    that never began (a request refused is not billed)."""
+    if (usage is not None and usage.cost is not None) or not (written or usage):
+        return Decimal(0)
+    return unreported_cost(info=info, prompt=prompt, written=written, usage=usage)
+
+
+def answer_cost(chars: int, price: Decimal) -> Decimal:
+    """`chars` characters of answer (text, reasoning, calls) at `price` a token."""
+    return _tokens(chars, _CHARS_PER_TOKEN) * price
+
+
+def chars_within(amount: Decimal, price: Decimal) -> int:
+    """The most characters of answer whose `answer_cost` stays within `amount`
+    (below nothing when `amount` is)."""
+    return _CHARS_PER_TOKEN * math.floor(amount / price)
+
+
+def chars_of_tokens(tokens: int) -> int:
+    return tokens * _CHARS_PER_TOKEN
 
 
 # By part, for the context gauge (chat.agent.context): counted as prompt_tokens
@@ -134,7 +161,9 @@ def image_tokens(count: int) -> int:
     return _IMAGE_TOKENS * count
 
 
-def _prompt_cost(info: ModelInfo, prompt: int) -> Decimal:
+def prompt_cost(info: ModelInfo, prompt: int) -> Decimal:
+    """A request's prompt of `prompt` tokens (as `prompt_tokens` counts them), at
+    the model's price."""
     return prompt * (info.prompt_price or Decimal(0)) + info.request_price
 
 

@@ -9,6 +9,7 @@ from chat.llm import (
     AuthenticationError,
     BadRequestError,
     ContextTooLongError,
+    CostCapError,
     InStreamError,
     InsufficientCreditsError,
     LLMError,
@@ -69,6 +70,7 @@ def _duration(seconds: float) -> str:
 
 # Most specific first: the first class that matches speaks.
 _MESSAGES: tuple[tuple[type[LLMError], str, str], ...] = (
+    (CostCapError, "cost_limit", "{detail}"),
     (
         AnswerTooLargeError,
         "answer_too_large",

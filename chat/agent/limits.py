@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import partial
 
 from django.conf import settings
 
@@ -45,45 +47,54 @@ def _cap(own: Decimal | None, server: Decimal) -> Decimal | None:
     return chosen if chosen > 0 else None
 
 
-def cap_reached(
-    limits: TurnLimits,
-    *,
-    turn_cost: Decimal | None,
-    spent_before: Decimal,
-    reserve: Decimal = Decimal(0),
-) -> str | None:
-    """Why spending must stop now, in words for the person; None while within the
-    caps with `reserve` (the least the next request costs) still left."""
-    spent_now = turn_cost or Decimal(0)
+@dataclass(frozen=True)
+class CapLeft:
+    """One spending cap as a turn stands against it: what it leaves (below
+    nothing once passed), and why spending stops there, in words for the
+    person (`writing`: an answer was cut there as it streamed)."""
+
+    left: Decimal
+    words: Callable[[bool], str]
+
+
+def turn_caps(limits: TurnLimits, *, turn_cost: Decimal, spent_before: Decimal) -> list[CapLeft]:
+    """The turn's cap and the project's, in that order (those set)."""
+    caps = []
     turn_cap = limits.turn_cost_limit
-    if turn_cap and spent_now + reserve >= turn_cap:
-        return (
-            f"This turn {_at(spent_now, turn_cap)} its spending limit ({dollars(spent_now)} of "
-            f"{dollars(turn_cap)}){no_room(spent_now, turn_cap)}, so it was ended. Send a new "
-            "message to go on, or ask the administrator to raise the limit."
-        )
+    if turn_cap:
+        caps.append(CapLeft(turn_cap - turn_cost, partial(_turn_words, turn_cost, turn_cap)))
     project_cap = limits.project_cost_limit
-    spent = spent_before + spent_now
-    if project_cap and spent + reserve >= project_cap:
+    if project_cap:
+        spent = spent_before + turn_cost
+        caps.append(CapLeft(project_cap - spent, partial(_project_words, spent, project_cap)))
+    return caps
+
+
+def _turn_words(spent: Decimal, cap: Decimal, writing: bool) -> str:
+    return (
+        f"This turn {_at(spent, cap, writing)} its spending limit ({dollars(spent)} of "
+        f"{dollars(cap)}){how_stopped(spent, cap, writing)}"
+        f"{'' if writing else ', so it was ended'}. Send a new message to go on, or ask the "
+        "administrator to raise the limit."
+    )
+
+
+def _project_words(spent: Decimal, cap: Decimal, writing: bool) -> str:
+    return (
+        f"This project {_at(spent, cap, writing)} its spending limit ({dollars(spent)} of "
+        f"{dollars(cap)}){how_stopped(spent, cap, writing)}. Ask the administrator to raise "
+        "the limit."
+    )
+
+
+def how_stopped(spent: Decimal, cap: Decimal, writing: bool) -> str:
+    """Said of a cap: an answer cut there, or what is left too little for another."""
+    if writing:
         return (
-            f"This project {_at(spent, project_cap)} its spending limit ({dollars(spent)} of "
-            f"{dollars(project_cap)}){no_room(spent, project_cap)}. Ask the "
-            "administrator to raise the limit."
+            " while the model was still writing, so its answer was stopped there and the "
+            "turn ended; what it wrote is kept"
         )
-    return None
-
-
-def cost_left(limits: TurnLimits, *, turn_cost: Decimal, spent_before: Decimal) -> Decimal | None:
-    """What the tighter of the turn's and the project's caps has left; None: no cap."""
-    left = [
-        cap - spent
-        for cap, spent in (
-            (limits.turn_cost_limit, turn_cost),
-            (limits.project_cost_limit, spent_before + turn_cost),
-        )
-        if cap
-    ]
-    return min(left, default=None)
+    return no_room(spent, cap)
 
 
 def no_room(spent: Decimal, cap: Decimal) -> str:
@@ -91,5 +102,5 @@ def no_room(spent: Decimal, cap: Decimal) -> str:
     return ": what is left would not pay for another request" if spent < cap else ""
 
 
-def _at(spent: Decimal, cap: Decimal) -> str:
-    return "reached" if spent >= cap else "is close to"
+def _at(spent: Decimal, cap: Decimal, writing: bool) -> str:
+    return "reached" if writing or spent >= cap else "is close to"

@@ -37,7 +37,7 @@ from chat.agent.runner import ToolRunner
 from chat.agent.site_checks import BACKGROUND_WAIT, site_checked
 from chat.agent.state import Asked, Outcome, Spend, StopCause, TurnRequest, TurnState
 from chat.demo.transport import demo_client, is_demo
-from chat.llm import AnswerTooSlowError, LLMClient, LLMError, ModelInfo, get_client
+from chat.llm import AnswerTooSlowError, CostCapError, LLMClient, LLMError, ModelInfo, get_client
 from chat.models import Message
 from chat.money import money
 from chat.next_steps import split_next
@@ -84,6 +84,8 @@ async def run_turn(
             async for event in events:
                 yield event
     finally:
+        if (allowance := turn.state.spend.allowance) is not None:
+            await allowance.release()  # already, with the closing message, unless it failed
         if own_client is not None:
             await own_client.aclose()
 
@@ -154,7 +156,8 @@ class _Turn:
                 self.on_stopped(done)
             raise
         except LLMError as error:
-            outcome.fail("error", self._describe(error))
+            capped = isinstance(error, CostCapError)
+            outcome.fail("cost_limit" if capped else "error", self._describe(error))
         except Exception:
             logger.exception("Turn failed in conversation %s", request.conversation.pk)
             outcome.fail("error", INTERNAL_ERROR)
@@ -360,7 +363,7 @@ class _Turn:
             # The "Next:" line is for the chips under the turn, not the answer's text.
             content, outcome.suggestions = split_next(reply.content)
             reply = replace(reply, content=content)
-        return self.recorder.store_closing(
+        closing = self.recorder.store_closing(
             at,
             final=reply,
             final_seconds=final.seconds if final else None,
@@ -381,6 +384,9 @@ class _Turn:
                 context=state.context,
             ),
         )
+        if state.spend.allowance is not None:
+            state.spend.allowance.released = True  # with the closing message
+        return closing
 
 
 _EMPTY = ErrorEvent(

@@ -20,9 +20,10 @@ from decimal import Decimal
 
 from chat import spending
 from chat.agent import budget
+from chat.agent.allowance import Allowance
 from chat.agent.failures import INTERNAL_ERROR, error_event
 from chat.agent.limits import TurnLimits
-from chat.agent.person_limits import person_budget
+from chat.agent.meter import Meter
 from chat.agent.state import Spend
 from chat.demo.transport import demo_client, is_demo
 from chat.llm import (
@@ -75,30 +76,21 @@ async def ask_once(
     alone = spend is None
     try:
         if spend is None:
-            spend = await threads.run(_spend_alone, project)
+            spend = await threads.run(_spend_alone, project, seconds)
             spend.model_info = await _model_info(chosen, model, api_key)
         wanted = _Wanted(model, api_key, messages, max_tokens, seconds)
         answer = await _ask(chosen, spend, wanted)
     except asyncio.CancelledError:
         # The person left while it was written: what it cost so far (estimated)
         # still counts, so leaving cannot dodge the caps.
-        if alone and spend is not None and spend.estimated_cost:
-            charge = threads.run(
-                spending.charge_alone,
-                project_id=project.pk,
-                owner_id=project.owner_id,
-                cost=spend.estimated_cost,
-            )
-            await asyncio.shield(charge)
+        if alone and spend is not None:
+            await asyncio.shield(_charged_alone(project, spend))
         raise
     finally:
         if own is not None:
             await own.aclose()
-    if alone and isinstance(answer, Answer) and answer.cost:
-        owner = project.owner_id
-        await threads.run(
-            spending.charge_alone, project_id=project.pk, owner_id=owner, cost=answer.cost
-        )
+    if alone:
+        await _charged_alone(project, spend)
     return answer
 
 
@@ -112,32 +104,30 @@ class _Wanted:
 
 
 async def _ask(client: LLMClient, spend: Spend, wanted: _Wanted) -> Answer | Refused:
-    model, api_key, messages, seconds = (
-        wanted.model,
-        wanted.api_key,
-        wanted.messages,
-        wanted.seconds,
-    )
+    model, api_key, messages = wanted.model, wanted.api_key, wanted.messages
     cap = spend.cap_reached(messages, [])
     if cap:
         return Refused("cost_limit", cap)
     prompt = budget.prompt_tokens(messages, [])
     ceiling = budget.answer_tokens(info=spend.model_info, prompt=prompt, left=spend.left())
-    request = ChatRequest(
-        model, messages, parameters=ModelParameters(max_tokens=min(wanted.max_tokens, ceiling))
-    )
+    max_tokens = min(wanted.max_tokens, ceiling)
+    request = ChatRequest(model, messages, parameters=ModelParameters(max_tokens=max_tokens))
     assembler = MessageAssembler()
+    meter = Meter(spend, prompt_tokens=prompt, max_tokens=max_tokens, in_turn=False)
+    ended = False
     try:
-        async with asyncio.timeout(seconds), client.stream(request, api_key=api_key) as pieces:
+        async with (
+            asyncio.timeout(wanted.seconds),
+            client.stream(request, api_key=api_key) as pieces,
+        ):
+            await meter.begin()
             async for piece in pieces:
                 assembler.add(piece)
-    except asyncio.CancelledError:
-        spend.estimated_cost += budget.unreported_cost(
-            info=spend.model_info, prompt=prompt, written=assembler.written, usage=assembler.usage
-        )
-        raise
+                if meter.passed(piece):
+                    await meter.settle()  # raises to close the stream
+        ended = True
     except TimeoutError:
-        return Refused("too_slow", f"The model took longer than {round(seconds)} seconds.")
+        return Refused("too_slow", f"The model took longer than {round(wanted.seconds)} seconds.")
     except LLMError as error:
         has_key = bool(api_key or client.config.api_key)
         event = error_event(error, model=model, has_key=has_key, attempts=1)
@@ -145,6 +135,19 @@ async def _ask(client: LLMClient, spend: Spend, wanted: _Wanted) -> Answer | Ref
     except Exception:
         logger.exception("A one-off request to %s failed", model)
         return Refused(INTERNAL_ERROR.code, INTERNAL_ERROR.message)
+    finally:
+        if not ended:
+            # Stopped, cut off or refused part way: what it wrote is counted at an estimate.
+            spend.estimated_cost += budget.cut_short_cost(
+                info=spend.model_info,
+                prompt=prompt,
+                written=assembler.written,
+                usage=assembler.usage,
+            )
+    return _answered(spend, assembler, prompt)
+
+
+def _answered(spend: Spend, assembler: MessageAssembler, prompt: int) -> Answer:
     reply = assembler.message()
     usage = reply.usage or Usage()
     cost = usage.cost
@@ -162,14 +165,32 @@ async def _ask(client: LLMClient, spend: Spend, wanted: _Wanted) -> Answer | Ref
     return Answer(reply.content.strip(), usage, cost)
 
 
-def _spend_alone(project: Project) -> Spend:
+def _spend_alone(project: Project, seconds: float) -> Spend:
     """The caps as a turn starting now would find them (the turn cap bounds
     this one request)."""
     limits = TurnLimits.for_project(project)
     spend = Spend(limits)
-    spend.spent_before = spending.project_spent(project_id=project.pk)
-    spend.person = person_budget(user_id=project.owner_id)
+    spend.allowance = Allowance.open(
+        user_id=project.owner_id,
+        project_id=project.pk,
+        project_cap=limits.project_cost_limit,
+        seconds=seconds,
+    )
     return spend
+
+
+async def _charged_alone(project: Project, spend: Spend) -> None:
+    """A one-off's cost in the ledger, and its hold let go, together."""
+    allowance = spend.allowance
+    await threads.run(
+        spending.charge_alone,
+        project_id=project.pk,
+        owner_id=project.owner_id,
+        cost=spend.turn_cost(),
+        hold_id=allowance.hold_id if allowance is not None else None,
+    )
+    if allowance is not None:
+        allowance.released = True
 
 
 async def _model_info(client: LLMClient, model: str, api_key: str | None) -> ModelInfo | None:

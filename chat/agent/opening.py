@@ -5,14 +5,13 @@ the turn may spend, and the person's message stored. Runs in a pool thread."""
 
 from __future__ import annotations
 
-from chat import spending
 from chat.agent import prompt
+from chat.agent.allowance import Allowance
 from chat.agent.attachments import for_model
 from chat.agent.attachments import to_json as attachments_json
 from chat.agent.compaction import latest_summary
 from chat.agent.context import Opening
 from chat.agent.instructions import project_instructions
-from chat.agent.person_limits import person_budget
 from chat.agent.recorder import TurnRecorder
 from chat.agent.runner import ToolRunner
 from chat.agent.state import TurnState
@@ -33,8 +32,14 @@ def turn_opened(
     project, conversation = request.project, request.conversation
     files = selectors.file_list(project)
     runner.known_versions.update({info.path: info.version for info in files})
-    state.spend.spent_before = spending.project_spent(project_id=project.pk)
-    state.spend.person = person_budget(user_id=project.owner_id)
+    allowance = Allowance.open(
+        user_id=project.owner_id,
+        project_id=project.pk,
+        project_cap=state.limits.project_cost_limit,
+        seconds=state.limits.turn_time_limit,
+    )
+    state.spend.allowance = allowance
+    recorder.hold_id = allowance.hold_id if allowance is not None else None
     text = for_model(request.text, request.attachments)
     opening = Opening(
         prompt.system_parts(

@@ -3,12 +3,11 @@ and turns running at once. The server's settings, with staff's overrides
 (chat.models.PersonLimits) for one person.
 
 Spending is what the person's ledger holds (chat.spending): every request's
-cost, those of running turns too (each reply is recorded as the turn goes),
-and those of projects deleted since. A
-turn checks the person's spending when it starts and adds its own as it goes,
-so turns running side by side can pass a cap by at most what one of them
-spends (the turn cap, BUILTIT_TURN_COST_LIMIT) each: at most
-(BUILTIT_MAX_TURNS_PER_PERSON - 1) x the turn cap.
+cost, and those of projects deleted since; and what their running turns hold
+(each reserves in steps, as its answers stream, what it may still spend).
+A turn stands against the caps as the ledger and the holds were at its
+latest step (chat.agent.allowance), so turns running side by side share
+what is left and together never pass a cap by more than a streamed piece each.
 """
 
 from __future__ import annotations
@@ -16,77 +15,79 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
+from functools import partial
 
 from django.conf import settings
 from django.utils import timezone
 
-from chat.agent.limits import no_room
+from chat import spending
+from chat.agent.limits import CapLeft, how_stopped
 from chat.models import PersonLimits
 from chat.money import dollars
-from chat.spending import person_spent
 
 
 @dataclass(frozen=True)
 class PersonBudget:
     daily_limit: Decimal | None  # None: no cap
     monthly_limit: Decimal | None
+    # Spent or held by everything but this turn: the ledger (its own recorded
+    # costs included) and the holds of the person's other running turns.
     spent_today: Decimal
     spent_this_month: Decimal
     now: datetime
+    held_elsewhere: Decimal = Decimal(0)  # of which, held by their other running turns
 
-    def reached(self, turn_cost: Decimal, reserve: Decimal = Decimal(0)) -> str | None:
-        """Why spending must stop, in words with when it resets; None within the
-        caps with `reserve` (the least the next request costs) still left."""
-        today = self.spent_today + turn_cost
-        if self.daily_limit is not None and today + reserve >= self.daily_limit:
-            return (
-                f"You {_at(today, self.daily_limit)} your daily spending limit "
-                f"({dollars(today)} of {dollars(self.daily_limit)})"
-                f"{no_room(today, self.daily_limit)}. It resets at midnight "
-                f"({_until(self.now, _next_day(self.now))}). Ask the administrator to raise it."
-            )
-        month = self.spent_this_month + turn_cost
-        if self.monthly_limit is not None and month + reserve >= self.monthly_limit:
-            return (
-                f"You {_at(month, self.monthly_limit)} your monthly spending limit "
-                f"({dollars(month)} of {dollars(self.monthly_limit)})"
-                f"{no_room(month, self.monthly_limit)}. It resets on the 1st "
-                f"({_until(self.now, _next_month(self.now))}). Ask the administrator to raise it."
-            )
-        return None
+    def caps(self, turn_cost: Decimal) -> list[CapLeft]:
+        """The daily cap and the monthly one, in that order (those set)."""
+        caps = []
+        if self.daily_limit is not None:
+            today = self.spent_today + turn_cost
+            resets = f"at midnight ({_until(self.now, _next_day(self.now))})"
+            words = partial(self._words, "daily", today, self.daily_limit, resets)
+            caps.append(CapLeft(self.daily_limit - today, words))
+        if self.monthly_limit is not None:
+            month = self.spent_this_month + turn_cost
+            resets = f"on the 1st ({_until(self.now, _next_month(self.now))})"
+            words = partial(self._words, "monthly", month, self.monthly_limit, resets)
+            caps.append(CapLeft(self.monthly_limit - month, words))
+        return caps
 
-    def left(self, turn_cost: Decimal) -> Decimal | None:
-        """What the tighter of the daily and monthly caps has left; None: no cap."""
-        left = [
-            cap - spent - turn_cost
-            for cap, spent in (
-                (self.daily_limit, self.spent_today),
-                (self.monthly_limit, self.spent_this_month),
-            )
-            if cap is not None
-        ]
-        return min(left, default=None)
+    def _words(self, period: str, spent: Decimal, cap: Decimal, resets: str, writing: bool) -> str:
+        at = "reached" if writing or spent >= cap else "are close to"
+        elsewhere = ""
+        if self.held_elsewhere:
+            elsewhere = f", {dollars(self.held_elsewhere)} of it held by your other running turns"
+        return (
+            f"You {at} your {period} spending limit ({dollars(spent)} of {dollars(cap)}"
+            f"{elsewhere}){how_stopped(spent, cap, writing)}. It resets {resets}. Ask the "
+            "administrator to raise it."
+        )
 
 
-def _at(spent: Decimal, cap: Decimal) -> str:
-    return "reached" if spent >= cap else "are close to"
-
-
-def person_budget(*, user_id: int) -> PersonBudget:
+def person_caps(*, user_id: int, project_cap: Decimal | None) -> spending.Caps:
+    """The caps a turn's hold is held against: the person's, and `project_cap`."""
     own = PersonLimits.objects.filter(user_id=user_id).first()
-    now = timezone.localtime()
-    day = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    month = day.replace(day=1)
-    return PersonBudget(
-        daily_limit=_cap(
-            own.daily_cost_limit if own else None, settings.BUILTIT_USER_DAILY_COST_LIMIT
-        ),
-        monthly_limit=_cap(
+    day = timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
+    return spending.Caps(
+        day=_cap(own.daily_cost_limit if own else None, settings.BUILTIT_USER_DAILY_COST_LIMIT),
+        month=_cap(
             own.monthly_cost_limit if own else None, settings.BUILTIT_USER_MONTHLY_COST_LIMIT
         ),
-        spent_today=person_spent(user_id=user_id, since=day),
-        spent_this_month=person_spent(user_id=user_id, since=month),
-        now=now,
+        project=project_cap,
+        day_start=day,
+        month_start=day.replace(day=1),
+    )
+
+
+def person_budget(caps: spending.Caps, standing: spending.Standing) -> PersonBudget:
+    """The person's caps as a turn stands against them, by `standing`."""
+    return PersonBudget(
+        daily_limit=caps.day,
+        monthly_limit=caps.month,
+        spent_today=standing.day,
+        spent_this_month=standing.month,
+        now=timezone.localtime(),
+        held_elsewhere=standing.held_elsewhere,
     )
 
 

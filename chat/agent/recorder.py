@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from chat import selectors, services
+from django.db import transaction
+
+from chat import selectors, services, spending
 from chat.llm import AssistantMessage, ToolCall
 from chat.models import Conversation, Message
 from chat.records import AssistantRecord, ReplyRecord, ToolRecord, TurnRecord
@@ -30,6 +32,10 @@ class TurnRecorder:
         self.conversation = conversation
         self.model = model
         self._next = 0
+        # The turn's spending hold (chat.agent.allowance), lowered by every cost
+        # written, in the same transaction, and let go with the closing message.
+        self.hold_id: int | None = None
+        self._charged: dict[int, Decimal] = {}  # each message's cost as last written
 
     def begin(
         self,
@@ -113,14 +119,18 @@ class TurnRecorder:
             )
             if final.usage and final.usage.cost is not None:
                 cost = (cost or Decimal(0)) + final.usage.cost
-        return self._write(
-            at,
-            content=final.content if final is not None else text,
-            reasoning=final.reasoning if final is not None else "",
-            tool_calls=[],
-            record=AssistantRecord(reply, turn),
-            cost=cost,
-        )
+        with transaction.atomic():
+            closing = self._write(
+                at,
+                content=final.content if final is not None else text,
+                reasoning=final.reasoning if final is not None else "",
+                tool_calls=[],
+                record=AssistantRecord(reply, turn),
+                cost=cost,
+            )
+            if self.hold_id is not None:
+                spending.hold_release(hold_id=self.hold_id)
+        return closing
 
     def _write(
         self,
@@ -132,22 +142,33 @@ class TurnRecorder:
         record: AssistantRecord,
         cost: Decimal | None,
     ) -> Message:
-        if isinstance(at, int):
-            return services.message_create(
-                conversation=self.conversation,
-                sequence=at,
-                role=Message.Role.ASSISTANT,
-                content=content,
-                reasoning=reasoning,
-                tool_calls=tool_calls,
-                record=record,
-                cost=cost,
-            )
-        return services.message_update(
-            message=at,
-            content=content,
-            reasoning=reasoning,
-            tool_calls=tool_calls,
-            record=record,
-            cost=cost,
-        )
+        with transaction.atomic():
+            if isinstance(at, int):
+                message = services.message_create(
+                    conversation=self.conversation,
+                    sequence=at,
+                    role=Message.Role.ASSISTANT,
+                    content=content,
+                    reasoning=reasoning,
+                    tool_calls=tool_calls,
+                    record=record,
+                    cost=cost,
+                )
+            else:
+                message = services.message_update(
+                    message=at,
+                    content=content,
+                    reasoning=reasoning,
+                    tool_calls=tool_calls,
+                    record=record,
+                    cost=cost,
+                )
+            self._held_less(message, cost or Decimal(0))
+        return message
+
+    def _held_less(self, message: Message, cost: Decimal) -> None:
+        """What reached the ledger is no longer held, or it would count twice."""
+        before = self._charged.get(message.pk, Decimal(0))
+        self._charged[message.pk] = cost
+        if self.hold_id is not None:
+            spending.hold_charged(hold_id=self.hold_id, cost=cost - before)

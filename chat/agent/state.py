@@ -15,10 +15,10 @@ from typing import Literal
 from django.contrib.auth.models import User
 
 from chat.agent import budget
+from chat.agent.allowance import Allowance
 from chat.agent.attachments import Attachment
 from chat.agent.events import ErrorEvent
-from chat.agent.limits import TurnLimits, cap_reached, cost_left
-from chat.agent.person_limits import PersonBudget
+from chat.agent.limits import CapLeft, TurnLimits, turn_caps
 from chat.agent.runner import Executed
 from chat.llm import AssistantMessage, ChatMessage, LLMError, ModelInfo, ToolCall, ToolSpec, Usage
 from chat.models import Conversation, Message
@@ -76,33 +76,42 @@ class Spend:
     # Answers that ended before the provider reported their cost (stopped, cut,
     # asked again): counted at an estimate, so stopping cannot dodge the caps.
     estimated_cost: Decimal = Decimal(0)
-    spent_before: Decimal = Decimal(0)  # by the project, before this turn
-    person: PersonBudget | None = None  # the project owner's, read at the start
+    # The caps shared with the person's other turns, held in the ledger (None: none set).
+    allowance: Allowance | None = None
     model_info: ModelInfo | None = None  # from the provider's list: price, limits
 
     def turn_cost(self) -> Decimal:
         """What the turn has cost so far: as reported, and estimated where not."""
         return (self.usage.cost or Decimal(0)) + self.estimated_cost
 
+    def caps(self, extra: Decimal = Decimal(0)) -> list[CapLeft]:
+        """Every cap set, as the turn stands against it with `extra` more spent:
+        the turn's, the project's, the person's per day and per month."""
+        turn_cost = self.turn_cost() + extra
+        allowance = self.allowance
+        spent_before = allowance.project_before() if allowance is not None else Decimal(0)
+        caps = turn_caps(self.limits, turn_cost=turn_cost, spent_before=spent_before)
+        person = allowance.person() if allowance is not None else None
+        return caps + (person.caps(turn_cost) if person is not None else [])
+
     def cap_reached(self, messages: list[ChatMessage], tools: list[ToolSpec]) -> str | None:
         """Why no more requests with tools may be sent: a cap reached, or what it
         has left would not pay for the next one (chat.agent.budget)."""
-        turn_cost = self.turn_cost()
         reserve = budget.reserve(info=self.model_info, prompt=budget.prompt_tokens(messages, tools))
-        own = cap_reached(
-            self.limits, turn_cost=turn_cost, spent_before=self.spent_before, reserve=reserve
-        )
-        person = self.person.reached(turn_cost, reserve) if self.person is not None else None
-        return own or person
+        for cap in self.caps():
+            if cap.left <= reserve:
+                return cap.words(False)
+        return None
 
     def left(self) -> Decimal | None:
         """What the tightest spending cap has left; None: no cap applies."""
-        turn_cost = self.turn_cost()
-        left = [
-            cost_left(self.limits, turn_cost=turn_cost, spent_before=self.spent_before),
-            self.person.left(turn_cost) if self.person is not None else None,
-        ]
-        return min((value for value in left if value is not None), default=None)
+        return min((cap.left for cap in self.caps()), default=None)
+
+    def stopped_by(self, extra: Decimal, *, writing: bool) -> str:
+        """Why an answer that would bring the turn's cost `extra` higher stops: the
+        words of the cap it passes first."""
+        tightest = min(self.caps(extra), key=lambda cap: cap.left)
+        return tightest.words(writing)
 
 
 @dataclass

@@ -122,9 +122,11 @@ class LLMClient:
         await self._http.aclose()
 
     async def model_catalog(self, *, api_key: str | None = None) -> dict[str, ModelInfo] | None:
-        """The provider's model list (chat.llm.catalog); None when it cannot be
-        read. Kept for an hour (a failure for a minute), so a turn or a message
-        with pictures costs no extra request."""
+        """The provider's model list (chat.llm.catalog); None when it has never
+        been read. Kept for an hour, so a turn or a message with pictures costs
+        no extra request; when it cannot be read again, the last one read is
+        kept (the caps price answers from it) and reading is tried again in a
+        minute."""
         now = time.monotonic()
         if now < self._catalog_until:
             return self._catalog
@@ -135,9 +137,10 @@ class LLMClient:
                 found = catalog_from(await answers.body_of(response, _MAX_MODEL_LIST))
         except (httpx.HTTPError, LLMError):
             found = None
-        self._catalog = found
+        if found is not None:
+            self._catalog = found
         self._catalog_until = now + (_CATALOG_KEPT if found is not None else _CATALOG_RETRY)
-        return found
+        return self._catalog
 
     async def model_inputs(self, *, api_key: str | None = None) -> dict[str, frozenset[str]] | None:
         """What each listed model takes in ("text", "image", …), for the models

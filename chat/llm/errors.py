@@ -14,7 +14,8 @@
      ├── InStreamError                by code: an error chunk inside an HTTP 200 stream
      └── LimitError                   no    one of our own bounds on an answer was reached
           ├── AnswerTooLargeError     no    more text, reasoning or arguments than allowed
-          └── AnswerTooSlowError      no    the request (with its retries) took too long
+          ├── AnswerTooSlowError      no    the request (with its retries) took too long
+          └── CostCapError            no    a spending cap leaves nothing for more of it
 
 Each carries the provider's own words (`upstream_message`), the HTTP status and
 error code when there was one, and `output_started`: whether part of the answer
@@ -137,6 +138,10 @@ class AnswerTooLargeError(LimitError):
 
 class AnswerTooSlowError(LimitError):
     pass
+
+
+class CostCapError(LimitError):
+    """Its message is the cap's own words, whole, for the person."""
 
 
 _BY_STATUS: dict[int, tuple[type[LLMError], str]] = {

@@ -541,12 +541,13 @@ async def test_two_empty_answers_end_the_turn_with_an_error(
     assert await sync_to_async(spent_on)(project) == 2 * Decimal(str(DEFAULT_USAGE["cost"]))
 
 
-async def test_a_turn_over_its_spending_cap_ends_with_an_answer_without_tools(
+async def test_a_turn_near_its_spending_cap_ends_with_an_answer_without_tools(
     fake_openrouter: FakeOpenRouter, starter_project: Project, llm_client: Clients
 ) -> None:
+    """$0.02 left: less than a round with tools needs, enough for a short answer."""
     fake_openrouter.script(
         costing(0.6),
-        costing(0.6, "/styles.css"),
+        costing(0.38, "/styles.css"),
         text("I stopped at the spending limit."),
         text("never"),
     )
@@ -563,7 +564,7 @@ async def test_a_turn_over_its_spending_cap_ends_with_an_answer_without_tools(
     assert "spending limit" in bodies(fake_openrouter)[-1]["messages"][-1]["content"]
     (error,) = errors(events)
     assert error.code == "cost_limit"
-    assert "$1.20 of $1.00" in error.message
+    assert "This turn is close to its spending limit ($0.9800 of $1.00)" in error.message
     assert not error.retryable
     assert kinds(events)[-4:] == ["content", "usage", "error", "done"]
     assert done(events).finish_reason == "cost_limit"
@@ -576,7 +577,36 @@ async def test_a_turn_over_its_spending_cap_ends_with_an_answer_without_tools(
     }
     # What counts against the project's cap: every request of the turn.
     spent = await sync_to_async(spent_on)(starter_project)
-    assert spent == Decimal("1.2") + Decimal(str(DEFAULT_USAGE["cost"]))
+    assert spent == Decimal("0.98") + Decimal(str(DEFAULT_USAGE["cost"]))
+
+
+async def test_a_turn_past_its_spending_cap_asks_nothing_more(
+    fake_openrouter: FakeOpenRouter, starter_project: Project, llm_client: Clients
+) -> None:
+    """The provider reported more than was left: not even a closing answer is
+    asked for, since it would spend past the cap again."""
+    fake_openrouter.script(costing(0.6), costing(0.6, "/styles.css"), text("never"))
+
+    client = llm_client()
+    events = await turn_events(
+        client,
+        starter_project,
+        "Build a big site",
+        turn_limits=limits(turn_cost_limit=Decimal("1")),
+    )
+
+    assert [body["tool_choice"] for body in bodies(fake_openrouter)] == ["auto", "auto"]
+    (error,) = errors(events)
+    assert error.code == "cost_limit"
+    assert "This turn reached its spending limit ($1.20 of $1.00), so it was ended" in (
+        error.message
+    )
+    assert kinds(events)[-2:] == ["error", "done"]
+    assert done(events).status == "failed"
+    assert done(events).finish_reason == "cost_limit"
+    closing = await closing_message(events)
+    assert closing.metadata["turn"]["error"]["message"] == error.message
+    assert await sync_to_async(spent_on)(starter_project) == Decimal("1.2")
 
 
 async def test_a_project_over_its_spending_cap_sends_nothing(
@@ -624,7 +654,7 @@ async def test_a_projects_own_turn_cap_overrides_the_servers(
     client = llm_client()
     events = await asyncio.wait_for(collect(), HANG)
 
-    assert [body["tool_choice"] for body in bodies(fake_openrouter)] == ["auto", "none"]
+    assert [body["tool_choice"] for body in bodies(fake_openrouter)] == ["auto"]
     assert done(events).finish_reason == "cost_limit"
     (error,) = errors(events)
     assert "$0.6000 of $0.5000" in error.message

@@ -75,7 +75,7 @@ async def test_a_daily_cap_counts_every_project_of_the_person(
     refused = await turn_events(client, second_project, "Three")
     (again,) = [e for e in refused if isinstance(e, ErrorEvent)]
     assert again.code == "cost_limit"
-    assert len(fake_openrouter.requests) == 3, "a capped turn asks the model nothing"
+    assert len(fake_openrouter.requests) == 2, "a capped turn asks the model nothing"
 
 
 async def test_staffs_override_for_one_person_wins(

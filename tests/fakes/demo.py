@@ -15,9 +15,12 @@ import json
 import re
 from typing import Any
 
-from tests.fakes.script import RecordedRequest, Reply, Scripted, ToolCallScript
+from tests.fakes.script import RecordedRequest, Reply, Scripted, ToolCallScript, never_stops
 
 MODEL = "openai/gpt-4o-mini"
+# A model that ignores max_tokens and writes without end, to see the spending
+# caps stop it (listed, with a price, in the fake's model list).
+NEVER_STOPS = "builtit-test/never-stops"
 DEFAULT_FILES = ("index.html", "styles.css", "script.js")
 HEADING_LIMIT = 60
 # gpt-4o-mini's price per token, so the demo's costs look like the real ones.
@@ -31,6 +34,8 @@ def demo_responder(request: RecordedRequest) -> Scripted:
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
     since = messages[last_user + 1 :]
     model = body.get("model") if isinstance(body.get("model"), str) else MODEL
+    if model == NEVER_STOPS:
+        return never_stops()
     prompt_tokens = max(1, len(request.body) // 4)
     if any(m.get("role") == "tool" for m in since):
         return _reply(_summary(since), prompt_tokens, model=model)

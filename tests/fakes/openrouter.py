@@ -19,7 +19,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TypeAlias
 
-from tests.fakes.demo import demo_responder
+from tests.fakes.demo import NEVER_STOPS, demo_responder
 from tests.fakes.handler import NO_SCRIPT, STOP_POLL, Handler, Server
 from tests.fakes.script import HttpError, RecordedRequest, Scripted
 
@@ -62,6 +62,15 @@ DEFAULT_MODELS: list[dict[str, Any]] = [
         "name": "A text-only model",
         "context_length": 32000,
         "pricing": {"prompt": "0.0000001", "completion": "0.0000001"},
+        "supported_parameters": ["tools", "tool_choice", "max_tokens"],
+        "architecture": {"input_modalities": ["text"], "output_modalities": ["text"]},
+    },
+    {
+        # The demo's model that never stops writing (tests.fakes.demo).
+        "id": NEVER_STOPS,
+        "name": "Test: a model that never stops",
+        "context_length": 128000,
+        "pricing": {"prompt": "0.000002", "completion": "0.00001"},
         "supported_parameters": ["tools", "tool_choice", "max_tokens"],
         "architecture": {"input_modalities": ["text"], "output_modalities": ["text"]},
     },

@@ -54,6 +54,7 @@ __all__ = [
     "Stream",
     "ToolCallScript",
     "in_stream_error",
+    "never_stops",
     "text",
     "tool_calls",
 ]
@@ -269,6 +270,34 @@ def in_stream_error(
         ],
     }
     return Stream([*after, Chunk(error)])
+
+
+Endlessly = Literal["content", "reasoning", "arguments"]
+# What `never_stops` writes again and again: a piece of about a hundred characters.
+ENDLESS_PIECE = "All work and no play makes a model write on past max_tokens, and on, and on. "
+
+
+def never_stops(kind: Endlessly = "content", piece: str = ENDLESS_PIECE) -> Stream:
+    """An answer from a provider that ignores `max_tokens` and never finishes:
+    chunks of `kind` carrying `piece` again and again (for "arguments", after
+    the head of a `create_file` call whose content never closes), until the
+    client hangs up. No finish reason, no usage, no [DONE] ever comes."""
+    head = Reply(content="")
+    opening: list[Event] = [Comment()]
+    if kind == "arguments":
+        call = {"index": 0, "id": f"call_{head.serial}_0", "type": "function"}
+        function = {"name": "create_file", "arguments": '{"path": "/index.html", "content": "'}
+        opening.append(
+            head._chunk({"content": None, "tool_calls": [call | {"function": function}]})
+        )
+        again = head._chunk(
+            {"content": None, "tool_calls": [{"index": 0, "function": {"arguments": piece}}]}
+        )
+    elif kind == "reasoning":
+        again = head._chunk({"content": "", "reasoning": piece})
+    else:
+        again = head._chunk({"content": piece})
+    return Stream([*opening, Endless(again.encode("\n"))])
 
 
 def text(content: str, **kw: Any) -> Reply:

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.fakes.demo import demo_responder
+from tests.fakes.demo import NEVER_STOPS, demo_responder
 from tests.fakes.openrouter import NO_SCRIPT, FakeOpenRouter, RecordedRequest
 from tests.fakes.script import (
     Chunk,
@@ -295,7 +295,7 @@ def test_requests_are_recorded(fake_openrouter: FakeOpenRouter, client: httpx.Cl
 
 def test_models_and_routes(fake_openrouter: FakeOpenRouter, client: httpx.Client) -> None:
     models = client.get("/models").json()["data"]
-    assert len(models) == 4
+    assert len(models) == 5
     assert all(isinstance(m["pricing"]["prompt"], str) for m in models)
     assert all("text" in m["architecture"]["input_modalities"] for m in models)
     assert all(m["id"] and m["name"] and m["context_length"] for m in models)
@@ -466,6 +466,21 @@ def test_demo_summarises_once_the_tools_ran(demo: httpx.Client) -> None:
     assert all(f"`{name}`" in summary for name in ("index.html", "styles.css", "script.js"))
     assert chunks[-1]["choices"][0]["finish_reason"] == "stop"
     assert 0 < chunks[-1]["usage"]["cost"] < 0.01
+
+
+def test_demo_has_a_model_that_never_stops_until_the_client_leaves(
+    demo: httpx.Client,
+) -> None:
+    body = {**STREAM, "model": NEVER_STOPS, "messages": [{"role": "user", "content": "hi"}]}
+    with demo.stream("POST", "/chat/completions", json=body) as response:
+        lines = response.iter_lines()
+        deltas = [next(lines) for _ in range(2000)]
+    written = "".join(
+        json.loads(line[6:])["choices"][0]["delta"]["content"]
+        for line in deltas
+        if line.startswith("data: ")
+    )
+    assert len(written) > 50_000, "a thousand chunks, and no end in sight"
 
 
 def test_demo_without_tools_says_it_is_offline(demo: httpx.Client) -> None:

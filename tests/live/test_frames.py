@@ -151,6 +151,16 @@ async def test_earlier_turns_are_only_for_the_owner(
     assert response.status_code == 404
 
 
+@pytest.fixture
+def free(settings: SettingsWrapper) -> None:
+    """Caps off: a 5 MiB answer costs more than a turn may spend (chat.agent.meter)."""
+    settings.BUILTIT_TURN_COST_LIMIT = Decimal(0)
+    settings.BUILTIT_PROJECT_COST_LIMIT = Decimal(0)
+    settings.BUILTIT_USER_DAILY_COST_LIMIT = Decimal(0)
+    settings.BUILTIT_USER_MONTHLY_COST_LIMIT = Decimal(0)
+
+
+@pytest.mark.usefixtures("free")
 async def test_a_5_mib_answer_arrives_whole_in_json_frames_under_the_limit(
     project: Project, user: User, scripted: FakeOpenRouter
 ) -> None:
@@ -172,6 +182,7 @@ async def test_a_5_mib_answer_arrives_whole_in_json_frames_under_the_limit(
     assert events[-1]["status"] == "completed"
 
 
+@pytest.mark.usefixtures("free")
 async def test_a_5_mib_answer_streams_in_html_frames_under_the_limit_cut_for_the_page(
     project: Project, user: User, scripted: FakeOpenRouter
 ) -> None:
