@@ -63,7 +63,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # First: it answers the sites origin's requests itself (none of the app's
+    # Before anything could hand the request's text to the database: a NUL in its
+    # address, query or headers is a 400 (common.text.storable).
+    "builtit.storable_requests.StorableRequestMiddleware",
+    # Then: it answers the sites origin's requests itself (none of the app's
     # middleware, sessions to CSP, has anything to do there), and a site's own
     # domain is a host no setting names.
     "builtit.sites_origin.SitesOriginMiddleware",
