@@ -1,19 +1,24 @@
 """Fair bounds on a protected site's password: one address refused uses up
 nothing of what the site allows everyone, and guessing from many addresses
 slows each of them without ever refusing the right password to an address
-that was not refused."""
+that was not refused. A pass no other site can void: over HTTP a page on a
+sibling host may set a cookie of the pass's name for the whole sites host, and
+the visitor's own pass still opens the site."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.test import Client
 
 from projects.models import Project
 from projects.publish import passwords
-from tests.projects.test_publish import published, site_project
+from projects.views.published import PASS_COOKIE
+from tests.conftest import SITES_HOST
+from tests.projects.test_publish import page, published, site_project, write
 from tests.projects.test_site_hosts import HOST, SECRET, protect
 
 __all__ = ["site_project"]  # a fixture, used by name
@@ -96,3 +101,31 @@ def test_an_ipv6_visitor_counts_with_its_64(kept: Project) -> None:
         assert guess(f"2001:db8:1:2::{n + 1:x}") == 403
     assert guess("2001:db8:1:2:ffff::1") == 429
     assert guess("2001:db8:1:3::1", SECRET) == 303  # another /64
+
+
+def test_a_cookie_another_site_set_for_every_host_voids_no_pass(
+    user: User, user_client: Client, kept: Project
+) -> None:
+    """Over HTTP the pass has one name for every site: a page of another site
+    can set that name for the sites host, and the browser sends both cookies,
+    in an order of its own; the visitor's own still opens the site."""
+    other = Project.objects.create(owner=user, name="Other")
+    write(other, "/index.html", page("<h1>Other</h1>"))
+    published(other, "other-site")
+    protect(user_client, other, "another password")
+    own = visitor("198.51.100.30").post("/", {"password": SECRET}).cookies[PASS_COOKIE].value
+    # What the other site's script set (document.cookie, Domain=<sites host>):
+    # a pass of its own, or anything at all.
+    theirs = Client(HTTP_HOST="other-site." + SITES_HOST).post(
+        "/", {"password": "another password"}
+    )
+    foreign = theirs.cookies[PASS_COOKIE].value
+    browser = visitor("198.51.100.30")
+    for header in (
+        f"{PASS_COOKIE}={own}; {PASS_COOKIE}={foreign}",
+        f"{PASS_COOKIE}={foreign}; {PASS_COOKIE}={own}",
+        f"{PASS_COOKIE}=x; theme=dark; {PASS_COOKIE}={own}",
+    ):
+        assert browser.get("/", HTTP_COOKIE=header).status_code == 200
+    # Neither opens what it is not a pass to.
+    assert browser.get("/", HTTP_COOKIE=f"{PASS_COOKIE}={foreign}").status_code == 403
