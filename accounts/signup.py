@@ -11,7 +11,6 @@ an hour per address.
 
 from __future__ import annotations
 
-import ipaddress
 from datetime import timedelta
 
 from django.conf import settings
@@ -22,11 +21,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import SignupAttempt
+from common.addresses import address_counted_as
 
 SIGNUP_WINDOW = timedelta(hours=1)
-# One IPv6 customer usually holds a whole /64: counted per address, each could
-# try names without end.
-IPV6_NETWORK = 64
 NAME_UNAVAILABLE = "This username is not available. Please choose another."
 
 
@@ -84,19 +81,6 @@ class SignupForm(UserCreationForm[User]):
             return None
 
 
-def _counted_as(address: str | None) -> str | None:
-    """Where a sign-up is counted: the IPv4 address, or the /64 of an IPv6 one."""
-    try:
-        parsed = ipaddress.ip_address(address or "")
-    except ValueError:
-        return None
-    if isinstance(parsed, ipaddress.IPv4Address):
-        return str(parsed)
-    if parsed.ipv4_mapped is not None:  # ::ffff:203.0.113.7, an IPv4 visitor
-        return str(parsed.ipv4_mapped)
-    return str(ipaddress.IPv6Network((int(parsed), IPV6_NETWORK), strict=False).network_address)
-
-
 @transaction.atomic
 def signup_attempt(*, address: str | None) -> timedelta | None:
     """Count a sign-up form sent from `address`; past the bound, how long until
@@ -104,7 +88,7 @@ def signup_attempt(*, address: str | None) -> timedelta | None:
     limit = int(settings.BUILTIT_SIGNUP_ATTEMPTS)
     if limit <= 0:
         return None
-    address = _counted_as(address)
+    address = address_counted_as(address)
     now = timezone.now()
     since = now - SIGNUP_WINDOW
     # Only the last hour matters; older rows go as new ones come.

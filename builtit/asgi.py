@@ -16,6 +16,7 @@ from builtit import client_address, daphne_patches  # noqa: E402
 from builtit.bodystream import BodyFromFile  # noqa: E402
 from builtit.routing import websocket_urlpatterns  # noqa: E402
 from chat.live.socket_auth import SocketGate  # noqa: E402
+from chat.live.socket_limit import SocketLimit  # noqa: E402
 
 # Bodies bounded before they are read, turns drained on SIGTERM, and daphne's
 # --proxy-headers reading the visitor's address as the application does.
@@ -27,8 +28,9 @@ application = client_address.ClientAddress(
     ProtocolTypeRouter(
         {
             "http": BodyFromFile(django_asgi_app),
-            # A personal access token, or a session from this site's own pages.
-            "websocket": SocketGate(URLRouter(websocket_urlpatterns)),
+            # A personal access token, or a session from this site's own pages;
+            # then no more sockets from one address than it may hold.
+            "websocket": SocketGate(SocketLimit(URLRouter(websocket_urlpatterns))),
         }
     )
 )

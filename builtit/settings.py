@@ -67,7 +67,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # First: it answers the sites origin's requests itself (none of the app's
+    # Before anything could hand the request's text to the database: a NUL in its
+    # address, query or headers is a 400 (common.text.storable).
+    "builtit.storable_requests.StorableRequestMiddleware",
+    # Then: it answers the sites origin's requests itself (none of the app's
     # middleware, sessions to CSP, has anything to do there), and a site's own
     # domain is a host no setting names.
     "builtit.sites_origin.SitesOriginMiddleware",
@@ -322,6 +325,10 @@ BUILTIT_MAX_FRAME_BYTES = env_int("BUILTIT_MAX_FRAME_BYTES", 256 * 1024, minimum
 # Seconds a websocket may stay silent before daphne pings it (builtit.keepalive);
 # daphne's --ping-interval, when given, wins.
 BUILTIT_WS_PING_INTERVAL = env_int("BUILTIT_WS_PING_INTERVAL", 50, minimum=5)
+# Chat sockets (tabs) one address may hold at once, an IPv6 /64 as one; the next
+# is closed with a code the page explains (chat.live.socket_limit). Counted
+# across processes with Redis, in each process otherwise. 0: no bound.
+BUILTIT_MAX_SOCKETS_PER_ADDRESS = env_int("BUILTIT_MAX_SOCKETS_PER_ADDRESS", 50, minimum=0)
 # Turns a chat panel shows at first (and per "Show earlier"), within that size.
 BUILTIT_CHAT_PAGE_TURNS = env_int("BUILTIT_CHAT_PAGE_TURNS", 20, minimum=1)
 # Longest chat message a person may send (DESIGN §3).

@@ -287,11 +287,14 @@ def _pictures_note(record: UserRecord) -> str:
 def _with_reversals(
     conversation: Conversation, turns: list[PastTurn], began: list[datetime]
 ) -> list[PastTurn]:
-    """Each undo or restore noted on the last turn sent before it was made."""
+    """Each undo or restore of one of the conversation's turns noted on its last
+    turn sent before it was made. Those of another conversation's turns are
+    not: the note names the turn, and a conversation (its history, its
+    summary) holds only its own."""
     if not turns:
         return turns
     rows = (
-        Reversal.objects.filter(project_id=conversation.project_id, created_at__gte=began[0])
+        Reversal.objects.filter(message__conversation=conversation, created_at__gte=began[0])
         .order_by("-pk")
         .values_list("created_at", "summary")[:_MAX_REVERSAL_NOTES]
     )

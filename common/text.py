@@ -1,16 +1,21 @@
 """Text that can always be stored, sent and shown: characters the wire split
 joined again (`well_formed`), control characters and lone surrogates out
-(`clean_text`), and one line without Markdown for titles and lists
-(`plain_excerpt`). Below everything that shows text (chat's services name
-conversations with it; chat.render's Markdown starts from the same cleaning)."""
+(`clean_text`), whether a database can store text at all (`storable`), and
+one line without Markdown for titles and lists (`plain_excerpt`). Below
+everything that shows text (chat's services name conversations with it;
+chat.render's Markdown starts from the same cleaning)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 # C0 controls but tab and newline. Python-Markdown uses STX/ETX as its own placeholders,
 # so text that carried them could pose as stashed HTML.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# What no database here stores as text: PostgreSQL refuses NUL (in JSON too),
+# and a lone surrogate has no UTF-8 form.
+_UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
 
 
 def well_formed(text: str) -> str:
@@ -25,6 +30,17 @@ def well_formed(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     return text
+
+
+def storable(text: str) -> bool:
+    """Whether every database the app runs on can store `text` as text."""
+    return _UNSTORABLE.search(text) is None
+
+
+def storable_cookies(cookies: Mapping[str, str]) -> dict[str, str]:
+    """`cookies` without those `storable` refuses (`"\\000…"` is NUL once
+    unquoted): a session key is looked up in the database."""
+    return {name: value for name, value in cookies.items() if storable(name) and storable(value)}
 
 
 def clean_text(text: str) -> str:

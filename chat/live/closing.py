@@ -21,6 +21,8 @@ class Close:
     SESSION_ENDED: Final = 4401
     SIGNED_OUT_EVERYWHERE: Final = 4402
     PROJECT_GONE: Final = 4404
+    # This address holds as many chat sockets as it may (chat.live.socket_limit).
+    TOO_MANY_SOCKETS: Final = 4429
 
 
 REASONS: dict[int, str] = {
@@ -34,6 +36,10 @@ REASONS: dict[int, str] = {
     ),
     Close.PROJECT_GONE: (
         "This project was moved to the trash. Restore it from the Trash to go on."
+    ),
+    Close.TOO_MANY_SOCKETS: (
+        "Too many Built-It tabs are open from your internet address (on this device, or "
+        "on others that share it). Close some of them, then reload this page."
     ),
 }
 

@@ -43,6 +43,7 @@ from django.utils.http import is_same_domain
 from chat.access_tokens import token_authenticate, token_exists
 from chat.live.messages import SessionCheck, SessionMoved
 from common import threads
+from common.text import storable_cookies
 
 
 def user_group(user_id: int) -> str:
@@ -75,7 +76,8 @@ class SocketGate:
         if not origin_allowed(scope):
             return await WebsocketDenier()(scope, receive, send)
         cookie = _header(scope, b"cookie")
-        cookies = parse_cookie(cookie) if cookie else {}
+        # As for pages: a cookie no database can store counts as not sent.
+        cookies = storable_cookies(parse_cookie(cookie)) if cookie else {}
         session, person = await threads.run(session_user, cookies.get(settings.SESSION_COOKIE_NAME))
         signed_in = {**scope, "cookies": cookies, "session": session, "user": person}
         return await self.inner(signed_in, receive, send)

@@ -4,9 +4,21 @@ many wrong guesses are let through.
 A visitor who gives the password gets a pass (a signed cookie for the site's
 own host, projects.views.published): it names the site and its password, so a
 new password ends every pass given for the old one, and it lasts PASS_DAYS.
-Wrong guesses are counted in the cache (shared through Redis when it is set):
-TRIES from one address in WINDOW seconds, and SITE_TRIES from everyone, then
-the form says to wait; the site itself stays up for whoever has a pass."""
+
+Wrong guesses are bounded per address (an IPv6 /64 as one: common.addresses)
+and for the site as a whole, in the cache (shared by every process through
+Redis when it is set; each process's own otherwise), over WINDOW seconds:
+- an address may guess wrong TRIES times; then it is refused, without its
+  guess being looked at, until the window ends. What is refused counts
+  nowhere: one address cannot use up what the site allows everyone.
+- once SITE_TRIES wrong guesses came from all addresses together, the site is
+  being guessed at: for the rest of that window each address may guess wrong
+  only TRIES_WHILE_GUESSED times. A guesser with many addresses then gets
+  that many tries from each, not TRIES; a visitor with the right password,
+  from an address not refused, still gets in. Refusing right passwords too
+  would bound guessing further, but would lock every visitor out for as long
+  as anyone kept guessing.
+"""
 
 from __future__ import annotations
 
@@ -18,13 +30,15 @@ from django.core import signing
 from django.core.cache import cache
 from django.utils.crypto import salted_hmac
 
+from common.addresses import address_counted_as
 from projects.publish.live_sites import LiveSite
 
 MIN_LENGTH = 8
 MAX_LENGTH = 128
 PASS_DAYS = 30
-TRIES = 10
-SITE_TRIES = 200  # from every address together: a botnet gets no more
+TRIES = 10  # wrong guesses from one address in WINDOW
+SITE_TRIES = 200  # wrong guesses from every address together, before the site is guessed at
+TRIES_WHILE_GUESSED = 3  # wrong guesses from one address in WINDOW, while it is
 WINDOW = 15 * 60  # seconds
 _SALT = "builtit.site-pass"
 
@@ -62,17 +76,20 @@ def pass_valid(site: LiveSite, token: str | None) -> bool:
 
 
 def password_try(site: LiveSite, address: str | None, password: str) -> bool | Throttled:
-    """Whether `password` opens `site`; Throttled, without looking, once too many
-    wrong guesses came from `address` or from everyone. Each try is counted
-    before the (slow) hash is compared, and given back if it was right: guesses
-    sent all at once are counted all the same."""
-    keys = (f"site-pass:{site.pk}:{address or '-'}", f"site-pass:{site.pk}")
+    """Whether `password` opens `site`; Throttled, without looking, once `address`
+    has guessed wrong as often as it may (fewer times while the site is guessed
+    at from many addresses). Each try is counted before the (slow) hash is
+    compared, so guesses sent all at once count all the same, and given back
+    if it was refused or right: only wrong guesses that were looked at count."""
+    counted_as = address_counted_as(address) or "-"
+    keys = (f"site-pass:{site.pk}:{counted_as}", f"site-pass:{site.pk}")
     mine, everyone = (_counted(key) for key in keys)
-    if mine > TRIES or everyone > SITE_TRIES:
+    allowed = TRIES if everyone <= SITE_TRIES else TRIES_WHILE_GUESSED
+    if mine > allowed:
+        _given_back(keys)
         return Throttled(minutes=WINDOW // 60)
     if check_password(password[:MAX_LENGTH], site.password):
-        for key in keys:
-            _uncounted(key)
+        _given_back(keys)
         return True
     return False
 
@@ -86,9 +103,10 @@ def _counted(key: str) -> int:
         return 1
 
 
-def _uncounted(key: str) -> None:
-    with contextlib.suppress(ValueError):  # expired meanwhile: nothing to give back
-        cache.decr(key)
+def _given_back(keys: tuple[str, ...]) -> None:
+    for key in keys:
+        with contextlib.suppress(ValueError):  # expired meanwhile: nothing to give back
+            cache.decr(key)
 
 
 def _fingerprint(site: LiveSite) -> str:

@@ -46,6 +46,10 @@ PASS_COOKIE = "builtit_site_pass"  # noqa: S105  (a cookie's name)
 # another site's page cannot set one for every host under the sites host.
 SECURE_PASS_COOKIE = "__Host-" + PASS_COOKIE
 PASS_COOKIES = frozenset({PASS_COOKIE, SECURE_PASS_COOKIE})
+# Cookies of the pass's name looked at, the last ones sent: each costs an HMAC.
+# A browser sends those of longer paths first, so the pass (path "/") is among
+# the last, whatever paths another site's cookies name.
+_MAX_PASSES = 20
 # Unlike the preview: links to other sites open as they would on any host.
 _CSP = f"sandbox {SANDBOX} allow-popups-to-escape-sandbox"
 # The password form: its stylesheet alone loads, it posts to the page itself, no frame.
@@ -113,7 +117,7 @@ def serve_own(request: HttpRequest, host: SiteHost) -> HttpResponse:
         closed["Clear-Site-Data"] = '"cache", "storage"'
     if closed is not None or site is None:
         return _own(closed or _plain(_NO_SITE, 404))
-    if site.protected and not pass_valid(site, request.COOKIES.get(_pass_cookie(request))):
+    if site.protected and not _holds_pass(request, site):
         return _password_gate(request, site)
     if request.method not in {"GET", "HEAD"}:
         return _own(HttpResponseNotAllowed(["GET", "HEAD"]))
@@ -207,6 +211,26 @@ def _here(request: HttpRequest, add: str = "") -> str:
 
 def _pass_cookie(request: HttpRequest) -> str:
     return SECURE_PASS_COOKIE if request.is_secure() else PASS_COOKIE
+
+
+def _holds_pass(request: HttpRequest, site: LiveSite) -> bool:
+    """Whether any cookie of the pass's name holds a pass to `site`. Over HTTP a
+    page of another site, on a sibling host, can set a cookie of that name for
+    every host under the sites host: the browser then sends both, in an order of
+    its own, and request.COOKIES keeps only one."""
+    name = _pass_cookie(request)
+    return any(pass_valid(site, value) for value in _cookie_values(request, name))
+
+
+def _cookie_values(request: HttpRequest, name: str) -> list[str]:
+    """Every value the request's Cookie header gives `name` (as Django's
+    parse_cookie reads the header, but keeping each), the last _MAX_PASSES."""
+    values = []
+    for chunk in str(request.META.get("HTTP_COOKIE", "")).split(";"):
+        key, _, value = chunk.partition("=")
+        if key.strip() == name:
+            values.append(value.strip())
+    return values[-_MAX_PASSES:]
 
 
 def _form(site: LiveSite, *, status: int, said: str = "") -> HttpResponse:

@@ -199,6 +199,19 @@ async def test_a_session_without_origin_is_refused(project: Project, user: User)
     assert not connected
 
 
+async def test_a_session_cookie_no_database_stores_counts_as_none(project: Project) -> None:
+    """Unquoted, `"\\000…"` is NUL, which PostgreSQL refuses in a query: the
+    socket is refused as one without a session, never with a traceback."""
+    headers = [
+        (b"host", b"localhost"),
+        (b"origin", b"http://localhost"),
+        (b"cookie", b'sessionid="\\000abcdefghijkl"'),
+    ]
+    socket = WebsocketCommunicator(application, socket_path(project), headers=headers)
+    connected, _ = await socket.connect()
+    assert not connected
+
+
 @sync_to_async
 def make_token(user: User, name: str = "deploy") -> NewToken:
     made = token_create(user=user, name=name)

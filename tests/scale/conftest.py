@@ -67,13 +67,14 @@ class Servers:
     named: dict[str, ServerProcess] = field(default_factory=dict)
     all: list[ServerProcess] = field(default_factory=list)
 
-    def start(self, name: str, *, grace: float = 20.0) -> ServerProcess:
+    def start(self, name: str, *, grace: float = 20.0, **overrides: Any) -> ServerProcess:
         given = shared_settings(
             OPENROUTER_BASE_URL=self.fake.base_url,
             OPENROUTER_API_KEY="sk-test",
             OPENROUTER_MAX_RETRIES=0,
             BUILTIT_TURN_LOCK_TTL=LOCK_TTL,
             BUILTIT_SHUTDOWN_GRACE=grace,
+            **overrides,
         )
         server = server_start(given, log=self.logs / f"{name}-{len(self.all)}.log")
         self.named[f"{name}-{len(self.all)}"] = server

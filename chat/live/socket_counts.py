@@ -1,0 +1,194 @@
+"""How many chat sockets each address holds: in this process, or, with Redis,
+in every process of the deployment (chat.live.socket_limit bounds them).
+
+With Redis each address has a sorted set, `builtit:sockets:<address>`, with a
+member per socket scored with the time its place lapses (Redis's own clock,
+so the servers' clocks need not agree). A process renews its own sockets'
+places every `renew` seconds; those of a process that died are not renewed
+and lapse within `lapse` seconds, and counting an address first drops what
+has lapsed. Taking a place is one script, counting and adding at once, so two
+processes cannot both take the last one. If Redis cannot be reached, this
+process's own count bounds the address meanwhile, and its places are written
+at the next renewal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import uuid
+import weakref
+from collections import Counter
+from dataclasses import dataclass
+from typing import Protocol
+
+from django.conf import settings
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+logger = logging.getLogger(__name__)
+
+LAPSE = 90.0  # seconds a place outlives its last renewal (its process's death)
+RENEW = 30.0  # seconds between two renewals of a process's places
+
+# KEYS[1]: the address's set. ARGV: the limit, the lapse, the socket's member.
+_TAKE = """
+local time = redis.call('TIME')
+local now = tonumber(time[1]) + tonumber(time[2]) / 1000000
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
+redis.call('EXPIRE', KEYS[1], math.ceil(tonumber(ARGV[2])))
+return 1
+"""
+# KEYS: the addresses' sets. ARGV: the lapse, then for each key its number of
+# members and the members.
+_RENEW = """
+local time = redis.call('TIME')
+local lapses = tonumber(time[1]) + tonumber(time[2]) / 1000000 + tonumber(ARGV[1])
+local at = 2
+for k = 1, #KEYS do
+  local count = tonumber(ARGV[at])
+  for i = 1, count do redis.call('ZADD', KEYS[k], lapses, ARGV[at + i]) end
+  at = at + count + 1
+  redis.call('EXPIRE', KEYS[k], math.ceil(tonumber(ARGV[1])))
+end
+return 0
+"""
+
+
+@dataclass(frozen=True)
+class Place:
+    """One socket's place in its address's count."""
+
+    address: str
+    member: str
+
+
+class SocketCounts(Protocol):
+    async def take(self, address: str, limit: int) -> Place | None:
+        """A place for one more socket of `address`; None when it holds `limit`."""
+        ...
+
+    async def give_back(self, place: Place) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+
+class LocalCounts:
+    """This process's sockets, by address."""
+
+    def __init__(self) -> None:
+        self._held: Counter[str] = Counter()
+
+    async def take(self, address: str, limit: int) -> Place | None:
+        if self._held[address] >= limit:
+            return None
+        self._held[address] += 1
+        return Place(address, "")
+
+    async def give_back(self, place: Place) -> None:
+        self._held[place.address] -= 1
+        if self._held[place.address] <= 0:
+            del self._held[place.address]
+
+    async def aclose(self) -> None:
+        self._held.clear()
+
+
+def key_of(address: str) -> str:
+    return f"builtit:sockets:{address}"
+
+
+class RedisCounts:
+    """Every process's sockets, by address, in Redis."""
+
+    def __init__(self, url: str, *, lapse: float = LAPSE, renew: float = RENEW) -> None:
+        self._redis = Redis.from_url(url, socket_timeout=5, socket_connect_timeout=2)
+        self._take = self._redis.register_script(_TAKE)
+        self._renew = self._redis.register_script(_RENEW)
+        self._lapse, self._every = lapse, renew
+        self._origin = uuid.uuid4().hex  # this process, in its members' names
+        self._serial = itertools.count()
+        self._held: dict[str, set[str]] = {}  # this process's places, by address
+        self._renewing: asyncio.Task[None] | None = None
+
+    async def take(self, address: str, limit: int) -> Place | None:
+        mine = self._held.setdefault(address, set())
+        member = f"{self._origin}:{next(self._serial)}"
+        try:
+            taken = bool(
+                await self._take(keys=[key_of(address)], args=[limit, self._lapse, member])
+            )
+        except (RedisError, OSError) as error:
+            logger.warning("Chat sockets counted in this process only: Redis said %s", error)
+            taken = len(mine) < limit
+        if not taken:
+            if not mine:
+                del self._held[address]
+            return None
+        mine.add(member)
+        if self._renewing is None or self._renewing.done():
+            self._renewing = asyncio.get_running_loop().create_task(self._renew_all())
+        return Place(address, member)
+
+    async def give_back(self, place: Place) -> None:
+        # Here first, at once: the place is renewed no more, and lapses if the
+        # removal below never reaches Redis (a cancellation, Redis down).
+        mine = self._held.get(place.address, set())
+        mine.discard(place.member)
+        if not mine:
+            self._held.pop(place.address, None)
+        try:
+            await self._redis.zrem(key_of(place.address), place.member)
+        except (RedisError, OSError) as error:
+            logger.warning("A chat socket's place stays in Redis until it lapses: %s", error)
+
+    async def renew(self) -> None:
+        """Every place this process holds, renewed for another `lapse` seconds."""
+        held = {address: sorted(members) for address, members in self._held.items() if members}
+        if not held:
+            return
+        args: list[str | float | int] = [self._lapse]
+        for members in held.values():
+            args += [len(members), *members]
+        await self._renew(keys=[key_of(address) for address in held], args=args)
+
+    async def _renew_all(self) -> None:
+        while self._held:
+            await asyncio.sleep(self._every)
+            try:
+                await self.renew()
+            except (RedisError, OSError) as error:
+                logger.warning("Could not renew the chat sockets' places in Redis: %s", error)
+
+    async def aclose(self) -> None:
+        if self._renewing is not None:
+            self._renewing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._renewing
+        await self._redis.aclose()
+
+
+_COUNTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, SocketCounts] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def socket_counts() -> SocketCounts:
+    """The running event loop's counts (daphne runs one loop; each test has its own)."""
+    loop = asyncio.get_running_loop()
+    found = _COUNTS.get(loop)
+    if found is None:
+        url = settings.BUILTIT_LIVE_REDIS_URL
+        found = _COUNTS[loop] = RedisCounts(url) if url else LocalCounts()
+    return found
+
+
+async def close_socket_counts() -> None:
+    """Close the running loop's counts, if it has any."""
+    found = _COUNTS.pop(asyncio.get_running_loop(), None)
+    if found is not None:
+        await found.aclose()
