@@ -110,7 +110,9 @@ def test_a_turns_changes_are_summarised_shown_undone_and_redone_in_every_tab(
     assert not ProjectFile.objects.filter(project=project, path="/about.html").exists()
 
     dialog.locator("button", has_text="Redo").click()
-    expect(dialog).to_contain_text("Taken back")
+    expect(dialog.locator("h2")).to_have_text("Turn redone")
+    expect(dialog).to_contain_text("Redid the turn “Make it a bakery”: its changes to")
+    expect(dialog.locator("button", has_text="Undo again")).to_be_visible()
     for page in (first, second):
         expect(page.frame_locator("#preview-frame").locator("h1")).to_have_text("Fresh bread")
         expect(page.locator("#file-tree .file-link", has_text="about.html")).to_have_count(1)
