@@ -337,8 +337,22 @@
     const target = event.detail.target;
     const id = target ? DIALOG_BODIES[target.id] : null;
     const dialog = id ? document.getElementById(id) : null;
-    if (dialog && !dialog.open) dialog.showModal();
+    if (!dialog) return;
+    const opening = !dialog.open;
+    if (opening) dialog.showModal();
+    if (target.id === "changes-body") showFromTop(dialog, opening);
   });
+
+  // A turn's changes read from their title down: the dialog's own first stop
+  // (Close, under a long list of new files) would open it scrolled to the end.
+  // The title takes the focus on opening, or when what had it was replaced.
+  function showFromTop(dialog, opening) {
+    dialog.scrollTop = 0;
+    const title = dialog.querySelector("#changes-title");
+    if (!title || !(opening || !dialog.contains(document.activeElement))) return;
+    title.tabIndex = -1;
+    title.focus({ preventScroll: true });
+  }
 
   // Folded unchanged lines travel hidden in the row group after the button.
   function unfold(button) {
