@@ -62,6 +62,8 @@ def test_an_image_dropped_on_the_tree_is_shown_and_served(
     image = page.locator("#editor-form img.binary-image")
     expect(image).to_have_js_property("naturalWidth", 4)
     expect(page.locator("#editor-size")).to_contain_text("4\u00d73 px")
+    # A picture has no text to go into: the code editor's key hints are not there.
+    expect(page.locator("#editor-status")).to_be_hidden()
     expect(page.locator("#file-tree .file-link", has_text="logo.png")).to_have_count(1)
     served = page.frame_locator("#preview-frame").locator("#logo")
     expect(served).to_have_js_property("naturalWidth", 4)
