@@ -627,6 +627,7 @@
   // ── uploads: binary files (images, fonts, media, PDF) ─────────────────
   // One request per file, in turn, with its progress; the server checks what
   // each file is (projects.files.binaries) and answers as for a new file.
+  // Resolves with the file's path in the project once stored, else null.
   function uploadOne(file, fields) {
     return new Promise((resolve) => {
       const progress = document.getElementById("upload-progress");
@@ -649,7 +650,10 @@
           mountEditor();
           if (NARROW.matches) showPanel("editor");  // on a phone, show what was uploaded
           document.body.dispatchEvent(new CustomEvent("filesChanged", { detail: { paths: [] } }));
-        } else if (xhr.status === 413) {
+          resolve(openPath());
+          return;
+        }
+        if (xhr.status === 413) {
           // The server's own answer (builtit.bodypages): too large for anyone,
           // or for someone whose session has ended. A proxy's page says neither.
           const page = new DOMParser().parseFromString(xhr.responseText, "text/html");
@@ -658,9 +662,9 @@
         } else {
           showUploadError(answerText(xhr.responseText) || `${file.name} could not be uploaded.`);
         }
-        resolve();
+        resolve(null);
       };
-      xhr.onerror = () => { showUploadError("Could not reach the server; nothing was uploaded."); resolve(); };
+      xhr.onerror = () => { showUploadError("Could not reach the server; nothing was uploaded."); resolve(null); };
       xhr.send(body);
     });
   }
@@ -685,10 +689,21 @@
   }
 
   async function uploadFiles(files, folder) {
-    const progress = document.getElementById("upload-progress");
     showUploadError("");
-    for (const file of files) await uploadOne(file, { folder: folder || "" });
-    if (progress) progress.textContent = "";
+    const stored = [];
+    for (const file of files) stored.push(await uploadOne(file, { folder: folder || "" }));
+    sayUploaded(stored.filter(Boolean), "Uploaded");
+  }
+
+  // What worked, named, in the status beside the button (a refusal says itself
+  // below, and the next upload clears it).
+  function sayUploaded(paths, verb) {
+    const progress = document.getElementById("upload-progress");
+    if (!progress) return;
+    const named = paths.length > 3
+      ? `${paths.length} files: ${paths.slice(0, 2).join(", ")} and ${paths.length - 2} more`
+      : paths.length > 1 ? `${paths.slice(0, -1).join(", ")} and ${paths[paths.length - 1]}` : paths[0];
+    progress.textContent = paths.length ? `${verb} ${named}.` : "";
   }
 
   let replacing = null;  // the path an upload replaces, when "Replace…" was used
@@ -708,10 +723,7 @@
     event.target.value = "";
     if (replacing && files.length) {
       showUploadError("");
-      uploadOne(files[0], { path: replacing }).then(() => {
-        const progress = document.getElementById("upload-progress");
-        if (progress) progress.textContent = "";
-      });
+      uploadOne(files[0], { path: replacing }).then((path) => sayUploaded(path ? [path] : [], "Replaced"));
     } else {
       uploadFiles(files, "");
     }
