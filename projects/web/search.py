@@ -42,6 +42,11 @@ def search_groups(results: SearchResults, *, case_sensitive: bool) -> tuple[File
     )
 
 
+# What a result line shows before its first match: the file panel is narrow,
+# and a match further along was cut off at the line's end, out of sight.
+_LEAD_CHARS = 10
+
+
 def _parts(text: str, pattern: re.Pattern[str]) -> tuple[Part, ...]:
     parts: list[Part] = []
     at = 0
@@ -52,4 +57,6 @@ def _parts(text: str, pattern: re.Pattern[str]) -> tuple[Part, ...]:
         at = found.end()
     if at < len(text):
         parts.append(Part(text[at:], False))
+    if len(parts) > 1 and not parts[0].matched and len(parts[0].text) > _LEAD_CHARS:
+        parts[0] = Part("…" + parts[0].text[-_LEAD_CHARS:], False)
     return tuple(parts)
