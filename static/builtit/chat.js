@@ -80,7 +80,10 @@
     if (event.target.id === "composer-plan") planning(event.target.checked);
   });
   document.addEventListener("htmx:wsAfterMessage", () => {
-    if (newTurns().some((turn) => turn.hasAttribute("data-builds-plan"))) planning(false);
+    const found = newTurns();
+    if (found.some((turn) => turn.hasAttribute("data-builds-plan"))) planning(false);
+    // For the rest of the page (workspace.js): a turn began, in any tab.
+    if (found.length) document.dispatchEvent(new CustomEvent("builtit:turn"));
   });
   document.addEventListener("DOMContentLoaded", () => {
     newTurns();

@@ -123,8 +123,15 @@
     }
     if (place.focused) editor.focus();
     else if (place.whole) editor.renderer.scroller.focus();
-    setStatus("ok", "Updated: " + CHANGED_BY[place.by]);
+    setStatus("ok followed", "Updated: " + CHANGED_BY[place.by]);
   }
+
+  // News of the last change only: with the next turn, a file it does not
+  // touch no longer says it was updated.
+  document.addEventListener("builtit:turn", () => {
+    const followed = document.querySelector("#editor-status .followed");
+    if (followed) followed.remove();
+  });
 
   function currentText() {
     if (editor) return editor.getValue();
