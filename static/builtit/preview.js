@@ -209,6 +209,7 @@
   }
 
   function showPast() {
+    note("");
     const banner = document.querySelector("#preview-past .past-banner");
     const frame = $("preview-past-frame");
     const root = previewRoot();
@@ -251,6 +252,46 @@
     const elt = detail.elt;
     const fromBar = elt && elt.hasAttribute && elt.hasAttribute("data-restores-past");
     if (fromBar || (config.verb === "post" && TURN_RESTORE.test(config.path || ""))) showLive();
+  });
+
+  // The site changed while the past showed (a turn, an undo or restore, a save
+  // here or in another tab, an upload): what is live now is what matters, so
+  // the preview goes back to it, saying why. chat.js and workspace.js say who
+  // changed it ("filesChanged"); the live frame reloads on its own.
+  const BACK_LIVE = {
+    assistant: "Back to the live site: the assistant changed it.",
+    history: "Back to the live site: an undo or restore changed it.",
+    person: "Back to the live site: it was saved in another tab.",
+    mine: "Back to the live site, with your change.",
+  };
+
+  document.body.addEventListener("filesChanged", (event) => {
+    const box = grid();
+    if (!box || !box.hasAttribute("data-past")) return;
+    const detail = event.detail || {};
+    const workspace = window.builtitWorkspace;
+    const mine = !detail.source || (detail.source === "person" && workspace && detail.tab === workspace.tab);
+    const hadFocus = $("preview-past").contains(document.activeElement);  // its bar goes
+    showLive();
+    note(BACK_LIVE[mine ? "mine" : detail.source] || BACK_LIVE.mine);
+    if (hadFocus) document.querySelector("[data-action='close-preview-note']").focus();
+  });
+
+  function note(text) {
+    const line = $("preview-note");
+    if (!line) return;
+    line.querySelector(".preview-note-text").textContent = text;
+    line.hidden = !text;
+  }
+
+  // Said until closed, or until the next turn begins (chat.js).
+  document.addEventListener("builtit:turn", () => note(""));
+
+  document.addEventListener("click", (event) => {
+    if (!event.target.closest("[data-action='close-preview-note']")) return;
+    note("");
+    const reload = document.querySelector(".preview-address button[type=submit]");
+    if (reload) reload.focus();
   });
 
   // "New link" redraws the whole pane: the buttons say again what is on, and

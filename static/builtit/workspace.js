@@ -950,6 +950,7 @@
   // For scripts and browser tests: the open file's editor and text, without
   // creating an editor of their own.
   window.builtitWorkspace = {
+    tab: TAB,
     openAt: openAt,
     editor: () => editor,
     text: () => (openPath() ? currentText() : null),

@@ -238,6 +238,54 @@ def test_a_turn_is_previewed_as_it_was_and_restored_from_there(
     assert "Fresh bread" in _index(project)
 
 
+def test_a_past_shown_goes_back_to_live_when_the_site_changes(
+    context, chat_server: ChatServer, browser_user: User
+) -> None:
+    """A turn, then another tab's save, change the site while a past version
+    shows: each time the preview is the live site again, and says why."""
+    project = _starter(browser_user)
+    page, other = context.new_page(), context.new_page()
+    page.set_viewport_size({"width": 1440, "height": 900})
+    sign_in(page, chat_server.url)
+    page.goto(f"{chat_server.url}/projects/{project.pk}/")
+    page.wait_for_selector("#chat-signal[data-signal]", state="attached")
+    _turn(page, chat_server, "Make it a bakery", "Hello, world", "Fresh bread")
+    first = page.locator("#chat-log article.turn").nth(0)
+    banner = page.locator("#preview-past .past-banner")
+    note = page.locator("#preview-note")
+    live = page.frame_locator("#preview-frame").locator("h1")
+
+    first.locator(".restore-row button", has_text="Preview").click()
+    expect(banner).to_be_visible()
+    expect(page.locator("#preview-past-frame")).to_have_attribute("src", re.compile(r"/@\d+-"))
+    _turn(page, chat_server, "Warm rolls instead", "Fresh bread", "Warm rolls")
+    expect(banner).to_have_count(0)
+    expect(page.locator("#preview-past-frame")).to_be_hidden()
+    expect(live).to_have_text("Warm rolls")
+    expect(note.locator(".preview-note-text")).to_have_text(
+        "Back to the live site: the assistant changed it."
+    )
+    expect(page.locator("#preview-address")).to_be_visible()
+
+    first.locator(".restore-row button", has_text="Preview").click()
+    expect(banner).to_be_visible()
+    expect(note).to_be_hidden()
+    other.goto(f"{chat_server.url}/projects/{project.pk}/")
+    other.wait_for_selector("#editor-form[data-path='/index.html'] .ace_content")
+    other.evaluate("() => builtitWorkspace.editor().find('Warm rolls')")
+    other.focus("#editor-form .ace_text-input")
+    other.keyboard.type("Cinnamon buns")
+    other.keyboard.press("Control+s")
+    expect(banner).to_have_count(0)
+    expect(live).to_have_text("Cinnamon buns")
+    expect(note.locator(".preview-note-text")).to_have_text(
+        "Back to the live site: it was saved in another tab."
+    )
+    _shot(page, "back-to-live-1440")
+    note.get_by_role("button", name="Close this note").click()
+    expect(note).to_be_hidden()
+
+
 def test_on_a_phone_history_shows_restore_and_previews_a_version(
     page: Page, live_server, browser_user: User
 ) -> None:
