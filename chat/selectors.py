@@ -218,6 +218,15 @@ def turns_running_elsewhere(*, owner_id: int, project: Project) -> int:
     )
 
 
+def turns_sent_to(*, owner_id: int, model: str) -> bool:
+    """Whether the person has sent a turn to `model` in any of their projects."""
+    return Message.objects.filter(
+        role=Message.Role.USER,
+        conversation__project__owner_id=owner_id,
+        metadata__model=model,  # UserRecord's
+    ).exists()
+
+
 def lapsed_turns(*, project: Project) -> list[str]:
     """The keys of the project's turns whose server stopped refreshing their lock."""
     lapsed = ProjectLock.objects.filter(

@@ -915,6 +915,15 @@
     if (input) input.focus();
   });
 
+  // Once a turn here was the demo's, the notice has said its piece: one line.
+  document.addEventListener("htmx:wsAfterMessage", () => {
+    const notice = document.querySelector("#model-setup[data-demo-model]:not(.brief)");
+    const footers = notice ? document.querySelectorAll("#chat-log .turn-footer") : [];
+    const last = footers.length ? footers[footers.length - 1] : null;
+    const model = last && !last.classList.contains("running") ? last.querySelector(".model") : null;
+    if (model && model.textContent.trim() === notice.dataset.demoModel) notice.classList.add("brief");
+  });
+
   // A request sent from the dashboard starts its turn as the page opens: the chat
   // is the panel shown, and on a phone, where the message box would bring up the
   // keyboard over the turn, the focus goes to the turn once it shows (unless the
