@@ -10,6 +10,7 @@
   const STACKED = window.matchMedia("(min-width: 1000px) and (max-width: 1599px)");
   const NARROW = window.matchMedia("(max-width: 999px)");
   const TABLET = window.matchMedia("(min-width: 768px) and (max-width: 999px)");
+  const PHONE = window.matchMedia("(max-width: 599px)");
 
   function remembered(storage, key) {
     try { return storage.getItem(key); } catch (_) { return null; }  // private mode
@@ -110,10 +111,17 @@
   const watcher = new ResizeObserver(() => fitDevice());
 
   function setDevice(name) {
-    const box = grid();
-    if (DEVICES[name]) box.dataset.device = name;
-    else delete box.dataset.device;
     remember(sessionStorage, deviceKey(), DEVICES[name] ? name : "desktop");
+    applyDevice();
+  }
+
+  // The width picked, except on a phone, where the pane is phone-wide already
+  // and offers no width buttons: the pick waits for a wider screen.
+  function applyDevice() {
+    const box = grid();
+    const name = remembered(sessionStorage, deviceKey());
+    if (DEVICES[name] && !PHONE.matches) box.dataset.device = name;
+    else delete box.dataset.device;
     markWidths();
     fitDevice();
   }
@@ -156,6 +164,39 @@
   document.addEventListener("click", (event) => {
     const button = event.target.closest("[data-preview-width]");
     if (button) setDevice(button.dataset.previewWidth);
+  });
+
+  // ── "More" (on a phone: Open and New link, folded so the bar is one row) ──
+  function more(open, { focus = false } = {}) {
+    const toggle = document.querySelector("[data-action='preview-more']");
+    const menu = $("preview-more");
+    if (!toggle || !menu) return;
+    toggle.setAttribute("aria-expanded", String(open));
+    menu.classList.toggle("open", open);
+    if (open) menu.querySelector("a, button").focus();
+    else if (focus) toggle.focus();
+  }
+
+  document.addEventListener("click", (event) => {
+    const toggle = event.target.closest("[data-action='preview-more']");
+    if (toggle) { more(toggle.getAttribute("aria-expanded") !== "true"); return; }
+    // A choice made, or a click elsewhere: the menu closes.
+    if ($("preview-more") && $("preview-more").classList.contains("open")) more(false);
+  });
+
+  document.addEventListener("focusin", (event) => {
+    const menu = $("preview-more");
+    const toggle = document.querySelector("[data-action='preview-more']");
+    if (!menu || !menu.classList.contains("open")) return;
+    if (!menu.contains(event.target) && !(toggle && toggle.contains(event.target))) more(false);
+  });
+
+  document.addEventListener("keydown", (event) => {
+    const menu = $("preview-more");
+    if (event.key !== "Escape" || !menu || !menu.classList.contains("open")) return;
+    more(false, { focus: true });
+    event.preventDefault();
+    event.stopImmediatePropagation();  // this Esc closes the menu, nothing else
   });
 
   // ── full screen: the pane over the whole window, Esc or the button leaves ─
@@ -321,9 +362,8 @@
     if (!box) return;
     orient();
     STACKED.addEventListener("change", orient);
-    const device = remembered(sessionStorage, deviceKey());
-    if (device) setDevice(device);
-    markWidths();
+    applyDevice();
+    PHONE.addEventListener("change", applyDevice);
     new MutationObserver(followActive).observe(box, { attributes: true, attributeFilter: ["data-active"] });
     TABLET.addEventListener("change", followActive);
     followActive();

@@ -238,6 +238,63 @@ def test_a_turn_is_previewed_as_it_was_and_restored_from_there(
     assert "Fresh bread" in _index(project)
 
 
+def test_on_a_phone_the_preview_bar_is_one_row_without_width_buttons(
+    page: Page, live_server, browser_user: User
+) -> None:
+    """The pane is phone-wide already: no width buttons (a width picked on a
+    wider screen waits for one), and Open and New link under "More", reached
+    with the keyboard, so the bar keeps to one row."""
+    project = _site(browser_user)
+    page.set_viewport_size({"width": 1440, "height": 900})
+    _open(page, live_server.url, project)
+    page.click("[data-preview-width='tablet']")
+    frame = _live_frame(page)
+    frame.wait_for_function("() => window.innerWidth === 768")
+
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.click("[data-show-panel='preview']")
+    bar = page.locator(".preview-toolbar")
+    expect(page.locator(".preview-widths")).to_be_hidden()
+    expect(page.locator("#preview-width-note")).to_be_hidden()
+    stage = _box(page, ".preview-stage")
+    frame.wait_for_function(
+        "(width) => Math.abs(window.innerWidth - width) < 2", arg=stage["width"]
+    )
+    shown = [
+        control
+        for control in bar.locator("> *").all()
+        if control.is_visible() and control.bounding_box() is not None
+    ]
+    tops = {round(_top(control)) for control in shown}
+    assert len(tops) == 1, f"one row: {tops}"
+    assert_fits(390, *shown)
+    _shot(page, "bar-390")
+
+    more = bar.get_by_role("button", name="More")
+    more.focus()
+    page.keyboard.press("Enter")
+    expect(more).to_have_attribute("aria-expanded", "true")
+    expect(page.locator("#preview-open")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(bar.get_by_role("button", name="New link")).to_be_focused()
+    assert_fits(390, page.locator("#preview-more"))
+    page.keyboard.press("Escape")
+    expect(page.locator("#preview-more")).to_be_hidden()
+    expect(more).to_be_focused()
+
+    page.set_viewport_size({"width": 1440, "height": 900})  # the width picked is back
+    expect(page.locator("[data-preview-width='tablet']")).to_have_attribute("aria-pressed", "true")
+    frame.wait_for_function("() => window.innerWidth === 768")
+    expect(bar.get_by_role("button", name="More")).to_be_hidden()
+    expect(page.locator("#preview-open")).to_be_visible()
+
+
+def _top(control) -> float:  # type: ignore[no-untyped-def]
+    box = control.bounding_box()
+    assert box is not None
+    return box["y"] + box["height"] / 2
+
+
 def test_a_past_shown_goes_back_to_live_when_the_site_changes(
     context, chat_server: ChatServer, browser_user: User
 ) -> None:
