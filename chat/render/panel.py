@@ -17,10 +17,10 @@ from chat import services
 from chat.agent.events import TurnStarted
 from chat.changes import turn_changes
 from chat.models import Conversation, Message
-from chat.render.fragments import oob
-from chat.render.transcript import Footer, TurnView, stored_turns, turn_dom_id, turn_page
 from chat.records import ContextRecord
+from chat.render.fragments import oob
 from chat.render.gauge import ContextGauge
+from chat.render.transcript import Footer, TurnView, stored_turns, turn_dom_id, turn_page
 from chat.selectors import ConversationUsage, conversation_usage, latest_context
 from projects.models import Project
 

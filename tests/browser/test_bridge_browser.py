@@ -1,10 +1,11 @@
 """The preview talks back (issue 17), in Chromium: a page's errors and failed
 loads show as problems with their files and lines, "Fix with the assistant"
-puts them in the message box for the person to send, the address box follows pushState, a picked element
-goes with the next message, and a page flooding the workspace with messages
-neither breaks it nor gets anything done. What the model gets is what the
-person chose and sees (issue 26): one pick per press of Pick, none without it;
-an element as its chip shows it; a problem as the panel lists it."""
+puts them in the message box for the person to send, the address box follows
+pushState, a picked element goes with the next message, and a page flooding
+the workspace with messages neither breaks it nor gets anything done. What
+the model gets is what the person chose and sees (issue 26): one pick per
+press of Pick, none without it; an element as its chip shows it; a problem as
+the panel lists it."""
 
 from __future__ import annotations
 

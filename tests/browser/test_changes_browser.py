@@ -256,4 +256,5 @@ def test_a_side_by_side_diff_fits_the_history_dialog(
         for cell in (dialog.locator("td.code.removed"), dialog.locator("td.code.added")):
             shown = cell.bounding_box()
             assert shown is not None
-            assert box["x"] <= shown["x"] and shown["x"] + shown["width"] <= box["x"] + box["width"]
+            assert box["x"] <= shown["x"]
+            assert shown["x"] + shown["width"] <= box["x"] + box["width"]

@@ -1,9 +1,9 @@
 """The context gauge and compacting by hand (issue 30) in real Chromium over a
 real socket: by the message box, how full the model's context was at the last
-turn (what the next message starts from) and, on opening, by part; "Compact the conversation" summarises every turn but the
-latest, says so, marks the latest turn with the summary (still there after a
-reload, and in another tab at once), and the conversation downloads with its
-turns and the summary."""
+turn (what the next message starts from) and, on opening, by part; "Compact
+the conversation" summarises every turn but the latest, says so, marks the
+latest turn with the summary (still there after a reload, and in another tab
+at once), and the conversation downloads with its turns and the summary."""
 
 from __future__ import annotations
 
@@ -51,7 +51,8 @@ def test_the_gauge_then_compacting_by_hand_keeps_every_turn_and_marks_the_summar
     page.set_viewport_size({"width": width, "height": 900 if width > 400 else 844})
     sign_in(page, chat_server.url)
     _open(page, chat_server, project)
-    turns = [_send(page, chat_server, message) for message in ASKED]
+    for message in ASKED:
+        _send(page, chat_server, message)
 
     # The gauge for the next message is by the message box, and only there.
     expect(page.locator("#chat-log .context-gauge")).to_have_count(0)
@@ -103,7 +104,8 @@ def test_the_gauge_then_compacting_by_hand_keeps_every_turn_and_marks_the_summar
 def _just_above(upper: Locator, lower: Locator) -> None:
     """`upper` sits right above `lower`, nothing between them."""
     top, bottom = upper.bounding_box(), lower.bounding_box()
-    assert top is not None and bottom is not None
+    assert top is not None
+    assert bottom is not None
     gap = bottom["y"] - (top["y"] + top["height"])
     assert 0 <= gap < 16, gap
     assert top["x"] + top["width"] <= bottom["x"] + bottom["width"] + 1

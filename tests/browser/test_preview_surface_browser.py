@@ -10,7 +10,7 @@ import re
 
 import pytest
 from django.contrib.auth.models import User
-from playwright.sync_api import FloatRect, Frame, Page, expect
+from playwright.sync_api import FloatRect, Frame, Locator, Page, expect
 
 from projects.files.results import FileWrite
 from projects.lifecycle import project_create
@@ -289,10 +289,10 @@ def test_on_a_phone_the_preview_bar_is_one_row_without_width_buttons(
     expect(page.locator("#preview-open")).to_be_visible()
 
 
-def _top(control) -> float:  # type: ignore[no-untyped-def]
+def _top(control: Locator) -> float:
     box = control.bounding_box()
     assert box is not None
-    return box["y"] + box["height"] / 2
+    return float(box["y"] + box["height"] / 2)
 
 
 def test_a_past_shown_goes_back_to_live_when_the_site_changes(

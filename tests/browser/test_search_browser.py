@@ -97,7 +97,8 @@ def test_a_result_shows_its_match_in_sight_and_a_hostile_line_as_text(
     expect(mark).to_have_text("opening hours")
     shown = hit.locator(".search-text").bounding_box()
     marked = mark.bounding_box()
-    assert shown is not None and marked is not None
+    assert shown is not None
+    assert marked is not None
     assert marked["x"] + marked["width"] <= shown["x"] + shown["width"], "cut off at the end"
     assert marked["y"] + marked["height"] <= shown["y"] + shown["height"], "cut off below"
     expect(hit).to_contain_text("…nd the <b>opening hours</b> below</p>")
