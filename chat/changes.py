@@ -14,7 +14,7 @@ from __future__ import annotations
 import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, assert_never
 
 from django.contrib.auth.models import User
 from django.db.models import F
@@ -29,6 +29,8 @@ from projects.history.undo import Refused, changes_undo, project_restore, restor
 from projects.models import FileRevision, Reversal
 
 When = Literal["before", "after"]
+# What an undo, redo or restore leaves in force (reversal_effect).
+Effect = Literal["undone", "redone", "restored", "restore undone"]
 _EXCERPT = 60
 
 
@@ -213,15 +215,47 @@ def turn_restore(*, user: User, turn: Message, when: When) -> Reversal | Refused
 def reversal_revert(*, user: User, reversal: Reversal) -> Reversal | Refused:
     """Take back an undo, a redo or a restore ("Redo" for an undo); one taken
     back already is refused (projects.history.undo)."""
+    revisions = list(reversal.revisions.all())
+    paths = sorted({row.path for row in revisions})
     return changes_undo(
         project=reversal.project,
-        revisions=list(reversal.revisions.all()),
+        revisions=revisions,
         user=user,
         kind=Reversal.Kind.REDO,
-        summary=f"Took back: {reversal.summary}",
+        summary=_reverted_summary(reversal, paths),
         message_id=reversal.message_id,
         reverses=reversal,
     )
+
+
+def reversal_effect(reversal: Reversal) -> Effect:
+    """What `reversal` leaves in force: a redo takes back what it reverses, so
+    along the chain a turn is undone, redone, undone again…, a restore made,
+    undone, made again…"""
+    first, steps = reversal, 0
+    while first.kind == Reversal.Kind.REDO and first.reverses is not None:
+        first, steps = first.reverses, steps + 1
+    if first.kind == Reversal.Kind.RESTORE:
+        return "restored" if steps % 2 == 0 else "restore undone"
+    return "undone" if steps % 2 == 0 else "redone"
+
+
+def _reverted_summary(reversal: Reversal, paths: list[str]) -> str:
+    """What taking `reversal` back does, said plainly (the person reads it, and
+    the model in the next turn's history)."""
+    turn = reversal.message
+    named = f"the turn “{turn_excerpt(turn)}”" if turn is not None else "the turn"
+    match reversal_effect(reversal):
+        case "undone":
+            return f"Redid {named}: its changes to {_listed(paths)} are back."
+        case "redone":
+            return f"Undid {named} again: {_listed(paths)} as before it."
+        case "restored":
+            return f"Undid the restore: {_listed(paths)} as before it."
+        case "restore undone":
+            return f"Restored again: {_listed(paths)} as the restore left them."
+        case _ as unknown:
+            assert_never(unknown)
 
 
 def reversal_get_for(*, user_id: int, reversal_id: int) -> Reversal | None:

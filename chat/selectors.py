@@ -29,6 +29,7 @@ from chat.records import (
     TURN_KEY,
     AssistantRecord,
     ClosedTurn,
+    ContextRecord,
     TurnRecord,
     UserRecord,
     stored_turn,
@@ -218,6 +219,15 @@ def turns_running_elsewhere(*, owner_id: int, project: Project) -> int:
     )
 
 
+def turns_sent_to(*, owner_id: int, model: str) -> bool:
+    """Whether the person has sent a turn to `model` in any of their projects."""
+    return Message.objects.filter(
+        role=Message.Role.USER,
+        conversation__project__owner_id=owner_id,
+        metadata__model=model,  # UserRecord's
+    ).exists()
+
+
 def lapsed_turns(*, project: Project) -> list[str]:
     """The keys of the project's turns whose server stopped refreshing their lock."""
     lapsed = ProjectLock.objects.filter(
@@ -377,6 +387,27 @@ def conversation_usage(*, conversation: Conversation) -> ConversationUsage:
         kwargs={"project_id": conversation.project_id, "conversation_id": conversation.pk},
     )
     return ConversationUsage(turns, tokens, None if total is None else str(total), export_url)
+
+
+@dataclass(frozen=True)
+class LatestContext:
+    """How full the model's context was at the latest turn that measured it."""
+
+    record: ContextRecord
+    compacted_since: bool  # earlier turns were summarised (by hand) after that turn
+
+
+def latest_context(*, conversation: Conversation) -> LatestContext | None:
+    closing = conversation.messages.filter(
+        role=Message.Role.ASSISTANT, metadata__has_key=TURN_KEY
+    ).order_by("-sequence")
+    # A turn that ended before its first request (a refusal) measured nothing.
+    for metadata, created_at in closing.values_list("metadata", "created_at")[:3]:
+        outcome = stored_turn(metadata)
+        if outcome is not None and outcome.context is not None:
+            later = conversation.compactions.filter(created_at__gt=created_at).exists()
+            return LatestContext(outcome.context, later)
+    return None
 
 
 def latest_answer(*, project: Project, conversation_id: int) -> str:

@@ -17,8 +17,21 @@ from chat.demo.transport import DEMO_MODEL
 from chat.models import Conversation
 from chat.personal_keys import key_exists
 from chat.render.fragments import oob
-from chat.render.panel import conversation_title, log_html, status_html, usage_html
-from chat.selectors import ConversationUsage, RunningTurn, conversation_usage, running_turn
+from chat.render.panel import (
+    composer_gauge_html,
+    conversation_title,
+    log_html,
+    status_html,
+    usage_html,
+)
+from chat.selectors import (
+    ConversationUsage,
+    LatestContext,
+    RunningTurn,
+    conversation_usage,
+    latest_context,
+    running_turn,
+)
 from projects.models import Project
 
 
@@ -28,6 +41,7 @@ class Snapshot:
     running: RunningTurn | None
     elsewhere: str  # the other conversation's title, when the running turn is there
     usage: ConversationUsage
+    context: LatestContext | None  # for the gauge by the message box
 
     @property
     def busy(self) -> bool:
@@ -51,7 +65,8 @@ def snapshot(project: Project, conversation: Conversation | None) -> Snapshot:
         if conversation is not None
         else ConversationUsage(0, 0, None)
     )
-    return Snapshot(log, running, elsewhere, usage)
+    context = latest_context(conversation=conversation) if conversation is not None else None
+    return Snapshot(log, running, elsewhere, usage, context)
 
 
 def panel_context(project: Project, conversation: Conversation | None) -> dict[str, object]:
@@ -63,6 +78,7 @@ def panel_context(project: Project, conversation: Conversation | None) -> dict[s
         "busy": state.busy,
         "elsewhere": state.elsewhere,
         "usage": state.usage,
+        "composer_gauge": gauge_html(state),
         "conversation": conversation,
         "conversations": list(project.conversations.all()[:50]),
         "models": [(model, model_label(model)) for model in models],
@@ -80,4 +96,13 @@ def snapshot_html(state: Snapshot) -> str:
         oob("#chat-log", state.log, how="innerHTML")
         + status_html(state.busy, state.elsewhere)
         + (usage_html(state.usage))
+        + gauge_html(state, swap=True)
+    )
+
+
+def gauge_html(state: Snapshot, *, swap: bool = False) -> str:
+    if state.context is None:
+        return composer_gauge_html(None, swap=swap)
+    return composer_gauge_html(
+        state.context.record, compacted_since=state.context.compacted_since, swap=swap
     )

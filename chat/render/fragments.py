@@ -41,7 +41,7 @@ from chat.agent.events import (
 from chat.next_steps import split_next
 from chat.render.cards import CardGroup, ToolCard, group_of
 from chat.render.events import draw
-from chat.render.gauge import compaction_line
+from chat.render.gauge import ContextGauge, compaction_line
 from chat.render.transcript import (
     REASONING_JOIN,
     SHOWN_TEXT_CHARS,
@@ -148,8 +148,9 @@ class TurnDrawing:
         return self._footer_html()
 
     def context(self, event: ContextEvent) -> str:
-        self.view.footer.context = event.record
-        return self._footer_html()
+        """The gauge by the message box (chat.render.panel.composer_gauge_html)."""
+        html = render("composer_gauge.html", {"gauge": ContextGauge.of(event.record)})
+        return oob("#composer-gauge", html, how="outerHTML")
 
     def compaction(self, event: CompactionEvent) -> str:
         """One line in the steps, "running" then what came of it."""

@@ -17,9 +17,11 @@ from chat import services
 from chat.agent.events import TurnStarted
 from chat.changes import turn_changes
 from chat.models import Conversation, Message
+from chat.records import ContextRecord
 from chat.render.fragments import oob
+from chat.render.gauge import ContextGauge
 from chat.render.transcript import Footer, TurnView, stored_turns, turn_dom_id, turn_page
-from chat.selectors import ConversationUsage, conversation_usage
+from chat.selectors import ConversationUsage, conversation_usage, latest_context
 from projects.models import Project
 
 # Room in a catch-up frame for what goes with the log (status, usage, signal).
@@ -115,7 +117,30 @@ def latest_turn_html(conversation: Conversation) -> str:
     if not turns:
         return ""
     html = render_to_string("chat/partials/turn.html", {"turn": turns[-1]})
-    return oob(f"#{turns[-1].dom_id}", html, how="outerHTML")
+    return oob(f"#{turns[-1].dom_id}", html, how="outerHTML") + conversation_gauge_html(
+        conversation, swap=True
+    )
+
+
+def composer_gauge_html(
+    record: ContextRecord | None, *, compacted_since: bool = False, swap: bool = False
+) -> str:
+    """The context gauge by the message box: how full the latest turn's first
+    request was, which the next message starts from (hidden while no turn has
+    measured it); `swap` for an out-of-band swap."""
+    context = {
+        "gauge": None if record is None else ContextGauge.of(record),
+        "compacted_since": compacted_since,
+    }
+    html = render_to_string("chat/partials/composer_gauge.html", context)  # as fragments draws it
+    return oob("#composer-gauge", html, how="outerHTML") if swap else html
+
+
+def conversation_gauge_html(conversation: Conversation | None, *, swap: bool = False) -> str:
+    latest = latest_context(conversation=conversation) if conversation is not None else None
+    if latest is None:
+        return composer_gauge_html(None, swap=swap)
+    return composer_gauge_html(latest.record, compacted_since=latest.compacted_since, swap=swap)
 
 
 def status_html(busy: bool, elsewhere: str = "") -> str:

@@ -23,14 +23,12 @@ from chat.money import dollars
 from chat.next_steps import split_next
 from chat.records import (
     AssistantRecord,
-    ContextRecord,
     SiteCheckRecord,
     ToolRecord,
     TurnRecord,
     UserRecord,
 )
 from chat.render.cards import CardGroup, ToolCard, card_runs
-from chat.render.gauge import ContextGauge
 from chat.render.markdown import render_markdown
 from chat.selectors import compactions_of, shown_messages, turn_groups, turn_page_start
 from common.jsontypes import NOT_JSON, decoded
@@ -124,11 +122,6 @@ class Footer:
     model: str = ""
     check: SiteCheckRecord | None = None  # the site checked after the turn
     suggestions: tuple[str, ...] = ()  # what the person could ask next (chat.next_steps)
-    context: ContextRecord | None = None  # how full the model's context was
-
-    @property
-    def gauge(self) -> ContextGauge | None:
-        return None if self.context is None else ContextGauge.of(self.context)
 
     @property
     def note(self) -> str:
@@ -427,7 +420,6 @@ def _stored_outcome(turn: TurnView, outcome: TurnRecord) -> None:
     footer.cost = outcome.cost
     footer.check = outcome.check
     footer.suggestions = outcome.suggestions
-    footer.context = outcome.context
     error = outcome.error
     if error is not None:
         note = ErrorNote(error.code, error.message, error.retryable)

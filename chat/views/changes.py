@@ -129,7 +129,12 @@ def _outcome(
         {path for row in result.revisions.all() for path in (row.path, row.old_path) if path}
     )
     files_moved(project, paths=paths, turn_id=result.message_id)
-    context = {"project": project, "reversal": result, "count": len(paths)}
+    context = {
+        "project": project,
+        "reversal": result,
+        "effect": changes.reversal_effect(result),
+        "count": len(paths),
+    }
     return render(request, "chat/partials/reversal_done.html", context)
 
 

@@ -4,6 +4,7 @@ everywhere (every session and token at once)."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.models import User
@@ -37,6 +38,7 @@ def _page(
         # How turns reach a model without a key of one's own: the server's key,
         # a local server that needs none, or nothing (model_choice.setup_of).
         "server_setup": setup_of(personal_key=False),
+        "demo": settings.BUILTIT_DEMO_ENABLED,  # the offline demo needs no key
         "tokens": token_list(user=user),
         **tokens,
     }

@@ -31,14 +31,19 @@ def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
         return redirect("workspace", project_id=project.pk)
     if conversation is None:
         conversation = services.conversation_start(project=project)
+    chat = snapshot.panel_context(project, conversation)
     context = {
         **workspace_context(project),
-        **snapshot.panel_context(project, conversation),
+        **chat,
         # The websocket routes are Channels', outside Django's URLconf (builtit.routing).
         "chat_socket_url": f"/ws/projects/{project.pk}/chat/?conversation={conversation.pk}",
         "chat_closing": closing.for_the_page(),
         # A request from the dashboard waits to be sent: its turn is what the page is for.
         "opening": bool(conversation.opening),
+        # The keyless notice in one line, once the person has tried the demo it offers.
+        "demo_tried": chat["setup"] == "none"
+        and bool(chat["demo_model"])
+        and selectors.turns_sent_to(owner_id=project.owner_id, model=str(chat["demo_model"])),
     }
     return frame_sites(request, render(request, "projects/workspace.html", context))
 

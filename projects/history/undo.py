@@ -99,7 +99,7 @@ def changes_undo(
     if reverses is not None and reverses.reversed_by.exists():
         # Asked again while the first took it back (a double click): checked
         # under the writers' hold, so the second learns it was done.
-        return Refused("That was already taken back.")
+        return Refused("That was already done: nothing changed.")
     plan = undo_plan(project, revisions)
     if plan.conflicts and not keep_changed:
         names = ", ".join(conflict.path for conflict in plan.conflicts)

@@ -24,7 +24,10 @@ def diff_table(diff: Diff, *, layout: Layout) -> SafeString:
     """The diff's rows (see `diff_notes` for what is said about it)."""
     if diff.counts is None or diff.identical:
         return mark_safe("")
-    parts = [f'<div class="diff-scroll"><table class="diff diff-{layout}"><tbody>']
+    parts = [f'<div class="diff-scroll"><table class="diff diff-{layout}">']
+    if layout == "split":  # fixed columns (diff.css): two halves that wrap, not scroll
+        parts.append('<colgroup><col class="ln"><col><col class="ln"><col></colgroup>')
+    parts.append("<tbody>")
     if layout == "inline":
         for item in diff.inline:
             parts.append(_fold(item, 3) if isinstance(item, Fold) else _inline(item))

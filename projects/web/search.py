@@ -42,6 +42,12 @@ def search_groups(results: SearchResults, *, case_sensitive: bool) -> tuple[File
     )
 
 
+# What a result line shows before its first match, when more stood there: the
+# file panel is narrow, and a match further along was cut off out of sight.
+_LEAD_CHARS = 10
+_LEAD_CUT_FROM = 16  # a shorter lead is shown whole
+
+
 def _parts(text: str, pattern: re.Pattern[str]) -> tuple[Part, ...]:
     parts: list[Part] = []
     at = 0
@@ -52,4 +58,6 @@ def _parts(text: str, pattern: re.Pattern[str]) -> tuple[Part, ...]:
         at = found.end()
     if at < len(text):
         parts.append(Part(text[at:], False))
+    if len(parts) > 1 and not parts[0].matched and len(parts[0].text) > _LEAD_CUT_FROM:
+        parts[0] = Part("…" + parts[0].text[-_LEAD_CHARS:], False)
     return tuple(parts)

@@ -254,10 +254,10 @@
   function fixProblems() {
     if (!problems.length || window.builtitChat.fixesInARow() >= MAX_FIX_IN_A_ROW) return;
     const attached = problems.slice(0, 10).map(shown);
-    window.builtitChat.fix(attached, attached.map(problemLabel));
     afterAssistant = false;
     openList(false);
-    showChat();
+    showChat();  // first: on a phone the box is in the chat's panel
+    window.builtitChat.fix(attached, attached.map(problemLabel));
   }
 
   // ── the picker ─────────────────────────────────────────────────────────

@@ -80,7 +80,10 @@
     if (event.target.id === "composer-plan") planning(event.target.checked);
   });
   document.addEventListener("htmx:wsAfterMessage", () => {
-    if (newTurns().some((turn) => turn.hasAttribute("data-builds-plan"))) planning(false);
+    const found = newTurns();
+    if (found.some((turn) => turn.hasAttribute("data-builds-plan"))) planning(false);
+    // For the rest of the page (workspace.js): a turn began, in any tab.
+    if (found.length) document.dispatchEvent(new CustomEvent("builtit:turn"));
   });
   document.addEventListener("DOMContentLoaded", () => {
     newTurns();
@@ -120,8 +123,7 @@
   // Kept here and sent with the message as one form field (JSON); the server
   // checks them again (chat.agent.attachments).
   let attached = [];  // [{item, label}]
-  let fixes = 0;      // "Fix with the assistant" turns in a row
-  let sendingFix = false;
+  let fixes = 0;      // turns in a row sent with the preview's problems ("Fix with the assistant")
 
   function drawChips() {
     const list = $("composer-chips");
@@ -152,14 +154,12 @@
     return true;
   }
 
+  // "Fix with the assistant" from the preview's problems: they go with the
+  // words into the box, as the site check's do; the person sends.
   function fix(items, labels) {
     attached = items.map((item, index) => ({ item, label: labels[index] || item.message }));
     drawChips();
-    const input = $("composer-input");
-    if (!input) return;
-    input.value = "Fix the problems the preview shows.";
-    sendingFix = true;
-    send();
+    suggest("Fix the problems the preview shows.");
   }
 
   document.addEventListener("click", (event) => {
@@ -263,15 +263,21 @@
   });
 
   // An idea from the empty chat, or what the site check found, goes into the
-  // box, to send or change first; after a draft already there, never over it.
-  document.addEventListener("click", (event) => {
-    const chip = event.target.closest && event.target.closest("[data-suggest]");
+  // box, to send or change first; after a draft already there, never over it
+  // (nor twice). The box has the focus, ready to type at the end.
+  function suggest(text) {
     const input = $("composer-input");
-    if (!chip || !input) return;
+    if (!input) return;
     const draft = input.value.trim();
-    input.value = draft ? `${draft}\n\n${chip.dataset.suggest}` : chip.dataset.suggest;
+    if (!draft.includes(text.trim())) input.value = draft ? `${draft}\n\n${text}` : text;
     input.focus();
     input.setSelectionRange(input.value.length, input.value.length);
+    input.scrollTop = input.scrollHeight;
+  }
+
+  document.addEventListener("click", (event) => {
+    const chip = event.target.closest && event.target.closest("[data-suggest]");
+    if (chip) suggest(chip.dataset.suggest);
   });
 
   // A site check opened on a phone can reach below the fold: bring it in view.
@@ -312,14 +318,13 @@
       const input = $("composer-input");
       if (input && composerSent !== null && input.value === composerSent) {
         input.value = "";
+        fixes = attached.some((entry) => entry.item.type === "problem") ? fixes + 1 : 0;
         attached = [];  // they went with the message
         drawChips();
         pictures = [];
         drawPictures();
-        fixes = sendingFix ? fixes + 1 : 0;
         document.dispatchEvent(new CustomEvent("builtit:fixes"));
       }
-      sendingFix = false;
       composerSent = null;
       stickToBottom = true;
     }

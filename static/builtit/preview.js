@@ -10,6 +10,7 @@
   const STACKED = window.matchMedia("(min-width: 1000px) and (max-width: 1599px)");
   const NARROW = window.matchMedia("(max-width: 999px)");
   const TABLET = window.matchMedia("(min-width: 768px) and (max-width: 999px)");
+  const PHONE = window.matchMedia("(max-width: 599px)");
 
   function remembered(storage, key) {
     try { return storage.getItem(key); } catch (_) { return null; }  // private mode
@@ -110,10 +111,17 @@
   const watcher = new ResizeObserver(() => fitDevice());
 
   function setDevice(name) {
-    const box = grid();
-    if (DEVICES[name]) box.dataset.device = name;
-    else delete box.dataset.device;
     remember(sessionStorage, deviceKey(), DEVICES[name] ? name : "desktop");
+    applyDevice();
+  }
+
+  // The width picked, except on a phone, where the pane is phone-wide already
+  // and offers no width buttons: the pick waits for a wider screen.
+  function applyDevice() {
+    const box = grid();
+    const name = remembered(sessionStorage, deviceKey());
+    if (DEVICES[name] && !PHONE.matches) box.dataset.device = name;
+    else delete box.dataset.device;
     markWidths();
     fitDevice();
   }
@@ -156,6 +164,39 @@
   document.addEventListener("click", (event) => {
     const button = event.target.closest("[data-preview-width]");
     if (button) setDevice(button.dataset.previewWidth);
+  });
+
+  // ── "More" (on a phone: Open and New link, folded so the bar is one row) ──
+  function more(open, { focus = false } = {}) {
+    const toggle = document.querySelector("[data-action='preview-more']");
+    const menu = $("preview-more");
+    if (!toggle || !menu) return;
+    toggle.setAttribute("aria-expanded", String(open));
+    menu.classList.toggle("open", open);
+    if (open) menu.querySelector("a, button").focus();
+    else if (focus) toggle.focus();
+  }
+
+  document.addEventListener("click", (event) => {
+    const toggle = event.target.closest("[data-action='preview-more']");
+    if (toggle) { more(toggle.getAttribute("aria-expanded") !== "true"); return; }
+    // A choice made, or a click elsewhere: the menu closes.
+    if ($("preview-more") && $("preview-more").classList.contains("open")) more(false);
+  });
+
+  document.addEventListener("focusin", (event) => {
+    const menu = $("preview-more");
+    const toggle = document.querySelector("[data-action='preview-more']");
+    if (!menu || !menu.classList.contains("open")) return;
+    if (!menu.contains(event.target) && !(toggle && toggle.contains(event.target))) more(false);
+  });
+
+  document.addEventListener("keydown", (event) => {
+    const menu = $("preview-more");
+    if (event.key !== "Escape" || !menu || !menu.classList.contains("open")) return;
+    more(false, { focus: true });
+    event.preventDefault();
+    event.stopImmediatePropagation();  // this Esc closes the menu, nothing else
   });
 
   // ── full screen: the pane over the whole window, Esc or the button leaves ─
@@ -209,6 +250,7 @@
   }
 
   function showPast() {
+    note("");
     const banner = document.querySelector("#preview-past .past-banner");
     const frame = $("preview-past-frame");
     const root = previewRoot();
@@ -253,6 +295,46 @@
     if (fromBar || (config.verb === "post" && TURN_RESTORE.test(config.path || ""))) showLive();
   });
 
+  // The site changed while the past showed (a turn, an undo or restore, a save
+  // here or in another tab, an upload): what is live now is what matters, so
+  // the preview goes back to it, saying why. chat.js and workspace.js say who
+  // changed it ("filesChanged"); the live frame reloads on its own.
+  const BACK_LIVE = {
+    assistant: "Back to the live site: the assistant changed it.",
+    history: "Back to the live site: an undo or restore changed it.",
+    person: "Back to the live site: it was saved in another tab.",
+    mine: "Back to the live site, with your change.",
+  };
+
+  document.body.addEventListener("filesChanged", (event) => {
+    const box = grid();
+    if (!box || !box.hasAttribute("data-past")) return;
+    const detail = event.detail || {};
+    const workspace = window.builtitWorkspace;
+    const mine = !detail.source || (detail.source === "person" && workspace && detail.tab === workspace.tab);
+    const hadFocus = $("preview-past").contains(document.activeElement);  // its bar goes
+    showLive();
+    note(BACK_LIVE[mine ? "mine" : detail.source] || BACK_LIVE.mine);
+    if (hadFocus) document.querySelector("[data-action='close-preview-note']").focus();
+  });
+
+  function note(text) {
+    const line = $("preview-note");
+    if (!line) return;
+    line.querySelector(".preview-note-text").textContent = text;
+    line.hidden = !text;
+  }
+
+  // Said until closed, or until the next turn begins (chat.js).
+  document.addEventListener("builtit:turn", () => note(""));
+
+  document.addEventListener("click", (event) => {
+    if (!event.target.closest("[data-action='close-preview-note']")) return;
+    note("");
+    const reload = document.querySelector(".preview-address button[type=submit]");
+    if (reload) reload.focus();
+  });
+
   // "New link" redraws the whole pane: the buttons say again what is on, and
   // a past whose bar went with it is left.
   document.addEventListener("htmx:afterSettle", () => {
@@ -280,9 +362,8 @@
     if (!box) return;
     orient();
     STACKED.addEventListener("change", orient);
-    const device = remembered(sessionStorage, deviceKey());
-    if (device) setDevice(device);
-    markWidths();
+    applyDevice();
+    PHONE.addEventListener("change", applyDevice);
     new MutationObserver(followActive).observe(box, { attributes: true, attributeFilter: ["data-active"] });
     TABLET.addEventListener("change", followActive);
     followActive();

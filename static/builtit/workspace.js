@@ -123,8 +123,15 @@
     }
     if (place.focused) editor.focus();
     else if (place.whole) editor.renderer.scroller.focus();
-    setStatus("ok", "Updated: " + CHANGED_BY[place.by]);
+    setStatus("ok followed", "Updated: " + CHANGED_BY[place.by]);
   }
+
+  // News of the last change only: with the next turn, a file it does not
+  // touch no longer says it was updated.
+  document.addEventListener("builtit:turn", () => {
+    const followed = document.querySelector("#editor-status .followed");
+    if (followed) followed.remove();
+  });
 
   function currentText() {
     if (editor) return editor.getValue();
@@ -337,13 +344,27 @@
     const target = event.detail.target;
     const id = target ? DIALOG_BODIES[target.id] : null;
     const dialog = id ? document.getElementById(id) : null;
-    if (dialog && !dialog.open) dialog.showModal();
+    if (!dialog) return;
+    const opening = !dialog.open;
+    if (opening) dialog.showModal();
+    if (target.id === "changes-body") showFromTop(dialog, opening);
   });
   // A closed Publish dialog asks the server nothing more (its domain's proof
   // is asked after every few seconds while it is open): its content goes.
   const publishDialog = document.getElementById("publish-dialog");
   if (publishDialog) {
     publishDialog.addEventListener("close", () => { document.getElementById("publish-body").replaceChildren(); });
+  }
+
+  // A turn's changes read from their title down: the dialog's own first stop
+  // (Close, under a long list of new files) would open it scrolled to the end.
+  // The title takes the focus on opening, or when what had it was replaced.
+  function showFromTop(dialog, opening) {
+    dialog.scrollTop = 0;
+    const title = dialog.querySelector("#changes-title");
+    if (!title || !(opening || !dialog.contains(document.activeElement))) return;
+    title.tabIndex = -1;
+    title.focus({ preventScroll: true });
   }
 
   // Folded unchanged lines travel hidden in the row group after the button.
@@ -619,6 +640,7 @@
   // ── uploads: binary files (images, fonts, media, PDF) ─────────────────
   // One request per file, in turn, with its progress; the server checks what
   // each file is (projects.files.binaries) and answers as for a new file.
+  // Resolves with the file's path in the project once stored, else null.
   function uploadOne(file, fields) {
     return new Promise((resolve) => {
       const progress = document.getElementById("upload-progress");
@@ -641,7 +663,10 @@
           mountEditor();
           if (NARROW.matches) showPanel("editor");  // on a phone, show what was uploaded
           document.body.dispatchEvent(new CustomEvent("filesChanged", { detail: { paths: [] } }));
-        } else if (xhr.status === 413) {
+          resolve(openPath());
+          return;
+        }
+        if (xhr.status === 413) {
           // The server's own answer (builtit.bodypages): too large for anyone,
           // or for someone whose session has ended. A proxy's page says neither.
           const page = new DOMParser().parseFromString(xhr.responseText, "text/html");
@@ -650,9 +675,9 @@
         } else {
           showUploadError(answerText(xhr.responseText) || `${file.name} could not be uploaded.`);
         }
-        resolve();
+        resolve(null);
       };
-      xhr.onerror = () => { showUploadError("Could not reach the server; nothing was uploaded."); resolve(); };
+      xhr.onerror = () => { showUploadError("Could not reach the server; nothing was uploaded."); resolve(null); };
       xhr.send(body);
     });
   }
@@ -677,10 +702,21 @@
   }
 
   async function uploadFiles(files, folder) {
-    const progress = document.getElementById("upload-progress");
     showUploadError("");
-    for (const file of files) await uploadOne(file, { folder: folder || "" });
-    if (progress) progress.textContent = "";
+    const stored = [];
+    for (const file of files) stored.push(await uploadOne(file, { folder: folder || "" }));
+    sayUploaded(stored.filter(Boolean), "Uploaded");
+  }
+
+  // What worked, named, in the status beside the button (a refusal says itself
+  // below, and the next upload clears it).
+  function sayUploaded(paths, verb) {
+    const progress = document.getElementById("upload-progress");
+    if (!progress) return;
+    const named = paths.length > 3
+      ? `${paths.length} files: ${paths.slice(0, 2).join(", ")} and ${paths.length - 2} more`
+      : paths.length > 1 ? `${paths.slice(0, -1).join(", ")} and ${paths[paths.length - 1]}` : paths[0];
+    progress.textContent = paths.length ? `${verb} ${named}.` : "";
   }
 
   let replacing = null;  // the path an upload replaces, when "Replace…" was used
@@ -700,10 +736,7 @@
     event.target.value = "";
     if (replacing && files.length) {
       showUploadError("");
-      uploadOne(files[0], { path: replacing }).then(() => {
-        const progress = document.getElementById("upload-progress");
-        if (progress) progress.textContent = "";
-      });
+      uploadOne(files[0], { path: replacing }).then((path) => sayUploaded(path ? [path] : [], "Replaced"));
     } else {
       uploadFiles(files, "");
     }
@@ -888,6 +921,15 @@
     if (input) input.focus();
   });
 
+  // Once a turn here was the demo's, the notice has said its piece: one line.
+  document.addEventListener("htmx:wsAfterMessage", () => {
+    const notice = document.querySelector("#model-setup[data-demo-model]:not(.brief)");
+    const footers = notice ? document.querySelectorAll("#chat-log .turn-footer") : [];
+    const last = footers.length ? footers[footers.length - 1] : null;
+    const model = last && !last.classList.contains("running") ? last.querySelector(".model") : null;
+    if (model && model.textContent.trim() === notice.dataset.demoModel) notice.classList.add("brief");
+  });
+
   // A request sent from the dashboard starts its turn as the page opens: the chat
   // is the panel shown, and on a phone, where the message box would bring up the
   // keyboard over the turn, the focus goes to the turn once it shows (unless the
@@ -923,6 +965,7 @@
   // For scripts and browser tests: the open file's editor and text, without
   // creating an editor of their own.
   window.builtitWorkspace = {
+    tab: TAB,
     openAt: openAt,
     editor: () => editor,
     text: () => (openPath() ? currentText() : null),

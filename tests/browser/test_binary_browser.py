@@ -62,12 +62,14 @@ def test_an_image_dropped_on_the_tree_is_shown_and_served(
     image = page.locator("#editor-form img.binary-image")
     expect(image).to_have_js_property("naturalWidth", 4)
     expect(page.locator("#editor-size")).to_contain_text("4\u00d73 px")
+    # A picture has no text to go into: the code editor's key hints are not there.
+    expect(page.locator("#editor-status")).to_be_hidden()
     expect(page.locator("#file-tree .file-link", has_text="logo.png")).to_have_count(1)
     served = page.frame_locator("#preview-frame").locator("#logo")
     expect(served).to_have_js_property("naturalWidth", 4)
 
 
-def test_a_file_that_is_not_what_its_name_says_is_refused_in_words(
+def test_a_file_that_is_not_what_its_name_says_is_refused_then_an_upload_says_it_worked(
     page: Page, chat_server: ChatServer, browser_user: User
 ) -> None:
     project = project_create(owner=browser_user, name="Pictures", starter=True)
@@ -81,8 +83,19 @@ def test_a_file_that_is_not_what_its_name_says_is_refused_in_words(
         "buffer": b"<script>alert(1)</script>",
     }
     page.set_input_files("#upload-input", files=[lying])
-    expect(page.locator("#new-file-error")).to_contain_text("/photo.png is not a PNG image")
+    refusal = page.locator("#new-file-error")
+    expect(refusal).to_contain_text("/photo.png is not a PNG image")
     expect(page.locator("#file-tree .file-link", has_text="photo.png")).to_have_count(0)
+
+    # The next upload that works says so, naming the files, and the refusal goes.
+    pictures: list[FilePayload] = [
+        {"name": name, "mimeType": "image/png", "buffer": png(4, 3)}
+        for name in ("logo.png", "hero.png")
+    ]
+    page.set_input_files("#upload-input", files=pictures)
+    expect(page.locator("#upload-progress")).to_have_text("Uploaded /logo.png and /hero.png.")
+    expect(refusal).to_be_empty()
+    expect(page.locator("#file-tree .file-link", has_text="hero.png")).to_have_count(1)
 
 
 def test_an_upload_after_the_session_ended_says_to_sign_in(

@@ -1,10 +1,11 @@
 """The preview talks back (issue 17), in Chromium: a page's errors and failed
 loads show as problems with their files and lines, "Fix with the assistant"
-sends them to the model, the address box follows pushState, a picked element
-goes with the next message, and a page flooding the workspace with messages
-neither breaks it nor gets anything done. What the model gets is what the
-person chose and sees (issue 26): one pick per press of Pick, none without it;
-an element as its chip shows it; a problem as the panel lists it."""
+puts them in the message box for the person to send, the address box follows
+pushState, a picked element goes with the next message, and a page flooding
+the workspace with messages neither breaks it nor gets anything done. What
+the model gets is what the person chose and sees (issue 26): one pick per
+press of Pick, none without it; an element as its chip shows it; a problem as
+the panel lists it."""
 
 from __future__ import annotations
 
@@ -102,6 +103,15 @@ def test_problems_are_listed_and_fixed_with_the_assistant(
 
     chat_server.fake.script(text("Fixed: undefinedFunction is now defined."))
     page.locator("[data-action='fix-problems']").click()
+    # As under the site check: the box is filled, ready to send or change; the person sends.
+    box = page.locator("#composer-input")
+    expect(box).to_have_value("Fix the problems the preview shows.")
+    expect(box).to_be_focused()
+    assert box.evaluate("(b) => [b.selectionStart, b.selectionEnd]") == [35, 35], "at the end"
+    expect(page.locator("#composer-chips li")).to_have_count(2)
+    expect(page.locator("#chat-log article.turn")).to_have_count(0)
+    assert not Message.objects.exists(), "nothing is sent before the person sends it"
+    page.keyboard.press("Enter")
     turn = page.locator("#chat-log article.turn").last
     expect(turn.locator(".turn-footer")).to_have_class(re.compile(r"\bcompleted\b"))
     expect(turn.locator(".bubble-chips li")).to_have_count(2)
@@ -306,6 +316,7 @@ def test_fixing_is_bounded_and_never_starts_by_itself(
         if not page.locator("#problems-panel").is_visible():
             page.locator("#preview-problems").click()
         fix.click()
+        page.keyboard.press("Enter")  # the box has the focus, filled
         turns = page.locator("#chat-log article.turn")
         expect(turns).to_have_count(attempt)
         expect(turns.last.locator(".turn-footer")).to_have_class(re.compile(r"\bcompleted\b"))

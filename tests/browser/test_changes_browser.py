@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 
 from projects.lifecycle import project_create
 from projects.models import Project, ProjectFile
+from projects.services import Author, file_create, file_update
 from tests.browser.conftest import ChatServer, open_file, sign_in
 from tests.fakes.script import ToolCallScript, text, tool_calls
 
@@ -110,7 +111,9 @@ def test_a_turns_changes_are_summarised_shown_undone_and_redone_in_every_tab(
     assert not ProjectFile.objects.filter(project=project, path="/about.html").exists()
 
     dialog.locator("button", has_text="Redo").click()
-    expect(dialog).to_contain_text("Taken back")
+    expect(dialog.locator("h2")).to_have_text("Turn redone")
+    expect(dialog).to_contain_text("Redid the turn “Make it a bakery”: its changes to")
+    expect(dialog.locator("button", has_text="Undo again")).to_be_visible()
     for page in (first, second):
         expect(page.frame_locator("#preview-frame").locator("h1")).to_have_text("Fresh bread")
         expect(page.locator("#file-tree .file-link", has_text="about.html")).to_have_count(1)
@@ -173,3 +176,85 @@ def test_undoing_a_turn_that_created_the_open_file_keeps_the_workspace(
     expect(page.locator("#editor-form")).to_have_attribute("data-path", "/index.html")
     expect(page.locator("#chat-log .turn-changes summary")).to_contain_text("Undone")
     expect(page.locator("#file-tree")).to_contain_text("No files yet")
+
+
+def test_view_all_changes_opens_at_the_top_of_the_list(page, chat_server, browser_user) -> None:
+    """A turn that made three long new files: the dialog opens on its title,
+    not scrolled to its Close button at the end of the last file."""
+    project = project_create(owner=browser_user, name="Blank")
+    assert isinstance(project, Project)
+    sign_in(page, chat_server.url)
+    _open(page, chat_server, project)
+    made = [
+        ToolCallScript("create_file", {"path": name, "content": f"<p>{name} line</p>\n" * 60})
+        for name in ("index.html", "about.html", "menu.html")
+    ]
+    chat_server.fake.script(tool_calls(*made), text("Made three pages."))
+    _send(page, "Make three pages")
+    expect(page.locator("#chat-log .turn-footer")).to_have_class(re.compile(r"\bcompleted\b"))
+
+    page.locator("#chat-log button", has_text="View all changes").focus()
+    page.keyboard.press("Enter")
+    dialog = page.locator("#changes-dialog")
+    title = dialog.locator("h2")
+    expect(title).to_have_text("What “Make three pages” changed")
+    expect(title).to_be_focused()
+    expect(title).to_be_in_viewport()
+    assert dialog.evaluate("(d) => d.scrollTop") == 0
+    expect(dialog.locator(".file-diff-block")).to_have_count(3)
+    page.keyboard.press("Escape")
+    expect(page.locator("#chat-log button", has_text="View all changes")).to_be_focused()
+
+
+LONG_BEFORE = (
+    "<p>" + "Our bakers start at four, and the first loaves come out at six. " * 5 + "</p>\n"
+)
+LONG_AFTER = LONG_BEFORE.replace("first loaves", "first warm loaves")
+
+
+@pytest.mark.parametrize("width", [1440, 768, 390])
+def test_a_side_by_side_diff_fits_the_history_dialog(
+    page: Page, live_server, browser_user: User, width: int
+) -> None:
+    """Both halves of a change to a long line show at once, without scrolling
+    the dialog or the diff sideways; on a phone the diff is inline only."""
+    project = _starter(browser_user)
+    author = Author.person(browser_user)
+    file_create(project=project, path="/story.html", content=LONG_BEFORE, author=author)
+    file_update(project=project, path="/story.html", content=LONG_AFTER, author=author)
+    page.set_viewport_size({"width": width, "height": 900})
+    sign_in(page, live_server.url)
+    page.goto(f"{live_server.url}/projects/{project.pk}/")
+    if width < 1000:
+        page.click("[data-show-panel=files]")
+    open_file(page, "/story.html")
+    page.locator("[data-action=show-history]").click()
+    dialog = page.locator("#history-dialog")
+    dialog.locator(".revision-list li").first.get_by_role("button", name="Diff").click()
+    expect(dialog.locator("table.diff")).to_have_count(1)
+    side_by_side = dialog.locator("button", has_text="Side by side")
+    if width < 600:
+        expect(side_by_side).to_be_hidden()
+        expect(dialog.locator("table.diff-inline")).to_have_count(1)
+    elif not dialog.locator("table.diff-split").count():
+        side_by_side.click()
+    table = dialog.locator("table.diff")
+    expect(table).to_contain_text("first warm loaves")
+    assert dialog.evaluate("(d) => d.scrollWidth - d.clientWidth") == 0
+    if width >= 600:
+        # Nor the diff within it: a long line wraps in its half.
+        assert (
+            dialog.evaluate(
+                "(d) => { const s = d.querySelector('.diff-scroll');"
+                " return s.scrollWidth - s.clientWidth; }"
+            )
+            == 0
+        )
+        expect(dialog.locator("table.diff-split")).to_have_count(1)
+        box = dialog.bounding_box()
+        assert box is not None
+        for cell in (dialog.locator("td.code.removed"), dialog.locator("td.code.added")):
+            shown = cell.bounding_box()
+            assert shown is not None
+            assert box["x"] <= shown["x"]
+            assert shown["x"] + shown["width"] <= box["x"] + box["width"]

@@ -1,9 +1,9 @@
 """The context gauge and compacting by hand (issue 30) in real Chromium over a
-real socket: each turn's footer says how full the model's context was and, on
-opening, by part; "Compact the conversation" summarises every turn but the
-latest, says so, marks the latest turn with the summary (still there after a
-reload, and in another tab at once), and the conversation downloads with its
-turns and the summary."""
+real socket: by the message box, how full the model's context was at the last
+turn (what the next message starts from) and, on opening, by part; "Compact
+the conversation" summarises every turn but the latest, says so, marks the
+latest turn with the summary (still there after a reload, and in another tab
+at once), and the conversation downloads with its turns and the summary."""
 
 from __future__ import annotations
 
@@ -51,14 +51,19 @@ def test_the_gauge_then_compacting_by_hand_keeps_every_turn_and_marks_the_summar
     page.set_viewport_size({"width": width, "height": 900 if width > 400 else 844})
     sign_in(page, chat_server.url)
     _open(page, chat_server, project)
-    turns = [_send(page, chat_server, message) for message in ASKED]
+    for message in ASKED:
+        _send(page, chat_server, message)
 
-    gauge = turns[-1].locator("details.context-gauge")
+    # The gauge for the next message is by the message box, and only there.
+    expect(page.locator("#chat-log .context-gauge")).to_have_count(0)
+    gauge = page.locator("#composer-gauge details.context-gauge")
     expect(gauge.locator("summary")).to_have_text(re.compile(r"Context \d+%"))
+    _just_above(page.locator("#composer-gauge summary"), page.locator("#composer-input"))
     gauge.locator("summary").click()
     parts = gauge.locator(".gauge-parts li")
     expect(parts.filter(has_text="Earlier turns")).to_have_count(1)
     expect(parts.filter(has_text="This message")).to_have_count(1)
+    expect(gauge).to_contain_text("Your next message starts from this")
     assert_fits(width, gauge)
 
     other = page.context.new_page()  # a second tab on the same project
@@ -69,6 +74,8 @@ def test_the_gauge_then_compacting_by_hand_keeps_every_turn_and_marks_the_summar
     gauge.get_by_role("button", name="Compact the conversation").click()
 
     expect(page.locator("#chat-notice")).to_contain_text("Summarised 2 earlier turns")
+    for tab in (page, other):  # what the gauge measured is from before
+        expect(tab.locator("#composer-gauge")).to_contain_text("summarised since")
     latest = page.locator("#chat-log article.turn").last
     marker = latest.locator("details.summary-marker")
     expect(marker.locator("summary")).to_contain_text("of the 2 turns above")
@@ -92,6 +99,16 @@ def test_the_gauge_then_compacting_by_hand_keeps_every_turn_and_marks_the_summar
     exported = page.request.get(chat_server.url + str(link.get_attribute("href"))).text()
     assert all(message in exported for message in ASKED)
     assert "a bakery called Crumb" in exported
+
+
+def _just_above(upper: Locator, lower: Locator) -> None:
+    """`upper` sits right above `lower`, nothing between them."""
+    top, bottom = upper.bounding_box(), lower.bounding_box()
+    assert top is not None
+    assert bottom is not None
+    gap = bottom["y"] - (top["y"] + top["height"])
+    assert 0 <= gap < 16, gap
+    assert top["x"] + top["width"] <= bottom["x"] + bottom["width"] + 1
 
 
 def test_a_conversation_too_long_for_the_model_is_compacted_from_its_error(

@@ -230,3 +230,40 @@ def test_a_first_turn_on_an_empty_editor_opens_the_home_page_in_place(
     if width < 500:
         expect(page.locator("#chat-panel")).to_be_visible()
         expect(page.locator("#editor-panel")).to_be_hidden()
+
+
+def test_updated_is_said_only_of_a_file_the_last_turn_changed(
+    context, chat_server: ChatServer, browser_user: User
+) -> None:
+    """In the tab that sent and in another: the open file says it was updated
+    after the turn that changed it, and no longer once a turn changed only
+    another file."""
+    project = _project(browser_user)
+    mine, other = context.new_page(), context.new_page()
+    sign_in(mine, chat_server.url)
+    for page in (mine, other):
+        _open(page, chat_server, project)
+    chat_server.fake.script(tool_calls(_edit("Hello, world", "Fresh bread")), text("Renamed."))
+    mine.fill("#composer-input", "Call it fresh bread")
+    mine.keyboard.press("Enter")
+    for page in (mine, other):
+        _turn_finished(page)
+        expect(page.locator("#editor-status")).to_have_text(
+            "Updated: the assistant changed this file."
+        )
+
+    styles = ToolCallScript(
+        "update_file", {"path": "styles.css", "content": "h1 { color: teal; }\n"}
+    )
+    chat_server.fake.script(tool_calls(styles), text("Teal it is."))
+    mine.fill("#composer-input", "Make the heading teal")
+    mine.keyboard.press("Enter")
+    for page in (mine, other):
+        expect(
+            page.locator("#chat-log .bubble-text", has_text="Make the heading teal")
+        ).to_be_visible()
+        _turn_finished(page)
+        expect(page.frame_locator("#preview-frame").locator("h1")).to_have_css(
+            "color", "rgb(0, 128, 128)"
+        )
+        expect(page.locator("#editor-status")).to_have_text("")

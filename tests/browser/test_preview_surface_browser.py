@@ -10,7 +10,7 @@ import re
 
 import pytest
 from django.contrib.auth.models import User
-from playwright.sync_api import FloatRect, Frame, Page, expect
+from playwright.sync_api import FloatRect, Frame, Locator, Page, expect
 
 from projects.files.results import FileWrite
 from projects.lifecycle import project_create
@@ -236,6 +236,111 @@ def test_a_turn_is_previewed_as_it_was_and_restored_from_there(
     expect(page.locator("#preview-frame")).to_be_visible()
     expect(live).to_have_text("Fresh bread")
     assert "Fresh bread" in _index(project)
+
+
+def test_on_a_phone_the_preview_bar_is_one_row_without_width_buttons(
+    page: Page, live_server, browser_user: User
+) -> None:
+    """The pane is phone-wide already: no width buttons (a width picked on a
+    wider screen waits for one), and Open and New link under "More", reached
+    with the keyboard, so the bar keeps to one row."""
+    project = _site(browser_user)
+    page.set_viewport_size({"width": 1440, "height": 900})
+    _open(page, live_server.url, project)
+    page.click("[data-preview-width='tablet']")
+    frame = _live_frame(page)
+    frame.wait_for_function("() => window.innerWidth === 768")
+
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.click("[data-show-panel='preview']")
+    bar = page.locator(".preview-toolbar")
+    expect(page.locator(".preview-widths")).to_be_hidden()
+    expect(page.locator("#preview-width-note")).to_be_hidden()
+    stage = _box(page, ".preview-stage")
+    frame.wait_for_function(
+        "(width) => Math.abs(window.innerWidth - width) < 2", arg=stage["width"]
+    )
+    shown = [
+        control
+        for control in bar.locator("> *").all()
+        if control.is_visible() and control.bounding_box() is not None
+    ]
+    tops = {round(_top(control)) for control in shown}
+    assert len(tops) == 1, f"one row: {tops}"
+    assert_fits(390, *shown)
+    _shot(page, "bar-390")
+
+    more = bar.get_by_role("button", name="More")
+    more.focus()
+    page.keyboard.press("Enter")
+    expect(more).to_have_attribute("aria-expanded", "true")
+    expect(page.locator("#preview-open")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(bar.get_by_role("button", name="New link")).to_be_focused()
+    assert_fits(390, page.locator("#preview-more"))
+    page.keyboard.press("Escape")
+    expect(page.locator("#preview-more")).to_be_hidden()
+    expect(more).to_be_focused()
+
+    page.set_viewport_size({"width": 1440, "height": 900})  # the width picked is back
+    expect(page.locator("[data-preview-width='tablet']")).to_have_attribute("aria-pressed", "true")
+    frame.wait_for_function("() => window.innerWidth === 768")
+    expect(bar.get_by_role("button", name="More")).to_be_hidden()
+    expect(page.locator("#preview-open")).to_be_visible()
+
+
+def _top(control: Locator) -> float:
+    box = control.bounding_box()
+    assert box is not None
+    return float(box["y"] + box["height"] / 2)
+
+
+def test_a_past_shown_goes_back_to_live_when_the_site_changes(
+    context, chat_server: ChatServer, browser_user: User
+) -> None:
+    """A turn, then another tab's save, change the site while a past version
+    shows: each time the preview is the live site again, and says why."""
+    project = _starter(browser_user)
+    page, other = context.new_page(), context.new_page()
+    page.set_viewport_size({"width": 1440, "height": 900})
+    sign_in(page, chat_server.url)
+    page.goto(f"{chat_server.url}/projects/{project.pk}/")
+    page.wait_for_selector("#chat-signal[data-signal]", state="attached")
+    _turn(page, chat_server, "Make it a bakery", "Hello, world", "Fresh bread")
+    first = page.locator("#chat-log article.turn").nth(0)
+    banner = page.locator("#preview-past .past-banner")
+    note = page.locator("#preview-note")
+    live = page.frame_locator("#preview-frame").locator("h1")
+
+    first.locator(".restore-row button", has_text="Preview").click()
+    expect(banner).to_be_visible()
+    expect(page.locator("#preview-past-frame")).to_have_attribute("src", re.compile(r"/@\d+-"))
+    _turn(page, chat_server, "Warm rolls instead", "Fresh bread", "Warm rolls")
+    expect(banner).to_have_count(0)
+    expect(page.locator("#preview-past-frame")).to_be_hidden()
+    expect(live).to_have_text("Warm rolls")
+    expect(note.locator(".preview-note-text")).to_have_text(
+        "Back to the live site: the assistant changed it."
+    )
+    expect(page.locator("#preview-address")).to_be_visible()
+
+    first.locator(".restore-row button", has_text="Preview").click()
+    expect(banner).to_be_visible()
+    expect(note).to_be_hidden()
+    other.goto(f"{chat_server.url}/projects/{project.pk}/")
+    other.wait_for_selector("#editor-form[data-path='/index.html'] .ace_content")
+    other.evaluate("() => builtitWorkspace.editor().find('Warm rolls')")
+    other.focus("#editor-form .ace_text-input")
+    other.keyboard.type("Cinnamon buns")
+    other.keyboard.press("Control+s")
+    expect(banner).to_have_count(0)
+    expect(live).to_have_text("Cinnamon buns")
+    expect(note.locator(".preview-note-text")).to_have_text(
+        "Back to the live site: it was saved in another tab."
+    )
+    _shot(page, "back-to-live-1440")
+    note.get_by_role("button", name="Close this note").click()
+    expect(note).to_be_hidden()
 
 
 def test_on_a_phone_history_shows_restore_and_previews_a_version(

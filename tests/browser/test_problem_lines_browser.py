@@ -142,6 +142,8 @@ def test_an_inline_script_error_names_its_page_and_its_line(
     # What "Fix" tells the model is the same place.
     chat_server.fake.script(text("Defined it."))
     page.locator("[data-action='fix-problems']").click()
+    expect(page.locator("#composer-input")).to_be_focused()  # filled, for the person to send
+    page.keyboard.press("Enter")
     turn = page.locator("#chat-log article.turn").last
     expect(turn.locator(".turn-footer")).to_have_class(re.compile(r"\bcompleted\b"))
     expect(turn.locator(".bubble-chips")).to_contain_text(f"Error in contact.html:{contact_line}")

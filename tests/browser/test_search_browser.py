@@ -71,3 +71,37 @@ def test_a_search_result_opens_its_file_at_its_line(
         " && row <= e.renderer.getLastFullyVisibleRow()]; }"
     )
     assert shown == ["<p>Opening HOURS: eight to four</p>", True]
+
+
+HOSTILE = (
+    '<p class="intro" data-track="homepage-hero">Welcome to the shop, <img src="x" '
+    'onerror="window.searched = true">find the <b>opening hours</b> below</p>\n'
+)
+
+
+def test_a_result_shows_its_match_in_sight_and_a_hostile_line_as_text(
+    page: Page, live_server, browser_user: User
+) -> None:
+    """A match far along a line is highlighted where it can be seen in the
+    narrow file panel; the line's markup stays text, never the page's."""
+    project = _project(browser_user)
+    author = Author.person(browser_user)
+    file_create(project=project, path="/shop.html", content=HOSTILE, author=author)
+    sign_in(page, live_server.url)
+    page.goto(f"{live_server.url}/projects/{project.pk}/")
+    page.fill("#file-search-input", "opening hours")
+    page.press("#file-search-input", "Enter")
+
+    hit = page.locator(".search-hit[data-path='/shop.html']")
+    mark = hit.locator("mark")
+    expect(mark).to_have_text("opening hours")
+    shown = hit.locator(".search-text").bounding_box()
+    marked = mark.bounding_box()
+    assert shown is not None
+    assert marked is not None
+    assert marked["x"] + marked["width"] <= shown["x"] + shown["width"], "cut off at the end"
+    assert marked["y"] + marked["height"] <= shown["y"] + shown["height"], "cut off below"
+    expect(hit).to_contain_text("…nd the <b>opening hours</b> below</p>")
+    expect(hit).to_have_attribute("title", HOSTILE.strip())
+    expect(page.locator("#search-results img, #search-results b")).to_have_count(0)
+    assert page.evaluate("window.searched") is None

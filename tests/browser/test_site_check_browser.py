@@ -53,6 +53,7 @@ def _shows_the_check(page: Page, turn: Locator, *, draft: str = "") -> None:
     fix.focus()
     page.keyboard.press("Enter")
     expect(box).to_be_focused()
+    assert box.evaluate("(b) => b.selectionStart === b.value.length"), "ready to type at the end"
     # After a draft already in the box, never over it.
     kept = re.escape(f"{draft}\n\n") if draft else ""
     expect(box).to_have_value(

@@ -219,17 +219,24 @@ def test_a_key_stays_readable_when_the_old_secret_is_a_fallback(
 
 
 @pytest.mark.parametrize(
-    ("server_key", "sentence"),
+    ("server_key", "demo", "sentence"),
     [
-        ("sk-or-v1-the-servers-own-key-0000", "Turns use the server's key."),
-        ("", "No server key is configured: add your own key to chat with the assistant."),
+        ("sk-or-v1-the-servers-own-key-0000", True, "Turns use the server's key."),
+        (
+            "",
+            True,
+            "No server key is configured, and none is needed to try Built-It: the offline "
+            "demo model works without one. Add your own key to chat with a real model.",
+        ),
+        ("", False, "No server key is configured: add your own key to chat with the assistant."),
     ],
 )
 def test_without_a_key_the_page_says_whether_the_server_has_one(
-    user_client: Client, settings: Settings, server_key: str, sentence: str
+    user_client: Client, settings: Settings, server_key: str, demo: bool, sentence: str
 ) -> None:
     settings.OPENROUTER_API_KEY = server_key
     settings.OPENROUTER_BASE_URL = OPENROUTER_URL
+    settings.BUILTIT_DEMO_ENABLED = demo
 
     page = _page(user_client)
 

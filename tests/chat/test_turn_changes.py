@@ -144,7 +144,35 @@ def test_undo_then_redo_through_the_workspace(
     assert changes.turn_changes(bakery).undo is None
     again = user_client.post(f"/projects/{project.pk}/reversals/{undo.pk}/revert/")
     assert again.status_code == 422
-    assert "already taken back" in again.content.decode()
+    assert "already done: nothing changed" in again.content.decode()
+
+
+def test_redo_and_its_own_undo_say_plainly_what_they_did(
+    turns: Turns, bakery: Message, user_client: Client
+) -> None:
+    project = turns.project
+    user_client.post(f"/projects/{project.pk}/turns/{bakery.pk}/undo/")
+    undo = Reversal.objects.get(kind=Reversal.Kind.UNDO)
+
+    redo = user_client.post(f"/projects/{project.pk}/reversals/{undo.pk}/revert/")
+    shown = " ".join(re.sub(r"<[^>]+>", " ", redo.content.decode()).split())
+    assert "Turn redone" in shown
+    assert (
+        "Redid the turn “Make it a bakery”: its changes to /about.html, /index.html and "
+        "/styles.css are back." in shown
+    )
+    assert "Undo again" in shown
+    assert "took back" not in shown.lower()
+    assert "taken back" not in shown.lower()
+
+    redone = Reversal.objects.get(reverses=undo)
+    again = user_client.post(f"/projects/{project.pk}/reversals/{redone.pk}/revert/")
+    shown = " ".join(re.sub(r"<[^>]+>", " ", again.content.decode()).split())
+    assert "Turn undone" in shown
+    assert "Undid the turn “Make it a bakery” again" in shown
+    assert ">Redo<" in again.content.decode()
+    assert "Hello, world" in (content(project, "/index.html") or "")
+    assert changes.turn_changes(bakery).undo is not None
 
 
 def test_a_conflict_offers_to_undo_the_rest_or_restore_to_before_the_turn(
@@ -237,7 +265,7 @@ def test_only_a_turn_that_changed_files_offers_to_restore_the_project_to_it(
     turns.turn("Later", ("create", {"path": "/later.html", "content": "<p>later</p>\n"}))
     assert isinstance(changes.turn_restore(user=user, turn=question, when="after"), Reversal)
     again = shown(question)
-    assert "Take back the restore" in again
+    assert "Undo the restore" in again
     assert restore_to not in again
 
 

@@ -120,3 +120,15 @@ def test_only_the_owner_can_search_a_project(
 def test_search_answers_get_only(user_client: Client, starter_project: Project) -> None:
     response = user_client.post(f"/projects/{starter_project.pk}/files/search/", {"q": "hello"})
     assert response.status_code == 405
+
+
+def test_a_match_far_along_its_line_is_shown_from_a_little_before_it(
+    user_client: Client, project: Project, user: User
+) -> None:
+    line = '<p class="intro" data-track="homepage-hero">Welcome to <em>Crumb</em></p>'
+    file_create(
+        project=project, path="/index.html", content=line + "\n", author=Author.person(user)
+    )
+    html = _search(user_client, project, "crumb").content.decode()
+    assert "…me to &lt;em&gt;<mark>Crumb</mark>&lt;/em&gt;&lt;/p&gt;</span>" in html
+    assert 'title="&lt;p class=&quot;intro&quot;' in html  # the whole line on hover

@@ -1,14 +1,13 @@
-"""The context gauge as a turn's footer shows it (issue 30): the parts add up
+"""The context gauge as the message box shows it (issue 30): the parts add up
 to what it says, a part with nothing in it is left out, and from 80% of the
-model's window the footer warns and offers to compact."""
+model's window it warns and offers to compact, unless the earlier turns were
+summarised since it was measured."""
 
 from __future__ import annotations
 
-from django.template.loader import render_to_string
-
 from chat.records import ContextRecord, TurnRecord
 from chat.render.gauge import ContextGauge
-from chat.render.transcript import Footer, TurnView
+from chat.render.panel import composer_gauge_html
 
 
 def _record(history: int, *, window: int = 10_000, known: bool = True) -> ContextRecord:
@@ -22,9 +21,8 @@ def _record(history: int, *, window: int = 10_000, known: bool = True) -> Contex
     return ContextRecord(parts, window, known, summarised=4, left_out=0)  # type: ignore[arg-type]
 
 
-def _footer_html(record: ContextRecord) -> str:
-    view = TurnView("t1", "Make it blue", Footer("t1-foot", status="completed", context=record))
-    return render_to_string("chat/partials/turn_footer.html", {"turn": view})
+def _gauge_html(record: ContextRecord) -> str:
+    return composer_gauge_html(record)
 
 
 def test_the_parts_add_up_and_empty_parts_are_left_out() -> None:
@@ -38,8 +36,8 @@ def test_the_parts_add_up_and_empty_parts_are_left_out() -> None:
     assert gauge.warning == ""
 
 
-def test_from_eighty_percent_the_footer_warns_and_offers_to_compact() -> None:
-    below, at = _footer_html(_record(6_000 - 1)), _footer_html(_record(6_000))
+def test_from_eighty_percent_the_gauge_warns_and_offers_to_compact() -> None:
+    below, at = _gauge_html(_record(6_000 - 1)), _gauge_html(_record(6_000))
 
     assert "Compact now" not in below
     assert "context-warning" not in below
@@ -56,12 +54,23 @@ def test_a_context_full_without_the_earlier_turns_is_not_offered_compacting() ->
         True,
     )
 
-    html = _footer_html(small)
+    html = _gauge_html(small)
 
     assert "The model&#x27;s context is 83% full, and 82% without the earlier turns" in html
     assert "compacting would not be enough" in html
     assert "a model with a larger context" in html
     assert "Compact now" not in html
+
+
+def test_once_compacted_the_gauge_says_the_next_message_starts_from_less() -> None:
+    html = composer_gauge_html(_record(6_000), compacted_since=True)
+
+    assert "summarised since, so your next message starts from less" in html
+    assert "Compact now" not in html
+
+
+def test_no_turn_measured_yet_no_gauge() -> None:
+    assert 'id="composer-gauge" class="composer-gauge" hidden' in composer_gauge_html(None)
 
 
 def test_an_assumed_window_says_so() -> None:
