@@ -158,9 +158,19 @@ class TurnFollower:
                 parts.append(panel.status_html(False) + panel.notice_html(""))
                 if self.own and self.conversation is not None:
                     parts.append(await threads.run(panel.conversation_html, self.conversation))
-        if self.drawing is not None and (changed or self.drawing.finished):
-            turn_id = self.drawing.turn_id
-            parts.append(await self.changes_html(turn_id, running=not self.drawing.finished))
+        parts.append(await self._after_batch(changed))
+        return "".join(parts)
+
+    async def _after_batch(self, changed: list[str]) -> str:
+        """What a batch of events changed, drawn once for the batch: the streaming
+        answer, the turn's changes, the file tree."""
+        parts: list[str] = []
+        drawing = self.drawing
+        if drawing is not None:
+            parts.append(drawing.flush())
+            if changed or drawing.finished:
+                turn_id = drawing.turn_id
+                parts.append(await self.changes_html(turn_id, running=not drawing.finished))
         if changed:
             parts.append(await threads.run(tree_html, self.project))
             parts.append(self._screen.signal(files=changed))

@@ -10,9 +10,12 @@ its cards finish; only the line, so a group someone opened stays open.
 A `TurnDrawing` keeps the turn's shape (its blocks and cards), so every tab
 that saw the same events, live or replayed, has the same page.
 
-Streamed text is sent as escaped text; when a block of answer text is
+An answer is drawn as Markdown while it streams (chat.render.streaming): its
+settled blocks are added once, its open part drawn again as it grows, at most
+once for each batch of events a tab is handed (`flush`). When the block is
 complete (the model moved on to tools, or the turn ended) it is replaced by
-its sanitised Markdown rendering.
+the finished answer's rendering, which looks the same. Reasoning streams as
+escaped text and stays plain.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from chat.next_steps import split_next
 from chat.render.cards import CardGroup, ToolCard, group_of
 from chat.render.events import draw
 from chat.render.gauge import ContextGauge, compaction_line
+from chat.render.streaming import LiveAnswer
 from chat.render.transcript import (
     REASONING_JOIN,
     SHOWN_TEXT_CHARS,
@@ -95,6 +99,8 @@ class TurnDrawing:
         # The reasoning block the round being streamed added to, and its text
         # and count before: what a reset takes away again.
         self.joined: tuple[Block, int, int] | None = None
+        # The answer streaming now and how far this tab has drawn it.
+        self.live: tuple[Block, LiveAnswer] | None = None
         self.finished = False
 
     def start(self) -> str:
@@ -102,6 +108,24 @@ class TurnDrawing:
 
     def show(self, event: Event) -> str:
         return draw(self, event)
+
+    def flush(self) -> str:
+        """The streaming answer as it now stands, when it grew since last drawn;
+        called once a batch of events has been shown."""
+        if self.live is None:
+            return ""
+        block, live = self.live
+        if not block.streaming or block is not self.current:
+            self.live = None
+            return ""
+        drawn = live.draw(block.text)
+        html = (
+            oob(f"#{block.dom_id}-open", drawn.settled, how="beforebegin") if drawn.settled else ""
+        )
+        if drawn.open is not None:
+            more = '<p class="answer-more">…</p>' if block.trimmed else ""
+            html += oob(f"#{block.dom_id}-open", drawn.open + more, how="innerHTML")
+        return html
 
     # --- one method per event (chat.render.events.EventRenderer) ------------------
 
@@ -213,21 +237,28 @@ class TurnDrawing:
             earlier.streaming = True
             self.current = earlier
             return html + self._stream(earlier, REASONING_JOIN + text)
-        block = self.view.new_block("answer" if kind == "answer" else "reasoning")
+        if kind == "answer":
+            block = self.current = self.view.new_block("answer")
+            block.streaming = True
+            self.live = (block, LiveAnswer())
+            return html + self._append_block(block) + self._stream(block, text)
+        block = self.current = self.view.new_block("reasoning")
         block.text, block.streaming = text[:_PIECE_CHARS], True
-        self.current = block
         html += self._append_block(block)
         rest = text[_PIECE_CHARS:]
         return html + (self._stream(block, rest) if rest else "")
 
     def _stream(self, block: Block, text: str) -> str:
-        """More text for a streaming block, in pieces of a bounded size; past what
-        a page shows (SHOWN_TEXT_CHARS) only counted, so no frame grows with it."""
-        target = f"#{block.dom_id}-text" if block.kind == "reasoning" else f"#{block.dom_id}"
+        """More text for a streaming block; past what a page shows (SHOWN_TEXT_CHARS)
+        only counted, so no frame grows with it. An answer's is drawn by `flush`;
+        reasoning's is sent as it comes, in pieces of a bounded size."""
         was_trimmed = block.trimmed
         shown = text[: max(SHOWN_TEXT_CHARS - len(block.text), 0)]
         block.full_chars = max(block.full_chars, len(block.text)) + len(text)
         block.text += shown
+        if block.kind == "answer":
+            return ""
+        target = f"#{block.dom_id}-text"
         pieces = [shown[i : i + _PIECE_CHARS] for i in range(0, len(shown), _PIECE_CHARS)]
         if block.trimmed and not was_trimmed:
             pieces.append("\n…")

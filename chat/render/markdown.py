@@ -63,7 +63,7 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 # Python-Markdown hides "&" behind this marker until its last step (automail links use it).
 _AMP_MARKER = "\x02amp\x03"
 # An opening fence as the fenced_code extension reads one, without the rare hl_lines.
-_FENCE = re.compile(r"(`{3,}|~{3,}) *(?:\{[^\n]*\}|\.?[\w#.+-]* *)")
+FENCE_OPENING = re.compile(r"(`{3,}|~{3,}) *(?:\{[^\n]*\}|\.?[\w#.+-]* *)")
 # A line that begins a list where CommonMark lets one interrupt a paragraph: a bullet,
 # or an ordered list that starts at 1.
 _LIST_START = re.compile(r" {0,3}(?:[-*+]|1[.)])[ \t]+\S")
@@ -100,7 +100,7 @@ def _close_open_fence(text: str) -> str:
     fence = None
     for line in text.split("\n"):
         if fence is None:
-            opening = _FENCE.fullmatch(line)
+            opening = FENCE_OPENING.fullmatch(line)
             fence = opening and opening.group(1)
         elif line.rstrip(" ") == fence:
             fence = None

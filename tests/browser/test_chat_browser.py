@@ -506,6 +506,47 @@ def test_streamed_text_keeps_its_spaces(page, chat_server, browser_user) -> None
         _finished(_last_turn(page), "stopped")
 
 
+def test_an_answer_is_drawn_as_markdown_as_it_streams_and_does_not_jump_when_done(
+    page, chat_server, browser_user
+) -> None:
+    project = _starter(browser_user)
+    sign_in(page, chat_server.url)
+    _open(page, chat_server, project)
+    pieces = [
+        Reply(content=piece, content_pieces=1, finish_reason=None, usage=None, done=False)
+        for piece in (
+            "Your page has **fresh ",
+            "bread** now.\n\nIt holds:\n- a menu\n",
+            "- a contact form\n\n```css\nh1 { color: teal; }\n",
+            "```\n\nAnd <script>window.owned = 1</script> a last line",
+        )
+    ]
+    events = [event for piece in pieces for event in [*piece.to_stream().events, Pause(0.3)]]
+    chat_server.fake.script(Stream([*events, Pause(25), *text(".").to_stream().events]))
+
+    _send(page, "What did you change?")
+    streaming = _last_turn(page).locator(".answer.streaming")
+    expect(streaming.locator("p").last).to_have_text(re.compile("a last line$"))
+    # Before the answer ends: bold, a list and a code block with its Copy button.
+    expect(streaming.locator("strong")).to_have_text("fresh bread")
+    expect(streaming.locator("li")).to_have_text(["a menu", "a contact form"])
+    expect(streaming.locator(".code-block button")).to_have_text("Copy")
+    assert page.evaluate("window.owned") is None
+    drawn = streaming.bounding_box()
+    assert drawn is not None
+    assert drawn["height"] > 150  # the code block is laid out, not one line of text
+
+    page.click("#stop-form button")
+    _finished(_last_turn(page), "stopped")
+    finished = _last_turn(page).locator(".answer")
+    expect(finished).not_to_have_class(re.compile("streaming"))
+    # The finished answer takes the drawing's place at its very size: nothing moves
+    # (where it sits in the window may differ, as the log scrolls when the turn ends).
+    box = finished.bounding_box()
+    assert box is not None
+    assert (box["width"], box["height"]) == (drawn["width"], drawn["height"])
+
+
 def test_your_own_message_scrolls_into_view(page, chat_server, browser_user) -> None:
     project = _starter(browser_user)
     sign_in(page, chat_server.url)

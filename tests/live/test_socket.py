@@ -258,19 +258,27 @@ def card_states(frames: list[str]) -> dict[str, list[str]]:
     return states
 
 
-def streamed_pieces(frames: list[str], block: str) -> list[str]:
-    """What the tab was sent of block `block` while it streamed (its first text, then
-    each appended piece), as sent: escaped HTML text."""
-    pieces = []
-    drawn = rf'<div class="answer streaming" id="{block}">(.*?)</div>'
-    appended = rf'<div hx-swap-oob="beforeend:#{block}">(.*?)</div>'
+_SWAP = re.compile(r'<div hx-swap-oob="([^"]+)">(.*)</div>\s*\Z', re.S)
+
+
+def streamed_html(frames: list[str], block: str) -> str:
+    """Answer block `block` as the tab last showed it while it streamed: the blocks
+    that settled, then its open part as last drawn (chat.render.streaming)."""
+    settled, open_part = "", ""
     for frame in frames:
-        pieces += re.findall(drawn, frame, re.S) + re.findall(appended, frame, re.S)
-    return pieces
+        for swap in re.split(r'(?=<div hx-swap-oob=")', frame):
+            found = _SWAP.match(swap)
+            if found is None:
+                continue
+            if found[1] == f"beforebegin:#{block}-open":
+                settled += found[2]
+            elif found[1] == f"innerHTML:#{block}-open":
+                open_part = found[2]
+    return settled + open_part
 
 
 def streamed_text(frames: list[str], block: str) -> str:
-    return "".join(html.unescape(piece) for piece in streamed_pieces(frames, block))
+    return html.unescape(re.sub(r"<[^>]+>", "", streamed_html(frames, block)))
 
 
 def squeezed(text: str) -> str:
@@ -348,14 +356,16 @@ async def test_html_mode_draws_the_turn_as_it_happens(
     assert f'<div hx-swap-oob="beforeend:#chat-log"><article class="turn" id="{turn}">' in frames[0]
     assert "Make a &lt;b&gt;bakery&lt;/b&gt; site" in frames[0]
     assert 'data-busy="true"' in frames[0]
-    # The first answer streamed as text into one block, then the tool card's life.
-    assert squeezed(streamed_text(frames, f"{turn}-b1")) == squeezed(INTRO)
+    # The first answer in one block (its text and calls came together, so it was drawn
+    # once, complete), then the tool card's life.
+    assert f'<div class="answer" id="{turn}-b1" hx-swap-oob="true"><p>{INTRO}</p>' in everything
     assert card_states(frames) == {f"{turn}-c1": ["queued", "running", "done"]}
     assert "Created /index.html" in everything
-    assert squeezed(streamed_text(frames, f"{turn}-b3")) == squeezed(ANSWER)
-    # The final answer as Markdown; the model's <script> only ever as text.
+    assert squeezed(streamed_text(frames, f"{turn}-b3")) == squeezed(ANSWER.replace("**", ""))
+    # The final answer as Markdown, already while it streamed; the model's <script>
+    # only ever as text.
+    assert "<strong>fresh bread</strong>" in streamed_html(frames, f"{turn}-b3")
     assert "<strong>fresh bread</strong>" in everything
-    assert not [piece for piece in streamed_pieces(frames, f"{turn}-b3") if "<" in piece]
     assert "<script" not in everything.lower()
     assert "&lt;script&gt;" in everything
     # The file tree and the page's script hear about the written file.

@@ -177,7 +177,8 @@ def page_result() -> ToolResultEvent:
 def drawn(*events: Event) -> tuple[TurnDrawing, list[str]]:
     """A live turn fed STARTED and `events`; the fragments each one produced."""
     turn = TurnDrawing(STARTED)
-    return turn, [turn.start()] + [turn.show(event) for event in events]
+    # As a tab is handed them: one event at a time, the streaming answer drawn after each.
+    return turn, [turn.start()] + [turn.show(event) + turn.flush() for event in events]
 
 
 def card_states(html: str) -> list[tuple[str, str]]:
@@ -195,7 +196,7 @@ def test_the_turn_starts_with_the_persons_message_escaped_at_the_end_of_the_log(
     assert '<footer class="turn-footer running" id="t7-foot">' in article
 
 
-def test_streamed_text_goes_into_one_block_then_is_rendered_as_markdown() -> None:
+def test_streamed_text_is_drawn_as_markdown_as_it_arrives_then_as_the_finished_answer() -> None:
     _, (_, opened, added, closed) = drawn(
         ContentText("Fresh "),
         ContentText("**bread** <script>x()</script>"),
@@ -203,8 +204,14 @@ def test_streamed_text_goes_into_one_block_then_is_rendered_as_markdown() -> Non
     )
 
     assert opened.startswith('<div hx-swap-oob="beforeend:#t7-steps">')
-    assert '<div class="answer streaming" id="t7-b1">Fresh' in opened
-    assert added.startswith('<div hx-swap-oob="beforeend:#t7-b1">')
+    assert (
+        '<div class="answer streaming" id="t7-b1"><div class="answer-open" id="t7-b1-open">'
+        in opened
+    )
+    assert '<div hx-swap-oob="innerHTML:#t7-b1-open"><p>Fresh' in opened
+    # The open block drawn again, as Markdown and sanitised, before it ends.
+    assert added.startswith('<div hx-swap-oob="innerHTML:#t7-b1-open">')
+    assert "<strong>bread</strong>" in added
     assert "&lt;script&gt;x()&lt;/script&gt;" in added
     assert '<div class="answer" id="t7-b1" hx-swap-oob="true">' in closed
     assert "<strong>bread</strong>" in closed
@@ -220,7 +227,8 @@ def test_reasoning_streams_into_its_own_block_and_stays_plain_text() -> None:
     assert "Plan **the** page" in opened
     assert added.startswith('<div hx-swap-oob="beforeend:#t7-b1-text">')
     assert "<strong>" not in answer  # reasoning is never re-rendered
-    assert '<div class="answer streaming" id="t7-b2">Done.</div>' in answer
+    assert '<div class="answer streaming" id="t7-b2">' in answer
+    assert "<p>Done.</p>" in answer
 
 
 def test_a_later_rounds_reasoning_joins_the_turns_one_reasoning_toggle() -> None:
@@ -251,12 +259,19 @@ def test_a_reset_takes_back_the_reasoning_its_round_joined() -> None:
     assert "Half a thou" not in fragments[-1]
 
 
-@pytest.mark.parametrize("kind", [ContentText, ReasoningText])
-def test_appended_text_keeps_its_spaces(kind: type[ContentText] | type[ReasoningText]) -> None:
-    _, (_, _, added, more) = drawn(kind("Fresh"), kind(" bread "), kind("\ndaily"))
+def test_appended_reasoning_keeps_its_spaces() -> None:
+    _, (_, _, added, more) = drawn(
+        ReasoningText("Fresh"), ReasoningText(" bread "), ReasoningText("\ndaily")
+    )
 
     assert added.endswith("> bread </div>")
     assert more.endswith(">\ndaily</div>")
+
+
+def test_an_appended_answer_keeps_its_spaces() -> None:
+    _, (*_, more) = drawn(ContentText("Fresh"), ContentText(" bread "), ContentText("daily"))
+
+    assert more.endswith('<div hx-swap-oob="innerHTML:#t7-b1-open"><p>Fresh bread daily</p></div>')
 
 
 def test_tool_cards_go_queued_running_done_under_stable_ids() -> None:

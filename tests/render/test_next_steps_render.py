@@ -27,8 +27,8 @@ def test_live_the_next_line_leaves_the_answer_and_becomes_chips() -> None:
     turn = TurnDrawing(STARTED)
     turn.start()
     # In pieces, as a model streams it: the length counted as it comes.
-    streamed = turn.show(ContentText(ANSWER))
-    streamed += turn.show(ContentText(f"\n\nNext: {' | '.join(SUGGESTIONS)}"))
+    streamed = turn.show(ContentText(ANSWER)) + turn.flush()
+    streamed += turn.show(ContentText(f"\n\nNext: {' | '.join(SUGGESTIONS)}")) + turn.flush()
     assert "Next:" in streamed  # as the model wrote it, until the turn ends
     ended = turn.show(Done("stop", "completed", 1, 9, suggestions=SUGGESTIONS))
 

@@ -1,0 +1,169 @@
+"""An answer drawn as Markdown while it streams: what the tab shows as each piece
+arrives, and that the finished answer replaces it without a visible change."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from chat.agent.events import ContentText, Done, TurnStarted
+from chat.render.fragments import TurnDrawing
+from chat.render.markdown import render_markdown
+from chat.render.streaming import LiveAnswer, settle_point
+from chat.render.transcript import SHOWN_TEXT_CHARS
+
+ANSWERS = {
+    "paragraphs": "I built your bakery site.\n\nIt has a **menu** and a contact form.\n\nEnjoy!",
+    "a list after a line": "Done:\n- a menu page\n- a green header\n\nAsk for more.",
+    "a loose list": "Steps:\n\n1. Open the page\n\n2. Click *Publish*\n\n3. Share it\n\nThe end.",
+    "nested list": "- one\n  - one a\n\n  more of one\n- two\n\nEnd.",
+    "code with blank lines": (
+        "Add this:\n\n```css\nh1 {\n  color: teal;\n}\n\n\np { margin: 0; }\n```\n\nDone."
+    ),
+    "a fence never closed": "Here:\n\n```html\n<h1>Hi</h1>\n\n<p>cut off",
+    "quotes": "> a quote\n\n> that goes on\n\nAnd a line.",
+    "a table": "| Page | Size |\n|---|---:|\n| index | 2 KB |\n\nNext: more",
+    "headings": "# Title\n\nSome text\n\n## Part\n\n---\n\nLast.",
+    "indented code": "Run:\n\n    make run\n\n    make test\n\nThen open it.",
+    "hostile": (
+        'Look <script>alert(1)</script>\n\n<img src=x onerror="alert(2)">\n\n'
+        "[click](javascript:alert(3)) and [file](/about.html)\n\n```\n</pre><script>x</script>\n```"
+    ),
+}
+
+
+def shown(live: LiveAnswer, text: str, pieces: list[str]) -> tuple[str, str]:
+    """The page's answer block after each piece of `text` was drawn: settled + open."""
+    settled, open_part = "", ""
+    for end in _ends(text, pieces):
+        drawn = live.draw(text[:end])
+        settled += drawn.settled
+        open_part = drawn.open if drawn.open is not None else open_part
+    return settled, open_part
+
+
+def _ends(text: str, pieces: list[str]) -> list[int]:
+    ends, at = [], 0
+    for piece in pieces:
+        at += len(piece)
+        ends.append(at)
+    assert at == len(text)
+    return ends
+
+
+def chunked(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def same_look(html: str) -> str:
+    """Markup as a browser lays it out: whitespace between tags makes no box."""
+    return re.sub(r">\s+<", "><", html.strip())
+
+
+@pytest.mark.parametrize("name", ANSWERS)
+@pytest.mark.parametrize("size", [1, 3, 17, 10_000])
+def test_the_streamed_drawing_is_the_finished_answer(name: str, size: int) -> None:
+    text, ticks = ANSWERS[name], iter(range(1_000_000))
+    # A slow model: every piece is drawn (a fast one's last pieces wait for the end).
+    settled, open_part = shown(LiveAnswer(clock=lambda: next(ticks)), text, chunked(text, size))
+
+    assert same_look(settled + open_part) == same_look(render_markdown(text))
+
+
+# What the finished answer may hold (chat.render.markdown), and the Copy button's div.
+TAGS = {"p", "br", "hr", "h3", "h4", "h5", "h6", "strong", "em", "del", "code", "pre"}
+TAGS |= {"blockquote", "ul", "ol", "li", "a", "table", "thead", "tbody", "tr", "th", "td"}
+TAGS |= {"div", "button"}
+
+
+@pytest.mark.parametrize("name", ANSWERS)
+def test_every_drawing_on_the_way_is_sanitised_as_the_finished_answer(name: str) -> None:
+    live, text = LiveAnswer(clock=lambda: 0.0), ANSWERS[name]
+    for end in range(1, len(text) + 1):
+        drawn = live.draw(text[:end])
+        for html in (drawn.settled, drawn.open or ""):
+            assert set(re.findall(r"<(\w+)", html)) <= TAGS
+            assert not re.search(r"<[^>]*\son\w+=", html)
+            assert not re.search(r'href="(?!https?:|mailto:)', html)
+
+
+@pytest.mark.parametrize(
+    ("text", "settled"),
+    [
+        ("One.\n\nTwo", "One.\n\n"),
+        ("One.\n\nT", "One.\n\n"),  # a line still being written that begins a block...
+        ("One.\n\n1", ""),  # ...not one that may yet be the list's next item ("1.")
+        ("One.\n\n", ""),  # nor before anything says what comes
+        ("One.\nTwo.\n\nThree.\n", "One.\nTwo.\n\n"),
+        ("- a\n\n- b\n", ""),  # a loose list stays one list
+        ("1. a\n\n2. b\n\nAfter\n", "1. a\n\n2. b\n\n"),
+        ("- a\n\n  more of a\n", ""),  # the item's second paragraph
+        ("> a\n\n> b\n", ""),
+        ("```\ncode\n\nmore code\n", ""),  # a blank line inside a fence settles nothing
+        ("```\ncode\n\n```\n\nAfter\n", "```\ncode\n\n```\n\n"),
+        ("Text\n\n    code\n", ""),
+    ],
+)
+def test_text_settles_only_where_a_block_of_its_own_begins(text: str, settled: str) -> None:
+    assert text[: settle_point(text)] == settled
+
+
+def test_a_long_paragraph_is_drawn_a_bounded_number_of_times() -> None:
+    paragraph = "Fresh bread and cakes every morning. " * 1_000  # 37,000 characters
+    # A fast model: no time passes between its pieces.
+    live, draws, sent = LiveAnswer(clock=lambda: 0.0), 0, 0
+    for end in _ends(paragraph, chunked(paragraph, 4)):
+        drawn = live.draw(paragraph[:end])
+        if drawn.open is not None:
+            draws += 1
+            sent += len(drawn.open)
+
+    # Drawn again each time it grew by a sixteenth: what is sent is a bounded multiple
+    # of the paragraph (drawn at every piece, it would be its square: 4,600 times).
+    assert draws < 200
+    assert sent < 20 * len(paragraph)
+
+
+def test_a_slow_models_words_are_drawn_as_they_come() -> None:
+    now = [0.0]
+    live = LiveAnswer(clock=lambda: now[0])
+    text = "Fresh bread and cakes every morning. " * 100
+    live.draw(text)
+    assert live.draw(text + "Rye").open is None  # a fast model's next piece waits...
+    now[0] += 0.5
+    assert live.draw(text + "Rye").open is not None  # ...a slow one's does not
+
+
+def test_the_open_part_is_not_drawn_again_when_nothing_changed() -> None:
+    live = LiveAnswer()
+    assert live.draw("Fresh bread").open == "<p>Fresh bread</p>"
+    assert live.draw("Fresh bread").open is None
+
+
+STARTED = TurnStarted(1, 7, "openai/gpt-5-mini", "Write a lot")
+
+
+def test_an_answer_past_what_a_page_shows_ends_its_drawing_with_a_mark() -> None:
+    turn = TurnDrawing(STARTED)
+    turn.start()
+    turn.show(ContentText("word " * (SHOWN_TEXT_CHARS // 5 + 100)))
+    drawn = turn.flush()
+
+    assert drawn.endswith('<p class="answer-more">…</p></div>')
+    ended = turn.show(Done("stop", "completed", 1, 9))
+    assert "Showing the first" in ended
+
+
+def test_a_batch_of_pieces_is_drawn_once() -> None:
+    turn = TurnDrawing(STARTED)
+    turn.start()
+    shown_now = "".join(turn.show(ContentText(word)) for word in ("Fresh ", "**bread**", " daily"))
+
+    assert "hx-swap-oob" in shown_now  # the block, still empty
+    assert "bread" not in shown_now
+    drawn = turn.flush()
+    assert drawn == (
+        '<div hx-swap-oob="innerHTML:#t7-b1-open"><p>Fresh <strong>bread</strong> daily</p></div>'
+    )
+    assert turn.flush() == ""
