@@ -31,7 +31,7 @@ _PROBLEM_KINDS: dict[object, ProblemKind] = {
     "console.warn": "console.warn",
     "resource": "resource",
 }
-# In characters (code points), as static/builtit/bridge.js cuts them too, so the
+# In characters (code points), as static/builtit/bridge/workspace.js cuts them too, so the
 # chip the person saw and the one the transcript draws are the same.
 _LIMITS = {
     "message": 500,
@@ -101,7 +101,7 @@ def to_json(attachments: tuple[Attachment, ...]) -> list[JSONObject]:
 
 
 def label(item: Attachment) -> str:
-    """A chip's words, for the person; bridge.js draws the composer's the same way."""
+    """A chip's words, for the person; bridge/workspace.js draws the composer's the same way."""
     if isinstance(item, Problem):
         where = item.file.lstrip("/") or item.page.lstrip("/") or "the page"
         line = f":{item.line}" if item.line else ""
@@ -179,7 +179,7 @@ def _one(item: object) -> Attachment | AttachmentError:
 def _line(value: object, limit: int) -> str:
     """Text as a chip or the problems panel shows it: one line (any run of
     whitespace is one space), without invisible characters, at most `limit`
-    characters. bridge.js's `line` does the same in the workspace."""
+    characters. bridge/workspace.js's `line` does the same in the workspace."""
     if not isinstance(value, str):
         return ""
     kept = "".join(char for char in value if char.isspace() or char.isprintable())

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
@@ -54,11 +54,11 @@ DIALOG_SCRIPT = (
     'prompt=m=>{note("prompt",m);return null};print=()=>{note("print","")}})()</script>'
 )
 
-# The bridge (projects/preview_bridge.js): what the page reports to the
+# The bridge's page end (static/builtit/bridge/page.js): what the page reports to the
 # workspace that frames it. Adding it to the person's pages is safe: the frame
 # is sandboxed without allow-same-origin (an opaque origin, nothing of the
 # app's to reach), it only ever posts messages, and the workspace accepts them
-# only from its own preview frame and checks every field (workspace.js).
+# only from its own preview frame and checks every field (bridge/workspace.js).
 #
 # It is a script of its own (`bridge`), not inlined: what goes into a page is
 # one tag, with no line break, so every line of the page is the line of the
@@ -70,7 +70,7 @@ DIALOG_SCRIPT = (
 # attributes, a stack in a console message), and the source the browser's own
 # tools show would still differ from the file; nothing added is nothing to
 # subtract. The file's address names its content, so browsers keep it.
-_BRIDGE = (Path(__file__).resolve().parent.parent / "preview_bridge.js").read_bytes()
+_BRIDGE = (settings.BASE_DIR / "static" / "builtit" / "bridge" / "page.js").read_bytes()
 BRIDGE_PATH = f"/preview-bridge/{hashlib.sha256(_BRIDGE).hexdigest()[:16]}.js"
 
 # What an HTML page gets in the workspace's frame (or when the browser does not

@@ -1,4 +1,4 @@
-// The workspace's end of the preview bridge (projects/preview_bridge.js): the
+// The workspace's end of the preview bridge (page.js, beside it): the
 // page's problems under a badge, with "Fix with the assistant"; the element
 // picker. Anything in the frame can post messages, as often as it likes, so a
 // message counts only from this workspace's preview frame, in the expected
