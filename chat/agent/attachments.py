@@ -96,6 +96,13 @@ def attachments_from(raw: object) -> tuple[Attachment, ...] | AttachmentError:
     return tuple(found)
 
 
+def for_the_page() -> JSONObject:
+    """The bounds the workspace keeps to as well: how many of each kind a
+    message carries, and where each field is cut (in characters)."""
+    cut: JSONObject = {name: limit for name, limit in _LIMITS.items()}
+    return {"problem": MAX_PROBLEMS, "element": MAX_ELEMENTS, "cut": cut}
+
+
 def to_json(attachments: tuple[Attachment, ...]) -> list[JSONObject]:
     return [asdict(item) for item in attachments]
 

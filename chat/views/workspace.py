@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import uuid
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from chat import selectors, services
+from chat.agent import attachments
 from chat.live import closing, snapshot
 from chat.models import Message
 from chat.render import panel
@@ -38,6 +40,11 @@ def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
         # The websocket routes are Channels', outside Django's URLconf (builtit.routing).
         "chat_socket_url": f"/ws/projects/{project.pk}/chat/?conversation={conversation.pk}",
         "chat_closing": closing.for_the_page(),
+        # The numbers the page keeps to, from the rules the server checks.
+        "chat_limits": {
+            "pictures": settings.BUILTIT_MAX_CHAT_IMAGES,
+            "attachments": attachments.for_the_page(),
+        },
         # A request from the dashboard waits to be sent: its turn is what the page is for.
         "opening": bool(conversation.opening),
         # The keyless notice in one line, once the person has tried the demo it offers.

@@ -1,0 +1,5 @@
+// The numbers the chat keeps to, as the server checks them (chat.views.workspace
+// puts them in the page): pictures per message, attachments of each kind, and
+// where each attached field is cut.
+const data = document.getElementById("chat-limits");
+export const LIMITS = data ? JSON.parse(data.textContent) : null;
