@@ -56,7 +56,7 @@ def _size(limit: int) -> str:
 
 
 def _answer(status: str, title: str, text: str, link: tuple[str, str] | None = None) -> bytes:
-    """The page: its first paragraph is what the upload boxes show (workspace.js)."""
+    """The page: its first paragraph is what the upload boxes show (workspace/uploads.js)."""
     more = f'<p><a href="{escape(link[0])}">{escape(link[1])}</a></p>' if link else ""
     page = (
         f"<!doctype html><meta charset=utf-8><title>{escape(title)}</title>"

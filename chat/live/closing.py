@@ -1,5 +1,5 @@
 """Why the server closes a chat socket, by code, in one list: the consumer and
-draining close with these, the workspace page is given them (chat.js reads the
+draining close with these, the workspace page is given them (chat/connection.js reads the
 restart code and the words per code from it: daphne drops a close frame's
 reason), and the tests compare against them."""
 
@@ -45,7 +45,7 @@ REASONS: dict[int, str] = {
 
 
 def for_the_page() -> dict[str, object]:
-    """What chat.js needs to tell a person why their socket closed."""
+    """What chat/connection.js needs to tell a person why their socket closed."""
     return {
         "restart": Close.SERVICE_RESTART,
         "reasons": {str(code): text for code, text in REASONS.items()},

@@ -81,7 +81,7 @@ def render_markdown(text: str) -> SafeString:
     return mark_safe(linebreaks(text, autoescape=True))  # noqa: S308 - escaped
 
 
-# Each code block gets a Copy button (static/builtit/chat.js copies its text). Added
+# Each code block gets a Copy button (static/builtit/chat/log.js copies its text). Added
 # after cleaning, as fixed markup: the model's text can neither add nor shape one, and a
 # "</pre>" it wrote is escaped text by now, so each tag here is a real block's.
 _COPY = (

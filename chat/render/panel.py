@@ -206,7 +206,7 @@ def signal_html(
     tab: str = "",
     draft: str = "",
 ) -> str:
-    """A hidden element the page's script reads after each frame (chat.js);
+    """A hidden element the page's script reads after each frame (chat/signals.js);
     `by` says who changed `files`: the assistant, an undo or restore ("history"),
     or the person ("person") in the workspace tab `tab`; `draft`, a message that
     could not go, for the message box."""

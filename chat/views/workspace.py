@@ -79,7 +79,7 @@ def conversation_earlier(
 @require_GET
 def message_turn(request: HttpRequest, project_id: uuid.UUID, message_id: int) -> HttpResponse:
     """The History dialog's "See the turn": the conversation of the turn that
-    made a change, opened on that turn (chat.js scrolls to `#t<id>`)."""
+    made a change, opened on that turn (chat/log.js scrolls to `#t<id>`)."""
     project = owned_project(request, project_id)
     turn = selectors.turn_of(user_id=request.user.pk or 0, message_id=message_id)
     if turn is None or turn.conversation.project_id != project.pk:

@@ -1,4 +1,4 @@
-"""The page saves a person's workspace preferences here (workspace.js, app.js)."""
+"""The page saves a person's workspace preferences here (workspace/page.js, app.js)."""
 
 from __future__ import annotations
 

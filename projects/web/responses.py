@@ -25,7 +25,7 @@ _STATUS_FOR = {
 }
 
 
-# The page's name among the project's tabs (workspace.js), as it may be echoed back.
+# The page's name among the project's tabs (workspace/page.js), as it may be echoed back.
 _TAB = re.compile(r"[a-z0-9]{1,40}")
 
 

@@ -33,18 +33,20 @@ export function stop(event) {
   event.stopImmediatePropagation();
 }
 
-// Clicks on [data-action] buttons: one handler per action name, the element as
-// its second argument. Several modules may answer the same action.
+// Clicks on [data-action] elements: handlers by action name, given the event
+// and the element; they run where the first of them was given, among the
+// page's click handlers.
 const actions = new Map();
 
 export function action(name, handler) {
+  if (!actions.size) on("click", runAction);
   if (!actions.has(name)) actions.set(name, []);
   actions.get(name).push(handler);
 }
 
-on("click", (event) => {
+function runAction(event) {
   const button = event.target.closest && event.target.closest("[data-action]");
   const handlers = button ? actions.get(button.dataset.action) : null;
   if (!handlers) return;
   for (const each of handlers) each(event, button);
-});
+}

@@ -1,4 +1,4 @@
-// The preview as the main surface (issue 31): the splitter between the editor
+// The preview as the main surface: the splitter between the editor
 // and the preview, device widths, full screen, the site as it was at a turn or
 // a file's version, and the tablet layout (the chat beside one other panel).
 // The frames themselves are never moved or reloaded here: their pages stay.
@@ -225,8 +225,8 @@ on("click", (event) => {
   if (event.target.closest("[data-action='preview-full']")) setFull(!isFull());
 });
 
-// First of the page's Esc handlers (this script comes before chat.js and
-// bridge.js): leaving full screen is all this Esc does. An open dialog, or
+// First of the page's Esc handlers (this module comes before the chat's and
+// the bridge's): leaving full screen is all this Esc does. An open dialog, or
 // the element picker, has it first.
 on("keydown", (event) => {
   if (event.key !== "Escape" || !isFull()) return;
@@ -297,7 +297,7 @@ on("htmx:afterRequest", (event) => {
 
 // The site changed while the past showed (a turn, an undo or restore, a save
 // here or in another tab, an upload): what is live now is what matters, so
-// the preview goes back to it, saying why. chat.js and workspace.js say who
+// the preview goes back to it, saying why. chat/signals.js and workspace/uploads.js say who
 // changed it ("filesChanged"); the live frame reloads on its own.
 const BACK_LIVE = {
   assistant: "Back to the live site: the assistant changed it.",
@@ -325,7 +325,7 @@ function note(text) {
   line.hidden = !text;
 }
 
-// Said until closed, or until the next turn begins (chat.js).
+// Said until closed, or until the next turn begins (chat/composer.js).
 on("builtit:turn", () => note(""));
 
 on("click", (event) => {
@@ -345,7 +345,7 @@ on("htmx:afterSettle", () => {
 });
 
 // ── a tablet: the chat, and beside it the panel last picked ──────────────
-// workspace.js picks the panel (data-active); beside the chat goes the last
+// workspace/layout.js picks the panel (data-active); beside the chat goes the last
 // one that is not the chat, and its tab is the one pressed.
 function followActive() {
   const box = grid();

@@ -2,37 +2,36 @@
 // the chat; Shift+Enter adds a line. An example under the box builds at one
 // click. Sent once: a second Enter or click while the page is on its way would
 // make a second project.
-(function () {
-  "use strict";
-  const FORMS = ["start-form", "start-examples"];
-  let sent = false;
+import { on } from "./events.js";
 
-  document.addEventListener("keydown", (event) => {
-    if (event.target.id !== "start-request" || event.key !== "Enter") return;
-    if (event.shiftKey || event.isComposing) return;
-    event.preventDefault();
-    event.target.form.requestSubmit();
-  });
+const FORMS = ["start-form", "start-examples"];
+let sent = false;
 
-  function setBusy(busy) {
-    const build = document.getElementById("start-build");
-    if (build) build.disabled = busy;
-    // Not `disabled`: the example clicked must still send its request with the form.
-    for (const example of document.querySelectorAll("#start-examples .example")) {
-      if (busy) example.setAttribute("aria-disabled", "true");
-      else example.removeAttribute("aria-disabled");
-    }
+on("keydown", (event) => {
+  if (event.target.id !== "start-request" || event.key !== "Enter") return;
+  if (event.shiftKey || event.isComposing) return;
+  event.preventDefault();
+  event.target.form.requestSubmit();
+});
+
+function setBusy(busy) {
+  const build = document.getElementById("start-build");
+  if (build) build.disabled = busy;
+  // Not `disabled`: the example clicked must still send its request with the form.
+  for (const example of document.querySelectorAll("#start-examples .example")) {
+    if (busy) example.setAttribute("aria-disabled", "true");
+    else example.removeAttribute("aria-disabled");
   }
+}
 
-  document.addEventListener("submit", (event) => {
-    if (!FORMS.includes(event.target.id)) return;
-    if (sent) { event.preventDefault(); return; }
-    sent = true;
-    setBusy(true);
-  });
-  // Back to this page from the workspace: the forms may be used again.
-  window.addEventListener("pageshow", () => {
-    sent = false;
-    setBusy(false);
-  });
-})();
+on("submit", (event) => {
+  if (!FORMS.includes(event.target.id)) return;
+  if (sent) { event.preventDefault(); return; }
+  sent = true;
+  setBusy(true);
+});
+// Back to this page from the workspace: the forms may be used again.
+on("pageshow", () => {
+  sent = false;
+  setBusy(false);
+}, { target: window });

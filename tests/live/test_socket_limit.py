@@ -85,7 +85,7 @@ async def test_the_next_socket_past_the_bound_is_closed_with_words_for_the_page(
     assert await opens(third)
     await second.disconnect()
     await third.disconnect()
-    # The page is given the words for the code (chat.js shows them).
+    # The page is given the words for the code (chat/connection.js shows them).
     reasons = for_the_page()["reasons"]
     assert isinstance(reasons, dict)
     assert reasons[str(Close.TOO_MANY_SOCKETS)].startswith("Too many Built-It tabs are open")

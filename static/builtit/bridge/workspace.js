@@ -5,7 +5,7 @@
 // shape, with every field checked and cut; the rest is dropped and counted.
 // Nothing a page sends starts a turn or changes a file: only the person's click.
 // What goes to the model is what the person sees: a problem as the panel lists
-// it, an element as its chip shows it (issue 26); chat.agent.attachments keeps
+// it, an element as its chip shows it; chat.agent.attachments keeps
 // the same fields, cut and cleaned the same way, and draws the same chips.
 import { on } from "../events.js";
 import { LIMITS as CHAT_LIMITS } from "../chat/limits.js";

@@ -41,7 +41,7 @@ function readSignal() {
   }
   if (Array.isArray(signal.files) && signal.files.length) {
     // Who changed them: the assistant, an undo or restore ("history"), or the
-    // person in a tab (`tab`: which one; workspace.js follows the others').
+    // person in a tab (`tab`: which one; workspace/address.js follows the others').
     const source = ["history", "person"].includes(signal.by) ? signal.by : "assistant";
     document.body.dispatchEvent(new CustomEvent("filesChanged", {
       detail: { paths: signal.files, source, tab: signal.tab || "" },

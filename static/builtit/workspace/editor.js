@@ -3,6 +3,7 @@
 import { on, action } from "../events.js";
 import { grid, NARROW, preferences, saveLayout } from "./page.js";
 import { showPanel } from "./layout.js";
+import { check as checkCss } from "./csscheck.js";
 
 let editor = null;        // the Ace editor of the open file, if any
 let dirty = false;        // unsaved edits in the editor
@@ -71,7 +72,7 @@ export function mountEditor({ follow = false } = {}) {
   editor.session.setValue(JSON.parse(source.textContent));
   editor.session.getUndoManager().reset();
   // Ace's CSS checker marks valid modern CSS as wrong: ours instead.
-  if (form.dataset.mode === "css") window.builtitCssCheck.check(editor.session);
+  if (form.dataset.mode === "css") checkCss(editor.session);
   host.hidden = false;
   fallback.hidden = true;
   editor.session.on("change", () => setDirty(true));

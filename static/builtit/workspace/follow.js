@@ -1,5 +1,5 @@
 // Changes made elsewhere: the assistant, an undo or restore, or the person in
-// another tab changed files (chat.js hears it over the socket): the open one
+// another tab changed files (chat/signals.js hears it over the socket): the open one
 // follows, in place. This page's own saves already update its editor.
 import { openUrl, answerText } from "./page.js";
 import { CHANGED_BY, isDirty, mountEditor, openPath, placeKept, placeOf } from "./editor.js";
