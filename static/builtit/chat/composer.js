@@ -79,7 +79,7 @@ on("change", (event) => {
 on("htmx:wsAfterMessage", () => {
   const found = newTurns();
   if (found.some((turn) => turn.hasAttribute("data-builds-plan"))) planning(false);
-  // For the rest of the page (workspace/editor.js, preview.js): a turn began, in any tab.
+  // For the rest of the page (workspace/editor.js, preview/past.js): a turn began, in any tab.
   if (found.length) document.dispatchEvent(new CustomEvent("builtit:turn"));
 });
 on("DOMContentLoaded", () => {

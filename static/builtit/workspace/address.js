@@ -34,7 +34,7 @@ function decoded(segment) {
 const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 const showable = (text) => text.replace(UNSHOWABLE, "");
 
-// The page in the frame reports where it is (projects/preview.py adds the
+// The page in the frame reports where it is (projects/views/preview.py adds the
 // script). Anything in the frame can send messages, so the message is only
 // ever text for the address box: from the frame, in the expected shape, under
 // this project's preview base, without control or direction-changing
