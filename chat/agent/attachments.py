@@ -31,8 +31,8 @@ _PROBLEM_KINDS: dict[object, ProblemKind] = {
     "console.warn": "console.warn",
     "resource": "resource",
 }
-# In characters (code points), as static/builtit/bridge/workspace.js cuts them too, so the
-# chip the person saw and the one the transcript draws are the same.
+# In characters (code points); the workspace is given them (for_the_page) and cuts
+# the same, so the chip the person saw and the one the transcript draws are the same.
 _LIMITS = {
     "message": 500,
     "file": 300,
@@ -108,7 +108,7 @@ def to_json(attachments: tuple[Attachment, ...]) -> list[JSONObject]:
 
 
 def label(item: Attachment) -> str:
-    """A chip's words, for the person; bridge/workspace.js draws the composer's the same way."""
+    """A chip's words, for the person; static/builtit/bridge/ draws the composer's the same way."""
     if isinstance(item, Problem):
         where = item.file.lstrip("/") or item.page.lstrip("/") or "the page"
         line = f":{item.line}" if item.line else ""
@@ -186,7 +186,7 @@ def _one(item: object) -> Attachment | AttachmentError:
 def _line(value: object, limit: int) -> str:
     """Text as a chip or the problems panel shows it: one line (any run of
     whitespace is one space), without invisible characters, at most `limit`
-    characters. bridge/workspace.js's `line` does the same in the workspace."""
+    characters. bridge/fields.js's `line` does the same in the workspace."""
     if not isinstance(value, str):
         return ""
     kept = "".join(char for char in value if char.isspace() or char.isprintable())

@@ -1,5 +1,5 @@
 """Problems the preview reports, answered by the offline demo through the real
-loop, with each problem as the workspace attaches it (static/builtit/bridge/workspace.js:
+loop, with each problem as the workspace attaches it (static/builtit/bridge/problems.js:
 an error at its script's file and line, a file that failed to load at the tag
 of the page that asked for it). It says what each one is, with its file and
 line; it fixes a script that misses its element and a link to a file by almost
