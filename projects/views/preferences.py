@@ -1,4 +1,4 @@
-"""The page saves a person's workspace preferences here (workspace/page.js, app.js)."""
+"""The page saves a person's workspace preferences here (workspace/page.js, app/theme.js)."""
 
 from __future__ import annotations
 

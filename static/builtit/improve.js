@@ -3,6 +3,7 @@
 // the draft stays until the rewrite replaces it, and Undo (or Ctrl+Z in the
 // box) brings it back.
 import { on } from "./events.js";
+import { csrfToken } from "./app/preferences.js";
 
 const $ = (id) => document.getElementById(id);
 let running = false;
@@ -77,7 +78,7 @@ async function improve() {
   try {
     const answer = await fetch(button.dataset.improveUrl, {
       method: "POST", body, credentials: "same-origin",
-      headers: { "X-CSRFToken": window.builtitCsrfToken() },
+      headers: { "X-CSRFToken": csrfToken() },
     });
     data = await answer.json().catch(() => ({}));
     ok = answer.ok && typeof data.text === "string";

@@ -1,5 +1,5 @@
 // Light, dark, or as the system is: read before the page paints (not deferred),
-// so a dark page does not flash white. The switch is in app.js.
+// so a dark page does not flash white. The switch is in app/theme.js.
 (function () {
   "use strict";
   // The signed-in person's choice comes with the page; otherwise this browser's.

@@ -131,7 +131,7 @@ def dialogs(context) -> Dialogs:
 
 
 def answer(page, text: str | None = None, *, accept: bool = True) -> None:
-    """Answer the question the page asks in its own dialog (app.js's `ask`):
+    """Answer the question the page asks in its own dialog (app/ask.js's `ask`):
     with `text` typed in, if given, then its confirming button, or Cancel."""
     dialog = page.locator("dialog.ask-dialog[open]")
     dialog.wait_for()

@@ -1,6 +1,7 @@
 // Pictures with a message: uploaded at once (chosen, pasted or dropped in the
 // composer), sent by id with the message.
 import { on, action } from "../events.js";
+import { csrfToken } from "../app/preferences.js";
 import { LIMITS } from "./limits.js";
 
 const $ = (id) => document.getElementById(id);
@@ -39,7 +40,7 @@ async function attachPictures(files) {
     body.append("image", file, file.name || "pasted.png");
     try {
       const answer = await fetch(grid.dataset.chatImageUrl, {
-        method: "POST", body, credentials: "same-origin", headers: { "X-CSRFToken": window.builtitCsrfToken() },
+        method: "POST", body, credentials: "same-origin", headers: { "X-CSRFToken": csrfToken() },
       });
       const data = await answer.json().catch(() => ({}));
       if (!answer.ok) { notice(data.error || "The picture could not be attached."); continue; }

@@ -1,6 +1,7 @@
 // The open file's actions: open (at a line), load again, rename, delete, save
 // as a new file, its history; and the question before unsaved edits are lost.
 import { on, action } from "../events.js";
+import { checkBeforeRequests } from "../app/ask.js";
 import { grid, ask, request, openUrl } from "./page.js";
 import { currentEditor, currentText, dropEdits, goTo, goToPending, isDirty, openPath } from "./editor.js";
 import { reload } from "./follow.js";
@@ -115,8 +116,8 @@ for (const [name, run] of Object.entries(ACTIONS)) {
 }
 
 // Opening another file (or creating one) replaces the editor: ask first (in
-// app.js's check before requests).
-window.builtitCheckBeforeRequests((detail) => {
+// app/ask.js's check before requests).
+checkBeforeRequests((detail) => {
   const target = detail.target;
   if (!isDirty() || !target || target.id !== "editor-pane") return null;
   return { ...discardQuestion(), then: dropEdits };

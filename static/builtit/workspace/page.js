@@ -1,6 +1,8 @@
 // What the workspace's modules share: the page's grid and its addresses, this
 // tab's name, the narrow layout, the page's own questions and requests, and
 // the person's preferences.
+import { savePreferences } from "../app/preferences.js";
+
 export const grid = () => document.querySelector(".workspace-grid");
 
 // This page among the project's open tabs: its own changes come back to it over
@@ -9,9 +11,9 @@ export const TAB = Math.random().toString(36).slice(2, 12) + Date.now().toString
 
 export const NARROW = window.matchMedia("(max-width: 999px)");
 
-// The page's own dialog (app.js), never the browser's: a preview loading again
-// closes those, answered "no".
-export const ask = (question) => window.builtitAsk(question);
+// The page's own dialog (app/ask.js), never the browser's: a preview loading
+// again closes those, answered "no".
+export { ask } from "../app/ask.js";
 
 export function request(method, url, values, target) {
   return htmx.ajax(method, url, { values: values, target: target || "#editor-pane", swap: "innerHTML" });
@@ -41,6 +43,6 @@ export function saveLayout(change) {
   Object.assign(preferences, change);
   Object.assign(pending, change);
   clearTimeout(saveTimer);
-  saveTimer = setTimeout(() => { window.builtitSavePreferences(pending); pending = {}; }, 400);
+  saveTimer = setTimeout(() => { savePreferences(pending); pending = {}; }, 400);
   return preferences;
 }

@@ -3,6 +3,7 @@
 // request per file, in turn, with its progress; the server checks what each
 // file is (projects.files.binaries) and answers as for a new file.
 import { on, action } from "../events.js";
+import { csrfToken } from "../app/preferences.js";
 import { grid, TAB, NARROW, answerText } from "./page.js";
 import { mountEditor, openPath } from "./editor.js";
 import { showPanel } from "./layout.js";
@@ -16,7 +17,7 @@ function uploadOne(file, fields) {
     for (const [name, value] of Object.entries(fields)) body.append(name, value);
     const xhr = new XMLHttpRequest();
     xhr.open("POST", grid().dataset.uploadUrl);
-    xhr.setRequestHeader("X-CSRFToken", window.builtitCsrfToken());
+    xhr.setRequestHeader("X-CSRFToken", csrfToken());
     xhr.setRequestHeader("HX-Request", "true");
     xhr.setRequestHeader("X-Builtit-Tab", TAB);
     xhr.upload.onprogress = (event) => {
