@@ -20,7 +20,7 @@ from django.contrib.auth.models import User
 from chat import selectors, services
 from chat.agent.model_choice import ModelError, choose_model, clean_model_id
 from chat.agent.one_shot import Refused, ask_once
-from chat.demo.improving import IMPROVE_MARKER
+from chat.asks import IMPROVE_TASK
 from chat.llm import ChatMessage
 from chat.personal_keys import key_for
 from common import threads
@@ -38,7 +38,7 @@ _ANSWER_SHOWN = 600
 # each): enough of a usual page to draw a concrete change from.
 SHOWN_CHARS = 8000
 
-SYSTEM = f"""{IMPROVE_MARKER} Rewrite it so that the builder can do it well in one \
+SYSTEM = f"""{IMPROVE_TASK} Rewrite it so that the builder can do it well in one \
 go; the person reads and edits your version before sending it.
 
 - Keep their intent, their language (write in the language they wrote in) and \
