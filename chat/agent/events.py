@@ -24,6 +24,7 @@ from chat.records import (
     SiteCheckRecord,
     TurnStatus,
 )
+from chat.records import SERVER_STOPPED as STOPPED
 
 # Re-exported: chat.render reads a call's metadata from its events, never the tools.
 from chat.tools import ToolCategory as ToolCategory  # noqa: PLC0414
@@ -208,6 +209,11 @@ class ErrorEvent:
     message: str
     retryable: bool
     type: Literal["error"] = "error"
+
+
+# The server running a turn stopped first: a restart past its grace period
+# (chat.live.draining), or a crash found by the tabs (chat.services.turn_abandon).
+SERVER_STOPPED = ErrorEvent(STOPPED.code, STOPPED.message, STOPPED.retryable)
 
 
 @dataclass(frozen=True, slots=True)

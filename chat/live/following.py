@@ -17,8 +17,15 @@ from typing import Protocol
 from django.conf import settings
 
 from chat import selectors
-from chat.agent.events import Done, Event, FilesChanged, TurnStarted, from_json, to_json
-from chat.agent.failures import SERVER_STOPPED
+from chat.agent.events import (
+    SERVER_STOPPED,
+    Done,
+    Event,
+    FilesChanged,
+    TurnStarted,
+    from_json,
+    to_json,
+)
 from chat.live import messages, snapshot
 from chat.live.framing import json_frames
 from chat.live.numbering import compacted_json

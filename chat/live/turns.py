@@ -32,8 +32,8 @@ from channels.layers import BaseChannelLayer, get_channel_layer
 
 from chat import selectors, services
 from chat.agent.compaction import COMPACTION_LOCK
-from chat.agent.events import Done, Event
-from chat.agent.failures import INTERNAL_ERROR, SERVER_STOPPED
+from chat.agent.events import SERVER_STOPPED, Done, Event
+from chat.agent.failures import INTERNAL_ERROR
 from chat.agent.loop import StopCause, TurnRequest, run_turn
 from chat.agent.person_limits import running_turn_limit, too_many_turns_message
 from chat.live import messages
