@@ -46,6 +46,39 @@ def next_sequence(*, conversation: Conversation) -> int:
     return 1 if last is None else last + 1
 
 
+# --- conversations ------------------------------------------------------------------
+
+
+def conversation_get(*, project: Project, conversation_id: int) -> Conversation | None:
+    return Conversation.objects.filter(project=project, pk=conversation_id).first()
+
+
+def conversation_for(*, project: Project, raw: str | None) -> Conversation | None:
+    """The conversation a page or socket asked for (None if it is not one of the
+    project's), or the project's latest when none was asked for."""
+    if not raw:
+        return project.conversations.first()
+    if not raw.isdigit() or len(raw) > 18:
+        return None
+    return conversation_get(project=project, conversation_id=int(raw))
+
+
+def conversation_title(*, conversation_id: int | None) -> str:
+    other = Conversation.objects.filter(pk=conversation_id or 0).first()
+    return str(other) if other is not None else "another conversation"
+
+
+def conversation_fresh_title(*, conversation: Conversation) -> str:
+    """The title as stored now (a turn names its conversation), on `conversation` too."""
+    conversation.refresh_from_db(fields=["title"])
+    return conversation.title
+
+
+def message_get_for(*, user_id: int, message_id: int) -> Message | None:
+    """One of the user's own messages (in a project they own), or None."""
+    return Message.objects.filter(pk=message_id, conversation__project__owner_id=user_id).first()
+
+
 # --- a turn's span ----------------------------------------------------------------------
 
 
@@ -69,6 +102,16 @@ def turn_messages(*, turn: Message) -> QuerySet[Message]:
     end = turn_end(turn=turn)
     rows = Message.objects.filter(conversation_id=turn.conversation_id, sequence__gte=turn.sequence)
     return rows.filter(sequence__lt=end) if end is not None else rows
+
+
+def turn_get(*, conversation: Conversation, turn_id: int) -> Message | None:
+    """The person's message `turn_id` if it began a turn of `conversation`."""
+    return conversation.messages.filter(pk=turn_id, role=Message.Role.USER).first()
+
+
+def turn_latest(*, conversation: Conversation) -> Message | None:
+    """The person's message that began the conversation's latest turn."""
+    return conversation.messages.filter(role="user").order_by("-sequence").first()
 
 
 def turn_of(*, user_id: int, message_id: int) -> Message | None:

@@ -61,15 +61,6 @@ def conversation_create(*, project: Project, title: str = "") -> Conversation:
     return Conversation.objects.create(project=project, title=title.strip()[:_TITLE_LENGTH])
 
 
-def conversation_get(*, project: Project, conversation_id: int) -> Conversation | None:
-    return Conversation.objects.filter(project=project, pk=conversation_id).first()
-
-
-def message_get_for(*, user_id: int, message_id: int) -> Message | None:
-    """One of the user's own messages (in a project they own), or None."""
-    return Message.objects.filter(pk=message_id, conversation__project__owner_id=user_id).first()
-
-
 @transaction.atomic
 def message_user_create(
     *,

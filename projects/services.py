@@ -1,4 +1,5 @@
-"""The file service: the ONLY code that writes project files (DESIGN §3).
+"""The file service: the ONLY code that writes project files (DESIGN §3); and a
+person's workspace preferences (`preferences_save`).
 
 Every write validates its path through `projects.files.paths`, checks the limits,
 honours optimistic locking (`expected_version`), and records a
@@ -38,7 +39,14 @@ from projects.files.paths import (
     normalize_path,
 )
 from projects.files.results import ErrorCode, FileError, FileWrite
-from projects.models import BinaryBlob, FileRevision, Project, ProjectFile, Reversal
+from projects.models import (
+    BinaryBlob,
+    FileRevision,
+    Project,
+    ProjectFile,
+    Reversal,
+    WorkspacePreferences,
+)
 from projects.selectors import file_not_found, path_error
 from projects.sweep import stored_files_delete
 
@@ -52,6 +60,7 @@ __all__ = [
     "file_rename",
     "file_update",
     "file_upload",
+    "preferences_save",
 ]
 
 _P = ParamSpec("_P")
@@ -411,3 +420,15 @@ def _touch(project: Project) -> None:
     now = timezone.now()
     Project.objects.filter(pk=project.pk).update(updated_at=now)
     project.updated_at = now
+
+
+@transaction.atomic
+def preferences_save(*, user: User, changes: dict[str, object]) -> dict[str, object]:
+    """Merge `changes` (from projects.web.preferences.preferences_clean) into the
+    person's preferences."""
+    row, _ = WorkspacePreferences.objects.select_for_update().get_or_create(user=user)
+    values = dict(row.values) if isinstance(row.values, dict) else {}
+    values.update(changes)
+    row.values = values
+    row.save(update_fields=["values", "updated_at"])
+    return values

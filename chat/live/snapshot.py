@@ -19,7 +19,6 @@ from chat.personal_keys import key_exists
 from chat.render.fragments import oob
 from chat.render.panel import (
     composer_gauge_html,
-    conversation_title,
     log_html,
     status_html,
     usage_html,
@@ -28,6 +27,7 @@ from chat.selectors import (
     ConversationUsage,
     LatestContext,
     RunningTurn,
+    conversation_title,
     conversation_usage,
     latest_context,
     running_turn,
@@ -58,7 +58,7 @@ def snapshot(project: Project, conversation: Conversation | None) -> Snapshot:
         if running.conversation_id == conversation.pk:
             before = running.first_sequence
         else:
-            elsewhere = conversation_title(running.conversation_id)
+            elsewhere = conversation_title(conversation_id=running.conversation_id)
     log = log_html(conversation, before=before) if conversation is not None else log_html(None)
     usage = (
         conversation_usage(conversation=conversation)

@@ -11,7 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_POST
 
-from chat import services
+from chat import selectors
 from chat.agent.compaction import compact_by_hand
 from chat.agent.one_shot import Refused
 from chat.live.broadcast import conversation_compacted
@@ -57,7 +57,7 @@ def conversation_export(
 def _owned(request: HttpRequest, project_id: uuid.UUID, raw: str) -> tuple[Project, Conversation]:
     project = owned_project(request, project_id)
     conversation = (
-        services.conversation_get(project=project, conversation_id=int(raw))
+        selectors.conversation_get(project=project, conversation_id=int(raw))
         if raw.isdigit() and len(raw) < 18
         else None
     )

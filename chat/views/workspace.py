@@ -26,7 +26,7 @@ from projects.web.workspace import workspace_context
 def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     project = owned_project(request, project_id)
     raw = request.GET.get("conversation", "")
-    conversation = panel.conversation_for(project, raw)
+    conversation = selectors.conversation_for(project=project, raw=raw)
     if raw and conversation is None:
         return redirect("workspace", project_id=project.pk)
     if conversation is None:
@@ -62,7 +62,7 @@ def conversation_earlier(
 ) -> HttpResponse:
     """The turns before `?before=` (a sequence number), for "Show earlier"."""
     project = owned_project(request, project_id)
-    conversation = services.conversation_get(project=project, conversation_id=conversation_id)
+    conversation = selectors.conversation_get(project=project, conversation_id=conversation_id)
     before = request.GET.get("before", "")
     if conversation is None or not before.isdigit() or len(before) > 18:
         raise Http404("No such conversation.")
@@ -85,7 +85,7 @@ def message_turn(request: HttpRequest, project_id: uuid.UUID, message_id: int) -
 def message_text(request: HttpRequest, message_id: int, part: str) -> HttpResponse:
     """The whole text of a message the chat panel shows cut: its answer (or a
     tool's result), its reasoning, or one call's arguments (`call-<id>`)."""
-    message = services.message_get_for(user_id=request.user.pk or 0, message_id=message_id)
+    message = selectors.message_get_for(user_id=request.user.pk or 0, message_id=message_id)
     text = None if message is None else _part(message, part)
     if text is None:
         raise Http404("No such text.")

@@ -224,7 +224,7 @@ class Command(BaseCommand):
     def _conversation(self, project: Project, conversation_id: int | None) -> Conversation:
         if conversation_id is None:
             return services.conversation_create(project=project)
-        conversation = services.conversation_get(project=project, conversation_id=conversation_id)
+        conversation = selectors.conversation_get(project=project, conversation_id=conversation_id)
         if conversation is None:
             raise CommandError(f"Project {project.pk} has no conversation {conversation_id}.")
         return conversation
