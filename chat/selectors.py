@@ -25,15 +25,10 @@ from django.utils import timezone
 from chat.llm import Usage
 from chat.models import Compaction, Conversation, Message
 from chat.money import dollars
-from chat.records import (
-    TURN_KEY,
-    AssistantRecord,
-    ClosedTurn,
-    ContextRecord,
-    TurnRecord,
-    UserRecord,
-    stored_turn,
-)
+from chat.records.context_window import ContextRecord
+from chat.records.reply import AssistantRecord, stored_turn
+from chat.records.turn import TURN_KEY, ClosedTurn, TurnRecord
+from chat.records.user_message import UserRecord
 from projects.locks import lock_current
 from projects.models import FileRevision, Project, ProjectLock, Reversal
 

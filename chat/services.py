@@ -19,7 +19,10 @@ from django.utils import timezone
 
 from chat import selectors
 from chat.models import ChatImage, Compaction, Conversation, Message
-from chat.records import SERVER_STOPPED, AssistantRecord, ToolRecord, TurnRecord, UserRecord
+from chat.records.reply import AssistantRecord
+from chat.records.tool_result import ToolRecord
+from chat.records.turn import SERVER_STOPPED, TurnRecord
+from chat.records.user_message import UserRecord
 from chat.spending import charge_record
 from common.jsontypes import JSONObject
 from common.text import plain_excerpt, well_formed

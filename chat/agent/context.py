@@ -21,7 +21,7 @@ from chat.agent.one_shot import Refused
 from chat.agent.prompt import SystemPrompt
 from chat.agent.state import TurnState
 from chat.llm import ChatMessage, LLMClient, ModelInfo, ToolSpec
-from chat.records import ContextPart, ContextRecord
+from chat.records.context_window import ContextPart, ContextRecord
 from chat.selectors import PastTurn
 
 # The history takes at most this share of the model's context window.

@@ -16,15 +16,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from chat.agent.attachments import AttachmentError, attachments_from, label
-from chat.records import (
-    CONTEXT_PARTS,
-    ClosedTurn,
-    ContextRecord,
-    FinishReason,
-    SiteCheckRecord,
-    TurnStatus,
-)
-from chat.records import SERVER_STOPPED as STOPPED
+from chat.records.context_window import CONTEXT_PARTS, ContextRecord
+from chat.records.site_check import SiteCheckRecord
+from chat.records.turn import SERVER_STOPPED as STOPPED
+from chat.records.turn import ClosedTurn, FinishReason, TurnStatus
 
 # Re-exported: chat.render reads a call's metadata from its events, never the tools.
 from chat.tools import ToolCategory as ToolCategory  # noqa: PLC0414

@@ -41,7 +41,7 @@ from chat.llm import AnswerTooSlowError, CostCapError, LLMClient, LLMError, Mode
 from chat.models import Message
 from chat.money import money
 from chat.next_steps import split_next
-from chat.records import TurnRecord
+from chat.records.turn import TurnRecord
 from chat.tools import ToolRegistry, asks_to_remember, file_tools, plan_tools
 from common import threads
 

@@ -14,7 +14,9 @@ from django.db import transaction
 from chat import selectors, services, spending
 from chat.llm import AssistantMessage, ToolCall
 from chat.models import Conversation, Message
-from chat.records import AssistantRecord, ReplyRecord, ToolRecord, TurnRecord
+from chat.records.reply import AssistantRecord, ReplyRecord
+from chat.records.tool_result import ToolRecord
+from chat.records.turn import TurnRecord
 from chat.tools import ToolOutcome
 from common.jsontypes import JSONObject
 

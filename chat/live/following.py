@@ -30,7 +30,7 @@ from chat.live import messages, snapshot
 from chat.live.framing import json_frames
 from chat.live.numbering import compacted_json
 from chat.models import Conversation
-from chat.records import ClosedTurn
+from chat.records.turn import ClosedTurn
 from chat.render import panel
 from chat.render.fragments import TurnDrawing
 from common import threads

@@ -16,7 +16,7 @@ from django.utils.safestring import SafeString, mark_safe
 from chat.agent.events import TurnStarted
 from chat.changes import turn_changes
 from chat.models import Conversation
-from chat.records import ContextRecord
+from chat.records.context_window import ContextRecord
 from chat.render.fragments import oob
 from chat.render.gauge import ContextGauge
 from chat.render.transcript import Footer, TurnView, stored_turns, turn_dom_id, turn_page

@@ -10,7 +10,7 @@ from asgiref.sync import sync_to_async
 from chat.agent.events import ContentText
 from chat.demo.transport import DEMO_MODEL, demo_client
 from chat.models import Message
-from chat.records import stored_turn
+from chat.records.reply import stored_turn
 from projects.models import Project
 from tests.agent.conftest import Clients
 from tests.agent.turns import done, turn_events

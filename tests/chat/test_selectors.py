@@ -8,7 +8,8 @@ import pytest
 from chat import selectors, services
 from chat.llm import Usage
 from chat.models import Conversation, Message
-from chat.records import AssistantRecord, ReplyRecord, TurnRecord, TurnStatus
+from chat.records.reply import AssistantRecord, ReplyRecord
+from chat.records.turn import TurnRecord, TurnStatus
 from projects.models import Project
 
 pytestmark = pytest.mark.django_db

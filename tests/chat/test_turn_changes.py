@@ -13,7 +13,7 @@ from django.test import Client
 
 from chat import changes, selectors, services
 from chat.models import Conversation, Message
-from chat.records import AssistantRecord
+from chat.records.reply import AssistantRecord
 from chat.render import panel
 from projects.files.results import FileWrite
 from projects.locks import lock_acquire

@@ -10,7 +10,7 @@ import pytest
 from chat.agent.attachments import PickedElement, Problem, for_model
 from chat.demo.asking import Pick, Reported, asked_in
 from chat.demo.intents import FIX_PROMPT, intent_of
-from chat.records import CheckFinding, SiteCheckRecord
+from chat.records.site_check import CheckFinding, SiteCheckRecord
 from chat.render.transcript import Footer
 
 

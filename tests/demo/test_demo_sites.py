@@ -19,7 +19,7 @@ from chat.demo.pages import add_page
 from chat.demo.rules import Rules
 from chat.demo.site import brief_from, site_files
 from chat.demo.tones import tagline
-from chat.records import SiteCheckRecord
+from chat.records.site_check import SiteCheckRecord
 from chat.render.transcript import Footer
 from projects.files.editing import Edit, apply_edits
 from projects.publish.for_model import check_for_model
