@@ -4,7 +4,7 @@ person's workspace preferences (`preferences_save`).
 Every write validates its path through `projects.files.paths`, checks the limits,
 honours optimistic locking (`expected_version`), and records a
 `FileRevision` in the same transaction. Problems come back as `FileError`
-values; nothing is half-written.
+values; nothing is half-written (projects.writing).
 
 A caller may add a refusal of its own (`ContentCheck`) for the texts it writes:
 the model's file tools refuse a new text that leaves content out
