@@ -16,7 +16,6 @@ from typing import Protocol
 
 from django.conf import settings
 
-from chat import selectors
 from chat.agent.events import (
     SERVER_STOPPED,
     Done,
@@ -33,6 +32,7 @@ from chat.models import Conversation
 from chat.records.turn import ClosedTurn
 from chat.render import panel
 from chat.render.fragments import TurnDrawing
+from chat.selectors.turns import turn_closed
 from common import threads
 from projects.models import Project
 from projects.web.workspace import tree_html
@@ -238,4 +238,4 @@ def _events(
 
 
 def _closed(request_id: int) -> ClosedTurn | None:
-    return selectors.turn_closed(request_id=request_id)
+    return turn_closed(request_id=request_id)

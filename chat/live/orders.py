@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import User
 
-from chat import images, selectors, services
+from chat import images, services
 from chat.agent.loop import TurnRequest
 from chat.agent.model_choice import ModelError, choose_model, clean_model_id
 from chat.demo.transport import is_demo
@@ -20,6 +20,7 @@ from chat.live.frames import Frame
 from chat.llm import get_client
 from chat.models import Conversation
 from chat.personal_keys import key_for
+from chat.selectors.conversations import conversation_for
 from common import threads
 from projects.models import Project
 
@@ -99,7 +100,7 @@ def socket_project(
     if project is None:
         return None
     project.owner = user  # the person the socket is signed in as: not read again
-    conversation = selectors.conversation_for(project=project, raw=raw_conversation)
+    conversation = conversation_for(project=project, raw=raw_conversation)
     if raw_conversation and conversation is None:
         return None  # not one of this project's conversations
     return project, conversation

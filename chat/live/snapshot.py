@@ -23,15 +23,14 @@ from chat.render.panel import (
     status_html,
     usage_html,
 )
-from chat.selectors import (
+from chat.selectors.conversations import (
     ConversationUsage,
     LatestContext,
-    RunningTurn,
     conversation_title,
     conversation_usage,
     latest_context,
-    running_turn,
 )
+from chat.selectors.running import RunningTurn, running_turn
 from projects.models import Project
 
 

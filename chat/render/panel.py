@@ -20,15 +20,14 @@ from chat.records.context_window import ContextRecord
 from chat.render.fragments import oob
 from chat.render.gauge import ContextGauge
 from chat.render.transcript import Footer, TurnView, stored_turns, turn_dom_id, turn_page
-from chat.selectors import (
+from chat.selectors.conversations import (
     ConversationUsage,
     conversation_fresh_title,
     conversation_title,
     conversation_usage,
     latest_context,
-    turn_get,
-    turn_latest,
 )
+from chat.selectors.turns import turn_get, turn_latest
 
 # Room in a catch-up frame for what goes with the log (status, usage, signal).
 _FRAME_ROOM = 16 * 1024
