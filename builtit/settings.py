@@ -1,4 +1,4 @@
-"""Settings, read from environment variables; README.md lists every one."""
+"""Settings, read from environment variables; docs/configuration.md lists every one."""
 
 from __future__ import annotations
 

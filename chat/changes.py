@@ -1,4 +1,4 @@
-"""What each turn changed, and taking it back (issue 15).
+"""What each turn changed, and taking it back.
 
 A turn is a person's message and the messages up to their next one; the file
 revisions its tool calls made are linked to those messages. These functions

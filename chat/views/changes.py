@@ -1,4 +1,4 @@
-"""A turn's changes in the chat panel: its diff, undo, redo and restore (issue 15),
+"""A turn's changes in the chat panel: its diff, undo, redo and restore,
 and the preview of the site as the turn left it.
 
 Thin: chat.changes reads and writes; these render what it returns into the

@@ -1,4 +1,4 @@
-"""The conversation compacted by hand, and exported with its summaries (issue 30).
+"""The conversation compacted by hand, and exported with its summaries.
 
 Thin: chat.agent.compaction summarises; chat.render.export writes the file.
 """
