@@ -27,8 +27,8 @@ from chat.agent import budget, context, prompt
 from chat.agent.asking import Asking, Queued, turn_too_long
 from chat.agent.attachments import to_json as attachments_json
 from chat.agent.context import Opening
-from chat.agent.events import Done, ErrorEvent, Event, TurnStarted
-from chat.agent.failures import INTERNAL_ERROR, SERVER_STOPPED, error_event
+from chat.agent.events import SERVER_STOPPED, Done, ErrorEvent, Event, TurnStarted
+from chat.agent.failures import INTERNAL_ERROR, error_event
 from chat.agent.limits import TurnLimits
 from chat.agent.model_choice import choose_model
 from chat.agent.opening import turn_opened
@@ -41,7 +41,7 @@ from chat.models import Message
 from chat.money import money
 from chat.next_steps import split_next
 from chat.providers import client_for
-from chat.records import TurnRecord
+from chat.records.turn import TurnRecord
 from chat.tools import ToolRegistry, asks_to_remember, file_tools, plan_tools
 from common import threads
 

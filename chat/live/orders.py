@@ -19,7 +19,7 @@ from chat.live.frames import Frame
 from chat.models import Conversation
 from chat.personal_keys import key_for
 from chat.providers import client_for, is_offline
-from chat.render import panel
+from chat.selectors.conversations import conversation_for
 from common import threads
 from projects.models import Project
 
@@ -99,7 +99,7 @@ def socket_project(
     if project is None:
         return None
     project.owner = user  # the person the socket is signed in as: not read again
-    conversation = panel.conversation_for(project, raw_conversation)
+    conversation = conversation_for(project=project, raw=raw_conversation)
     if raw_conversation and conversation is None:
         return None  # not one of this project's conversations
     return project, conversation

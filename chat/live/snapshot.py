@@ -19,19 +19,18 @@ from chat.providers import model_label, offline_model
 from chat.render.fragments import oob
 from chat.render.panel import (
     composer_gauge_html,
-    conversation_title,
     log_html,
     status_html,
     usage_html,
 )
-from chat.selectors import (
+from chat.selectors.conversations import (
     ConversationUsage,
     LatestContext,
-    RunningTurn,
+    conversation_title,
     conversation_usage,
     latest_context,
-    running_turn,
 )
+from chat.selectors.running import RunningTurn, running_turn
 from projects.models import Project
 
 
@@ -58,7 +57,7 @@ def snapshot(project: Project, conversation: Conversation | None) -> Snapshot:
         if running.conversation_id == conversation.pk:
             before = running.first_sequence
         else:
-            elsewhere = conversation_title(running.conversation_id)
+            elsewhere = conversation_title(conversation_id=running.conversation_id)
     log = log_html(conversation, before=before) if conversation is not None else log_html(None)
     usage = (
         conversation_usage(conversation=conversation)

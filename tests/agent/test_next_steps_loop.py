@@ -9,7 +9,7 @@ from asgiref.sync import sync_to_async
 
 from chat.agent.events import ContentText
 from chat.models import Message
-from chat.records import stored_turn
+from chat.records.reply import stored_turn
 from demo.transport import DEMO_MODEL, demo_client
 from projects.models import Project
 from tests.agent.conftest import Clients

@@ -22,7 +22,8 @@ from chat.agent import improving
 from chat.agent.improving import cleaned
 from chat.asks import IMPROVE_TASK
 from chat.models import Charge, Message
-from chat.records import AssistantRecord, TurnRecord
+from chat.records.reply import AssistantRecord
+from chat.records.turn import TurnRecord
 from projects.models import Project
 from projects.services import Author, file_create
 from projects.starter import STARTER_FILES

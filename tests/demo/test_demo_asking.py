@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from chat.agent.attachments import PickedElement, Problem, for_model
-from chat.records import CheckFinding, SiteCheckRecord
+from chat.records.site_check import CheckFinding, SiteCheckRecord
 from chat.render.transcript import Footer
 from demo.asking import Pick, Reported, asked_in
 from demo.intents import FIX_PROMPT, intent_of

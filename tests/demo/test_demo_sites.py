@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from chat.records import SiteCheckRecord
+from chat.records.site_check import SiteCheckRecord
 from chat.render.transcript import Footer
 from demo.colours import contrast, text_colour_on
 from demo.fixes import fixes_for
