@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum |
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-services lint format check superuser fake-openrouter clean
+.PHONY: run test test-services lint docs format check superuser fake-openrouter clean
 
 $(STAMP):
 	@test -n "$(PYTHON)" || { echo "Built-It needs Python 3.11 or newer (python3.11+ on PATH)."; exit 1; }
@@ -43,6 +43,13 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy .
 	$(BIN)/lint-imports
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+# The guide (docs/, mkdocs.yml) as a site in build/docs; `make lint` builds it
+# strictly, so a broken link or anchor fails there (not with --quiet: it hides
+# the warnings that --strict counts).
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix .
@@ -61,4 +68,4 @@ superuser: $(STAMP)
 	$(BIN)/python manage.py createsuperuser
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build/docs

@@ -8,8 +8,10 @@ column: accounts.sessions), so "Sign out everywhere" ends them in one query.
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Any
 
+from django.conf import settings
 from django.contrib.sessions.base_session import AbstractBaseSession
 from django.db import models
 
@@ -31,9 +33,10 @@ class UserSession(AbstractBaseSession):
 
     @classmethod
     def get_session_store_class(cls) -> Any:
-        from accounts.sessions import SessionStore  # noqa: PLC0415 (it imports this module)
-
-        return SessionStore
+        # The engine the settings name (accounts.sessions), found as Django's session
+        # middleware finds it: the engine stores this model, so the model does not
+        # import the engine back.
+        return import_module(settings.SESSION_ENGINE).SessionStore
 
 
 class SignupAttempt(models.Model):

@@ -225,7 +225,7 @@ def kind_of(path: str) -> str:
 
 
 def start_daphne(log: Path) -> tuple[subprocess.Popen[bytes], int]:
-    """daphne as README's production command runs it, on a free port; its
+    """daphne as the guide's production command runs it, on a free port; its
     access log (stdout, as in production) is written and thrown away."""
     port = servers.free_port()
     with log.open("wb") as errors:

@@ -25,7 +25,7 @@ large body goes to the application a piece at a time from Twisted's file
 Daphne builds its requests from the module attribute `daphne.http_protocol.
 WebRequest`; `install()` points it at `LimitedWebRequest`, once, from
 builtit.asgi, which every way of serving the app imports before it listens.
-Behind a reverse proxy, set its own limit too (README, "Production").
+Behind a reverse proxy, set its own limit too (docs/production.md).
 """
 
 from __future__ import annotations

@@ -7,8 +7,7 @@ their left came from the client, who can write anything there. So the visitor
 is the entry BUILTIT_TRUSTED_PROXIES places from the right (1: the one nginx
 added), and with 0 the header is ignored and the connection's own address is
 the visitor's. Daphne's `--proxy-headers` takes the LEFT-most entry, which the
-client chooses: sign-in throttling then counted a made-up address per attempt
-(issue 26, finding 2).
+client chooses: sign-in throttling would count a made-up address per attempt.
 
 `ClientAddress` (in front of the whole application, builtit.asgi) puts that
 address in the scope's `client`, which Django reads as REMOTE_ADDR and Channels

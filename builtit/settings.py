@@ -1,4 +1,4 @@
-"""Settings, read from environment variables; README.md lists every one."""
+"""Settings, read from environment variables; docs/configuration.md lists every one."""
 
 from __future__ import annotations
 
@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "accounts",
     "projects",
     "chat",
+    "demo",
 ]
 
 MIDDLEWARE = [
@@ -296,7 +297,7 @@ OPENROUTER_RETRY_MAX_WAIT = env_float("OPENROUTER_RETRY_MAX_WAIT", 60.0)
 # --- The tool loop (DESIGN §5, §6) -------------------------------------------
 
 BUILTIT_DEFAULT_MODEL = env_str("BUILTIT_DEFAULT_MODEL", "google/gemini-2.5-flash-lite").strip()
-# The offline demo (chat/demo/): a scripted model served in-process, offered in
+# The offline demo (demo/): a scripted model served in-process, offered in
 # the picker as "Demo (offline, scripted)" and the default when no model can be
 # reached (no key, OpenRouter's address). Off in production, if you like.
 BUILTIT_DEMO_ENABLED = env_bool("BUILTIT_DEMO", True)

@@ -24,7 +24,7 @@ from chat.models import (
     ProjectSpending,
 )
 from chat.money import dollars
-from chat.records import AssistantRecord
+from chat.records.reply import AssistantRecord
 from common.admin import ReadOnlyAdmin
 
 _PREVIEW = 160

@@ -1,4 +1,4 @@
-"""What each turn changed, and taking it back (issue 15).
+"""What each turn changed, and taking it back.
 
 A turn is a person's message and the messages up to their next one; the file
 revisions its tool calls made are linked to those messages. These functions
@@ -20,7 +20,7 @@ from django.contrib.auth.models import User
 from django.db.models import F
 
 from chat.models import Message
-from chat.selectors import turn_messages, turn_revisions, turns_revisions
+from chat.selectors.turns import turn_messages, turn_revisions, turns_revisions
 from common.text import plain_excerpt
 from projects.files.paths import is_binary_path
 from projects.history.changesets import FileChange, counts_of, net_changes

@@ -1,4 +1,4 @@
-"""Pictures with a chat message (issue 18): uploaded from the message box
+"""Pictures with a chat message: uploaded from the message box
 (paste, drop, a button), checked like any image file (projects.files.binaries), sent
 with the next message to a model that reads images, kept with that message,
 and savable into the project.

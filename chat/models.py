@@ -2,7 +2,7 @@
 
 Everything is stored, so a conversation can be replayed, audited and continued.
 A turn is a user message and what follows it up to the next user message; its
-last assistant message carries the turn's outcome (chat.records.TurnRecord).
+last assistant message carries the turn's outcome (chat.records.turn.TurnRecord).
 """
 
 from __future__ import annotations

@@ -17,9 +17,14 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from chat import selectors
 from chat.models import ChatImage, Compaction, Conversation, Message
-from chat.records import SERVER_STOPPED, AssistantRecord, ToolRecord, TurnRecord, UserRecord
+from chat.records.reply import AssistantRecord
+from chat.records.tool_result import ToolRecord
+from chat.records.turn import SERVER_STOPPED, TurnRecord
+from chat.records.user_message import UserRecord
+from chat.selectors.conversations import next_sequence
+from chat.selectors.running import TURN_LOCK, lapsed_turns, running_turn_of, turns_running_elsewhere
+from chat.selectors.turns import turn_so_far
 from chat.spending import charge_record
 from common.jsontypes import JSONObject
 from common.text import plain_excerpt, well_formed
@@ -59,15 +64,6 @@ def clean_user_message(text: object) -> str | MessageError:
 
 def conversation_create(*, project: Project, title: str = "") -> Conversation:
     return Conversation.objects.create(project=project, title=title.strip()[:_TITLE_LENGTH])
-
-
-def conversation_get(*, project: Project, conversation_id: int) -> Conversation | None:
-    return Conversation.objects.filter(project=project, pk=conversation_id).first()
-
-
-def message_get_for(*, user_id: int, message_id: int) -> Message | None:
-    """One of the user's own messages (in a project they own), or None."""
-    return Message.objects.filter(pk=message_id, conversation__project__owner_id=user_id).first()
 
 
 @transaction.atomic
@@ -179,20 +175,20 @@ def turn_lock_take(
     # starting together cannot both pass the count of running ones.
     User.objects.select_for_update().filter(pk=project.owner_id).first()
     if limit is not None:
-        running = selectors.turns_running_elsewhere(owner_id=project.owner_id, project=project)
+        running = turns_running_elsewhere(owner_id=project.owner_id, project=project)
         if running >= limit:
             return TooManyTurns(running)
-    for key in selectors.lapsed_turns(project=project):
+    for key in lapsed_turns(project=project):
         # Its server died and no tab was there to see it: record it before the
         # lock is taken over, as a watching tab would have.
         turn_abandon(project_id=project.pk, key=key)
     details = {
         "conversation": conversation.pk,
-        "first_sequence": selectors.next_sequence(conversation=conversation),
+        "first_sequence": next_sequence(conversation=conversation),
         "channel": channel,
     }
     ttl = settings.BUILTIT_TURN_LOCK_TTL
-    return lock_acquire(project=project, purpose=selectors.TURN_LOCK, details=details, ttl=ttl)
+    return lock_acquire(project=project, purpose=TURN_LOCK, details=details, ttl=ttl)
 
 
 @transaction.atomic
@@ -207,12 +203,12 @@ def turn_abandon(*, project_id: uuid.UUID, key: str) -> bool:
     )
     if lock is None:
         return False
-    turn = selectors.running_turn_of(lock)
+    turn = running_turn_of(lock)
     lock.delete()
     conversation = Conversation.objects.filter(pk=turn.conversation_id or 0).first()
     if conversation is None:
         return True
-    stored = selectors.turn_so_far(conversation=conversation, first_sequence=turn.first_sequence)
+    stored = turn_so_far(conversation=conversation, first_sequence=turn.first_sequence)
     if stored is None:
         return True  # it closed after all
     record = TurnRecord.ended(
@@ -227,7 +223,7 @@ def turn_abandon(*, project_id: uuid.UUID, key: str) -> bool:
     )
     message_create(
         conversation=conversation,
-        sequence=selectors.next_sequence(conversation=conversation),
+        sequence=next_sequence(conversation=conversation),
         role=Message.Role.ASSISTANT,
         record=AssistantRecord(turn=record),
     )

@@ -1,5 +1,5 @@
 """Sizes as people read them, in one format everywhere: the settings are in
-bytes and the README speaks in KiB and MiB, so messages do too."""
+bytes and the guide speaks in KiB and MiB, so messages do too."""
 
 from __future__ import annotations
 

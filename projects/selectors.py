@@ -1,10 +1,12 @@
-"""Reads: projects a user may see, and a project's files (list, read, search)."""
+"""Reads: projects a user may see, a person's workspace preferences, the project
+a preview link opens, and a project's files (list, read, search)."""
 
 from __future__ import annotations
 
 import difflib
 import uuid
 from datetime import datetime
+from typing import Literal
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Case, Count, Exists, F, Max, OuterRef, Q, QuerySet, Sum, When
@@ -24,7 +26,14 @@ from projects.files.results import (
     SearchResults,
 )
 from projects.files.text import bare_lines, split_lines
-from projects.models import BinaryBlob, Project, ProjectFile
+from projects.models import (
+    BinaryBlob,
+    Project,
+    ProjectFile,
+    RetiredPreviewToken,
+    Site,
+    WorkspacePreferences,
+)
 
 MAX_SEARCH_QUERY = 500
 DEFAULT_SEARCH_RESULTS = 100
@@ -76,6 +85,36 @@ def owned_project(request: HttpRequest, project_id: uuid.UUID) -> Project:
     if project is None:
         raise Http404("No such project.")
     return project
+
+
+def preferences_of(*, user: User) -> dict[str, object]:
+    """A person's workspace preferences as stored (projects.web.preferences checks them)."""
+    found = WorkspacePreferences.objects.filter(user=user).values_list("values", flat=True).first()
+    return dict(found) if isinstance(found, dict) else {}
+
+
+PreviewClosed = Literal["taken_down", "replaced", "unknown"]
+
+
+def preview_project(*, token: str) -> Project | PreviewClosed:
+    """The project whose preview `token` opens, or why none does: staff took its
+    site down (the preview link is no way round that), the owner replaced the
+    link, or it never was one."""
+    project = Project.objects.filter(preview_token=token).only("pk").first()
+    if project is not None and Site.objects.filter(project=project).exclude(taken_down="").exists():
+        return "taken_down"
+    if project is None:
+        return "replaced" if RetiredPreviewToken.objects.filter(token=token).exists() else "unknown"
+    return project
+
+
+def file_for_preview(*, project: Project, path: str) -> ProjectFile | None:
+    """The file at canonical `path`, with only what serving it needs."""
+    return ProjectFile.objects.filter(project=project, path=path).only("content", "path").first()
+
+
+def file_exists(*, project: Project, path: str) -> bool:
+    return ProjectFile.objects.filter(project=project, path=path).exists()
 
 
 def file_list(project: Project) -> list[FileInfo]:

@@ -1,9 +1,10 @@
-"""The file service: the ONLY code that writes project files (DESIGN §3).
+"""The file service: the ONLY code that writes project files (DESIGN §3); and a
+person's workspace preferences (`preferences_save`).
 
 Every write validates its path through `projects.files.paths`, checks the limits,
 honours optimistic locking (`expected_version`), and records a
 `FileRevision` in the same transaction. Problems come back as `FileError`
-values; nothing is half-written.
+values; nothing is half-written (projects.writing).
 
 A caller may add a refusal of its own (`ContentCheck`) for the texts it writes:
 the model's file tools refuse a new text that leaves content out
@@ -12,10 +13,8 @@ the model's file tools refuse a new text that leaves content out
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import ParamSpec
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -28,7 +27,6 @@ from projects.files.binaries import (
     bytes_digest,
     is_marker,
     marker_for,
-    storage_written,
 )
 from projects.files.blobs import blob_for
 from projects.files.editing import Edit, apply_edits
@@ -38,9 +36,16 @@ from projects.files.paths import (
     normalize_path,
 )
 from projects.files.results import ErrorCode, FileError, FileWrite
-from projects.models import BinaryBlob, FileRevision, Project, ProjectFile, Reversal
+from projects.models import (
+    BinaryBlob,
+    FileRevision,
+    Project,
+    ProjectFile,
+    Reversal,
+    WorkspacePreferences,
+)
 from projects.selectors import file_not_found, path_error
-from projects.sweep import stored_files_delete
+from projects.writing import all_or_nothing, writes_held
 
 __all__ = [
     "Author",
@@ -52,42 +57,12 @@ __all__ = [
     "file_rename",
     "file_update",
     "file_upload",
+    "preferences_save",
 ]
-
-_P = ParamSpec("_P")
 
 # (the text a write replaces, "" for a new file; the new text) -> why the caller
 # refuses the new text, in words for whoever sent it; None to let it through.
 ContentCheck = Callable[[str, str], str | None]
-
-
-def _all_or_nothing(
-    write: Callable[_P, FileWrite | FileError],
-) -> Callable[_P, FileWrite | FileError]:
-    """One transaction per write, undone whole when the write is refused.
-
-    A refusal is a value, not an exception, so `transaction.atomic` alone would
-    commit whatever the write stored before something refused it (a binary
-    file's bytes, history's texts): a refused upload kept its bytes, ten MiB a
-    request. Inside a caller's transaction (an undo, an import) this is a
-    savepoint, and only the refused write is taken back; the caller that rolls
-    back a larger transaction deletes what its writes stored (binaries.storage_written)."""
-
-    @functools.wraps(write)
-    def run(*args: _P.args, **kwargs: _P.kwargs) -> FileWrite | FileError:
-        with storage_written() as stored:
-            with transaction.atomic():
-                result = write(*args, **kwargs)
-                if isinstance(result, FileError):
-                    transaction.set_rollback(True)
-            if isinstance(result, FileError):
-                # A file saved in Django's storage is not the database's to take
-                # back: it goes now (a sweep would find it only an hour later).
-                stored_files_delete(stored)
-                stored.clear()
-        return result
-
-    return run
 
 
 @dataclass(frozen=True)
@@ -115,7 +90,7 @@ class Author:
         return cls(FileRevision.Actor.ASSISTANT, user, message_id)
 
 
-@_all_or_nothing
+@all_or_nothing
 def file_create(
     *,
     project: Project,
@@ -146,7 +121,7 @@ def file_create(
     return _record(project, record, FileRevision.Action.CREATE, author, before=None)
 
 
-@_all_or_nothing
+@all_or_nothing
 def file_update(
     *,
     project: Project,
@@ -162,7 +137,7 @@ def file_update(
     return _write_content(project, record, content, FileRevision.Action.UPDATE, author, check=check)
 
 
-@_all_or_nothing
+@all_or_nothing
 def file_edit(
     *,
     project: Project,
@@ -183,7 +158,7 @@ def file_edit(
     return _write_content(project, record, edited, FileRevision.Action.EDIT, author, check=check)
 
 
-@_all_or_nothing
+@all_or_nothing
 def file_rename(
     *,
     project: Project,
@@ -227,7 +202,7 @@ def file_rename(
     )
 
 
-@_all_or_nothing
+@all_or_nothing
 def file_delete(
     *, project: Project, path: str, author: Author, expected_version: int | None = None
 ) -> FileWrite | FileError:
@@ -252,21 +227,6 @@ def file_delete(
 
 
 # --- helpers ---------------------------------------------------------------
-
-
-def writes_held(project: Project) -> FileError | None:
-    """Serialise writers of one project until the transaction ends (PostgreSQL: a
-    row lock; SQLite: IMMEDIATE transactions); a project in the trash, or deleted
-    meanwhile, takes no writes. Every write takes it first; so does a larger
-    write that must read and write with nothing changing between (projects.history.undo)."""
-    found = Project.objects.select_for_update().filter(pk=project.pk).values_list("pk").first()
-    if found is None:
-        return FileError(
-            ErrorCode.GONE,
-            "This project is in the trash (or was deleted), so its files cannot change. "
-            "Restore it from the Trash first.",
-        )
-    return None
 
 
 def _locked_file(
@@ -379,7 +339,7 @@ def file_upload(
     )
 
 
-@_all_or_nothing
+@all_or_nothing
 def file_upload_checked(
     *, project: Project, path: str, data: bytes, sniffed: Sniffed, author: Author
 ) -> FileWrite | FileError:
@@ -411,3 +371,15 @@ def _touch(project: Project) -> None:
     now = timezone.now()
     Project.objects.filter(pk=project.pk).update(updated_at=now)
     project.updated_at = now
+
+
+@transaction.atomic
+def preferences_save(*, user: User, changes: dict[str, object]) -> dict[str, object]:
+    """Merge `changes` (from projects.web.preferences.preferences_clean) into the
+    person's preferences."""
+    row, _ = WorkspacePreferences.objects.select_for_update().get_or_create(user=user)
+    values = dict(row.values) if isinstance(row.values, dict) else {}
+    values.update(changes)
+    row.values = values
+    row.save(update_fields=["values", "updated_at"])
+    return values

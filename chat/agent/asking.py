@@ -15,7 +15,7 @@ import logging
 import time
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from decimal import Decimal
 
 from django.conf import settings
@@ -73,25 +73,17 @@ class End:
 Queued = Piece | Event | RoundDone | End
 
 
+@dataclass(eq=False)  # one per turn: compared by identity
 class Asking:
     """Makes the turn's model requests, one at a time, on its state."""
 
-    def __init__(
-        self,
-        state: TurnState,
-        *,
-        client: LLMClient,
-        tools: ToolRegistry,
-        recorder: TurnRecorder,
-        runner: ToolRunner,
-        queue: asyncio.Queue[Queued],
-    ) -> None:
-        self.state = state
-        self.client = client
-        self.tools = tools
-        self.recorder = recorder
-        self.runner = runner
-        self.queue = queue
+    state: TurnState
+    _: KW_ONLY
+    client: LLMClient
+    tools: ToolRegistry
+    recorder: TurnRecorder
+    runner: ToolRunner
+    queue: asyncio.Queue[Queued]
 
     async def ask(self, asked: Asked) -> AsyncGenerator[Event, None]:
         """Stream `asked`'s answer (asked once more if it broke after part of it

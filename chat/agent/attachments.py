@@ -7,7 +7,7 @@ fields the person is shown, each on one line and bounded; at most a few of
 each. What the model reads (`for_model`) is what the person saw: an element's
 chip (`label`) names its tag, its text, where it is and the page, and the model
 gets those and nothing else of the page; a problem is what the problems panel
-listed (no stack: the panel never shows one). Messages stored before issue 26
+listed (no stack: the panel never shows one). Messages stored by earlier versions
 may still hold an element's HTML, id and classes or a problem's stack: they are
 read through here too, so none of that is shown or sent again.
 """

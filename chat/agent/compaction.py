@@ -19,7 +19,7 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 
-from chat import selectors, services
+from chat import services
 from chat.agent import prompt
 from chat.agent.model_choice import choose_model
 from chat.agent.one_shot import Answer, Refused, ask_once
@@ -28,7 +28,8 @@ from chat.asks import SUMMARY_TASK
 from chat.llm import ChatMessage, LLMClient
 from chat.models import Compaction, Conversation
 from chat.personal_keys import key_for
-from chat.selectors import PastTurn
+from chat.selectors.conversations import compaction_latest, last_model
+from chat.selectors.past_turns import PastTurn, past_turns
 from common import threads
 from projects.locks import LockHeld, lock_acquire, lock_release
 from projects.models import Project
@@ -217,7 +218,7 @@ def _stored(
 
 def latest_summary(*, conversation: Conversation) -> Summary | None:
     """The summary the model reads now (a pool thread: it reads the database)."""
-    return Summary.of(selectors.compaction_latest(conversation=conversation))
+    return Summary.of(compaction_latest(conversation=conversation))
 
 
 def _newest_within(turns: list[PastTurn], budget: int) -> list[PastTurn]:
@@ -311,11 +312,11 @@ def _gathered(
 ) -> tuple[list[PastTurn], Summary | None, str | None, str]:
     """The turns, the summary read now, the owner's own key (if any), and the
     model the conversation's latest turn was sent to (the one summarising)."""
-    turns = selectors.past_turns(conversation=conversation)
+    turns = past_turns(conversation=conversation)
     key = key_for(project.owner)
     return (
         turns,
         latest_summary(conversation=conversation),
         key,
-        selectors.last_model(conversation=conversation),
+        last_model(conversation=conversation),
     )

@@ -1,6 +1,6 @@
 """A turn's first request by part: what the opening gathered (chat.agent.opening),
 the history fitted to the model's context window once its size is known, and
-the gauge of how full it is (chat.records.ContextRecord, shown under the turn).
+the gauge of how full it is (chat.records.context_window.ContextRecord, shown under the turn).
 
 Every part is counted as chat.agent.budget counts a prompt (high), so the
 parts add up to the request the caps are checked against.
@@ -21,8 +21,8 @@ from chat.agent.one_shot import Refused
 from chat.agent.prompt import SystemPrompt
 from chat.agent.state import TurnState
 from chat.llm import ChatMessage, LLMClient, ModelInfo, ToolSpec
-from chat.records import ContextPart, ContextRecord
-from chat.selectors import PastTurn
+from chat.records.context_window import ContextPart, ContextRecord
+from chat.selectors.past_turns import PastTurn
 
 # The history takes at most this share of the model's context window.
 HISTORY_SHARE_OF_WINDOW = 4

@@ -16,14 +16,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from chat.agent.attachments import AttachmentError, attachments_from, label
-from chat.records import (
-    CONTEXT_PARTS,
-    ClosedTurn,
-    ContextRecord,
-    FinishReason,
-    SiteCheckRecord,
-    TurnStatus,
-)
+from chat.records.context_window import CONTEXT_PARTS, ContextRecord
+from chat.records.site_check import SiteCheckRecord
+from chat.records.turn import SERVER_STOPPED as STOPPED
+from chat.records.turn import ClosedTurn, FinishReason, TurnStatus
 
 # Re-exported: chat.render reads a call's metadata from its events, never the tools.
 from chat.tools import ToolCategory as ToolCategory  # noqa: PLC0414
@@ -208,6 +204,11 @@ class ErrorEvent:
     message: str
     retryable: bool
     type: Literal["error"] = "error"
+
+
+# The server running a turn stopped first: a restart past its grace period
+# (chat.live.draining), or a crash found by the tabs (chat.services.turn_abandon).
+SERVER_STOPPED = ErrorEvent(STOPPED.code, STOPPED.message, STOPPED.retryable)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,6 @@ from chat.llm import (
     StalledError,
     UnavailableError,
 )
-from chat.records import SERVER_STOPPED as STOPPED
 
 NO_KEY = (
     "No API key: set OPENROUTER_API_KEY on the server (https://openrouter.ai/keys), "
@@ -34,10 +33,6 @@ INTERNAL_ERROR = ErrorEvent(
     "logged. Your files are as the last finished step left them. Try again.",
     retryable=True,
 )
-
-# The server running a turn stopped first: a restart past its grace period
-# (chat.live.draining), or a crash found by the tabs (chat.services.turn_abandon).
-SERVER_STOPPED = ErrorEvent(STOPPED.code, STOPPED.message, STOPPED.retryable)
 
 
 def error_event(error: LLMError, *, model: str, has_key: bool, attempts: int) -> ErrorEvent:

@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from chat import selectors, services
+from chat import services
 from chat.agent.model_choice import ModelError, choose_model, clean_model_id
 from chat.agent.one_shot import Refused, ask_once
-from chat.demo.improving import IMPROVE_MARKER
+from chat.asks import IMPROVE_TASK
 from chat.llm import ChatMessage
 from chat.personal_keys import key_for
+from chat.selectors.conversations import latest_answer
 from common import threads
 from projects import selectors as project_selectors
 from projects.files.results import FileContent
@@ -38,7 +39,7 @@ _ANSWER_SHOWN = 600
 # each): enough of a usual page to draw a concrete change from.
 SHOWN_CHARS = 8000
 
-SYSTEM = f"""{IMPROVE_MARKER} Rewrite it so that the builder can do it well in one \
+SYSTEM = f"""{IMPROVE_TASK} Rewrite it so that the builder can do it well in one \
 go; the person reads and edits your version before sending it.
 
 - Keep their intent, their language (write in the language they wrote in) and \
@@ -154,7 +155,7 @@ def _context(about: _Project) -> str:
 
 def _about(project: Project, conversation_id: int | None) -> _Project:
     last = (
-        selectors.latest_answer(project=project, conversation_id=conversation_id)
+        latest_answer(project=project, conversation_id=conversation_id)
         if conversation_id is not None
         else ""
     )

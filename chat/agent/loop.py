@@ -27,8 +27,8 @@ from chat.agent import budget, context, prompt
 from chat.agent.asking import Asking, Queued, turn_too_long
 from chat.agent.attachments import to_json as attachments_json
 from chat.agent.context import Opening
-from chat.agent.events import Done, ErrorEvent, Event, TurnStarted
-from chat.agent.failures import INTERNAL_ERROR, SERVER_STOPPED, error_event
+from chat.agent.events import SERVER_STOPPED, Done, ErrorEvent, Event, TurnStarted
+from chat.agent.failures import INTERNAL_ERROR, error_event
 from chat.agent.limits import TurnLimits
 from chat.agent.model_choice import choose_model
 from chat.agent.opening import turn_opened
@@ -36,12 +36,12 @@ from chat.agent.recorder import TurnRecorder
 from chat.agent.runner import ToolRunner
 from chat.agent.site_checks import BACKGROUND_WAIT, site_checked
 from chat.agent.state import Asked, Outcome, Spend, StopCause, TurnRequest, TurnState
-from chat.demo.transport import demo_client, is_demo
-from chat.llm import AnswerTooSlowError, CostCapError, LLMClient, LLMError, ModelInfo, get_client
+from chat.llm import AnswerTooSlowError, CostCapError, LLMClient, LLMError, ModelInfo
 from chat.models import Message
 from chat.money import money
 from chat.next_steps import split_next
-from chat.records import TurnRecord
+from chat.providers import client_for
+from chat.records.turn import TurnRecord
 from chat.tools import ToolRegistry, asks_to_remember, file_tools, plan_tools
 from common import threads
 
@@ -66,13 +66,12 @@ async def run_turn(
     to `on_stopped` instead, once the stop has been recorded, as `stopped_by()`
     says (the person, by default)."""
     model = choose_model(request.model, request.project, personal_key=bool(request.api_key))
-    own_client = demo_client() if client is None and is_demo(model) else None
     # A plan turn is read-only because it is given no tool that writes: a call
     # to one is answered as an unknown tool, whatever the model was told.
     registry = tools or file_tools()
     turn = _Turn(
         request,
-        client or own_client or get_client(),
+        client or client_for(model),
         plan_tools(registry) if request.plan else registry,
         limits or TurnLimits.for_project(request.project),
         on_stopped=on_stopped,
@@ -86,8 +85,6 @@ async def run_turn(
     finally:
         if (allowance := turn.state.spend.allowance) is not None:
             await allowance.release()  # already, with the closing message, unless it failed
-        if own_client is not None:
-            await own_client.aclose()
 
 
 class _Turn:
@@ -348,8 +345,6 @@ class _Turn:
 
     async def _model_info(self) -> ModelInfo | None:
         """The model's price and limits, from the provider's list (kept an hour)."""
-        if is_demo(self.state.model):
-            return ModelInfo(prompt_price=Decimal(0), completion_price=Decimal(0))
         catalog = await self.client.model_catalog(api_key=self.state.request.api_key or None)
         return budget.model_info(catalog, self.state.model)
 

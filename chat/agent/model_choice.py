@@ -12,8 +12,8 @@ from typing import Literal
 
 from django.conf import settings
 
-from chat.demo.transport import DEMO_LABEL, DEMO_MODEL
 from chat.llm import ClientConfig
+from chat.providers import offline_model
 from projects.models import Project
 
 MAX_MODEL_ID = 200
@@ -55,9 +55,10 @@ def setup_of(*, personal_key: bool) -> Setup:
 
 
 def default_model(*, personal_key: bool) -> str:
-    """The server's default model, or the offline demo when no model can be reached."""
-    if settings.BUILTIT_DEMO_ENABLED and setup_of(personal_key=personal_key) == "none":
-        return DEMO_MODEL
+    """The server's default model, or the offline one when no other can be reached."""
+    offline = offline_model()
+    if offline and setup_of(personal_key=personal_key) == "none":
+        return offline
     return settings.BUILTIT_DEFAULT_MODEL
 
 
@@ -69,14 +70,7 @@ def choose_model(requested: str | None, project: Project, *, personal_key: bool)
 
 def offered_models(project: Project | None = None, *, personal_key: bool = False) -> list[str]:
     """For the picker: the project's and the default first, then the list, then
-    the demo (when it is on)."""
+    the offline one (when it is on)."""
     ordered = [project.default_model if project else "", default_model(personal_key=personal_key)]
-    ordered += settings.BUILTIT_MODELS
-    if settings.BUILTIT_DEMO_ENABLED:
-        ordered.append(DEMO_MODEL)
+    ordered += [*settings.BUILTIT_MODELS, offline_model()]
     return list(dict.fromkeys(model.strip() for model in ordered if model.strip()))
-
-
-def model_label(model: str) -> str:
-    """How the picker names a model: the demo says what it is."""
-    return DEMO_LABEL if model == DEMO_MODEL else ""

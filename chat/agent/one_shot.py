@@ -25,7 +25,6 @@ from chat.agent.failures import INTERNAL_ERROR, error_event
 from chat.agent.limits import TurnLimits
 from chat.agent.meter import Meter
 from chat.agent.state import Spend
-from chat.demo.transport import demo_client, is_demo
 from chat.llm import (
     ChatMessage,
     ChatRequest,
@@ -35,8 +34,8 @@ from chat.llm import (
     ModelInfo,
     ModelParameters,
     Usage,
-    get_client,
 )
+from chat.providers import client_for
 from common import threads
 from projects.models import Project
 
@@ -71,8 +70,7 @@ async def ask_once(
 ) -> Answer | Refused:
     """The model's answer to `messages`, at most `max_tokens` long, within
     `seconds`; or why not. Never raises for a failure we can foresee."""
-    own = demo_client() if client is None and is_demo(model) else None
-    chosen = client or own or get_client()
+    chosen = client or client_for(model)
     alone = spend is None
     try:
         if spend is None:
@@ -86,9 +84,6 @@ async def ask_once(
         if alone and spend is not None:
             await asyncio.shield(_charged_alone(project, spend))
         raise
-    finally:
-        if own is not None:
-            await own.aclose()
     if alone:
         await _charged_alone(project, spend)
     return answer
@@ -194,7 +189,5 @@ async def _charged_alone(project: Project, spend: Spend) -> None:
 
 
 async def _model_info(client: LLMClient, model: str, api_key: str | None) -> ModelInfo | None:
-    if is_demo(model):
-        return ModelInfo(prompt_price=Decimal(0), completion_price=Decimal(0))
     catalog = await client.model_catalog(api_key=api_key)
     return budget.model_info(catalog, model)

@@ -18,7 +18,7 @@ from chat.agent.state import TurnState
 from chat.images import images_as_urls
 from chat.llm import ChatMessage
 from chat.models import Message
-from chat.selectors import past_turns
+from chat.selectors.past_turns import past_turns
 from projects import selectors
 from projects.files.limits import current_limits
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from chat.agent import budget
 from chat.llm import ChatMessage
-from chat.selectors import PastTurn
+from chat.selectors.past_turns import PastTurn
 from chat.tools import PATH_RULES
 from common.sizes import human_size
 from projects.files.limits import Limits

@@ -11,17 +11,20 @@ from decimal import Decimal
 
 from django.db import transaction
 
-from chat import selectors, services, spending
+from chat import services, spending
 from chat.llm import AssistantMessage, ToolCall
 from chat.models import Conversation, Message
-from chat.records import AssistantRecord, ReplyRecord, ToolRecord, TurnRecord
+from chat.records.reply import AssistantRecord, ReplyRecord
+from chat.records.tool_result import ToolRecord
+from chat.records.turn import TurnRecord
+from chat.selectors.conversations import next_sequence
 from chat.tools import ToolOutcome
 from common.jsontypes import JSONObject
 
 
 class TurnRecorder:
     """The one owner of a running turn's sequence numbers (the first is
-    chat.selectors.next_sequence) and the one writer of its messages.
+    chat.selectors.conversations.next_sequence) and the one writer of its messages.
 
     Numbers are reserved on the event loop (`reserve`), before the row is written
     in a pool thread: rows written at once (a draft reply, tool results, the
@@ -46,7 +49,7 @@ class TurnRecorder:
         plan: bool = False,
     ) -> Message:
         """The person's message; runs before anything else of the turn."""
-        self._next = selectors.next_sequence(conversation=self.conversation)
+        self._next = next_sequence(conversation=self.conversation)
         return services.message_user_create(
             conversation=self.conversation,
             sequence=self.reserve(),

@@ -16,7 +16,7 @@ import threading
 
 from chat.agent.background import Background, run_apart
 from chat.agent.state import TurnState
-from chat.records import SiteCheckRecord
+from chat.records.site_check import SiteCheckRecord
 from common import threads
 from common.jsontypes import JSONObject
 from projects.publish.checking import CHECK_SECONDS

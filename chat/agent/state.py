@@ -22,7 +22,9 @@ from chat.agent.limits import CapLeft, TurnLimits, turn_caps
 from chat.agent.runner import Executed
 from chat.llm import AssistantMessage, ChatMessage, LLMError, ModelInfo, ToolCall, ToolSpec, Usage
 from chat.models import Conversation, Message
-from chat.records import ContextRecord, FinishReason, SiteCheckRecord, ToolTiming, TurnStatus
+from chat.records.context_window import ContextRecord
+from chat.records.site_check import SiteCheckRecord
+from chat.records.turn import FinishReason, ToolTiming, TurnStatus
 from projects.models import Project
 
 # Who stopped a cancelled turn: the person (Stop); the server, shutting down; or

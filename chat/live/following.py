@@ -16,16 +16,23 @@ from typing import Protocol
 
 from django.conf import settings
 
-from chat import selectors
-from chat.agent.events import Done, Event, FilesChanged, TurnStarted, from_json, to_json
-from chat.agent.failures import SERVER_STOPPED
+from chat.agent.events import (
+    SERVER_STOPPED,
+    Done,
+    Event,
+    FilesChanged,
+    TurnStarted,
+    from_json,
+    to_json,
+)
 from chat.live import messages, snapshot
 from chat.live.framing import json_frames
 from chat.live.numbering import compacted_json
 from chat.models import Conversation
-from chat.records import ClosedTurn
+from chat.records.turn import ClosedTurn
 from chat.render import panel
 from chat.render.fragments import TurnDrawing
+from chat.selectors.turns import turn_closed
 from common import threads
 from projects.models import Project
 from projects.web.workspace import tree_html
@@ -231,4 +238,4 @@ def _events(
 
 
 def _closed(request_id: int) -> ClosedTurn | None:
-    return selectors.turn_closed(request_id=request_id)
+    return turn_closed(request_id=request_id)

@@ -1,6 +1,6 @@
 """Whether this process is busy: the share of a core it used lately.
 
-Frames wait only under load (issue 32). An idle server sends each piece of a
+Frames wait only under load. An idle server sends each piece of a
 turn's text the moment it comes (a person sees the answer as fast as the model
 writes it); a busy one pays per frame for every tab, so there a turn's text
 waits up to BUSY_WINDOW for more to join it (chat.live.turns). "Busy" is the

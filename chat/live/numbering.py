@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from chat.agent.events import ContentText, Event, ReasoningText, to_json
 from chat.live import messages
-from chat.llm.deltas import joined_text, runs
+from common.runs import joined_text, runs
 
 TEXT = (ContentText, ReasoningText)
 _TEXT_TYPES = frozenset({"content", "reasoning"})

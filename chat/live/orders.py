@@ -15,12 +15,11 @@ from django.contrib.auth.models import User
 from chat import images, services
 from chat.agent.loop import TurnRequest
 from chat.agent.model_choice import ModelError, choose_model, clean_model_id
-from chat.demo.transport import is_demo
 from chat.live.frames import Frame
-from chat.llm import get_client
 from chat.models import Conversation
 from chat.personal_keys import key_for
-from chat.render import panel
+from chat.providers import client_for, is_offline
+from chat.selectors.conversations import conversation_for
 from common import threads
 from projects.models import Project
 
@@ -77,12 +76,12 @@ async def _pictures_refused(
     if isinstance(found, images.ImageProblem):
         return found.message
     chosen = choose_model(model, project, personal_key=bool(key))
-    if is_demo(chosen):  # often the only model a person without a key can use
+    if is_offline(chosen):  # often the only model a person without a key can use
         return (
             "The offline demo cannot see pictures. Send the message without them, or add "
             "your OpenRouter key in Settings to use a model that reads them."
         )
-    listed = await get_client().model_inputs(api_key=key)
+    listed = await client_for(chosen).model_inputs(api_key=key)
     if not images.reads_images(chosen, listed):
         return (
             f"{chosen} does not read pictures. Pick a model that does (for example "
@@ -100,7 +99,7 @@ def socket_project(
     if project is None:
         return None
     project.owner = user  # the person the socket is signed in as: not read again
-    conversation = panel.conversation_for(project, raw_conversation)
+    conversation = conversation_for(project=project, raw=raw_conversation)
     if raw_conversation and conversation is None:
         return None  # not one of this project's conversations
     return project, conversation

@@ -37,6 +37,7 @@ from redis.exceptions import RedisError
 
 from chat.live import messages
 from chat.live.numbering import compacted_json
+from common.jsontypes import decoded_object
 
 logger = logging.getLogger(__name__)
 
@@ -128,7 +129,9 @@ class Relay:
         for _id, fields in entries or []:
             if not fields:
                 continue
-            message = json.loads(fields[b"m"])
+            message = _turn_events(decoded_object(fields.get(b"m", b"")))
+            if message is None:
+                continue  # not a batch of ours (a hand-made entry): the others still are
             found += [item for item in message["events"] if item["seq"] > after]
         return found
 
@@ -209,8 +212,8 @@ class Relay:
             return  # this process's own turn: its tabs had it already
         try:
             project = uuid.UUID(data[_ORIGIN : _ORIGIN + _PROJECT].decode())
-            sent = _turn_events(json.loads(data[_ORIGIN + _PROJECT :]))
-        except (ValueError, UnicodeDecodeError):
+            sent = _turn_events(decoded_object(data[_ORIGIN + _PROJECT :]))
+        except (ValueError, UnicodeDecodeError):  # the project's id
             sent = None
         if sent is None:
             # Not ours (a hand-made PUBLISH, another build's format): the others still are.

@@ -12,26 +12,25 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.utils.safestring import SafeString
 
-from chat.agent.model_choice import default_model, model_label, offered_models, setup_of
-from chat.demo.transport import DEMO_MODEL
+from chat.agent.model_choice import default_model, offered_models, setup_of
 from chat.models import Conversation
 from chat.personal_keys import key_exists
+from chat.providers import model_label, offline_model
 from chat.render.fragments import oob
 from chat.render.panel import (
     composer_gauge_html,
-    conversation_title,
     log_html,
     status_html,
     usage_html,
 )
-from chat.selectors import (
+from chat.selectors.conversations import (
     ConversationUsage,
     LatestContext,
-    RunningTurn,
+    conversation_title,
     conversation_usage,
     latest_context,
-    running_turn,
 )
+from chat.selectors.running import RunningTurn, running_turn
 from projects.models import Project
 
 
@@ -58,7 +57,7 @@ def snapshot(project: Project, conversation: Conversation | None) -> Snapshot:
         if running.conversation_id == conversation.pk:
             before = running.first_sequence
         else:
-            elsewhere = conversation_title(running.conversation_id)
+            elsewhere = conversation_title(conversation_id=running.conversation_id)
     log = log_html(conversation, before=before) if conversation is not None else log_html(None)
     usage = (
         conversation_usage(conversation=conversation)
@@ -85,7 +84,7 @@ def panel_context(project: Project, conversation: Conversation | None) -> dict[s
         "model": project.default_model,
         "default_model": default_model(personal_key=personal_key),
         "setup": setup_of(personal_key=personal_key),
-        "demo_model": DEMO_MODEL if settings.BUILTIT_DEMO_ENABLED else "",
+        "demo_model": offline_model(),
         "max_message_chars": settings.BUILTIT_MAX_MESSAGE_CHARS,
     }
 

@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 
 from channels.layers import BaseChannelLayer, get_channel_layer
 
-from chat import selectors, services
+from chat import services
 from chat.agent.compaction import COMPACTION_LOCK
-from chat.agent.events import Done, Event
-from chat.agent.failures import INTERNAL_ERROR, SERVER_STOPPED
+from chat.agent.events import SERVER_STOPPED, Done, Event
+from chat.agent.failures import INTERNAL_ERROR
 from chat.agent.loop import StopCause, TurnRequest, run_turn
 from chat.agent.person_limits import running_turn_limit, too_many_turns_message
 from chat.live import messages
@@ -42,6 +42,7 @@ from chat.live.hub import hub
 from chat.live.load import BUSY_WINDOW, load
 from chat.live.numbering import TEXT, Numbered, compacted, merged
 from chat.llm import LLMClient
+from chat.selectors.running import running_turn
 from common import threads
 from projects.locks import LockHeld, lock_release
 from projects.models import ProjectLock
@@ -88,7 +89,7 @@ async def start(
 
 async def stop(project_id: uuid.UUID) -> bool:
     """Ask the project's running turn to stop, wherever it runs; False if none runs."""
-    turn = await threads.run(selectors.running_turn, project=project_id)
+    turn = await threads.run(running_turn, project=project_id)
     layer = get_channel_layer()
     if turn is None or turn.channel is None or layer is None:
         return False

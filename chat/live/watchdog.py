@@ -26,10 +26,10 @@ from typing import Any, Protocol
 from channels.layers import get_channel_layer
 from django.conf import settings
 
-from chat import selectors, services
+from chat import services
 from chat.live import messages, turns
 from chat.live.heartbeat import HEARTBEATS_PER_TTL
-from chat.selectors import TurnState
+from chat.selectors.running import TurnState, turn_state
 from common import threads
 
 logger = logging.getLogger(__name__)
@@ -127,7 +127,7 @@ def watchdog() -> Watchdog:
 
 
 async def _check(project_id: uuid.UUID, key: str) -> TurnState:
-    return await threads.run(selectors.turn_state, project_id=project_id, key=key)
+    return await threads.run(turn_state, project_id=project_id, key=key)
 
 
 async def _abandon(project_id: uuid.UUID, key: str) -> bool:

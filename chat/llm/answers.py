@@ -17,7 +17,6 @@ from chat.llm.deltas import (
     ReasoningDelta,
     StreamEvent,
     ToolCallDelta,
-    joined_text,
 )
 from chat.llm.errors import (
     AnswerTooLargeError,
@@ -27,6 +26,7 @@ from chat.llm.errors import (
     error_from_transport,
 )
 from chat.llm.sse import SSEDecoder
+from common.runs import joined_text
 from common.sizes import human_size
 
 logger = logging.getLogger(__name__)

@@ -8,7 +8,8 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from chat.models import Compaction, Conversation
-from chat.selectors import PastTurn, compactions_of, past_turns
+from chat.selectors.conversations import compactions_of
+from chat.selectors.past_turns import PastTurn, past_turns
 from projects.models import Project
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from chat.agent.events import CompactionEvent
-from chat.records import ContextPart, ContextRecord
+from chat.records.context_window import ContextPart, ContextRecord
 
 PART_LABELS: dict[ContextPart, str] = {
     "system": "How Built-It works",

@@ -13,16 +13,21 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from chat import services
 from chat.agent.events import TurnStarted
 from chat.changes import turn_changes
-from chat.models import Conversation, Message
-from chat.records import ContextRecord
+from chat.models import Conversation
+from chat.records.context_window import ContextRecord
 from chat.render.fragments import oob
 from chat.render.gauge import ContextGauge
 from chat.render.transcript import Footer, TurnView, stored_turns, turn_dom_id, turn_page
-from chat.selectors import ConversationUsage, conversation_usage, latest_context
-from projects.models import Project
+from chat.selectors.conversations import (
+    ConversationUsage,
+    conversation_fresh_title,
+    conversation_title,
+    conversation_usage,
+    latest_context,
+)
+from chat.selectors.turns import turn_get, turn_latest
 
 # Room in a catch-up frame for what goes with the log (status, usage, signal).
 _FRAME_ROOM = 16 * 1024
@@ -112,7 +117,7 @@ def _earlier_html(conversation: Conversation, before: int) -> str:
 def latest_turn_html(conversation: Conversation) -> str:
     """The conversation's latest turn drawn again from the store, in place (after a
     summary by hand: its mark sits above that turn)."""
-    latest = conversation.messages.filter(role="user").order_by("-sequence").first()
+    latest = turn_latest(conversation=conversation)
     turns = stored_turns(conversation, start=latest.sequence) if latest is not None else []
     if not turns:
         return ""
@@ -157,18 +162,12 @@ def usage_html(usage: ConversationUsage) -> str:
 
 def title_of(started: TurnStarted) -> str:
     """The name of the conversation a turn runs in, for tabs showing another one."""
-    return conversation_title(started.conversation_id)
-
-
-def conversation_title(conversation_id: int | None) -> str:
-    other = Conversation.objects.filter(pk=conversation_id or 0).first()
-    return str(other) if other is not None else "another conversation"
+    return conversation_title(conversation_id=started.conversation_id)
 
 
 def conversation_html(conversation: Conversation) -> str:
     """After a turn: the conversation's totals, and its name in the picker."""
-    conversation.refresh_from_db(fields=["title"])
-    title = escape(conversation.title or "New conversation")
+    title = escape(conversation_fresh_title(conversation=conversation) or "New conversation")
     option = (
         f'<option id="conversation-option-{conversation.pk}" value="{conversation.pk}" '
         f'title="{title}" selected>{title}</option>'
@@ -181,7 +180,7 @@ def conversation_html(conversation: Conversation) -> str:
 def turn_changes_html(turn_id: int, *, conversation: Conversation, running: bool) -> str:
     """A turn's "N files changed" summary, to replace the one a tab shows ("" when
     the turn is not in `conversation`)."""
-    turn = conversation.messages.filter(pk=turn_id, role=Message.Role.USER).first()
+    turn = turn_get(conversation=conversation, turn_id=turn_id)
     if turn is None:
         return ""
     dom_id = turn_dom_id(turn.pk)
@@ -214,13 +213,3 @@ def signal_html(
         {"n": number, "sent": sent, "files": files, "by": by, "tab": tab, "draft": draft}
     )
     return render_to_string("chat/partials/signal.html", {"signal_json": data})
-
-
-def conversation_for(project: Project, raw: str | None) -> Conversation | None:
-    """The conversation a page or socket asked for (None if it is not one of the
-    project's), or the project's latest when none was asked for."""
-    if not raw:
-        return project.conversations.first()
-    if not raw.isdigit() or len(raw) > 18:
-        return None
-    return services.conversation_get(project=project, conversation_id=int(raw))

@@ -21,16 +21,15 @@ from chat.changes import TurnChanges, turns_changes
 from chat.models import Compaction, Conversation, Message
 from chat.money import dollars
 from chat.next_steps import split_next
-from chat.records import (
-    AssistantRecord,
-    SiteCheckRecord,
-    ToolRecord,
-    TurnRecord,
-    UserRecord,
-)
+from chat.records.reply import AssistantRecord
+from chat.records.site_check import SiteCheckRecord
+from chat.records.tool_result import ToolRecord
+from chat.records.turn import TurnRecord
+from chat.records.user_message import UserRecord
 from chat.render.cards import CardGroup, ToolCard, card_runs
 from chat.render.markdown import render_markdown
-from chat.selectors import compactions_of, shown_messages, turn_groups, turn_page_start
+from chat.selectors.conversations import compactions_of
+from chat.selectors.turns import shown_messages, turn_groups, turn_page_start
 from common.jsontypes import NOT_JSON, decoded
 
 BlockKind = Literal["answer", "reasoning", "tools", "error", "compaction"]

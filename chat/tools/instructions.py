@@ -1,5 +1,5 @@
 """When the model's tools may change /AGENTS.md, the owner's standing
-instructions (projects.files.instructions; issue 30).
+instructions (projects.files.instructions).
 
 The instructions are the owner's words to the assistant, read into every turn.
 A model that rewrote them on its own would steer every later turn by its own

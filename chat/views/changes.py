@@ -1,4 +1,4 @@
-"""A turn's changes in the chat panel: its diff, undo, redo and restore (issue 15),
+"""A turn's changes in the chat panel: its diff, undo, redo and restore,
 and the preview of the site as the turn left it.
 
 Thin: chat.changes reads and writes; these render what it returns into the
@@ -15,9 +15,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from chat import changes, selectors
+from chat import changes
 from chat.live.broadcast import files_moved
 from chat.models import Message
+from chat.selectors.turns import turn_of
 from common.users import current_user
 from projects.history.changesets import FileChange, texts
 from projects.history.undo import Refused
@@ -140,7 +141,7 @@ def _outcome(
 
 def _turn(request: HttpRequest, project_id: uuid.UUID, turn_id: int) -> tuple[Project, Message]:
     project = owned_project(request, project_id)
-    turn = selectors.turn_of(user_id=request.user.pk or 0, message_id=turn_id)
+    turn = turn_of(user_id=request.user.pk or 0, message_id=turn_id)
     if turn is None or turn.conversation.project_id != project.pk:
         raise Http404("No such turn in this project.")
     return project, turn

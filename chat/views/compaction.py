@@ -1,4 +1,4 @@
-"""The conversation compacted by hand, and exported with its summaries (issue 30).
+"""The conversation compacted by hand, and exported with its summaries.
 
 Thin: chat.agent.compaction summarises; chat.render.export writes the file.
 """
@@ -11,12 +11,12 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_POST
 
-from chat import services
 from chat.agent.compaction import compact_by_hand
 from chat.agent.one_shot import Refused
 from chat.live.broadcast import conversation_compacted
 from chat.models import Conversation
 from chat.render.export import conversation_markdown, export_name
+from chat.selectors.conversations import conversation_get
 from common import threads
 from projects.models import Project
 from projects.selectors import owned_project
@@ -57,7 +57,7 @@ def conversation_export(
 def _owned(request: HttpRequest, project_id: uuid.UUID, raw: str) -> tuple[Project, Conversation]:
     project = owned_project(request, project_id)
     conversation = (
-        services.conversation_get(project=project, conversation_id=int(raw))
+        conversation_get(project=project, conversation_id=int(raw))
         if raw.isdigit() and len(raw) < 18
         else None
     )

@@ -14,11 +14,14 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from chat import selectors, services
+from chat import services
 from chat.agent import attachments
 from chat.live import closing, snapshot
 from chat.models import Message
 from chat.render import panel
+from chat.selectors.conversations import conversation_for, conversation_get, message_get_for
+from chat.selectors.running import turns_sent_to
+from chat.selectors.turns import turn_of
 from projects.selectors import owned_project
 from projects.web.sites import frame_sites
 from projects.web.workspace import workspace_context
@@ -28,7 +31,7 @@ from projects.web.workspace import workspace_context
 def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     project = owned_project(request, project_id)
     raw = request.GET.get("conversation", "")
-    conversation = panel.conversation_for(project, raw)
+    conversation = conversation_for(project=project, raw=raw)
     if raw and conversation is None:
         return redirect("workspace", project_id=project.pk)
     if conversation is None:
@@ -50,7 +53,7 @@ def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
         # The keyless notice in one line, once the person has tried the demo it offers.
         "demo_tried": chat["setup"] == "none"
         and bool(chat["demo_model"])
-        and selectors.turns_sent_to(owner_id=project.owner_id, model=str(chat["demo_model"])),
+        and turns_sent_to(owner_id=project.owner_id, model=str(chat["demo_model"])),
     }
     return frame_sites(request, render(request, "projects/workspace.html", context))
 
@@ -69,7 +72,7 @@ def conversation_earlier(
 ) -> HttpResponse:
     """The turns before `?before=` (a sequence number), for "Show earlier"."""
     project = owned_project(request, project_id)
-    conversation = services.conversation_get(project=project, conversation_id=conversation_id)
+    conversation = conversation_get(project=project, conversation_id=conversation_id)
     before = request.GET.get("before", "")
     if conversation is None or not before.isdigit() or len(before) > 18:
         raise Http404("No such conversation.")
@@ -81,7 +84,7 @@ def message_turn(request: HttpRequest, project_id: uuid.UUID, message_id: int) -
     """The History dialog's "See the turn": the conversation of the turn that
     made a change, opened on that turn (chat/log.js scrolls to `#t<id>`)."""
     project = owned_project(request, project_id)
-    turn = selectors.turn_of(user_id=request.user.pk or 0, message_id=message_id)
+    turn = turn_of(user_id=request.user.pk or 0, message_id=message_id)
     if turn is None or turn.conversation.project_id != project.pk:
         raise Http404("No such turn.")
     url = reverse("workspace", kwargs={"project_id": project.pk})
@@ -92,7 +95,7 @@ def message_turn(request: HttpRequest, project_id: uuid.UUID, message_id: int) -
 def message_text(request: HttpRequest, message_id: int, part: str) -> HttpResponse:
     """The whole text of a message the chat panel shows cut: its answer (or a
     tool's result), its reasoning, or one call's arguments (`call-<id>`)."""
-    message = services.message_get_for(user_id=request.user.pk or 0, message_id=message_id)
+    message = message_get_for(user_id=request.user.pk or 0, message_id=message_id)
     text = None if message is None else _part(message, part)
     if text is None:
         raise Http404("No such text.")

@@ -1,5 +1,5 @@
 """The project's instructions: `/AGENTS.md` at its root, the owner's standing
-instructions to the assistant (issue 30).
+instructions to the assistant.
 
 It is a file like any other for the owner (the editor, history, the ZIP
 export), but it is not part of the site: the preview answers 404 for it, a

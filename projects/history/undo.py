@@ -8,7 +8,7 @@ file changed since the run being undone is a conflict: the person is told which,
 and chooses to undo the rest or to restore the whole project instead.
 
 Nothing is overwritten unseen: the plan is made inside the transaction that
-writes it, with the project's writers held (services.writes_held), and each
+writes it, with the project's writers held (projects.writing.writes_held), and each
 write names the version the plan saw. A save racing an undo either lands first,
 and the undo sees it as a conflict, or waits and is refused as stale.
 """
@@ -33,8 +33,8 @@ from projects.services import (
     file_delete,
     file_rename,
     file_update,
-    writes_held,
 )
+from projects.writing import writes_held
 
 BUSY = (
     "The assistant is working on this project right now. Wait for it to finish "

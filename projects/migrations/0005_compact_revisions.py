@@ -1,5 +1,5 @@
 """History stored compactly: each revision's texts move into compressed blobs,
-stored once per project (issue 13). Every existing revision stays readable; the
+stored once per project. Every existing revision stays readable; the
 reverse puts the texts back into the old columns. The old columns go in 0006, a
 migration of its own: PostgreSQL refuses to alter a table in the transaction
 that has just updated its rows under deferred foreign keys."""

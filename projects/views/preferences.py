@@ -7,7 +7,8 @@ from django.views.decorators.http import require_POST
 
 from common.jsontypes import NOT_JSON, decoded
 from common.users import current_user
-from projects.web.preferences import PreferenceProblem, preferences_clean, preferences_save
+from projects.services import preferences_save
+from projects.web.preferences import PreferenceProblem, preferences_clean
 
 
 @require_POST

@@ -27,7 +27,8 @@ from django.views.decorators.csrf import csrf_exempt
 from projects.files.binaries import blob_bytes, blob_for_marker, is_marker
 from projects.files.instructions import is_instructions
 from projects.files.paths import PathError, content_type_for, normalize_path
-from projects.models import Project, ProjectFile, RetiredPreviewToken, Site
+from projects.models import Project
+from projects.selectors import file_exists, file_for_preview, preview_project
 from projects.web.plain import PAGES_CSS, plain_page
 from projects.web.sandbox import SANDBOX
 from projects.web.sites import app_sources, sandboxed
@@ -135,13 +136,13 @@ def project_for(request: HttpRequest, token: str) -> Project | HttpResponse:
     """The project whose preview `token` opens, or the answer that says why none does."""
     if request.method not in {"GET", "HEAD"}:
         return secured(HttpResponseNotAllowed(["GET", "HEAD"]))
-    project = Project.objects.filter(preview_token=token).only("pk").first()
-    if project is not None and Site.objects.filter(project=project).exclude(taken_down="").exists():
-        # Staff took its site down: the preview link is no way round that.
+    project = preview_project(token=token)
+    if project == "taken_down":
         return not_found_page(_TAKEN_DOWN_PAGE, status=410)
-    if project is None:
-        replaced = RetiredPreviewToken.objects.filter(token=token).exists()
-        return not_found_page(_REPLACED_PAGE, status=410) if replaced else not_found_page()
+    if project == "replaced":
+        return not_found_page(_REPLACED_PAGE, status=410)
+    if project == "unknown":
+        return not_found_page()
     return project
 
 
@@ -153,9 +154,7 @@ def live_file(request: HttpRequest, project: Project, path: str, *, script: str)
         None
         # The owner's instructions to the assistant are not part of the site.
         if isinstance(canonical, PathError) or is_instructions(canonical)
-        else ProjectFile.objects.filter(project=project, path=canonical)
-        .only("content", "path")
-        .first()
+        else file_for_preview(project=project, path=canonical)
     )
     if record is None:
         return _missing(request, project, path, wanted)
@@ -237,7 +236,7 @@ def _is_folder(project: Project, path: str) -> bool:
     index = normalize_path(path + "/index.html")
     if isinstance(index, PathError):
         return False
-    return ProjectFile.objects.filter(project=project, path=index).exists()
+    return file_exists(project=project, path=index)
 
 
 def not_found_page(page: str = _NOT_FOUND_PAGE, *, status: int = 404) -> HttpResponse:

@@ -87,7 +87,7 @@ def serve(request: HttpRequest, name: str, path: str = "") -> HttpResponse:
 def domain_check(request: HttpRequest) -> HttpResponse:
     """200 if `?domain=` is a host a site is served at (its name's, or its own
     domain, proven), else 404: what a proxy that gets certificates on demand
-    asks before it asks for one (README: Production)."""
+    asks before it asks for one (docs/production.md)."""
     asked = request.GET.get("domain", "").strip().lower().rstrip(".")
     label, _, rest = asked.partition(".")
     if settings.BUILTIT_SITES_SUBDOMAINS and rest == origin_host(sites_origin(request)):

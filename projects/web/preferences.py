@@ -1,15 +1,11 @@
 """A person's workspace preferences: what the page may store, checked here, the
-one place that knows their names and bounds."""
+one place that knows their names and bounds (read by projects.selectors, saved
+by projects.services)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-
-from django.contrib.auth.models import User
-from django.db import transaction
-
-from projects.models import WorkspacePreferences
 
 THEMES = ("auto", "light", "dark")
 _WIDTH = (120, 2000)  # pixels a resizable panel may be
@@ -18,11 +14,6 @@ _WIDTH = (120, 2000)  # pixels a resizable panel may be
 @dataclass(frozen=True)
 class PreferenceProblem:
     message: str
-
-
-def preferences_of(user: User) -> dict[str, object]:
-    found = WorkspacePreferences.objects.filter(user=user).values_list("values", flat=True).first()
-    return dict(found) if isinstance(found, dict) else {}
 
 
 def preferences_clean(raw: object) -> dict[str, object] | PreferenceProblem:
@@ -36,17 +27,6 @@ def preferences_clean(raw: object) -> dict[str, object] | PreferenceProblem:
             return checked
         clean[name] = checked
     return clean
-
-
-@transaction.atomic
-def preferences_save(*, user: User, changes: dict[str, object]) -> dict[str, object]:
-    """Merge `changes` (from preferences_clean) into the person's preferences."""
-    row, _ = WorkspacePreferences.objects.select_for_update().get_or_create(user=user)
-    values = dict(row.values) if isinstance(row.values, dict) else {}
-    values.update(changes)
-    row.values = values
-    row.save(update_fields=["values", "updated_at"])
-    return values
 
 
 _INVALID = object()

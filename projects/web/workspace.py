@@ -16,8 +16,7 @@ from projects.files.paths import extension_of
 from projects.files.results import FileContent, FileError, FileInfo
 from projects.history.revisions import deleted_files
 from projects.models import Project
-from projects.selectors import file_list, file_read
-from projects.web.preferences import preferences_of
+from projects.selectors import file_list, file_read, preferences_of
 from projects.web.tree import build_tree
 
 _ACE_MODES = {
@@ -46,7 +45,7 @@ def workspace_context(project: Project) -> dict[str, object]:
     return {
         "project": project,
         # The owner's: only the owner opens a project's workspace.
-        "preferences": preferences_of(project.owner),
+        "preferences": preferences_of(user=project.owner),
         **_instructions_context(project, paths),
         **_tree_context(project, files),
         **editor_context(opened),

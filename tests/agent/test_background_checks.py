@@ -20,7 +20,8 @@ from chat.agent.loop import TurnRequest, run_turn
 from chat.agent.runner import ToolRunner
 from chat.llm import ToolCall
 from chat.models import Message
-from chat.records import TURN_KEY, CheckFinding, SiteCheckRecord, TurnRecord
+from chat.records.site_check import CheckFinding, SiteCheckRecord
+from chat.records.turn import TURN_KEY, TurnRecord
 from chat.tools import ToolOutcome
 from common.jsontypes import JSONObject
 from projects.files.results import FileWrite

@@ -19,7 +19,7 @@ from chat.asks import SUMMARY_TASK
 from chat.llm import ChatMessage
 from chat.models import Charge, Compaction, Conversation, Message
 from chat.render.export import conversation_markdown
-from chat.selectors import past_turns
+from chat.selectors.past_turns import past_turns
 from projects.locks import lock_acquire
 from projects.models import Project
 from projects.services import Author, file_create

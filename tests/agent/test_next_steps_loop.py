@@ -8,9 +8,9 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from chat.agent.events import ContentText
-from chat.demo.transport import DEMO_MODEL, demo_client
 from chat.models import Message
-from chat.records import stored_turn
+from chat.records.reply import stored_turn
+from demo.transport import DEMO_MODEL, demo_client
 from projects.models import Project
 from tests.agent.conftest import Clients
 from tests.agent.turns import done, turn_events
@@ -67,7 +67,7 @@ async def test_the_demo_suggests_requests_it_can_do(starter_project: Project) ->
     finally:
         await client.aclose()
     finished = done(events)
-    # Not "Add an about page": the bakery has an about section (chat.demo.suggestions).
+    # Not "Add an about page": the bakery has an about section (demo.suggestions).
     assert finished.suggestions == (
         "Add a testimonials section",
         "Make the header navy",

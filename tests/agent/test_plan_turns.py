@@ -12,7 +12,7 @@ from asgiref.sync import sync_to_async
 
 from chat.agent.events import ToolResultEvent, TurnStarted
 from chat.models import Message
-from chat.records import UserRecord
+from chat.records.user_message import UserRecord
 from chat.tools import file_tools, plan_tools
 from projects.models import FileRevision, Project, ProjectFile
 from tests.agent.conftest import Clients

@@ -18,8 +18,9 @@ from chat.agent.prompt import (
 )
 from chat.llm import ChatMessage
 from chat.models import Conversation, Message
-from chat.records import AssistantRecord, ToolRecord
-from chat.selectors import PastTurn, past_turns
+from chat.records.reply import AssistantRecord
+from chat.records.tool_result import ToolRecord
+from chat.selectors.past_turns import PastTurn, past_turns
 from chat.services import conversation_create, message_create, message_user_create
 from chat.tools import PATH_RULES
 from common.jsontypes import JSONObject

@@ -22,7 +22,7 @@ from chat.agent.loop import TurnRequest, run_turn
 from chat.llm import ChatMessage, ModelInfo, ToolSpec
 from chat.llm.catalog import catalog_from
 from chat.models import Charge, Conversation, Message
-from chat.records import AssistantRecord
+from chat.records.reply import AssistantRecord
 from chat.services import conversation_create, message_create, message_update
 from chat.spending import person_spent, project_spent
 from projects.lifecycle import project_create, project_purge, project_trash

@@ -12,7 +12,7 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Locator, Page, expect
 
-from chat.demo.transport import DEMO_MODEL
+from demo.transport import DEMO_MODEL
 from projects.files.results import FileWrite
 from projects.lifecycle import project_create
 from projects.models import Project

@@ -12,8 +12,8 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 
-from chat.demo.site import brief_from, site_files
-from chat.demo.transport import DEMO_MODEL
+from demo.site import brief_from, site_files
+from demo.transport import DEMO_MODEL
 from projects.files.results import FileWrite
 from projects.lifecycle import project_create
 from projects.models import Project, ProjectFile

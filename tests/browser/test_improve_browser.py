@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 
-from chat.demo.improving import IMPROVE_MARKER
+from chat.asks import IMPROVE_TASK
 from projects.lifecycle import project_create
 from projects.models import Project
 from tests.browser.conftest import ChatServer, Held, assert_fits, sign_in
@@ -62,7 +62,7 @@ def test_improve_puts_the_rewrite_in_the_box_unsent_and_undo_brings_the_draft_ba
     expect(page.locator("#improve-note")).to_contain_text("Rewritten: read it")
     expect(page.locator("#chat-log article.turn")).to_have_count(0)  # not sent
     (asked,) = chat_server.fake.completions
-    assert asked.json["messages"][0]["content"].startswith(IMPROVE_MARKER)
+    assert asked.json["messages"][0]["content"].startswith(IMPROVE_TASK)
     assert asked.json["messages"][-1]["content"] == DRAFT
 
     page.get_by_role("button", name="Undo").click()

@@ -9,7 +9,8 @@ from django.test import Client
 from django.urls import reverse
 
 from chat.models import Compaction, Conversation, Message
-from chat.records import AssistantRecord, TurnRecord
+from chat.records.reply import AssistantRecord
+from chat.records.turn import TurnRecord
 from chat.services import conversation_create, message_create
 from projects.models import Project
 

@@ -13,8 +13,8 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from pytest_django.fixtures import Settings as SettingsWrapper
 
-from chat.demo.transport import DEMO_MODEL
 from chat.llm.config import OPENROUTER_URL
+from demo.transport import DEMO_MODEL
 from projects.models import Project, ProjectFile
 from tests.demo.phrasings import PHRASINGS, Phrasing, assert_built
 from tests.fakes.openrouter import FakeOpenRouter

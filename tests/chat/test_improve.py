@@ -20,9 +20,10 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 from chat import services
 from chat.agent import improving
 from chat.agent.improving import cleaned
-from chat.demo.improving import IMPROVE_MARKER
+from chat.asks import IMPROVE_TASK
 from chat.models import Charge, Message
-from chat.records import AssistantRecord, TurnRecord
+from chat.records.reply import AssistantRecord
+from chat.records.turn import TurnRecord
 from projects.models import Project
 from projects.services import Author, file_create
 from projects.starter import STARTER_FILES
@@ -94,7 +95,7 @@ async def test_the_draft_comes_back_rewritten_for_the_box_and_is_charged(
     (body,) = completions(provider)
     system, asked = body["messages"]
     assert system["role"] == "system"
-    assert system["content"].startswith(IMPROVE_MARKER)
+    assert system["content"].startswith(IMPROVE_TASK)
     assert "placeholder in square brackets" in system["content"]
     assert "“Starter site”" in system["content"]
     assert "/index.html, /script.js, /styles.css" in system["content"]

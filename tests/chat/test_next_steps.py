@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from chat.next_steps import MAX_SUGGESTIONS, split_next
-from chat.records import TurnRecord
+from chat.records.turn import TurnRecord
 
 ANSWER = "Done: the site is built.\n\n- created `index.html`"
 

@@ -8,17 +8,10 @@ from decimal import Decimal
 import pytest
 
 from chat.llm import AssistantMessage, Usage
-from chat.records import (
-    SERVER_STOPPED,
-    AssistantRecord,
-    ReplyRecord,
-    ToolRecord,
-    ToolTiming,
-    TurnError,
-    TurnRecord,
-    UserRecord,
-    stored_turn,
-)
+from chat.records.reply import AssistantRecord, ReplyRecord, stored_turn
+from chat.records.tool_result import ToolRecord
+from chat.records.turn import SERVER_STOPPED, ToolTiming, TurnError, TurnRecord
+from chat.records.user_message import UserRecord
 
 USAGE = Usage(
     prompt_tokens=1200,

@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import pytest
 
-from chat import selectors, services
+from chat import services
 from chat.llm import Usage
 from chat.models import Conversation, Message
-from chat.records import AssistantRecord, ReplyRecord, TurnRecord, TurnStatus
+from chat.records.reply import AssistantRecord, ReplyRecord
+from chat.records.turn import TurnRecord, TurnStatus
+from chat.selectors.conversations import conversation_usage, latest_answer, next_sequence
+from chat.selectors.turns import turn_closed, turn_end, turn_messages, turn_of, turn_so_far
 from projects.models import Project
 
 pytestmark = pytest.mark.django_db
 
 
 def add(conversation: Conversation, role: Message.Role, **fields: object) -> Message:
-    sequence = selectors.next_sequence(conversation=conversation)
+    sequence = next_sequence(conversation=conversation)
     if role == Message.Role.USER:
         return services.message_user_create(
             conversation=conversation, sequence=sequence, text=str(fields["content"]), model="m"
@@ -38,9 +41,9 @@ def conversation(project: Project) -> Conversation:
 
 
 def test_sequence_numbers_start_at_one_and_follow_the_highest(conversation: Conversation) -> None:
-    assert selectors.next_sequence(conversation=conversation) == 1
+    assert next_sequence(conversation=conversation) == 1
     services.message_create(conversation=conversation, sequence=7, role=Message.Role.USER)
-    assert selectors.next_sequence(conversation=conversation) == 8
+    assert next_sequence(conversation=conversation) == 8
 
 
 def test_a_turn_is_its_request_and_what_follows_up_to_the_next_request(
@@ -53,14 +56,14 @@ def test_a_turn_is_its_request_and_what_follows_up_to_the_next_request(
     second = add(conversation, Message.Role.USER, content="And another")
     later = add(conversation, Message.Role.ASSISTANT, content="Sure", record=closing())
 
-    assert list(selectors.turn_messages(turn=first)) == [first, call, result, answer]
-    assert list(selectors.turn_messages(turn=second)) == [second, later]
-    assert selectors.turn_end(turn=first) == second.sequence
-    assert selectors.turn_end(turn=second) is None
+    assert list(turn_messages(turn=first)) == [first, call, result, answer]
+    assert list(turn_messages(turn=second)) == [second, later]
+    assert turn_end(turn=first) == second.sequence
+    assert turn_end(turn=second) is None
     owner = project.owner_id
-    assert selectors.turn_of(user_id=owner, message_id=result.pk) == first
-    assert selectors.turn_of(user_id=owner, message_id=later.pk) == second
-    assert selectors.turn_of(user_id=owner + 1, message_id=result.pk) is None
+    assert turn_of(user_id=owner, message_id=result.pk) == first
+    assert turn_of(user_id=owner, message_id=later.pk) == second
+    assert turn_of(user_id=owner + 1, message_id=result.pk) is None
 
 
 def test_how_a_turn_ended_is_read_from_its_own_closing_message(
@@ -71,12 +74,12 @@ def test_how_a_turn_ended_is_read_from_its_own_closing_message(
     closed = add(conversation, Message.Role.USER, content="Finished")
     answer = add(conversation, Message.Role.ASSISTANT, content="Done", record=closing("stopped"))
 
-    assert selectors.turn_closed(request_id=unclosed.pk) is None  # not the next turn's end
-    found = selectors.turn_closed(request_id=closed.pk)
+    assert turn_closed(request_id=unclosed.pk) is None  # not the next turn's end
+    found = turn_closed(request_id=closed.pk)
     assert found is not None
     assert found.message_id == answer.pk
     assert found.record.status == "stopped"
-    assert selectors.turn_closed(request_id=answer.pk) is None  # not a request
+    assert turn_closed(request_id=answer.pk) is None  # not a request
 
 
 def test_what_a_turn_stored_before_its_server_died_adds_up_its_replies(
@@ -88,13 +91,13 @@ def test_what_a_turn_stored_before_its_server_died_adds_up_its_replies(
         record = AssistantRecord(ReplyRecord(model="m", iteration=1, usage=usage))
         add(conversation, Message.Role.ASSISTANT, record=record)
 
-    so_far = selectors.turn_so_far(conversation=conversation, first_sequence=asked.sequence)
+    so_far = turn_so_far(conversation=conversation, first_sequence=asked.sequence)
     assert so_far is not None
     assert so_far.replies == 2
     assert (so_far.usage.total_tokens, so_far.usage.reasoning_tokens) == (350, 35)
 
     add(conversation, Message.Role.ASSISTANT, record=closing())
-    assert selectors.turn_so_far(conversation=conversation, first_sequence=asked.sequence) is None
+    assert turn_so_far(conversation=conversation, first_sequence=asked.sequence) is None
 
 
 def test_conversation_usage_counts_a_closing_message_whose_record_is_broken(
@@ -109,19 +112,19 @@ def test_conversation_usage_counts_a_closing_message_whose_record_is_broken(
         conversation=conversation, sequence=4, role=Message.Role.ASSISTANT, metadata=garbled
     )
 
-    usage = selectors.conversation_usage(conversation=conversation)
+    usage = conversation_usage(conversation=conversation)
     assert (usage.turns, usage.tokens) == (2, 40)
 
 
 def test_the_latest_answer_is_the_last_turns_closing_words(
     conversation: Conversation, project: Project, starter_project: Project
 ) -> None:
-    assert selectors.latest_answer(project=project, conversation_id=conversation.pk) == ""
+    assert latest_answer(project=project, conversation_id=conversation.pk) == ""
     add(conversation, Message.Role.USER, content="Build it")
     add(conversation, Message.Role.ASSISTANT, content="Done: built.", record=closing())
     add(conversation, Message.Role.USER, content="Add a page")
     add(conversation, Message.Role.ASSISTANT, content="Reading index.html.")  # not closing
 
-    found = selectors.latest_answer(project=project, conversation_id=conversation.pk)
+    found = latest_answer(project=project, conversation_id=conversation.pk)
     assert found == "Done: built."
-    assert selectors.latest_answer(project=starter_project, conversation_id=conversation.pk) == ""
+    assert latest_answer(project=starter_project, conversation_id=conversation.pk) == ""

@@ -11,10 +11,12 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from chat import changes, selectors, services
+from chat import changes, services
 from chat.models import Conversation, Message
-from chat.records import AssistantRecord
+from chat.records.reply import AssistantRecord
 from chat.render import panel
+from chat.selectors.conversations import next_sequence
+from chat.selectors.past_turns import past_turns
 from projects.files.results import FileWrite
 from projects.locks import lock_acquire
 from projects.models import FileRevision, Project, ProjectFile, ProjectLock, Reversal
@@ -32,7 +34,7 @@ class Turns:
         self.conversation: Conversation = services.conversation_create(project=project)
 
     def turn(self, text: str, *writes: tuple[str, dict[str, object]]) -> Message:
-        sequence = selectors.next_sequence(conversation=self.conversation)
+        sequence = next_sequence(conversation=self.conversation)
         asked = services.message_user_create(
             conversation=self.conversation, sequence=sequence, text=text, model="m"
         )
@@ -320,7 +322,7 @@ def test_the_next_turns_history_tells_the_model_of_an_undo(
 ) -> None:
     result = changes.turn_undo(user=user, turn=bakery)
     assert isinstance(result, Reversal)
-    (past,) = selectors.past_turns(conversation=turns.conversation)
+    (past,) = past_turns(conversation=turns.conversation)
     assert past.afterwards == (result.summary,)
     assert result.summary.startswith("Undid the turn “Make it a bakery”: /about.html")
 

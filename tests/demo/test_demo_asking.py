@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 
 from chat.agent.attachments import PickedElement, Problem, for_model
-from chat.demo.asking import Pick, Reported, asked_in
-from chat.demo.intents import FIX_PROMPT, intent_of
-from chat.records import CheckFinding, SiteCheckRecord
+from chat.records.site_check import CheckFinding, SiteCheckRecord
 from chat.render.transcript import Footer
+from demo.asking import Pick, Reported, asked_in
+from demo.intents import FIX_PROMPT, intent_of
 
 
 def test_a_picked_element_is_read_apart_from_the_words() -> None:

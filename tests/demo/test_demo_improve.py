@@ -18,16 +18,16 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat.agent.events import Done
 from chat.agent.loop import TurnRequest, run_turn
-from chat.demo.holds import Site
-from chat.demo.improving import improved
-from chat.demo.intents import intent_of
-from chat.demo.parts import parts_of
-from chat.demo.site import brief_from, site_files
-from chat.demo.tones import tone_asked
-from chat.demo.transport import DEMO_MODEL, demo_client
-from chat.demo.vague import is_vague
 from chat.llm.config import OPENROUTER_URL
 from chat.models import Charge
+from demo.holds import Site
+from demo.improving import improved
+from demo.intents import intent_of
+from demo.parts import parts_of
+from demo.site import brief_from, site_files
+from demo.tones import tone_asked
+from demo.transport import DEMO_MODEL, demo_client
+from demo.vague import is_vague
 from projects.models import Project, ProjectFile
 from tests.agent.turns import new_conversation
 from tests.demo.turns import CRUMB, answer, done, files, new_project, person_writes, turn

@@ -19,8 +19,8 @@ from chat.agent.events import (
     UsageEvent,
 )
 from chat.agent.loop import TurnRequest, run_turn
-from chat.demo.transport import DEMO_MODEL, demo_client
 from chat.models import Conversation
+from demo.transport import DEMO_MODEL, demo_client
 from projects.models import Project, ProjectFile
 from tests.agent.turns import new_conversation
 

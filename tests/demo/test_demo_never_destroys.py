@@ -12,7 +12,7 @@ import pytest
 
 from chat.agent.attachments import PickedElement
 from chat.models import Conversation
-from chat.records import SiteCheckRecord
+from chat.records.site_check import SiteCheckRecord
 from chat.render.transcript import Footer
 from projects.models import Project
 from projects.publish.for_model import check_for_model

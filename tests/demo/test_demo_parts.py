@@ -10,10 +10,10 @@ import asyncio
 
 import pytest
 
-from chat.demo.improving import improved
-from chat.demo.parts import parts_of
 from chat.models import Conversation
 from chat.render.transcript import BUILD_PLAN
+from demo.improving import improved
+from demo.parts import parts_of
 from projects.models import Project
 from tests.agent.turns import new_conversation
 from tests.demo.turns import answer, called, crumb_site, done, files, turn

@@ -10,9 +10,9 @@ from asgiref.sync import sync_to_async
 from chat.agent.attachments import Attachment, PickedElement
 from chat.agent.events import ToolCallsAnnounced
 from chat.agent.loop import TurnRequest, run_turn
-from chat.demo.transport import DEMO_MODEL, demo_client
 from chat.models import Conversation
 from chat.render.transcript import BUILD_PLAN
+from demo.transport import DEMO_MODEL, demo_client
 from projects.models import FileRevision, Project
 from tests.agent.turns import new_conversation
 from tests.demo.turns import answer, done, files, turn

@@ -11,7 +11,7 @@ from asgiref.sync import sync_to_async
 
 from chat.agent.events import Done
 from chat.agent.instructions import MAX_INSTRUCTIONS_CHARS, instructions_section
-from chat.demo.rules import followed_line, rules_from
+from demo.rules import followed_line, rules_from
 from projects.files.results import FileWrite
 from projects.models import Project
 from projects.services import Author, file_create, file_update

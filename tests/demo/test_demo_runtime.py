@@ -12,10 +12,10 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from chat.agent.attachments import Problem
-from chat.demo.asking import Reported
-from chat.demo.intents import intent_of
-from chat.demo.runtime import asks_about, looked
 from chat.models import Conversation
+from demo.asking import Reported
+from demo.intents import intent_of
+from demo.runtime import asks_about, looked
 from projects.files.results import FileWrite
 from projects.models import Project
 from projects.services import Author, file_delete

@@ -10,17 +10,17 @@ import re
 
 import pytest
 
-from chat.demo.colours import contrast, text_colour_on
-from chat.demo.fixes import fixes_for
-from chat.demo.kinds import KINDS as ALL_KINDS
-from chat.demo.kinds import kind_found_in
-from chat.demo.looks import LOOKS, PLAIN
-from chat.demo.pages import add_page
-from chat.demo.rules import Rules
-from chat.demo.site import brief_from, site_files
-from chat.demo.tones import tagline
-from chat.records import SiteCheckRecord
+from chat.records.site_check import SiteCheckRecord
 from chat.render.transcript import Footer
+from demo.colours import contrast, text_colour_on
+from demo.fixes import fixes_for
+from demo.kinds import KINDS as ALL_KINDS
+from demo.kinds import kind_found_in
+from demo.looks import LOOKS, PLAIN
+from demo.pages import add_page
+from demo.rules import Rules
+from demo.site import brief_from, site_files
+from demo.tones import tagline
 from projects.files.editing import Edit, apply_edits
 from projects.publish.for_model import check_for_model
 from projects.publish.site_check import site_check

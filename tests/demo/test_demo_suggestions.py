@@ -11,12 +11,12 @@ import re
 import pytest
 from django.contrib.auth.models import User
 
-from chat.demo.colours import COLOURS, difference
-from chat.demo.holds import Site
-from chat.demo.rules import Rules
-from chat.demo.site import brief_from, site_files
-from chat.demo.suggestions import ALIKE, CHIPS, Chip, fitting
 from chat.models import Conversation
+from demo.colours import COLOURS, difference
+from demo.holds import Site
+from demo.rules import Rules
+from demo.site import brief_from, site_files
+from demo.suggestions import ALIKE, CHIPS, Chip, fitting
 from projects.models import Project
 from projects.starter import STARTER_FILES
 from tests.agent.turns import new_conversation

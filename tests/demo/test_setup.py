@@ -13,9 +13,9 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 from chat.agent.events import Done, ErrorEvent, ToolCallsAnnounced
 from chat.agent.loop import TurnRequest, run_turn
 from chat.agent.model_choice import default_model, offered_models
-from chat.demo.transport import DEMO_LABEL, DEMO_MODEL
 from chat.llm.config import OPENROUTER_URL
 from chat.personal_keys import KeyProblem, key_save
+from demo.transport import DEMO_LABEL, DEMO_MODEL
 from projects.models import Project
 from tests.agent.turns import new_conversation
 

@@ -9,8 +9,8 @@ from django.contrib.auth.models import User
 from chat.agent.attachments import Attachment
 from chat.agent.events import Done, ToolCallsAnnounced, ToolResultEvent
 from chat.agent.loop import TurnRequest, run_turn
-from chat.demo.transport import DEMO_MODEL, demo_client
 from chat.models import Conversation, Message
+from demo.transport import DEMO_MODEL, demo_client
 from projects.files.results import FileWrite
 from projects.lifecycle import project_create
 from projects.models import Project, ProjectFile

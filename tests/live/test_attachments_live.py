@@ -14,7 +14,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from chat.models import Message
-from chat.records import AssistantRecord
+from chat.records.reply import AssistantRecord
 from chat.services import conversation_create, message_create, message_user_create
 from common.jsontypes import JSONObject
 from projects.models import Project

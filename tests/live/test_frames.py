@@ -22,7 +22,8 @@ from chat import services
 from chat.live.consumers import ChatConsumer
 from chat.live.framing import TOO_BIG_NOTICE, html_frames, json_frames
 from chat.models import Conversation, Message
-from chat.records import AssistantRecord, ReplyRecord, ToolRecord
+from chat.records.reply import AssistantRecord, ReplyRecord
+from chat.records.tool_result import ToolRecord
 from common.jsontypes import JSONObject
 from projects.models import Project
 from tests.fakes.openrouter import FakeOpenRouter

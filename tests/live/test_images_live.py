@@ -10,9 +10,9 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
 
-from chat.demo.transport import DEMO_MODEL
 from chat.live import turns
 from chat.models import ChatImage, Message
+from demo.transport import DEMO_MODEL
 from projects.models import Project
 from tests.fakes.images import png
 from tests.fakes.openrouter import FakeOpenRouter

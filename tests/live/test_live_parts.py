@@ -17,7 +17,7 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from chat import selectors, services
+from chat import services
 from chat.live import hub as hub_module
 from chat.live import messages
 from chat.live.following import TurnFollower
@@ -26,7 +26,7 @@ from chat.live.hub import Hub, hub
 from chat.live.inbox import Inbox
 from chat.live.relay import Relay
 from chat.live.watchdog import Watchdog, watchdog
-from chat.selectors import TurnState
+from chat.selectors.running import TURN_LOCK, TurnState
 from projects.locks import lock_acquire
 from projects.models import Project, ProjectLock
 from tests.live.tabs import communicator, socket_path
@@ -291,7 +291,7 @@ async def a_running_turn(project: Project) -> None:
     await sync_to_async(ProjectLock.objects.create)(
         project=project,
         holder="running-turn",
-        purpose=selectors.TURN_LOCK,
+        purpose=TURN_LOCK,
         details={"conversation": conversation.pk, "first_sequence": 1, "channel": None},
         acquired_at=timezone.now(),
         expires_at=timezone.now() + timedelta(seconds=60),
@@ -392,6 +392,8 @@ async def test_a_publication_that_is_not_a_turns_events_is_ignored_and_the_rest_
         channel = f"builtit:live:{project.hex}"
         await sender._redis.publish(channel, b"hello from redis-cli")
         await sender._redis.publish(channel, b"x" * 64 + b'{"type": "turn.events"}')
+        # Nested past what the JSON parser's recursion holds.
+        await sender._redis.publish(channel, b"y" * 32 + project.hex.encode() + b"[" * 100_000)
         sender.publish(project, batch("t1", (1, text("still heard"))))
         await sender.drain()
         for _ in range(200):
@@ -402,7 +404,7 @@ async def test_a_publication_that_is_not_a_turns_events_is_ignored_and_the_rest_
         await relay.aclose()
         await sender.aclose()
     assert [message["events"][0]["event"]["text"] for message in heard] == ["still heard"]
-    assert caplog.text.count("is not a turn's events") == 2
+    assert caplog.text.count("is not a turn's events") == 3
     assert "Traceback" not in caplog.text
 
 

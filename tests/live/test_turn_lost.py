@@ -15,9 +15,10 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 from pytest_django.fixtures import Settings as SettingsWrapper
 
-from chat import selectors, services
+from chat import services
 from chat.live.hub import hub
 from chat.models import Conversation, Message
+from chat.selectors.running import TURN_LOCK
 from projects.models import Project, ProjectLock
 from tests.fakes.openrouter import FakeOpenRouter
 from tests.fakes.script import Reply
@@ -42,7 +43,7 @@ def a_turn_whose_server_died(project: Project) -> Conversation:
     ProjectLock.objects.create(
         project=project,
         holder="killed-process-turn",
-        purpose=selectors.TURN_LOCK,
+        purpose=TURN_LOCK,
         details={
             "conversation": conversation.pk,
             "first_sequence": asked.sequence,

@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from projects.models import Project
-from projects.web.preferences import preferences_of
+from projects.selectors import preferences_of
 
 pytestmark = pytest.mark.django_db
 
@@ -52,7 +52,7 @@ def test_anything_else_is_refused_and_nothing_is_kept(
     status, answer = post(user_client, value)
     assert status == 400
     assert str(answer["error"]).startswith(message)
-    assert preferences_of(user) == {}
+    assert preferences_of(user=user) == {}
 
 
 def test_not_json_is_refused(user_client: Client) -> None:

@@ -35,7 +35,8 @@ from chat.agent.events import (
 from chat.live.frames import Frame, FrameError, frame_limit, parse_frame
 from chat.live.numbering import Numbered, compacted, merged
 from chat.models import Conversation, Message
-from chat.records import AssistantRecord, ToolRecord
+from chat.records.reply import AssistantRecord
+from chat.records.tool_result import ToolRecord
 from chat.render.fragments import TurnDrawing
 from chat.render.transcript import TurnView, stored_turns
 from chat.services import message_too_long

@@ -5,7 +5,8 @@ summarised since it was measured."""
 
 from __future__ import annotations
 
-from chat.records import ContextRecord, TurnRecord
+from chat.records.context_window import ContextRecord
+from chat.records.turn import TurnRecord
 from chat.render.gauge import ContextGauge
 from chat.render.panel import composer_gauge_html
 

@@ -9,7 +9,8 @@ import pytest
 from chat import services
 from chat.agent.events import ContentText, Done, TurnStarted
 from chat.models import Message
-from chat.records import AssistantRecord, TurnRecord
+from chat.records.reply import AssistantRecord
+from chat.records.turn import TurnRecord
 from chat.render.fragments import TurnDrawing
 from chat.render.transcript import stored_turns
 from projects.models import Project

@@ -11,7 +11,8 @@ import pytest
 
 from chat.agent.events import ContentText, Done, TurnStarted
 from chat.live.frames import Frame, parse_frame
-from chat.records import TurnStatus, UserRecord
+from chat.records.turn import TurnStatus
+from chat.records.user_message import UserRecord
 from chat.render.fragments import TurnDrawing
 from chat.render.transcript import Block
 

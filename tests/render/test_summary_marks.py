@@ -9,7 +9,8 @@ from django.template.loader import render_to_string
 
 from chat import services
 from chat.models import Conversation, Message
-from chat.records import AssistantRecord, TurnRecord
+from chat.records.reply import AssistantRecord
+from chat.records.turn import TurnRecord
 from chat.render.export import conversation_markdown
 from chat.render.transcript import stored_turns
 from projects.models import Project

@@ -22,7 +22,7 @@ from chat.agent.events import (
     TurnStarted,
 )
 from chat.models import Conversation, Message
-from chat.records import ToolRecord
+from chat.records.tool_result import ToolRecord
 from chat.render.cards import CardGroup, CardState, ToolCard, card_runs
 from chat.render.fragments import TurnDrawing, render
 from chat.render.transcript import TurnView, stored_turns

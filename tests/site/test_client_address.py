@@ -1,9 +1,9 @@
 """The visitor's address is the one our proxy added, never one the client wrote
-(issue 26, finding 2): behind the README's nginx, X-Forwarded-For arrives as
+(issue 26, finding 2): behind the guide's nginx, X-Forwarded-For arrives as
 "<whatever the client sent>, <the visitor's real address>", and daphne's
 --proxy-headers took the left-most entry, so twelve wrong passwords, each with
 a new made-up first entry, were never locked out. Here daphne is started with
-the README's production command line, over real HTTP on 127.0.0.1."""
+the guide's production command line (docs/production.md), over real HTTP on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -71,14 +71,14 @@ async def test_pages_and_sockets_get_the_same_visitor(kind: str, settings: Setti
     assert await _client_seen(kind, headers) == ["10.0.0.2", 51000]
 
 
-# --- the README's production command, behind a (simulated) nginx ------------------
+# --- the guide's production command, behind a (simulated) nginx -------------------
 
 
 @pytest.fixture
 def production(
     request: pytest.FixtureRequest, tmp_path: Path, transactional_db: None
 ) -> Iterator[tuple[ServerProcess, Path]]:
-    """daphne as the README starts it (BUILTIT_BEHIND_PROXY=1, bound to
+    """daphne as the guide starts it (BUILTIT_BEHIND_PROXY=1, bound to
     127.0.0.1), with or without --proxy-headers, on the test database."""
     flags, env = request.param
     access_log = tmp_path / "access.log"

@@ -1,5 +1,5 @@
 """Our changes to daphne (builtit.daphne_patches) are in place in the
-application as the README serves it: daphne started by its production command
+application as the guide serves it: daphne started by its production command
 refuses a stranger's large body from its headers, logs the visitor's address
 as the application reads it, and drains before it exits on SIGTERM. Each would
 silently stop if builtit.asgi no longer installed it, or if daphne moved what

@@ -1,6 +1,6 @@
 """Sessions know whose they are (accounts.sessions), so that "Sign out
 everywhere" can find them; sessions made before the upgrade are moved over with
-their person, so an upgrade signs nobody out (issue 26, finding 8a)."""
+their person, so an upgrade signs nobody out."""
 
 from __future__ import annotations
 
@@ -28,6 +28,8 @@ def test_signing_in_records_the_person_on_the_session(user: User) -> None:
     client.post("/accounts/login/", {"username": "ada", "password": "correct horse battery"})
     row = UserSession.objects.get(session_key=client.session.session_key)
     assert row.user_id == user.pk
+    # As the admin reads a session: decoded by the engine the settings name.
+    assert row.get_decoded()["_auth_user_id"] == str(user.pk)
     client.post("/accounts/logout/")
     assert not UserSession.objects.filter(user_id=user.pk).exists()
 

@@ -29,7 +29,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from chat import changes, selectors, services
+from chat import changes, services
 from chat.agent.events import Done, Event, TurnStarted, to_json
 from chat.agent.loop import TurnRequest
 from chat.agent.model_choice import ModelError, clean_model_id
@@ -39,6 +39,8 @@ from chat.live.hub import close_hub
 from chat.llm import close_client
 from chat.models import Conversation, Message
 from chat.render.console import ConsoleRenderer
+from chat.selectors.conversations import conversation_get
+from chat.selectors.turns import turn_of
 from projects.history.undo import Refused
 from projects.lifecycle import ProjectError, project_create
 from projects.models import Project
@@ -145,7 +147,7 @@ class Command(BaseCommand):
         if found is None:
             raise CommandError(f"There is no message {message_id}.")
         project = found.conversation.project
-        turn = selectors.turn_of(user_id=project.owner_id, message_id=message_id)
+        turn = turn_of(user_id=project.owner_id, message_id=message_id)
         if turn is None:
             raise CommandError(f"Message {message_id} is not part of a turn.")
         result = changes.turn_undo(user=project.owner, turn=turn, keep_changed=keep_changed)
@@ -224,7 +226,7 @@ class Command(BaseCommand):
     def _conversation(self, project: Project, conversation_id: int | None) -> Conversation:
         if conversation_id is None:
             return services.conversation_create(project=project)
-        conversation = services.conversation_get(project=project, conversation_id=conversation_id)
+        conversation = conversation_get(project=project, conversation_id=conversation_id)
         if conversation is None:
             raise CommandError(f"Project {project.pk} has no conversation {conversation_id}.")
         return conversation

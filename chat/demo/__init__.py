@@ -1,3 +1,0 @@
-"""The offline demo model: a scripted stand-in for a provider, served in-process
-(reading.py reads the request as a model would, planner.py decides, site.py
-writes, transport.py speaks OpenRouter's stream)."""

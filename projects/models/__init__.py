@@ -1,0 +1,42 @@
+"""Projects, their files, and the revision log that means nothing is ever lost.
+
+The app's models, one module per part, gathered here as Django finds an app's
+models (and as migrations name them: `projects.models.new_preview_token`)."""
+
+from projects.models.files import BinaryBlob, FileRevision, ProjectFile, Reversal, RevisionBlob
+from projects.models.projects import (
+    LiveProjectManager,
+    Project,
+    ProjectLock,
+    RetiredPreviewToken,
+    WorkspacePreferences,
+    new_preview_token,
+)
+from projects.models.sites import (
+    DomainClaim,
+    HeldSiteName,
+    Site,
+    SiteFile,
+    SiteVersion,
+    new_domain_token,
+)
+
+__all__ = [
+    "BinaryBlob",
+    "DomainClaim",
+    "FileRevision",
+    "HeldSiteName",
+    "LiveProjectManager",
+    "Project",
+    "ProjectFile",
+    "ProjectLock",
+    "RetiredPreviewToken",
+    "Reversal",
+    "RevisionBlob",
+    "Site",
+    "SiteFile",
+    "SiteVersion",
+    "WorkspacePreferences",
+    "new_domain_token",
+    "new_preview_token",
+]
