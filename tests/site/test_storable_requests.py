@@ -23,7 +23,7 @@ from chat.models import Message
 from projects.models import FileRevision, Project
 from projects.web.sites import URLCONF
 from tests.conftest import SITES_HOST
-from tests.projects.test_publish import page, published, write
+from tests.projects.publish.test_publish import page, published, write
 
 ROOT = Path(__file__).resolve().parents[2]
 NUL = "a%00b"

@@ -23,7 +23,7 @@ from projects.publish import dns_records
 from projects.publish.domain_proof import next_check
 from projects.publish.domains import domain_check_due
 from tests.fakes.dns_server import FakeDNS
-from tests.projects.test_domain_proofs import (
+from tests.projects.publish.test_domain_proofs import (
     RECORD,
     SHOP,
     certified,
@@ -33,7 +33,7 @@ from tests.projects.test_domain_proofs import (
     served_at,
     site_project,
 )
-from tests.projects.test_publish import panel, published
+from tests.projects.publish.test_publish import panel, published
 
 __all__ = ["site_project"]  # a fixture, used by name
 

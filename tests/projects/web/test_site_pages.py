@@ -15,7 +15,7 @@ from projects.models import Project, Site
 from projects.publish.services import site_protect, site_unpublish
 from projects.web.plain import PAGES_CSS_PATH
 from tests.conftest import SITES_HOST
-from tests.projects.test_publish import published, site_project
+from tests.projects.publish.test_publish import published, site_project
 
 __all__ = ["site_project"]  # a fixture, used by name
 

@@ -168,7 +168,7 @@ def test_pillows_decompression_bomb_warning_is_a_refusal_not_a_log_line(tmp_path
         capture_output=True,
         text=True,
         check=True,
-        cwd=Path(__file__).resolve().parents[2],
+        cwd=Path(__file__).resolve().parents[3],
         env=environment,
     )
     assert "larger than 67,108,864 pixels" in ran.stdout

@@ -18,8 +18,8 @@ from projects.models import Project
 from projects.publish import passwords
 from projects.views.published import PASS_COOKIE
 from tests.conftest import SITES_HOST
-from tests.projects.test_publish import page, published, site_project, write
-from tests.projects.test_site_hosts import HOST, SECRET, protect
+from tests.projects.publish.test_publish import page, published, site_project, write
+from tests.projects.publish.test_site_hosts import HOST, SECRET, protect
 
 __all__ = ["site_project"]  # a fixture, used by name
 

@@ -19,7 +19,7 @@ from projects.lifecycle import project_purge, project_trash
 from projects.models import Project
 from tests.conftest import SITES_HOST
 from tests.fakes.dns_server import FakeDNS
-from tests.projects.test_publish import page, panel, published, site_project, write
+from tests.projects.publish.test_publish import page, panel, published, site_project, write
 
 __all__ = ["site_project"]  # a fixture, used by name
 

@@ -22,8 +22,8 @@ from projects.publish.services import site_unpublish, site_version_make_live
 from projects.views.published import PASS_COOKIE, SECURE_PASS_COOKIE
 from tests.conftest import SITES_HOST
 from tests.fakes.dns_server import FakeDNS
-from tests.projects.test_domain_proofs import prove
-from tests.projects.test_publish import page, published, site_project, write
+from tests.projects.publish.test_domain_proofs import prove
+from tests.projects.publish.test_publish import page, published, site_project, write
 from tests.servers import server_start, shared_settings
 
 __all__ = ["site_project"]  # a fixture, used by name
@@ -357,7 +357,7 @@ def test_over_https_the_apps_cookies_are_kept_to_its_own_host() -> None:
         capture_output=True,
         text=True,
         check=True,
-        cwd=Path(__file__).resolve().parents[2],
+        cwd=Path(__file__).resolve().parents[3],
     )
     assert shown.stdout.split() == ["__Host-sessionid", "__Host-csrftoken"]
 
