@@ -19,8 +19,8 @@ from django.core.exceptions import ImproperlyConfigured
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from builtit import daphne_patches, keepalive
+from tests.builtit.test_body_limits import exchange, post_head
 from tests.servers import ServerProcess, daphne_cli_start, database_url
-from tests.site.test_body_limits import exchange, post_head
 
 VISITOR = "203.0.113.7"
 

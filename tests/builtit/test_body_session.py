@@ -1,5 +1,5 @@
 """Who gets the larger body limits: Django's own verdict on the session cookie,
-read-only (builtit.bodysession); the server's side is tests/site/test_body_limits.py.
+read-only (builtit.bodysession); the server's side is tests/builtit/test_body_limits.py.
 The check runs in a thread of its own, as the server runs it, on committed data."""
 
 from __future__ import annotations

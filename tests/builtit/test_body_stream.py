@@ -1,5 +1,5 @@
 """A large body handed to the application as a file (builtit.bodystream) reaches
-Django whole, a piece at a time; the server's side is tests/site/test_body_limits.py."""
+Django whole, a piece at a time; the server's side is tests/builtit/test_body_limits.py."""
 
 from __future__ import annotations
 

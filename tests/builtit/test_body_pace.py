@@ -1,5 +1,5 @@
 """The rule a request still arriving must keep (builtit.bodypace), without sockets:
-the server's side is tests/site/test_body_limits.py."""
+the server's side is tests/builtit/test_body_limits.py."""
 
 from __future__ import annotations
 
