@@ -21,7 +21,7 @@ from chat.agent.events import Done
 from chat.models import Conversation
 from projects.lifecycle import project_create
 from projects.models import Project
-from tests.agent.turns import new_conversation
+from tests.chat.agent.turns import new_conversation
 from tests.demo.phrasings import NOT_DESCRIPTIONS, PHRASINGS, assert_built
 from tests.demo.turns import answer, called, done, files, results, turn
 

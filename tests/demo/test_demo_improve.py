@@ -29,7 +29,7 @@ from demo.tones import tone_asked
 from demo.transport import DEMO_MODEL, demo_client
 from demo.vague import is_vague
 from projects.models import Project, ProjectFile
-from tests.agent.turns import new_conversation
+from tests.chat.agent.turns import new_conversation
 from tests.demo.turns import CRUMB, answer, done, files, new_project, person_writes, turn
 
 pytestmark = pytest.mark.django_db(transaction=True)

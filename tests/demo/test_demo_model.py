@@ -22,7 +22,7 @@ from chat.agent.loop import TurnRequest, run_turn
 from chat.models import Conversation
 from demo.transport import DEMO_MODEL, demo_client
 from projects.models import Project, ProjectFile
-from tests.agent.turns import new_conversation
+from tests.chat.agent.turns import new_conversation
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

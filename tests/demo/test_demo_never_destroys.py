@@ -17,7 +17,7 @@ from chat.render.transcript import Footer
 from projects.models import Project
 from projects.publish.for_model import check_for_model
 from projects.publish.site_check import site_check
-from tests.agent.turns import new_conversation
+from tests.chat.agent.turns import new_conversation
 from tests.demo.turns import answer, called, done, files, person_writes, results, turn
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -15,7 +15,7 @@ from chat.render.transcript import BUILD_PLAN
 from demo.improving import improved
 from demo.parts import parts_of
 from projects.models import Project
-from tests.agent.turns import new_conversation
+from tests.chat.agent.turns import new_conversation
 from tests.demo.turns import answer, called, crumb_site, done, files, turn
 
 pytestmark = pytest.mark.django_db(transaction=True)

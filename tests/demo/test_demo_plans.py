@@ -14,7 +14,7 @@ from chat.models import Conversation
 from chat.render.transcript import BUILD_PLAN
 from demo.transport import DEMO_MODEL, demo_client
 from projects.models import FileRevision, Project
-from tests.agent.turns import new_conversation
+from tests.chat.agent.turns import new_conversation
 from tests.demo.turns import answer, done, files, turn
 
 pytestmark = pytest.mark.django_db(transaction=True)

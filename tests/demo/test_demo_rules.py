@@ -16,7 +16,7 @@ from projects.files.results import FileWrite
 from projects.models import Project
 from projects.services import Author, file_create, file_update
 from projects.starter import STARTER_FILES
-from tests.agent.turns import new_conversation
+from tests.chat.agent.turns import new_conversation
 from tests.demo.turns import answer, called, files, turn
 
 BAKERY = "Build a one-page site for a bakery called Crumb with a menu and a contact section"

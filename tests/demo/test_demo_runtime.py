@@ -19,7 +19,7 @@ from demo.runtime import asks_about, looked
 from projects.files.results import FileWrite
 from projects.models import Project
 from projects.services import Author, file_delete
-from tests.agent.turns import new_conversation
+from tests.chat.agent.turns import new_conversation
 from tests.demo.turns import answer, called, done, files, person_writes, results, turn
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -19,7 +19,7 @@ from demo.site import brief_from, site_files
 from demo.suggestions import ALIKE, CHIPS, Chip, fitting
 from projects.models import Project
 from projects.starter import STARTER_FILES
-from tests.agent.turns import new_conversation
+from tests.chat.agent.turns import new_conversation
 from tests.demo.turns import answer, done, files, new_project, results, turn
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -11,7 +11,7 @@ import pytest
 
 from chat.models import Conversation
 from projects.models import Project
-from tests.agent.turns import new_conversation
+from tests.chat.agent.turns import new_conversation
 from tests.demo.turns import answer, called, crumb_site, done, files, person_writes, turn
 
 pytestmark = pytest.mark.django_db(transaction=True)

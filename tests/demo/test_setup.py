@@ -17,7 +17,7 @@ from chat.llm.config import OPENROUTER_URL
 from chat.personal_keys import KeyProblem, key_save
 from demo.transport import DEMO_LABEL, DEMO_MODEL
 from projects.models import Project
-from tests.agent.turns import new_conversation
+from tests.chat.agent.turns import new_conversation
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

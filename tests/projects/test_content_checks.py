@@ -1,6 +1,6 @@
 """A caller's own refusal of a text (services.ContentCheck): the file service asks
 it with the text a write replaces and the new one, and a refusal writes nothing.
-The model's file tools refuse lazy writes this way (tests/tools/test_lazy_writes.py)."""
+The model's file tools refuse lazy writes this way (tests/chat/tools/test_lazy_writes.py)."""
 
 from __future__ import annotations
 

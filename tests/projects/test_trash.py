@@ -26,8 +26,7 @@ from projects.locks import lock_acquire
 from projects.models import FileRevision, Project, ProjectFile
 from projects.services import Author, file_create
 from projects.starter import STARTER_FILES
-from tests.conftest import SITES_HOST
-from tests.live.tabs import (
+from tests.chat.live.tabs import (
     communicator,
     next_event,
     opened,
@@ -35,6 +34,7 @@ from tests.live.tabs import (
     settled,
     socket_path,
 )
+from tests.conftest import SITES_HOST
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -1,0 +1,33 @@
+"""What every socket test shares: the fake OpenRouter as the server's provider,
+and no turn left running into the next test."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from pytest_django.fixtures import Settings as SettingsWrapper
+
+from chat.live.hub import close_hub
+from chat.llm import close_client
+from tests.chat.live.tabs import settled
+from tests.fakes.openrouter import FakeOpenRouter
+
+
+@pytest.fixture(autouse=True)
+async def no_turn_outlives_the_test() -> AsyncIterator[None]:
+    yield
+    await settled()
+    # The test's loop ends with it: its model client and hub close first, as a
+    # server's do at shutdown (aiohttp says so of a pool left open).
+    await close_client()
+    await close_hub()
+
+
+@pytest.fixture
+def scripted(settings: SettingsWrapper, fake_openrouter: FakeOpenRouter) -> FakeOpenRouter:
+    """The fake as the server's provider, with a key and no retries."""
+    settings.OPENROUTER_BASE_URL = fake_openrouter.base_url
+    settings.OPENROUTER_API_KEY = "sk-test"
+    settings.OPENROUTER_MAX_RETRIES = 0
+    return fake_openrouter

@@ -1,0 +1,460 @@
+"""The live path's parts as plain classes, without a socket (issue 32): the
+watchdog (one look per turn for the whole process), the heartbeat (one refresh
+for every turn's lock), the relay between processes (Redis), and a tab's
+following of a turn (numbered events shown once, a replay then live)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import uuid
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.contrib.auth.models import User
+from django.utils import timezone
+
+from chat import services
+from chat.live import hub as hub_module
+from chat.live import messages
+from chat.live.following import TurnFollower
+from chat.live.heartbeat import Heartbeat
+from chat.live.hub import Hub, hub
+from chat.live.inbox import Inbox
+from chat.live.relay import Relay
+from chat.live.watchdog import Watchdog, watchdog
+from chat.selectors.running import TURN_LOCK, TurnState
+from projects.locks import lock_acquire
+from projects.models import Project, ProjectLock
+from tests.chat.live.tabs import communicator, socket_path
+
+PROJECT = uuid.uuid4()
+
+
+class Tab:
+    def __init__(self) -> None:
+        self.got: list[dict[str, Any]] = []
+
+    def feed(self, message: Any) -> None:
+        self.got.append(dict(message))
+
+
+class Looks:
+    """The watchdog's database, as a script: each look's state per turn."""
+
+    def __init__(self, states: list[TurnState], *, recorded: bool = True) -> None:
+        self.states = states
+        self.checks: list[str] = []
+        self.abandoned: list[str] = []
+        self.announced: list[str] = []
+        self.recorded = recorded
+
+    async def check(self, project_id: uuid.UUID, key: str) -> TurnState:
+        self.checks.append(key)
+        return self.states.pop(0)
+
+    async def abandon(self, project_id: uuid.UUID, key: str) -> bool:
+        self.abandoned.append(key)
+        return self.recorded
+
+    async def announce(self, project_id: uuid.UUID, key: str) -> None:
+        self.announced.append(key)
+
+
+def dog(looks: Looks) -> Watchdog:
+    return Watchdog(
+        interval=lambda: 3600.0,  # looks are made by hand here
+        check=looks.check,
+        abandon=looks.abandon,
+        announce=looks.announce,
+    )
+
+
+async def test_the_watchdog_looks_once_per_turn_and_says_nothing_while_it_runs() -> None:
+    looks = Looks(["running", "running"])
+    watchdog = dog(looks)
+    tabs = [Tab(), Tab(), Tab()]
+    for tab in tabs[:2]:
+        watchdog.watch(tab, project_id=PROJECT, key="t1")
+    watchdog.watch(tabs[2], project_id=PROJECT, key="t2")
+
+    await watchdog.look()
+
+    assert sorted(looks.checks) == ["t1", "t2"]
+    assert all(tab.got == [] for tab in tabs)
+    assert watchdog.watching(tabs[0]) == "t1"
+
+
+async def test_a_lock_gone_twice_without_done_tells_the_tabs_to_show_what_is_stored() -> None:
+    looks = Looks(["ended", "ended"])
+    watchdog = dog(looks)
+    tab = Tab()
+    watchdog.watch(tab, project_id=PROJECT, key="t1")
+
+    await watchdog.look()  # released just before `done`, which may still be on its way
+    assert tab.got == []
+    await watchdog.look()
+
+    assert tab.got == [{"type": "turn.unseen", "turn": "t1", "watched": True}]
+    assert watchdog.watching(tab) is None
+    assert looks.abandoned == []
+
+
+async def test_a_lapsed_lock_is_recorded_once_and_every_tab_and_process_told() -> None:
+    looks = Looks(["lapsed"])
+    watchdog = dog(looks)
+    tabs = [Tab(), Tab()]
+    for tab in tabs:
+        watchdog.watch(tab, project_id=PROJECT, key="t1")
+
+    await watchdog.look()
+
+    assert looks.abandoned == ["t1"]
+    assert looks.announced == ["t1"]
+    assert [tab.got for tab in tabs] == [[{"type": "turn.lost", "turn": "t1", "watched": True}]] * 2
+
+
+async def test_a_lapsed_lock_another_process_recorded_is_not_announced_again() -> None:
+    looks = Looks(["lapsed"], recorded=False)
+    watchdog = dog(looks)
+    tab = Tab()
+    watchdog.watch(tab, project_id=PROJECT, key="t1")
+
+    await watchdog.look()
+
+    assert looks.announced == []
+    assert tab.got == [{"type": "turn.lost", "turn": "t1", "watched": True}]
+
+
+async def test_a_tab_that_saw_the_end_is_no_longer_watched() -> None:
+    looks = Looks([])
+    watchdog = dog(looks)
+    tab = Tab()
+    watchdog.watch(tab, project_id=PROJECT, key="t1")
+    watchdog.watch(tab, project_id=PROJECT, key=None)
+
+    await watchdog.look()
+
+    assert looks.checks == []
+
+
+class Beating:
+    def __init__(self, lock: ProjectLock) -> None:
+        self.lock = lock
+        self.lost = 0
+
+    def lock_lost(self) -> None:
+        self.lost += 1
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_one_beat_refreshes_every_turns_lock_and_tells_the_one_that_lost_it(
+    user: User,
+) -> None:
+    @sync_to_async
+    def two_locks() -> list[ProjectLock]:
+        made = []
+        for name in ("Kept", "Taken"):
+            project = Project.objects.create(owner=user, name=name)
+            lock = lock_acquire(project=project, purpose="assistant", details={}, ttl=5)
+            assert isinstance(lock, ProjectLock)
+            made.append(lock)
+        return made
+
+    kept, taken = (Beating(lock) for lock in await two_locks())
+    # Another turn took the second project over (its lock had lapsed).
+    await sync_to_async(ProjectLock.objects.filter(holder=taken.lock.holder).update)(
+        holder="someone-else"
+    )
+    beat = Heartbeat(ttl=lambda: 600.0)
+    beat.add(kept)
+    beat.add(taken)
+    before = kept.lock.expires_at
+
+    await beat.beat()
+
+    assert (kept.lost, taken.lost) == (0, 1)
+    assert kept.lock.expires_at > before
+    stored = await sync_to_async(ProjectLock.objects.get)(holder=kept.lock.holder)
+    assert stored.expires_at > timezone.now() + timedelta(seconds=300)
+    beat.discard(kept)
+
+
+_REDIS = os.environ.get("REDIS_URL", "")
+needs_redis = pytest.mark.skipif(not _REDIS, reason="needs Redis (REDIS_URL): make test-services")
+
+
+def batch(turn: str, *pieces: tuple[int, dict[str, Any]]) -> messages.TurnEvents:
+    events: list[messages.NumberedEvent] = [{"seq": seq, "event": event} for seq, event in pieces]
+    return messages.turn_events(turn=turn, conversation=1, events=events)
+
+
+def text(value: str) -> dict[str, Any]:
+    return {"type": "content", "text": value}
+
+
+@needs_redis
+async def test_another_process_hears_a_turn_and_a_late_tab_reads_its_log() -> None:
+    heard_a: list[tuple[uuid.UUID, Any]] = []
+    heard_b: list[tuple[uuid.UUID, Any]] = []
+    a = Relay(_REDIS, deliver=lambda project, message: heard_a.append((project, message)))
+    b = Relay(_REDIS, deliver=lambda project, message: heard_b.append((project, message)))
+    project, turn = uuid.uuid4(), f"relay-test-{uuid.uuid4().hex}"
+    try:
+        assert await a.subscribe(project)
+        assert await b.subscribe(project)
+        b.publish(project, batch(turn, (1, {"type": "turn_started", "message_id": 7})))
+        b.publish(project, batch(turn, (2, text("Hel")), (3, text("lo"))))
+        await b.drain()
+        for _ in range(200):
+            if len(heard_a) == 1:
+                break
+            await asyncio.sleep(0.01)
+        # One flush, one message: the turn's events in order, its text merged.
+        assert [message["events"] for _, message in heard_a] == [
+            [
+                {"seq": 1, "event": {"type": "turn_started", "message_id": 7}},
+                {"seq": 3, "event": text("Hello")},
+            ]
+        ]
+        assert heard_a[0][0] == project
+        assert heard_b == []  # its own publication is skipped: its tabs had it already
+
+        b.publish(project, batch(turn, (4, text(" there"))))
+        await b.drain()
+        assert await a.since(turn, 0) == [
+            {"seq": 1, "event": {"type": "turn_started", "message_id": 7}},
+            {"seq": 3, "event": text("Hello")},
+            {"seq": 4, "event": text(" there")},
+        ]
+        assert await a.since(turn, 3) == [{"seq": 4, "event": text(" there")}]
+        assert await a.since(f"never-{turn}", 0) == []
+        assert 0 < await a._redis.ttl(f"builtit:turn:{turn}") <= 3600
+    finally:
+        await a.aclose()
+        await b.aclose()
+
+
+async def test_a_relay_that_cannot_reach_redis_says_so_and_loses_nothing_here(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    relay = Relay("redis://127.0.0.1:1/0", deliver=lambda project, message: None)
+    try:
+        relay.publish(PROJECT, batch("t1", (1, text("a"))))
+        await relay.drain()
+        assert await relay.since("t1", 0) is None
+        assert not await relay.subscribe(PROJECT)
+    finally:
+        await relay.aclose()
+    assert "Could not relay a turn's frames through Redis" in caplog.text
+    assert "Traceback" not in caplog.text
+
+
+class Screen:
+    def __init__(self) -> None:
+        self.frames: list[str] = []
+
+    async def send_html(self, html: str) -> None:
+        self.frames.append(html)
+
+    async def send_text(self, text: str) -> None:
+        self.frames.append(text)
+
+    def signal(self, *, files: list[str] | None = None) -> str:
+        return "<signal/>"
+
+
+def follower(project: Project, screen: Screen, log: list[messages.NumberedEvent]) -> Any:
+    asked: list[tuple[str, int]] = []
+
+    async def replay(key: str, after: int) -> list[messages.NumberedEvent] | None:
+        asked.append((key, after))
+        return [item for item in log if item["seq"] > after]
+
+    following = TurnFollower(
+        project=project,
+        conversation=None,
+        as_json=True,
+        screen=screen,
+        replay=replay,
+        watch=lambda key: None,
+    )
+    return following, asked
+
+
+async def a_running_turn(project: Project) -> None:
+    """The lock of a turn "running-turn" on the project's new conversation."""
+    conversation = await sync_to_async(services.conversation_create)(project=project)
+    await sync_to_async(ProjectLock.objects.create)(
+        project=project,
+        holder="running-turn",
+        purpose=TURN_LOCK,
+        details={"conversation": conversation.pk, "first_sequence": 1, "channel": None},
+        acquired_at=timezone.now(),
+        expires_at=timezone.now() + timedelta(seconds=60),
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_tab_joining_mid_turn_reads_it_from_the_start_then_shows_each_event_once(
+    project: Project,
+) -> None:
+    await a_running_turn(project)
+    log: list[messages.NumberedEvent] = [
+        {"seq": 1, "event": {"type": "turn_started", "message_id": 3}},
+        {"seq": 3, "event": text("Hello")},
+    ]
+    screen = Screen()
+    following, asked = follower(project, screen, log)
+
+    await following.catch_up()
+    # Live, what was already read, then what is new: each shown once.
+    await following.follow(batch("running-turn", (2, text("He")), (3, text("llo"))))
+    await following.follow(batch("running-turn", (4, text(" there"))))
+
+    assert asked == [("running-turn", 0)]
+    shown = [json.loads(frame) for frame in screen.frames]
+    assert shown == [
+        {"type": "turn_started", "message_id": 3},
+        text("Hello"),
+        text(" there"),
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_turn_seen_from_its_middle_is_not_drawn(project: Project) -> None:
+    screen = Screen()
+    following, _ = follower(project, screen, [])
+
+    ended = await following.follow(batch("other-turn", (5, text("…and so"))))
+
+    assert not ended
+    assert screen.frames == []
+    assert following.turn_key is None
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_pieces_that_waited_across_the_replay_show_once(project: Project) -> None:
+    """A tab joins mid-stream: pieces 2 and 3 reach its inbox while it reads the
+    turn's log (which has them), piece 4 after. Joined before the tab drops what
+    the replay showed, 2 to 4 would be one run numbered 4, shown again whole."""
+    await a_running_turn(project)
+    log: list[messages.NumberedEvent] = [
+        {"seq": 1, "event": {"type": "turn_started", "message_id": 3}},
+        {"seq": 3, "event": text("AB")},  # 2 and 3, merged by the replay
+    ]
+    inbox = Inbox()
+    for seq, piece in ((2, "A"), (3, "B"), (4, "C")):
+        inbox.feed(batch("running-turn", (seq, text(piece))))
+    screen = Screen()
+    following, _ = follower(project, screen, log)
+
+    await following.catch_up()
+    await following.follow(await inbox.receive())
+
+    shown = [json.loads(frame) for frame in screen.frames]
+    assert shown == [{"type": "turn_started", "message_id": 3}, text("AB"), text("C")]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_batch_lost_on_its_way_is_read_from_the_log(project: Project) -> None:
+    log: list[messages.NumberedEvent] = [
+        {"seq": 1, "event": {"type": "turn_started", "message_id": 3}},
+        {"seq": 2, "event": text("Hello")},
+        {"seq": 3, "event": text(" big")},
+        {"seq": 4, "event": text(" world")},
+    ]
+    screen = Screen()
+    following, asked = follower(project, screen, log)
+
+    await following.follow(batch("t1", (1, log[0]["event"]), (2, text("Hello"))))
+    lost_three: messages.TurnEvents = {**batch("t1", (4, text(" world"))), "first": 4}
+    await following.follow(lost_three)
+
+    assert asked == [("t1", 2)]
+    texts = [json.loads(frame).get("text") for frame in screen.frames]
+    assert "".join(piece for piece in texts if piece) == "Hello big world"
+
+
+@needs_redis
+async def test_a_publication_that_is_not_a_turns_events_is_ignored_and_the_rest_heard(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    heard: list[Any] = []
+    relay = Relay(_REDIS, deliver=lambda project, message: heard.append(message))
+    sender = Relay(_REDIS, deliver=lambda project, message: None)
+    project = uuid.uuid4()
+    try:
+        assert await relay.subscribe(project)
+        channel = f"builtit:live:{project.hex}"
+        await sender._redis.publish(channel, b"hello from redis-cli")
+        await sender._redis.publish(channel, b"x" * 64 + b'{"type": "turn.events"}')
+        # Nested past what the JSON parser's recursion holds.
+        await sender._redis.publish(channel, b"y" * 32 + project.hex.encode() + b"[" * 100_000)
+        sender.publish(project, batch("t1", (1, text("still heard"))))
+        await sender.drain()
+        for _ in range(200):
+            if heard:
+                break
+            await asyncio.sleep(0.01)
+    finally:
+        await relay.aclose()
+        await sender.aclose()
+    assert [message["events"][0]["event"]["text"] for message in heard] == ["still heard"]
+    assert caplog.text.count("is not a turn's events") == 3
+    assert "Traceback" not in caplog.text
+
+
+class FlakyRelay:
+    """Redis down for the first tries, then back."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.tries = 0
+
+    async def subscribe(self, project_id: uuid.UUID) -> bool:
+        self.tries += 1
+        return self.tries > self.failures
+
+
+async def test_a_project_redis_refused_is_subscribed_again_and_its_tabs_catch_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(hub_module, "RETRY_FIRST", 0.001)
+    here = Hub()
+    relay = FlakyRelay(failures=3)
+    here.relay = relay  # type: ignore[assignment]
+    tab = Tab()
+
+    assert not await here.join(PROJECT, tab)
+    for _ in range(500):
+        if tab.got:
+            break
+        await asyncio.sleep(0.01)
+
+    assert relay.tries == 4
+    assert tab.got == [{"type": "turn.resync"}]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_tab_whose_handler_failed_leaves_the_hub(
+    project: Project, user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Channels ends a consumer whose handler raised without a disconnect: its
+    inbox must not stay in the hub, gathering every later turn's events."""
+
+    async def broken(self: TurnFollower) -> None:
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(TurnFollower, "catch_up", broken)
+    socket = await communicator(socket_path(project), user=user)
+    connected, _ = await socket.connect()
+    assert connected  # accepted first; the catch-up after it failed
+    with pytest.raises(RuntimeError, match="went away"):
+        await socket.receive_output(timeout=5)
+
+    assert hub().tabs_here() == 0
+    assert watchdog().watching_count() == 0

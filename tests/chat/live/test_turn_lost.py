@@ -1,0 +1,141 @@
+"""A turn whose server stopped (issue 19): killed, it never says so, but its lock
+lapses. Every tab showing the turn finds out within the lock's lifetime and a
+fifth, the turn is recorded as interrupted (once, with what it had stored
+kept), and the project takes a new turn."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.contrib.auth.models import User
+from django.utils import timezone
+from pytest_django.fixtures import Settings as SettingsWrapper
+
+from chat import services
+from chat.live.hub import hub
+from chat.models import Conversation, Message
+from chat.selectors.running import TURN_LOCK
+from projects.models import Project, ProjectLock
+from tests.chat.live.tabs import events_until, frames_until, opened, send
+from tests.fakes.openrouter import FakeOpenRouter
+from tests.fakes.script import Reply
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TTL = 0.6  # seconds: the watchdog looks every fifth of it
+
+
+@sync_to_async
+def a_turn_whose_server_died(project: Project) -> Conversation:
+    """What a killed process leaves: the person's message, a tool round's reply,
+    and its lock, still held for a moment and never refreshed again."""
+    conversation = services.conversation_create(project=project)
+    asked = services.message_user_create(
+        conversation=conversation, sequence=1, text="Build it", model="m"
+    )
+    services.message_create(
+        conversation=conversation, sequence=2, role=Message.Role.ASSISTANT, content="Working on it."
+    )
+    ProjectLock.objects.create(
+        project=project,
+        holder="killed-process-turn",
+        purpose=TURN_LOCK,
+        details={
+            "conversation": conversation.pk,
+            "first_sequence": asked.sequence,
+            "channel": None,
+        },
+        acquired_at=timezone.now(),
+        expires_at=timezone.now() + timedelta(seconds=TTL),
+    )
+    return conversation
+
+
+@sync_to_async
+def closing_messages(conversation: Conversation) -> list[Message]:
+    return list(Message.objects.filter(conversation=conversation, metadata__has_key="turn"))
+
+
+async def test_every_tab_is_told_the_turn_is_recorded_and_the_project_freed(
+    scripted: FakeOpenRouter, project: Project, user: User, settings: SettingsWrapper
+) -> None:
+    settings.BUILTIT_TURN_LOCK_TTL = TTL
+    conversation = await a_turn_whose_server_died(project)
+    query = f"conversation={conversation.pk}"
+    async with (
+        opened(project, user, as_json=False, query=query) as page,
+        opened(project, user, as_json=True, query=query) as script,
+    ):
+        first = await frames_until(page, 'id="chat-signal"')
+        assert 'data-busy="true"' in "".join(first), "the turn shows as running at first"
+        told = await events_until(script, "done")
+        assert told[-2]["code"] == "server_stopped"
+        assert told[-1]["status"] == "interrupted"
+        redrawn = "".join(await frames_until(page, "Interrupted"))
+        assert "The server running this turn stopped before it finished" in redrawn
+        assert "Working on it." in redrawn, "what it had done is kept"
+
+        closing = await closing_messages(conversation)
+        assert len(closing) == 1, "recorded once, whichever tab found out"
+        assert closing[0].metadata["turn"]["status"] == "interrupted"
+        assert not await sync_to_async(ProjectLock.objects.exists)()
+
+        # A real turn next, with a lock that lives long enough for this busy machine.
+        settings.BUILTIT_TURN_LOCK_TTL = 10.0
+        scripted.script(Reply(content="Back at it."))
+        await send(script, message="Go on")
+        again = await events_until(script, "done")
+        assert again[-1]["status"] == "completed", again
+
+
+async def test_a_dead_servers_turn_no_tab_saw_is_recorded_when_the_next_turn_starts(
+    scripted: FakeOpenRouter, project: Project, user: User
+) -> None:
+    """No tab was open when its server died: the next turn, taking the lapsed
+    lock over, records it as interrupted first."""
+    conversation = await a_turn_whose_server_died(project)
+    await sync_to_async(ProjectLock.objects.update)(
+        expires_at=timezone.now() - timedelta(seconds=1)
+    )
+    scripted.script(Reply(content="Back at it."))
+    async with opened(project, user, query=f"conversation={conversation.pk}") as script:
+        await send(script, message="Go on")
+        again = await events_until(script, "done")
+    assert again[-1]["status"] == "completed"
+    records = [message.metadata["turn"] for message in await closing_messages(conversation)]
+    assert [record["status"] for record in records] == ["interrupted", "completed"]
+    assert records[0]["error"]["code"] == "server_stopped"
+
+
+async def test_a_script_whose_done_was_lost_on_the_way_gets_the_recorded_one(
+    scripted: FakeOpenRouter,
+    project: Project,
+    user: User,
+    settings: SettingsWrapper,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The message carrying `done` never reached the tab (Redis failed it on the
+    way from another process): the watchdog sees the lock released, looks once
+    more, then the tab sends the `done` from the stored record instead of
+    leaving the script waiting."""
+    settings.BUILTIT_TURN_LOCK_TTL = 3.0  # the watchdog looks every 0.6 s
+    here = hub()
+    deliver = here.deliver
+
+    def losing_done(project_id: uuid.UUID, message: Any) -> None:
+        if any(item["event"]["type"] == "done" for item in message["events"]):
+            return
+        deliver(project_id, message)
+
+    monkeypatch.setattr(here, "deliver", losing_done)
+    scripted.script(Reply(content="All done."))
+    async with opened(project, user) as script:
+        await send(script, message="Hello")
+        events = await events_until(script, "done")
+    assert events[-1]["status"] == "completed"
+    assert events[-1]["message_id"] is not None
+    assert "".join(e["text"] for e in events if e["type"] == "content") == "All done."
