@@ -33,7 +33,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from demo import changes, fixes, runtime
-from demo.answers import CAN, NOTHING_CHANGED, help_next, instructions_line, report
+from demo.answers import (
+    CAN,
+    NOTHING_CHANGED,
+    SUGGESTION_CHARS,
+    help_next,
+    instructions_line,
+    report,
+)
 from demo.asking import Asked, asked_in
 from demo.assumptions import assumed_next, assumed_note
 from demo.content import examples_note
@@ -63,7 +70,6 @@ _BUILD_VERB = re.compile(
 )
 # What reads well after "Replace the site with": "a bakery…", "my yoga studio…".
 _AN_OBJECT = re.compile(r"^(?:an?|the|my|our|one|new|some)\s", re.IGNORECASE)
-_SUGGESTION = 150  # characters: a chip's text is cut at 160
 # Small changes that, in a project with no site yet, a description asking for
 # them too builds the site instead ("a florist called Petal, make it pink").
 _SMALL = {"colour", "heading", "section", "page", "buttons", "tone", "rename"}
@@ -307,8 +313,8 @@ def _ask_before_replacing(
     pages = [p.lstrip("/") for p in files if p.endswith((".html", ".htm"))]
     what = f"**{name}**" if name else "a site"
     suggestion = f"Replace the site with {_as_object(request, brief_from(request, rules))}"
-    if len(suggestion) > _SUGGESTION:
-        suggestion = suggestion[:_SUGGESTION].rsplit(" ", 1)[0]
+    if len(suggestion) > SUGGESTION_CHARS:
+        suggestion = suggestion[:SUGGESTION_CHARS].rsplit(" ", 1)[0]
     site = site_after(files, read, [])
     nexts = next_steps(
         "build",

@@ -34,7 +34,8 @@ from projects.write_checks import upload_checked
 # Files that operating systems add to archives on their own; skipped, not refused.
 _JUNK_NAMES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
 _JUNK_FOLDERS = ("__MACOSX/",)
-_MAX_PROBLEMS_SHOWN = 10
+# Files an import's refusal or report names one by one; the rest as a count.
+_MAX_FILES_LISTED = 10
 _ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, OSError, ValueError)
 # Refusals about the project or its owner rather than one file: the import stops.
 _WHOLE_ARCHIVE = frozenset(
@@ -293,7 +294,7 @@ def _common_folder(names: list[str]) -> str:
 
 
 def _refused(problems: list[str]) -> ImportRefused:
-    shown = tuple(problems[:_MAX_PROBLEMS_SHOWN])
+    shown = tuple(problems[:_MAX_FILES_LISTED])
     more = len(problems) - len(shown)
     if more:
         shown += (f"…and {more} more.",)
@@ -306,6 +307,6 @@ def _refused(problems: list[str]) -> ImportRefused:
 
 def skipped_shown(skipped: tuple[str, ...]) -> tuple[str, ...]:
     """What an import left out, as a page lists it (the first few, then a count)."""
-    shown = skipped[:_MAX_PROBLEMS_SHOWN]
+    shown = skipped[:_MAX_FILES_LISTED]
     more = len(skipped) - len(shown)
     return shown + ((f"…and {more} more.",) if more else ())

@@ -21,8 +21,8 @@ from typing import Literal
 
 from common.jsontypes import JSONObject
 
-MAX_PROBLEMS = 10
-MAX_ELEMENTS = 5
+MAX_PROBLEMS_PER_MESSAGE = 10
+MAX_ELEMENTS_PER_MESSAGE = 5
 ProblemKind = Literal["error", "rejection", "console.error", "console.warn", "resource"]
 _PROBLEM_KINDS: dict[object, ProblemKind] = {
     "error": "error",
@@ -89,9 +89,10 @@ def attachments_from(raw: object) -> tuple[Attachment, ...] | AttachmentError:
             return attachment
         found.append(attachment)
     problems = sum(isinstance(item, Problem) for item in found)
-    if problems > MAX_PROBLEMS or len(found) - problems > MAX_ELEMENTS:
+    if problems > MAX_PROBLEMS_PER_MESSAGE or len(found) - problems > MAX_ELEMENTS_PER_MESSAGE:
         return AttachmentError(
-            f"A message carries at most {MAX_PROBLEMS} problems and {MAX_ELEMENTS} elements."
+            f"A message carries at most {MAX_PROBLEMS_PER_MESSAGE} problems"
+            f" and {MAX_ELEMENTS_PER_MESSAGE} elements."
         )
     return tuple(found)
 

@@ -22,7 +22,7 @@ from django.conf import settings
 
 from chat.agent.attachments import Attachment, AttachmentError, attachments_from
 from chat.services import message_too_long
-from common.jsontypes import NOT_JSON, JSONObject, decoded
+from common.jsontypes import JSON_CHAR_BYTES, NOT_JSON, JSONObject, decoded
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ _MAX_IMAGE_IDS = 20  # a bound on the list; how many a message may carry is chec
 
 def frame_limit() -> int:
     """Bytes a frame may have: a longest message, escaped, and room for the rest."""
-    return 6 * settings.BUILTIT_MAX_MESSAGE_CHARS + 16_384
+    return JSON_CHAR_BYTES * settings.BUILTIT_MAX_MESSAGE_CHARS + 16_384
 
 
 def parse_frame(text: str | None) -> Frame | FrameError:

@@ -56,6 +56,9 @@ _SHOWN_CHARS = 4_000  # of a tool's arguments or result on its card
 SHOWN_TEXT_CHARS = 32_000
 # Between the reasoning of one round and the next, in the turn's one reasoning block.
 REASONING_JOIN = "\n\n"
+# A bound on a stored or relayed list of a message's pictures as drawn; how
+# many a message may carry is BUILTIT_MAX_CHAT_IMAGES, checked when it is sent.
+_MAX_PICTURES_DRAWN = 10
 
 
 @dataclass
@@ -339,7 +342,8 @@ def _add_reasoning(turn: TurnView, text: str, url: str) -> None:
 def picture_ids(stored: object) -> list[int]:
     if not isinstance(stored, list | tuple):
         return []
-    return [item for item in stored if isinstance(item, int) and not isinstance(item, bool)][:10]
+    ids = [item for item in stored if isinstance(item, int) and not isinstance(item, bool)]
+    return ids[:_MAX_PICTURES_DRAWN]
 
 
 def _add_stored(turn: TurnView, message: Message) -> None:

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from chat.agent.attachments import (
-    MAX_PROBLEMS,
+    MAX_PROBLEMS_PER_MESSAGE,
     AttachmentError,
     PickedElement,
     Problem,
@@ -71,7 +71,7 @@ def test_a_frame_carries_its_attachments_as_a_form_field_or_a_list() -> None:
         ([{**ERROR, "kind": "format-disk"}], "A problem needs a known kind and a message."),
         ([{**ELEMENT, "selector": ""}], "An element needs a selector and a tag name."),
         ([{**ELEMENT, "tag": "<img src=x>"}], "An element needs a selector and a tag name."),
-        ([ERROR] * (MAX_PROBLEMS + 1), "at most 10 problems and 5 elements"),
+        ([ERROR] * (MAX_PROBLEMS_PER_MESSAGE + 1), "at most 10 problems and 5 elements"),
         (["text"], "Each attachment must be an object."),
     ],
 )
