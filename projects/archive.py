@@ -17,6 +17,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from common.refusals import Refusal
 from common.sizes import human_size
 from projects.files.binaries import Sniffed, storage_written
 from projects.files.exported import file_bytes, zip_entry
@@ -24,7 +25,7 @@ from projects.files.limits import current_limits, storage_problem
 from projects.files.media.budget import decoding_shared
 from projects.files.paths import PathError, is_binary_path, normalize_path
 from projects.files.results import ErrorCode, FileError
-from projects.lifecycle import ProjectError, project_create
+from projects.lifecycle import ProjectRefused, project_create
 from projects.models import Project, ProjectFile
 from projects.services import Author, file_create, file_upload_checked
 from projects.sweep import stored_files_delete
@@ -47,8 +48,7 @@ EXPORT_MARK = b"Built-It project export"
 
 
 @dataclass(frozen=True)
-class ImportRefused:
-    message: str
+class ImportRefused(Refusal):
     problems: tuple[str, ...] = ()
 
 
@@ -232,7 +232,7 @@ def _read_entries(
 @transaction.atomic
 def _create_project(owner: User, name: str, unpacked: _Unpacked) -> Imported | ImportRefused:
     project = project_create(owner=owner, name=name)
-    if isinstance(project, ProjectError):
+    if isinstance(project, ProjectRefused):
         return ImportRefused(project.message)
     created = _files_written(project, Author.person(owner), unpacked)
     skipped = unpacked.skipped

@@ -18,7 +18,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 
 from chat import services
-from chat.agent.model_choice import ModelError, choose_model, clean_model_id
+from chat.agent.model_choice import ModelRefused, choose_model, clean_model_id
 from chat.agent.one_shot import Refused, ask_once
 from chat.asks import IMPROVE_TASK
 from chat.llm import ChatMessage
@@ -87,10 +87,10 @@ async def draft_improve(
     """`draft` rewritten by the model a turn would use (`model`: the person's
     pick, if any); or why not, in words for the person."""
     text = services.clean_user_message(draft)
-    if isinstance(text, services.MessageError):
+    if isinstance(text, services.MessageRefused):
         return Refused("bad_message", text.message)
     requested = clean_model_id(model) if model else None
-    if isinstance(requested, ModelError):
+    if isinstance(requested, ModelRefused):
         return Refused("bad_model", requested.message)
     if user.pk in _WRITING:
         return Refused("busy", "Your request is already being improved: wait for that one.")

@@ -32,7 +32,7 @@ from chat.agent.events import (
     from_json,
     to_json,
 )
-from chat.live.frames import Frame, FrameError, frame_limit, parse_frame
+from chat.live.frames import Frame, FrameRefused, frame_limit, parse_frame
 from chat.live.numbering import Numbered, compacted, merged
 from chat.models import Conversation, Message
 from chat.records.reply import AssistantRecord
@@ -86,7 +86,7 @@ BAD_FRAMES = {
 def test_parse_frame_explains_what_it_cannot_use(text: str | None, says: str) -> None:
     parsed = parse_frame(text)
 
-    assert isinstance(parsed, FrameError)
+    assert isinstance(parsed, FrameRefused)
     assert says in parsed.message
 
 
@@ -99,7 +99,7 @@ def test_a_frame_past_the_limit_is_refused_before_it_is_parsed(
 
     assert parse_frame(longest) == Frame("message", "\u2603" * 100)
     refused = parse_frame(too_long)
-    assert isinstance(refused, FrameError)
+    assert isinstance(refused, FrameRefused)
     assert refused.message == message_too_long().message
     assert "at most 100 characters. Nothing was sent" in refused.message
 
