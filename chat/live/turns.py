@@ -40,7 +40,7 @@ from chat.live import messages
 from chat.live.heartbeat import heartbeat
 from chat.live.hub import hub
 from chat.live.load import BUSY_WINDOW, load
-from chat.live.numbering import TEXT, Numbered, compacted, merged
+from chat.live.numbering import TEXT, Numbered, merged, merged_numbered
 from chat.llm import LLMClient
 from chat.selectors.running import running_turn
 from common import threads
@@ -105,7 +105,8 @@ async def replay(key: str, after: int) -> list[messages.NumberedEvent] | None:
     for turn in _LIVE:
         if turn.key == key:
             return [
-                item.to_json() for item in compacted([i for i in turn.history if i.seq > after])
+                item.to_json()
+                for item in merged_numbered([i for i in turn.history if i.seq > after])
             ]
     return await hub().since(key, after)
 

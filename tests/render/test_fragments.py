@@ -33,7 +33,7 @@ from chat.agent.events import (
     to_json,
 )
 from chat.live.frames import Frame, FrameRefused, frame_limit, parse_frame
-from chat.live.numbering import Numbered, compacted, merged
+from chat.live.numbering import Numbered, merged, merged_numbered
 from chat.models import Conversation, Message
 from chat.records.reply import AssistantRecord
 from chat.records.tool_result import ToolRecord
@@ -147,7 +147,7 @@ def test_compacted_joins_adjacent_text_and_keeps_the_last_number() -> None:
     )
     before = list(history)
 
-    assert compacted(history) == [
+    assert merged_numbered(history) == [
         Numbered(1, started),
         Numbered(3, ContentText("Hello")),
         Numbered(5, ReasoningText("ab")),
