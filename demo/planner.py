@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from demo import changes, fixes, runtime
+from demo import fixes, runtime, tweaks
 from demo.answers import (
     CAN,
     NOTHING_CHANGED,
@@ -234,17 +234,17 @@ def _retext(turn: _Turn) -> Step:
     pick, new = turn.asked.pick, new_text(turn.request, picked=True)
     if pick is None or new is None:
         return Step("", CAN)
-    return changes.retext(pick, new, turn.read)
+    return tweaks.retext(pick, new, turn.read)
 
 
 _WRITERS: dict[Intent, Callable[[_Turn], Step]] = {
     "build": lambda t: _build(t.request, t.files, t.read, t.rules),
-    "colour": lambda t: changes.recolour(t.request.lower(), t.read, t.rules),
-    "heading": lambda t: changes.reheading(new_text(t.request, picked=False) or "", t.read),
+    "colour": lambda t: tweaks.recolour(t.request.lower(), t.read, t.rules),
+    "heading": lambda t: tweaks.reheading(new_text(t.request, picked=False) or "", t.read),
     "text": _retext,
-    "section": lambda t: changes.add_section(t.request, t.read, t.rules),
+    "section": lambda t: tweaks.add_section(t.request, t.read, t.rules),
     "page": lambda t: add_page(t.request.lower(), t.files, t.read, t.rules),
-    "buttons": lambda t: changes.round_buttons(t.request.lower(), t.read),
+    "buttons": lambda t: tweaks.round_buttons(t.request.lower(), t.read),
     "fix": lambda t: fixes.fix_step(t.request, t.files, t.read),
     "remember": lambda t: remember(t.request, t.files, t.read),
     "tone": lambda t: retone(t.request, t.read),
