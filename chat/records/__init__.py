@@ -12,7 +12,7 @@ calls in `Message.tool_calls`), as typed records, one module each:
     context_window  ContextRecord: how full the model's context was
     tool_result     ToolRecord: a tool result: which tool, whether it worked, how long
     tool_calls      CallRecord: one tool call an assistant message stores
-                    (`Message.tool_calls`): its id, name and arguments
+                    (`Message.tool_calls`, as the wire has it): id, name, arguments
     reading         the lenient readers they share
 
 Each is written through `to_stored()` (chat.services takes the record, never a

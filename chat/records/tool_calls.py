@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from common.jsontypes import as_object, as_str
+from chat.llm import ToolCall
+from common.jsontypes import JSONObject, as_object, as_str
 
 
 @dataclass(frozen=True)
@@ -15,6 +16,17 @@ class CallRecord:
     id: str = ""
     name: str = ""
     arguments: str = ""  # the model's JSON text, as it sent it
+
+    @classmethod
+    def of(cls, call: ToolCall) -> CallRecord:
+        return cls(call.id, call.name, call.arguments)
+
+    def to_stored(self) -> JSONObject:
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments},
+        }
 
     @classmethod
     def from_stored(cls, stored: object) -> CallRecord:
