@@ -95,7 +95,7 @@ from PIL import Image
 from projects.files.results import FileError
 from projects.lifecycle import project_create
 from projects.models import Project
-from projects.publish.services import PublishError, site_publish
+from projects.publish.services import PublishRefused, site_publish
 from projects.services import Author, file_create, file_upload
 
 Side = Literal["preview", "static", "published"]
@@ -205,7 +205,7 @@ def project_with(files: dict[str, str | bytes]) -> Project:
 def publish(project: Project) -> None:
     """The project's files as they are now, live at /s/bench-site/ on the sites host."""
     version = site_publish(project=project, user=project.owner, name=SITE_NAME)
-    if isinstance(version, PublishError):
+    if isinstance(version, PublishRefused):
         raise SystemExit(f"could not publish: {version.message}")
 
 

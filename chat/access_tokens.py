@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from accounts.services import user_sessions_end
 from chat.models import AccessToken
+from common.refusals import Refusal
 
 PREFIX = "bit_"
 MAX_TOKENS = 20
@@ -26,8 +27,8 @@ MAX_NAME = 60
 
 
 @dataclass(frozen=True)
-class TokenProblem:
-    message: str
+class TokenRefused(Refusal):
+    """An access token not made, and why."""
 
 
 @dataclass(frozen=True)
@@ -52,16 +53,16 @@ def _digest(secret: str) -> str:
 
 
 @transaction.atomic
-def token_create(*, user: User, name: object) -> NewToken | TokenProblem:
+def token_create(*, user: User, name: object) -> NewToken | TokenRefused:
     cleaned = name.strip() if isinstance(name, str) else ""
     if not cleaned:
-        return TokenProblem("Give the token a name, e.g. the script that will use it.")
+        return TokenRefused("Give the token a name, e.g. the script that will use it.")
     if len(cleaned) > MAX_NAME:
-        return TokenProblem(f"A token's name has at most {MAX_NAME} characters.")
+        return TokenRefused(f"A token's name has at most {MAX_NAME} characters.")
     # Locks the person's row: two requests at once cannot both pass the count.
     User.objects.select_for_update().filter(pk=user.pk).first()
     if AccessToken.objects.filter(user=user).count() >= MAX_TOKENS:
-        return TokenProblem(f"You have {MAX_TOKENS} tokens already. Revoke one first.")
+        return TokenRefused(f"You have {MAX_TOKENS} tokens already. Revoke one first.")
     secret = PREFIX + secrets.token_urlsafe(32)
     row = AccessToken.objects.create(
         user=user, name=cleaned, digest=_digest(secret), prefix=secret[: len(PREFIX) + 4]

@@ -25,6 +25,7 @@ from chat.models import (
 )
 from chat.money import dollars
 from chat.records.reply import AssistantRecord
+from chat.records.tool_calls import CallRecord
 from common.admin import ReadOnlyAdmin
 
 _PREVIEW = 160
@@ -58,10 +59,8 @@ class MessageInline(admin.TabularInline[Message, Conversation]):
     @admin.display(description="tool calls")
     def calls(self, message: Message) -> str:
         names = []
-        for call in message.tool_calls or []:
-            function = call.get("function", {}) if isinstance(call, dict) else {}
-            arguments = str(function.get("arguments", ""))
-            names.append(f"{function.get('name', '?')}({Truncator(arguments).chars(60)})")
+        for call in CallRecord.all_from(message.tool_calls):
+            names.append(f"{call.name or '?'}({Truncator(call.arguments).chars(60)})")
         return "; ".join(names)
 
     @admin.display(description="usage")

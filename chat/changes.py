@@ -25,7 +25,7 @@ from common.text import plain_excerpt
 from projects.files.paths import is_binary_path
 from projects.history.changesets import FileChange, counts_of, net_changes
 from projects.history.diffs import LineCounts
-from projects.history.undo import Refused, changes_undo, project_restore, restore_plan
+from projects.history.undo import UndoRefused, changes_undo, project_restore, restore_plan
 from projects.models import FileRevision, Reversal
 
 When = Literal["before", "after"]
@@ -167,7 +167,7 @@ def restore_steps(turn: Message, when: When) -> list[ChangedFile]:
     return [ChangedFile(step, counts_of(step)) for step in steps]
 
 
-def undo_rest(turn: Message, refused: Refused) -> list[str]:
+def undo_rest(turn: Message, refused: UndoRefused) -> list[str]:
     """The files "Undo the rest" would take back: the turn's, less those changed since."""
     kept = {conflict.path for conflict in refused.conflicts}
     return [
@@ -180,12 +180,12 @@ def undo_rest(turn: Message, refused: Refused) -> list[str]:
 # --- writing --------------------------------------------------------------------------
 
 
-def turn_undo(*, user: User, turn: Message, keep_changed: bool = False) -> Reversal | Refused:
+def turn_undo(*, user: User, turn: Message, keep_changed: bool = False) -> Reversal | UndoRefused:
     """Put back every file the turn changed; files changed since are refused by
     name, or kept as they are with `keep_changed`."""
     revisions = list(turn_revisions(turn=turn))
     if not revisions:
-        return Refused("This turn changed no files, so there is nothing to undo.")
+        return UndoRefused("This turn changed no files, so there is nothing to undo.")
     project = turn.conversation.project
     paths = sorted({change.path for change in net_changes(revisions)})
     return changes_undo(
@@ -199,7 +199,7 @@ def turn_undo(*, user: User, turn: Message, keep_changed: bool = False) -> Rever
     )
 
 
-def turn_restore(*, user: User, turn: Message, when: When) -> Reversal | Refused:
+def turn_restore(*, user: User, turn: Message, when: When) -> Reversal | UndoRefused:
     """Every file of the project as it was right before or right after `turn`."""
     return project_restore(
         project=turn.conversation.project,
@@ -212,7 +212,7 @@ def turn_restore(*, user: User, turn: Message, when: When) -> Reversal | Refused
     )
 
 
-def reversal_revert(*, user: User, reversal: Reversal) -> Reversal | Refused:
+def reversal_revert(*, user: User, reversal: Reversal) -> Reversal | UndoRefused:
     """Take back an undo, a redo or a restore ("Redo" for an undo); one taken
     back already is refused (projects.history.undo)."""
     revisions = list(reversal.revisions.all())

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, Warning, register
 
-from chat.agent.model_choice import ModelError, clean_model_id
+from chat.agent.model_choice import ModelRefused, clean_model_id
 
 
 @register()
@@ -43,7 +43,7 @@ def check_provider(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]
                 id="chat.W002",
             )
         )
-    if isinstance(clean_model_id(settings.BUILTIT_DEFAULT_MODEL), ModelError):
+    if isinstance(clean_model_id(settings.BUILTIT_DEFAULT_MODEL), ModelRefused):
         messages.append(
             Error(
                 f"BUILTIT_DEFAULT_MODEL is not a model id: {settings.BUILTIT_DEFAULT_MODEL!r}.",

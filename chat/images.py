@@ -23,8 +23,9 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from chat.models import ChatImage
+from common.refusals import Refusal
 from common.sizes import human_size
-from projects.files.binaries import BinaryProblem, Sniffed, checked, sniff
+from projects.files.binaries import BinaryRefused, Sniffed, checked, sniff
 from projects.files.limits import current_limits, storage_problem
 from projects.files.paths import extension_of
 from projects.files.results import FileError, FileWrite
@@ -40,36 +41,36 @@ WAITING_KEPT = timedelta(days=1)  # then an unsent picture is swept
 
 
 @dataclass(frozen=True)
-class ImageProblem:
-    message: str
+class ImageRefused(Refusal):
+    """A picture not taken into the chat, and why."""
 
 
 def image_upload(
     *, user: User, project: Project, name: str, content_type: str, data: bytes
-) -> ChatImage | ImageProblem:
+) -> ChatImage | ImageRefused:
     limit = settings.BUILTIT_MAX_CHAT_IMAGE_BYTES
     if len(data) > limit:
-        return ImageProblem(
+        return ImageRefused(
             f"{name} is {human_size(len(data))}; a picture in the chat may be at most "
             f"{human_size(limit)}."
         )
     extension = _EXTENSION_OF.get(content_type) or extension_of(name or "x")
     if extension not in _IMAGE_EXTENSIONS:
-        return ImageProblem(_NOT_A_PICTURE)
+        return ImageRefused(_NOT_A_PICTURE)
     # What it is comes from its bytes: a pasted picture's label may say otherwise.
     # Any other type is checked as the label says, which says what is wrong.
     claimed = sniff(data)
     extension = _EXTENSION_OF.get(claimed or "", extension)
     found = checked(name or "picture", extension, data)
-    if isinstance(found, BinaryProblem):
-        return ImageProblem(found.message)
+    if isinstance(found, BinaryRefused):
+        return ImageRefused(found.message)
     return _kept(user, project, name, data, found)
 
 
 @transaction.atomic
 def _kept(
     user: User, project: Project, name: str, data: bytes, found: Sniffed
-) -> ChatImage | ImageProblem:
+) -> ChatImage | ImageRefused:
     # The person's row is held, as every write that counts their storage holds
     # it: two uploads at once cannot both pass the quota, nor both keep a place
     # among the waiting pictures.
@@ -78,7 +79,7 @@ def _kept(
     if limits.max_user_storage_bytes:
         full = storage_problem(name, storage_used(user.pk), len(data), limits)
         if full is not None:
-            return ImageProblem(full.message)  # before anything is let go
+            return ImageRefused(full.message)  # before anything is let go
     waiting = ChatImage.objects.filter(user=user, message__isnull=True).order_by("-created_at")
     stale = list(waiting.values_list("pk", flat=True)[MAX_WAITING - 1 :])
     ChatImage.objects.filter(pk__in=stale).delete()
@@ -96,10 +97,10 @@ def _kept(
 
 def images_waiting(
     *, user: User, project: Project, ids: list[int]
-) -> list[ChatImage] | ImageProblem:
+) -> list[ChatImage] | ImageRefused:
     """The person's pictures `ids`, waiting in this project's message box, in order."""
     if len(ids) > settings.BUILTIT_MAX_CHAT_IMAGES:
-        return ImageProblem(
+        return ImageRefused(
             f"A message may carry at most {settings.BUILTIT_MAX_CHAT_IMAGES} pictures."
         )
     found = {
@@ -109,7 +110,7 @@ def images_waiting(
         )
     }
     if len(found) != len(set(ids)):
-        return ImageProblem("A picture of this message is gone; attach it again.")
+        return ImageRefused("A picture of this message is gone; attach it again.")
     return [found[pk] for pk in ids]
 
 

@@ -18,13 +18,14 @@ from django.db import transaction
 
 from chat import services
 from chat.models import Conversation
-from projects.lifecycle import MAX_DESCRIPTION, ProjectError, project_create
+from common.refusals import Refusal
+from projects.lifecycle import MAX_DESCRIPTION, ProjectRefused, project_create
 from projects.naming import project_name_from
 
 
 @dataclass(frozen=True)
-class StartRefused:
-    message: str
+class StartRefused(Refusal):
+    """A project not started from a request, and why."""
 
 
 @transaction.atomic
@@ -39,7 +40,7 @@ def project_start(*, owner: User, request: object) -> Conversation | StartRefuse
     fits one, so the brief stays in the model's system prompt after the first
     turn has left its history budget."""
     text = services.clean_user_message(request)
-    if isinstance(text, services.MessageError):
+    if isinstance(text, services.MessageRefused):
         return StartRefused(text.message)
     project = project_create(
         owner=owner,
@@ -47,7 +48,7 @@ def project_start(*, owner: User, request: object) -> Conversation | StartRefuse
         description=text if len(text) <= MAX_DESCRIPTION else "",
         instructions=True,
     )
-    if isinstance(project, ProjectError):
+    if isinstance(project, ProjectRefused):
         return StartRefused(project.message)
     return Conversation.objects.create(
         project=project, title=services.conversation_title_for(text), opening=text

@@ -26,6 +26,7 @@ from django.utils.encoding import force_bytes
 from django.views.decorators.debug import sensitive_variables
 
 from chat.models import PersonalKey
+from common.refusals import Refusal
 
 logger = logging.getLogger(__name__)
 
@@ -36,8 +37,8 @@ MAX_LENGTH = 512
 
 
 @dataclass(frozen=True)
-class KeyProblem:
-    message: str
+class KeyRefused(Refusal):
+    """A personal API key not saved, and why."""
 
 
 @dataclass(frozen=True)
@@ -74,15 +75,15 @@ def _decrypt(ciphertext: str) -> str | None:
         return None
 
 
-def _problem_with_characters(key: str) -> KeyProblem | None:
+def _problem_with_characters(key: str) -> KeyRefused | None:
     for char in key:
         if not char.isascii():
-            return KeyProblem(
+            return KeyRefused(
                 "The key can only contain plain ASCII letters, digits and punctuation: "
                 "check that nothing else was copied along with it."
             )
         if char.isspace() or not char.isprintable():
-            return KeyProblem(
+            return KeyRefused(
                 "The key cannot contain spaces, line breaks or other invisible characters: "
                 "copy it again in one piece."
             )
@@ -90,7 +91,7 @@ def _problem_with_characters(key: str) -> KeyProblem | None:
 
 
 @sensitive_variables("raw", "key")
-def clean_key(raw: object) -> str | KeyProblem:
+def clean_key(raw: object) -> str | KeyRefused:
     """The pasted key without surrounding whitespace, or why it cannot be a key.
 
     The `sk-or-` prefix is not required: OPENROUTER_BASE_URL may point at another
@@ -98,17 +99,17 @@ def clean_key(raw: object) -> str | KeyProblem:
     """
     key = raw.strip() if isinstance(raw, str) else ""
     if not key:
-        return KeyProblem("Paste your key first.")
+        return KeyRefused("Paste your key first.")
     problem = _problem_with_characters(key)
     if problem is not None:
         return problem
     if len(key) < MIN_LENGTH:
-        return KeyProblem(
+        return KeyRefused(
             f"That is too short to be an API key (at least {MIN_LENGTH} characters): "
             "copy the whole key."
         )
     if len(key) > MAX_LENGTH:
-        return KeyProblem(
+        return KeyRefused(
             f"That is too long to be an API key (at most {MAX_LENGTH} characters): "
             "copy only the key."
         )
@@ -117,10 +118,10 @@ def clean_key(raw: object) -> str | KeyProblem:
 
 @sensitive_variables("raw", "key")
 @transaction.atomic
-def key_save(*, user: User, raw: object) -> PersonalKey | KeyProblem:
+def key_save(*, user: User, raw: object) -> PersonalKey | KeyRefused:
     """Store the user's key, replacing any key they saved before."""
     key = clean_key(raw)
-    if isinstance(key, KeyProblem):
+    if isinstance(key, KeyRefused):
         return key
     personal_key, _ = PersonalKey.objects.update_or_create(
         user=user, defaults={"ciphertext": _encrypt(key), "last_four": key[-4:]}

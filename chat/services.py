@@ -27,6 +27,7 @@ from chat.selectors.running import TURN_LOCK, lapsed_turns, running_turn_of, tur
 from chat.selectors.turns import turn_so_far
 from chat.spending import charge_record
 from common.jsontypes import JSONObject
+from common.refusals import Refusal
 from common.text import plain_excerpt, well_formed
 from projects.locks import LockHeld, lock_acquire
 from projects.models import Project, ProjectLock
@@ -36,29 +37,29 @@ _TITLE_LENGTH = 80
 
 
 @dataclass(frozen=True)
-class MessageError:
-    message: str
+class MessageRefused(Refusal):
+    """A person's message not sent, and why."""
 
 
-def message_too_long(length: int | None = None) -> MessageError:
+def message_too_long(length: int | None = None) -> MessageRefused:
     """The one wording of the message-length limit: here, and for a socket frame
     too large to hold such a message (chat.live.frames, `length` unknown)."""
     limit = settings.BUILTIT_MAX_MESSAGE_CHARS
     this_one = f"; this one has {length:,}" if length is not None else ""
-    return MessageError(
+    return MessageRefused(
         f"Messages are at most {limit:,} characters{this_one}. Nothing was sent: shorten it, "
         "or put long text in a project file and refer to it."
     )
 
 
-def clean_user_message(text: object) -> str | MessageError:
+def clean_user_message(text: object) -> str | MessageRefused:
     """A person's chat message as the loop takes it, or why it cannot be sent."""
     if not isinstance(text, str) or not text.strip():
-        return MessageError("Write a message first.")
+        return MessageRefused("Write a message first.")
     if len(text) > settings.BUILTIT_MAX_MESSAGE_CHARS:
         return message_too_long(len(text))
     if "\x00" in text or well_formed(text) != text:
-        return MessageError("The message contains characters that cannot be stored.")
+        return MessageRefused("The message contains characters that cannot be stored.")
     return text.strip()
 
 

@@ -9,6 +9,8 @@ from typing import Literal, TypeAlias
 
 JSONValue: TypeAlias = "str | int | float | bool | list[JSONValue] | dict[str, JSONValue] | None"
 JSONObject: TypeAlias = "dict[str, JSONValue]"
+# The most bytes one character of a string takes in JSON text, escaped (`\u001f`).
+JSON_CHAR_BYTES = 6
 
 
 class _NotJSON(Enum):

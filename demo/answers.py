@@ -36,7 +36,7 @@ _STARTERS = (
 )
 NOTHING_CHANGED = "I changed nothing."
 _DEMO_LINE = "I'm the offline demo; add a key in Settings for a real model."
-_SUGGESTION = 150  # characters: a chip's text is cut at 160
+SUGGESTION_CHARS = 150  # of a suggestion the demo writes: a chip's text is cut at 160
 
 
 def help_next(request: str) -> tuple[str, ...]:
@@ -44,7 +44,7 @@ def help_next(request: str) -> tuple[str, ...]:
     where they name something ("hiking", "my candles"), then sites the demo
     builds well."""
     subject = help_subject(request)
-    first = (f"Build a site for {subject}"[:_SUGGESTION],) if subject else ()
+    first = (f"Build a site for {subject}"[:SUGGESTION_CHARS],) if subject else ()
     return (*first, *_STARTERS)[:3]
 
 

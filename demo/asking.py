@@ -11,9 +11,10 @@ cannot import; tests/demo/test_demo_asking.py checks that the two agree.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
+
+from common.jsontypes import decoded
 
 PREVIEW_CONTEXT = "Context from the live preview, as the page reported it ("
 _PICKED = re.compile(
@@ -96,11 +97,8 @@ def page_path(page: str) -> str:
 
 
 def _pick(found: re.Match[str]) -> Pick | None:
-    try:
-        selector = json.loads(found.group("selector"))
-        text = json.loads(found.group("text")) if found.group("text") else ""
-    except ValueError:
-        return None
+    selector = decoded(found.group("selector"))
+    text = decoded(found.group("text")) if found.group("text") else ""
     if not isinstance(selector, str) or not isinstance(text, str):
         return None
     return Pick(found.group("tag"), page_path(found.group("page")), text, selector)

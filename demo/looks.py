@@ -5,7 +5,7 @@ stylesheet they fill in.
 
 Every colour and font is a CSS custom property at the top of styles.css, so a
 later "make the header dark green" or "make the buttons rounded" is a one-line
-edit (demo.changes), and the owner's instructions (a main colour, a font:
+edit (demo.tweaks), and the owner's instructions (a main colour, a font:
 demo.rules) only change which values go in.
 """
 

@@ -13,7 +13,7 @@ import re
 
 from demo.kinds import KINDS
 
-_LONGEST = 60  # characters
+LONGEST_NAME = 60  # characters, of a name the demo reads from a request
 # A word of a name: letters and digits, with what names hold (&, apostrophes, -, .).
 _PART = r"[^\W_][\w'\u2019.&-]*|&"
 _QUOTED = re.compile(r"[\"“]([^\"”\n]{2,40})[\"”]|(?:^|\s)'([^'\n]{2,40})'(?=$|[\s,.;:!?])")
@@ -69,7 +69,7 @@ def name_in(request: str) -> str | None:
     for reader in (_quoted, _called, _i_am, _leading, _for, _capitalised):
         found = reader(request)
         if found:
-            return found[:_LONGEST].strip(" .,;:-")
+            return found[:LONGEST_NAME].strip(" .,;:-")
     return None
 
 

@@ -32,8 +32,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from demo import changes, fixes, runtime
-from demo.answers import CAN, NOTHING_CHANGED, help_next, instructions_line, report
+from demo import fixes, runtime, tweaks
+from demo.answers import (
+    CAN,
+    NOTHING_CHANGED,
+    SUGGESTION_CHARS,
+    help_next,
+    instructions_line,
+    report,
+)
 from demo.asking import Asked, asked_in
 from demo.assumptions import assumed_next, assumed_note
 from demo.content import examples_note
@@ -63,7 +70,6 @@ _BUILD_VERB = re.compile(
 )
 # What reads well after "Replace the site with": "a bakery…", "my yoga studio…".
 _AN_OBJECT = re.compile(r"^(?:an?|the|my|our|one|new|some)\s", re.IGNORECASE)
-_SUGGESTION = 150  # characters: a chip's text is cut at 160
 # Small changes that, in a project with no site yet, a description asking for
 # them too builds the site instead ("a florist called Petal, make it pink").
 _SMALL = {"colour", "heading", "section", "page", "buttons", "tone", "rename"}
@@ -228,17 +234,17 @@ def _retext(turn: _Turn) -> Step:
     pick, new = turn.asked.pick, new_text(turn.request, picked=True)
     if pick is None or new is None:
         return Step("", CAN)
-    return changes.retext(pick, new, turn.read)
+    return tweaks.retext(pick, new, turn.read)
 
 
 _WRITERS: dict[Intent, Callable[[_Turn], Step]] = {
     "build": lambda t: _build(t.request, t.files, t.read, t.rules),
-    "colour": lambda t: changes.recolour(t.request.lower(), t.read, t.rules),
-    "heading": lambda t: changes.reheading(new_text(t.request, picked=False) or "", t.read),
+    "colour": lambda t: tweaks.recolour(t.request.lower(), t.read, t.rules),
+    "heading": lambda t: tweaks.reheading(new_text(t.request, picked=False) or "", t.read),
     "text": _retext,
-    "section": lambda t: changes.add_section(t.request, t.read, t.rules),
+    "section": lambda t: tweaks.add_section(t.request, t.read, t.rules),
     "page": lambda t: add_page(t.request.lower(), t.files, t.read, t.rules),
-    "buttons": lambda t: changes.round_buttons(t.request.lower(), t.read),
+    "buttons": lambda t: tweaks.round_buttons(t.request.lower(), t.read),
     "fix": lambda t: fixes.fix_step(t.request, t.files, t.read),
     "remember": lambda t: remember(t.request, t.files, t.read),
     "tone": lambda t: retone(t.request, t.read),
@@ -307,8 +313,8 @@ def _ask_before_replacing(
     pages = [p.lstrip("/") for p in files if p.endswith((".html", ".htm"))]
     what = f"**{name}**" if name else "a site"
     suggestion = f"Replace the site with {_as_object(request, brief_from(request, rules))}"
-    if len(suggestion) > _SUGGESTION:
-        suggestion = suggestion[:_SUGGESTION].rsplit(" ", 1)[0]
+    if len(suggestion) > SUGGESTION_CHARS:
+        suggestion = suggestion[:SUGGESTION_CHARS].rsplit(" ", 1)[0]
     site = site_after(files, read, [])
     nexts = next_steps(
         "build",

@@ -11,11 +11,10 @@ from __future__ import annotations
 import re
 
 from demo.edits import Call, FileEdits
-from demo.names import as_name
+from demo.names import LONGEST_NAME, as_name
 from demo.site import site_name, text
 from demo.steps import Step
 
-_LONGEST = 60  # characters, as a name the demo reads from a description
 _RENAME = re.compile(
     r"\b(?:rename\s+(?:the\s+(?:site|website|business|shop)|it|the\s+name)\s+(?:to|as)"
     r"|(?:call|name)\s+(?:it|the\s+(?:site|website|business|shop))"
@@ -32,7 +31,7 @@ def renamed_to(request: str) -> str | None:
     found = _RENAME.search(request.strip())
     if found is None:
         return None
-    return as_name(" ".join(found.group("name").split())[:_LONGEST])
+    return as_name(" ".join(found.group("name").split())[:LONGEST_NAME])
 
 
 def rename(request: str, texts: dict[str, str]) -> Step:

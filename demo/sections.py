@@ -13,7 +13,7 @@ from dataclasses import dataclass
 Section = tuple[str, str, str]  # (id, heading, first line), in the demo's plain tone
 
 # Sections by the words that name them (a word, or the start of one: demo.
-# intents reads "add testimonials", demo.changes "add a pricing section").
+# intents reads "add testimonials", demo.tweaks "add a pricing section").
 SECTIONS: dict[str, Section] = {
     "menu": ("menu", "Menu", "Today's favourites, made fresh every morning."),
     "contact": ("contact", "Contact", "Write to us or drop by; we answer every message."),

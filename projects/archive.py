@@ -17,6 +17,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from common.refusals import Refusal
 from common.sizes import human_size
 from projects.files.binaries import Sniffed, storage_written
 from projects.files.exported import file_bytes, zip_entry
@@ -24,7 +25,7 @@ from projects.files.limits import current_limits, storage_problem
 from projects.files.media.budget import decoding_shared
 from projects.files.paths import PathError, is_binary_path, normalize_path
 from projects.files.results import ErrorCode, FileError
-from projects.lifecycle import ProjectError, project_create
+from projects.lifecycle import ProjectRefused, project_create
 from projects.models import Project, ProjectFile
 from projects.services import Author, file_create, file_upload_checked
 from projects.sweep import stored_files_delete
@@ -34,7 +35,8 @@ from projects.write_checks import upload_checked
 # Files that operating systems add to archives on their own; skipped, not refused.
 _JUNK_NAMES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
 _JUNK_FOLDERS = ("__MACOSX/",)
-_MAX_PROBLEMS_SHOWN = 10
+# Files an import's refusal or report names one by one; the rest as a count.
+_MAX_FILES_LISTED = 10
 _ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, OSError, ValueError)
 # Refusals about the project or its owner rather than one file: the import stops.
 _WHOLE_ARCHIVE = frozenset(
@@ -46,8 +48,7 @@ EXPORT_MARK = b"Built-It project export"
 
 
 @dataclass(frozen=True)
-class ImportRefused:
-    message: str
+class ImportRefused(Refusal):
     problems: tuple[str, ...] = ()
 
 
@@ -231,7 +232,7 @@ def _read_entries(
 @transaction.atomic
 def _create_project(owner: User, name: str, unpacked: _Unpacked) -> Imported | ImportRefused:
     project = project_create(owner=owner, name=name)
-    if isinstance(project, ProjectError):
+    if isinstance(project, ProjectRefused):
         return ImportRefused(project.message)
     created = _files_written(project, Author.person(owner), unpacked)
     skipped = unpacked.skipped
@@ -293,7 +294,7 @@ def _common_folder(names: list[str]) -> str:
 
 
 def _refused(problems: list[str]) -> ImportRefused:
-    shown = tuple(problems[:_MAX_PROBLEMS_SHOWN])
+    shown = tuple(problems[:_MAX_FILES_LISTED])
     more = len(problems) - len(shown)
     if more:
         shown += (f"…and {more} more.",)
@@ -306,6 +307,6 @@ def _refused(problems: list[str]) -> ImportRefused:
 
 def skipped_shown(skipped: tuple[str, ...]) -> tuple[str, ...]:
     """What an import left out, as a page lists it (the first few, then a count)."""
-    shown = skipped[:_MAX_PROBLEMS_SHOWN]
+    shown = skipped[:_MAX_FILES_LISTED]
     more = len(skipped) - len(shown)
     return shown + ((f"…and {more} more.",) if more else ())

@@ -20,6 +20,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from common.refusals import Refusal
 from projects.files.results import FileError
 from projects.locks import lock_current
 from projects.models import BinaryBlob, Project, RetiredPreviewToken, new_preview_token
@@ -39,18 +40,18 @@ _NUMBERED = re.compile(r"(?P<base>.*\S) \((?P<number>[0-9]{1,9})\)")
 
 
 @dataclass(frozen=True)
-class ProjectError:
-    message: str
+class ProjectRefused(Refusal):
+    """A project's name, description or change refused."""
 
 
-def clean_name(raw: object) -> str | ProjectError:
+def clean_name(raw: object) -> str | ProjectRefused:
     name = " ".join(str(raw or "").split())
     if not name:
-        return ProjectError("Give the project a name.")
+        return ProjectRefused("Give the project a name.")
     if len(name) > MAX_NAME:
-        return ProjectError(f"Project names are at most {MAX_NAME} characters.")
+        return ProjectRefused(f"Project names are at most {MAX_NAME} characters.")
     if not name.isprintable():
-        return ProjectError(
+        return ProjectRefused(
             "Project names may not contain control characters or other invisible ones."
         )
     return name
@@ -64,18 +65,18 @@ def project_create(
     description: str = "",
     starter: bool = False,
     instructions: bool = False,
-) -> Project | ProjectError:
+) -> Project | ProjectRefused:
     """A project: blank, with the starter site (and its /AGENTS.md), or with
     only the starter's /AGENTS.md (`instructions`). Named `name`, or numbered
     when the owner has a project of that name (`name_free`)."""
     cleaned = clean_name(name)
-    if isinstance(cleaned, ProjectError):
+    if isinstance(cleaned, ProjectRefused):
         return cleaned
     if len(description) > MAX_DESCRIPTION:
-        return ProjectError(f"Descriptions are at most {MAX_DESCRIPTION} characters.")
+        return ProjectRefused(f"Descriptions are at most {MAX_DESCRIPTION} characters.")
     project = _created(owner, cleaned, description.strip())
     if project is None:
-        return ProjectError("Could not find a free name for the project: try another name.")
+        return ProjectRefused("Could not find a free name for the project: try another name.")
     files = STARTER_FILES if starter else STARTER_INSTRUCTIONS if instructions else {}
     for path, content in files.items():
         result = file_create(
@@ -86,7 +87,7 @@ def project_create(
             # storage full, or limits set smaller than the starter). Undo it all.
             transaction.set_rollback(True)
             said = "Could not add the starter site" if starter else "No project was made"
-            return ProjectError(f"{said}: {result.message}")
+            return ProjectRefused(f"{said}: {result.message}")
     return project
 
 
@@ -137,9 +138,9 @@ def _key(name: str) -> str:
     return " ".join(name.split()).casefold()
 
 
-def project_rename(*, project: Project, name: str) -> Project | ProjectError:
+def project_rename(*, project: Project, name: str) -> Project | ProjectRefused:
     cleaned = clean_name(name)
-    if isinstance(cleaned, ProjectError):
+    if isinstance(cleaned, ProjectRefused):
         return cleaned
     other = name_taken(owner_id=project.owner_id, name=cleaned, project=project)
     if other is not None:
@@ -154,8 +155,8 @@ def project_rename(*, project: Project, name: str) -> Project | ProjectError:
     return project
 
 
-def _name_in_use(name: str) -> ProjectError:
-    return ProjectError(f"You already have a project named {name}: choose another name.")
+def _name_in_use(name: str) -> ProjectRefused:
+    return ProjectRefused(f"You already have a project named {name}: choose another name.")
 
 
 def project_remember_model(*, project: Project, model: str) -> None:
@@ -172,11 +173,11 @@ _WORKING = (
 
 
 @transaction.atomic
-def project_trash(*, project: Project) -> ProjectError | None:
+def project_trash(*, project: Project) -> ProjectRefused | None:
     """Into the trash: gone from everywhere, kept whole until purged. Refused while
     a turn runs, so no tool call finds its project gone halfway."""
     if lock_current(project) is not None:
-        return ProjectError(_WORKING)
+        return ProjectRefused(_WORKING)
     project.deleted_at = timezone.now()
     project.save(update_fields=["deleted_at"])
     transaction.on_commit(lambda: project_trashed.send(Project, project=project))
@@ -199,10 +200,10 @@ def project_restore(*, project: Project) -> Project:
 
 
 @transaction.atomic
-def project_purge(*, project: Project) -> ProjectError | None:
+def project_purge(*, project: Project) -> ProjectRefused | None:
     """Deleted for good, files, history and conversations with it."""
     if lock_current(project) is not None:
-        return ProjectError(_WORKING)
+        return ProjectRefused(_WORKING)
     # The database deletes the rows; files in Django's storage go once it has.
     stored = list(
         BinaryBlob.objects.filter(project=project)

@@ -15,7 +15,7 @@ from django.contrib.auth.models import User
 from django.db.models import Q, Sum
 
 from common.sizes import human_size
-from projects.files.binaries import BinaryProblem, Sniffed, blob_for_marker, is_marker
+from projects.files.binaries import BinaryRefused, Sniffed, blob_for_marker, is_marker
 from projects.files.binaries import checked as binary_checked
 from projects.files.limits import (
     Limits,
@@ -110,7 +110,7 @@ def _upload_checked(path: str, data: bytes) -> Sniffed | FileError:
     if too_large:
         return too_large
     sniffed = binary_checked(path, extension_of(path), data)
-    if isinstance(sniffed, BinaryProblem):
+    if isinstance(sniffed, BinaryRefused):
         return FileError(ErrorCode.INVALID_CONTENT, sniffed.message, path=path)
     return sniffed
 

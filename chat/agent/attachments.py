@@ -20,9 +20,10 @@ from dataclasses import asdict, dataclass
 from typing import Literal
 
 from common.jsontypes import JSONObject
+from common.refusals import Refusal
 
-MAX_PROBLEMS = 10
-MAX_ELEMENTS = 5
+MAX_PROBLEMS_PER_MESSAGE = 10
+MAX_ELEMENTS_PER_MESSAGE = 5
 ProblemKind = Literal["error", "rejection", "console.error", "console.warn", "resource"]
 _PROBLEM_KINDS: dict[object, ProblemKind] = {
     "error": "error",
@@ -72,26 +73,27 @@ Attachment = Problem | PickedElement
 
 
 @dataclass(frozen=True)
-class AttachmentError:
-    message: str
+class AttachmentsRefused(Refusal):
+    """What a page attached to a message, refused."""
 
 
-def attachments_from(raw: object) -> tuple[Attachment, ...] | AttachmentError:
+def attachments_from(raw: object) -> tuple[Attachment, ...] | AttachmentsRefused:
     """Attachments as a page sent them (a list of objects), checked."""
     if raw is None or raw == []:
         return ()
     if not isinstance(raw, list):
-        return AttachmentError("Attachments must be a list.")
+        return AttachmentsRefused("Attachments must be a list.")
     found: list[Attachment] = []
     for item in raw:
         attachment = _one(item)
-        if isinstance(attachment, AttachmentError):
+        if isinstance(attachment, AttachmentsRefused):
             return attachment
         found.append(attachment)
     problems = sum(isinstance(item, Problem) for item in found)
-    if problems > MAX_PROBLEMS or len(found) - problems > MAX_ELEMENTS:
-        return AttachmentError(
-            f"A message carries at most {MAX_PROBLEMS} problems and {MAX_ELEMENTS} elements."
+    if problems > MAX_PROBLEMS_PER_MESSAGE or len(found) - problems > MAX_ELEMENTS_PER_MESSAGE:
+        return AttachmentsRefused(
+            f"A message carries at most {MAX_PROBLEMS_PER_MESSAGE} problems"
+            f" and {MAX_ELEMENTS_PER_MESSAGE} elements."
         )
     return tuple(found)
 
@@ -156,15 +158,15 @@ def _quoted(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def _one(item: object) -> Attachment | AttachmentError:
+def _one(item: object) -> Attachment | AttachmentsRefused:
     if not isinstance(item, dict):
-        return AttachmentError("Each attachment must be an object.")
+        return AttachmentsRefused("Each attachment must be an object.")
     kind = item.get("type")
     texts = {key: _line(item.get(key), limit) for key, limit in _LIMITS.items()}
     if kind == "problem":
         problem_kind = _PROBLEM_KINDS.get(item.get("kind"))
         if problem_kind is None or not texts["message"]:
-            return AttachmentError("A problem needs a known kind and a message.")
+            return AttachmentsRefused("A problem needs a known kind and a message.")
         return Problem(
             kind=problem_kind,
             message=texts["message"],
@@ -176,11 +178,11 @@ def _one(item: object) -> Attachment | AttachmentError:
     if kind == "element":
         tag = texts["tag"].lower()
         if not texts["selector"] or not _TAG.fullmatch(tag):
-            return AttachmentError("An element needs a selector and a tag name.")
+            return AttachmentsRefused("An element needs a selector and a tag name.")
         return PickedElement(
             selector=texts["selector"], tag=tag, page=texts["page"], text=texts["text"]
         )
-    return AttachmentError("Unknown attachment: expected a problem or an element.")
+    return AttachmentsRefused("Unknown attachment: expected a problem or an element.")
 
 
 def _line(value: object, limit: int) -> str:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from chat import services
 from chat.agent import prompt
 from chat.agent.model_choice import choose_model
-from chat.agent.one_shot import Answer, Refused, ask_once
+from chat.agent.one_shot import Answer, AskRefused, ask_once
 from chat.agent.state import Spend
 from chat.asks import SUMMARY_TASK
 from chat.llm import ChatMessage, LLMClient
@@ -179,7 +179,7 @@ async def compacted(
     by_hand: bool = False,
     spend: Spend | None = None,
     client: LLMClient | None = None,
-) -> Compaction | Refused:
+) -> Compaction | AskRefused:
     """`part` summarised by the model and stored; or why it could not be."""
     answer = await ask_once(
         project=project,
@@ -191,10 +191,10 @@ async def compacted(
         spend=spend,
         client=client,
     )
-    if isinstance(answer, Refused):
+    if isinstance(answer, AskRefused):
         return answer
     if not answer.text:
-        return Refused("empty_reply", "The model answered with an empty summary.")
+        return AskRefused("The model answered with an empty summary.", code="empty_reply")
     return await threads.run(_stored, conversation, part, answer, model=model, by_hand=by_hand)
 
 
@@ -264,7 +264,7 @@ ALREADY_COMPACTED = (
 
 async def compact_by_hand(
     *, project: Project, conversation: Conversation, client: LLMClient | None = None
-) -> Compaction | Refused:
+) -> Compaction | AskRefused:
     """Every turn of `conversation` but the latest, summarised now, as the
     person asked; while it runs no turn can start on the project (and it
     cannot start while one runs)."""
@@ -287,12 +287,14 @@ async def compact_by_hand(
             await threads.run(lock_release, taken)
         raise
     if isinstance(lock, LockHeld):
-        return Refused("busy", "The assistant is busy on this project: compact once it is done.")
+        return AskRefused(
+            "The assistant is busy on this project: compact once it is done.", code="busy"
+        )
     try:
         history, summary, key, last_model = await threads.run(_gathered, project, conversation)
         part = due(history_for(history, summary=summary, budget=0), budget=0, by_hand=True)
         if part is None:
-            return Refused("nothing", ALREADY_COMPACTED if summary else NOTHING_TO_COMPACT)
+            return AskRefused(ALREADY_COMPACTED if summary else NOTHING_TO_COMPACT, code="nothing")
         model = choose_model(last_model or None, project, personal_key=bool(key))
         return await compacted(
             project=project,

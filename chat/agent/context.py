@@ -17,7 +17,7 @@ from chat.agent import budget, compaction
 from chat.agent.compaction import History, Summary
 from chat.agent.events import CompactionEvent, ContextEvent, Event
 from chat.agent.limits import TurnLimits
-from chat.agent.one_shot import Refused
+from chat.agent.one_shot import AskRefused
 from chat.agent.prompt import SystemPrompt
 from chat.agent.state import TurnState
 from chat.llm import ChatMessage, LLMClient, ModelInfo, ToolSpec
@@ -118,7 +118,7 @@ async def fitted(
             spend=state.spend,
             client=client,
         )
-        if isinstance(stored, Refused):
+        if isinstance(stored, AskRefused):
             yield CompactionEvent("failed", part.turns, message=stored.message)
         else:
             opening.summary = compaction.Summary.of(stored)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from chat.agent.attachments import AttachmentError, attachments_from, label
+from chat.agent.attachments import AttachmentsRefused, attachments_from, label
 from chat.records.context_window import CONTEXT_PARTS, ContextRecord
 from chat.records.site_check import SiteCheckRecord
 from chat.records.turn import SERVER_STOPPED as STOPPED
@@ -321,4 +321,4 @@ def chip_labels(stored: object) -> list[str]:
     """The chips of a message's attachments as a turn's start or its stored
     message carries them (checked again: it is JSON)."""
     found = attachments_from(list(stored) if isinstance(stored, list | tuple) else None)
-    return [] if isinstance(found, AttachmentError) else [label(item) for item in found]
+    return [] if isinstance(found, AttachmentsRefused) else [label(item) for item in found]

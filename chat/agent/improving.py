@@ -6,7 +6,7 @@ have one, their caps, their ledger.
 
     improved = await draft_improve(project=p, user=u, draft="make a site for my bakery",
                                    model="", conversation_id=c)
-    if isinstance(improved, Refused): ...  # improved.message says why, for the person
+    if isinstance(improved, AskRefused): ...  # improved.message says why, for the person
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from django.conf import settings
 from django.contrib.auth.models import User
 
 from chat import services
-from chat.agent.model_choice import ModelError, choose_model, clean_model_id
-from chat.agent.one_shot import Refused, ask_once
+from chat.agent.model_choice import ModelRefused, choose_model, clean_model_id
+from chat.agent.one_shot import AskRefused, ask_once
 from chat.asks import IMPROVE_TASK
 from chat.llm import ChatMessage
 from chat.personal_keys import key_for
@@ -83,17 +83,17 @@ class _Project:
 
 async def draft_improve(
     *, project: Project, user: User, draft: object, model: object, conversation_id: int | None
-) -> Improved | Refused:
+) -> Improved | AskRefused:
     """`draft` rewritten by the model a turn would use (`model`: the person's
     pick, if any); or why not, in words for the person."""
     text = services.clean_user_message(draft)
-    if isinstance(text, services.MessageError):
-        return Refused("bad_message", text.message)
+    if isinstance(text, services.MessageRefused):
+        return AskRefused(text.message, code="bad_message")
     requested = clean_model_id(model) if model else None
-    if isinstance(requested, ModelError):
-        return Refused("bad_model", requested.message)
+    if isinstance(requested, ModelRefused):
+        return AskRefused(requested.message, code="bad_model")
     if user.pk in _WRITING:
-        return Refused("busy", "Your request is already being improved: wait for that one.")
+        return AskRefused("Your request is already being improved: wait for that one.", code="busy")
     _WRITING.add(user.pk)
     try:
         return await _improved(project, user, text, requested, conversation_id)
@@ -108,7 +108,7 @@ _WRITING: set[int] = set()
 
 async def _improved(
     project: Project, user: User, text: str, requested: str | None, conversation_id: int | None
-) -> Improved | Refused:
+) -> Improved | AskRefused:
     api_key = await threads.run(key_for, user)
     about = await threads.run(_about, project, conversation_id)
     answer = await ask_once(
@@ -119,12 +119,12 @@ async def _improved(
         max_tokens=min(MAX_TOKENS_LONG, MAX_TOKENS + len(text) // 4),
         seconds=SECONDS,
     )
-    if isinstance(answer, Refused):
+    if isinstance(answer, AskRefused):
         return answer
     rewritten = cleaned(answer.text)[: settings.BUILTIT_MAX_MESSAGE_CHARS]
     if not rewritten:
-        return Refused(
-            "empty_answer", "The model answered with nothing; your request is as it was."
+        return AskRefused(
+            "The model answered with nothing; your request is as it was.", code="empty_answer"
         )
     return Improved(rewritten, changed=rewritten.split() != text.split())
 

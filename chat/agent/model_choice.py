@@ -14,6 +14,7 @@ from django.conf import settings
 
 from chat.llm import ClientConfig
 from chat.providers import offline_model
+from common.refusals import Refusal
 from projects.models import Project
 
 MAX_MODEL_ID = 200
@@ -23,16 +24,16 @@ _MODEL_ID = re.compile(r"[A-Za-z0-9][\w.\-/:@+]*")
 
 
 @dataclass(frozen=True)
-class ModelError:
-    message: str
+class ModelRefused(Refusal):
+    """A model id that is not one."""
 
 
-def clean_model_id(raw: object) -> str | ModelError:
+def clean_model_id(raw: object) -> str | ModelRefused:
     text = str(raw or "").strip()
     if not text:
-        return ModelError("Choose a model, e.g. google/gemini-2.5-flash-lite.")
+        return ModelRefused("Choose a model, e.g. google/gemini-2.5-flash-lite.")
     if len(text) > MAX_MODEL_ID or not _MODEL_ID.fullmatch(text):
-        return ModelError(
+        return ModelRefused(
             f"{text[:60]!r} is not a model id: use the form vendor/model, "
             "e.g. anthropic/claude-sonnet-4.5."
         )

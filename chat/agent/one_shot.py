@@ -4,7 +4,7 @@ request"). The same model, key, caps and bounds as a turn's requests.
 
     answer = await ask_once(project=p, user_id=u, model=m, api_key=k, messages=[...],
                             max_tokens=800, seconds=60)
-    if isinstance(answer, Refused): ...   # a cap is reached, or the provider failed
+    if isinstance(answer, AskRefused): ...   # a cap is reached, or the provider failed
 
 Within a turn, the turn's `Spend` is passed and the answer's usage is added to
 it (the turn's closing message carries its cost into the ledger). Alone, its
@@ -37,6 +37,7 @@ from chat.llm import (
 )
 from chat.providers import client_for
 from common import threads
+from common.refusals import Refusal
 from projects.models import Project
 
 logger = logging.getLogger(__name__)
@@ -50,11 +51,10 @@ class Answer:
 
 
 @dataclass(frozen=True)
-class Refused:
+class AskRefused(Refusal):
     """Why there is no answer, in words a person reads; `code` as ErrorEvent's."""
 
     code: str
-    message: str
 
 
 async def ask_once(
@@ -67,7 +67,7 @@ async def ask_once(
     seconds: float,
     spend: Spend | None = None,
     client: LLMClient | None = None,
-) -> Answer | Refused:
+) -> Answer | AskRefused:
     """The model's answer to `messages`, at most `max_tokens` long, within
     `seconds`; or why not. Never raises for a failure we can foresee."""
     chosen = client or client_for(model)
@@ -98,11 +98,11 @@ class _Wanted:
     seconds: float
 
 
-async def _ask(client: LLMClient, spend: Spend, wanted: _Wanted) -> Answer | Refused:
+async def _ask(client: LLMClient, spend: Spend, wanted: _Wanted) -> Answer | AskRefused:
     model, api_key, messages = wanted.model, wanted.api_key, wanted.messages
     cap = spend.cap_reached(messages, [])
     if cap:
-        return Refused("cost_limit", cap)
+        return AskRefused(cap, code="cost_limit")
     prompt = budget.prompt_tokens(messages, [])
     ceiling = budget.answer_tokens(info=spend.model_info, prompt=prompt, left=spend.left())
     max_tokens = min(wanted.max_tokens, ceiling)
@@ -122,14 +122,16 @@ async def _ask(client: LLMClient, spend: Spend, wanted: _Wanted) -> Answer | Ref
                     await meter.settle()  # raises to close the stream
         ended = True
     except TimeoutError:
-        return Refused("too_slow", f"The model took longer than {round(wanted.seconds)} seconds.")
+        return AskRefused(
+            f"The model took longer than {round(wanted.seconds)} seconds.", code="too_slow"
+        )
     except LLMError as error:
         has_key = bool(api_key or client.config.api_key)
         event = error_event(error, model=model, has_key=has_key, attempts=1)
-        return Refused(event.code, event.message)
+        return AskRefused(event.message, code=event.code)
     except Exception:
         logger.exception("A one-off request to %s failed", model)
-        return Refused(INTERNAL_ERROR.code, INTERNAL_ERROR.message)
+        return AskRefused(INTERNAL_ERROR.message, code=INTERNAL_ERROR.code)
     finally:
         if not ended:
             # Stopped, cut off or refused part way: what it wrote is counted at an estimate.

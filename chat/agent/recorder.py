@@ -15,6 +15,7 @@ from chat import services, spending
 from chat.llm import AssistantMessage, ToolCall
 from chat.models import Conversation, Message
 from chat.records.reply import AssistantRecord, ReplyRecord
+from chat.records.tool_calls import CallRecord
 from chat.records.tool_result import ToolRecord
 from chat.records.turn import TurnRecord
 from chat.selectors.conversations import next_sequence
@@ -81,7 +82,7 @@ class TurnRecorder:
             at,
             content=reply.content,
             reasoning=reply.reasoning,
-            tool_calls=[call.to_wire() for call in reply.tool_calls],
+            tool_calls=[CallRecord.of(call).to_stored() for call in reply.tool_calls],
             record=AssistantRecord(record),
             cost=reply.usage.cost if reply.usage else None,
         )

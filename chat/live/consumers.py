@@ -37,7 +37,7 @@ from chat.live import messages, orders, turns
 from chat.live.closing import REASONS, Close
 from chat.live.dispatching import dispatch_all
 from chat.live.following import TurnFollower
-from chat.live.frames import Frame, FrameError, parse_frame
+from chat.live.frames import Frame, FrameRefused, parse_frame
 from chat.live.framing import html_frames
 from chat.live.hub import hub
 from chat.live.inbox import Inbox
@@ -206,7 +206,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         frame = parse_frame(text_data)
-        if isinstance(frame, FrameError):
+        if isinstance(frame, FrameRefused):
             await self._notice(frame.message, code="bad_frame")
         elif frame.action == "stop":
             if not await turns.stop(self.project.pk):
@@ -235,12 +235,12 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         order = await orders.order_from(
             frame, project=self.project, user=self.user, conversation=self.conversation
         )
-        if isinstance(order, orders.Refused):
+        if isinstance(order, orders.OrderRefused):
             await self._notice(order.message, code=order.code)
             return False
         self.follower.conversation = order.conversation
         started = await turns.start(order)
-        if isinstance(started, turns.Busy):
+        if isinstance(started, turns.TurnRefused):
             await self._notice(started.message, code="busy")
             return False
         if order.model is not None:

@@ -27,7 +27,7 @@ from chat.agent.events import (
 )
 from chat.live import messages, snapshot
 from chat.live.framing import json_frames
-from chat.live.numbering import compacted_json
+from chat.live.numbering import merged_json
 from chat.models import Conversation
 from chat.records.turn import ClosedTurn
 from chat.render import panel
@@ -97,7 +97,7 @@ class TurnFollower:
         first = message.get("first", items[0]["seq"] if items else 0)
         if first > self.last_seq + 1:
             items = await self._with_missing(key, items)
-        fresh = compacted_json([item for item in items if item["seq"] > self.last_seq])
+        fresh = merged_json([item for item in items if item["seq"] > self.last_seq])
         if not fresh:
             return False
         self.last_seq = fresh[-1]["seq"]

@@ -9,7 +9,7 @@ of one (a form field's value); and "plan": true (or a checked box's "on") for a
 plan turn, which may look at the project but not change it.
 
 htmx's ws extension adds "HEADERS" (and the form's other fields); unknown keys
-are ignored. Anything else is a `FrameError` with a sentence for the person;
+are ignored. Anything else is a `FrameRefused` with a sentence for the person;
 the socket stays open.
 """
 
@@ -20,9 +20,10 @@ from typing import Literal
 
 from django.conf import settings
 
-from chat.agent.attachments import Attachment, AttachmentError, attachments_from
+from chat.agent.attachments import Attachment, AttachmentsRefused, attachments_from
 from chat.services import message_too_long
-from common.jsontypes import NOT_JSON, JSONObject, decoded
+from common.jsontypes import JSON_CHAR_BYTES, NOT_JSON, JSONObject, decoded
+from common.refusals import Refusal
 
 
 @dataclass(frozen=True)
@@ -36,8 +37,8 @@ class Frame:
 
 
 @dataclass(frozen=True)
-class FrameError:
-    message: str
+class FrameRefused(Refusal):
+    """A socket frame not understood, in words for the page."""
 
 
 _MAX_IMAGE_IDS = 20  # a bound on the list; how many a message may carry is checked when used
@@ -45,41 +46,41 @@ _MAX_IMAGE_IDS = 20  # a bound on the list; how many a message may carry is chec
 
 def frame_limit() -> int:
     """Bytes a frame may have: a longest message, escaped, and room for the rest."""
-    return 6 * settings.BUILTIT_MAX_MESSAGE_CHARS + 16_384
+    return JSON_CHAR_BYTES * settings.BUILTIT_MAX_MESSAGE_CHARS + 16_384
 
 
-def parse_frame(text: str | None) -> Frame | FrameError:
+def parse_frame(text: str | None) -> Frame | FrameRefused:
     """A frame's text (None for a binary frame) as a request, or why it is refused."""
     body = _decoded(text)
-    if isinstance(body, FrameError):
+    if isinstance(body, FrameRefused):
         return body
     action = body.get("action", "message" if "message" in body else None)
     if action == "stop":
         return Frame("stop")
     if action != "message":
-        return FrameError('Unknown request: send {"message": "…"} or {"action": "stop"}.')
+        return FrameRefused('Unknown request: send {"message": "…"} or {"action": "stop"}.')
     return _message(body)
 
 
-def _message(body: JSONObject) -> Frame | FrameError:
+def _message(body: JSONObject) -> Frame | FrameRefused:
     message, model = body.get("message"), body.get("model", "")
     if not isinstance(message, str):
-        return FrameError("Write a message first.")
+        return FrameRefused("Write a message first.")
     if not isinstance(model, str):
-        return FrameError("The model must be given as text, e.g. openai/gpt-5-mini.")
+        return FrameRefused("The model must be given as text, e.g. openai/gpt-5-mini.")
     attachments = _attachments(body.get("attachments"))
-    if isinstance(attachments, FrameError):
+    if isinstance(attachments, FrameRefused):
         return attachments
     images = _images(body.get("images"))
-    if isinstance(images, FrameError):
+    if isinstance(images, FrameRefused):
         return images
     plan = _plan(body.get("plan", False))
-    if isinstance(plan, FrameError):
+    if isinstance(plan, FrameRefused):
         return plan
     return Frame("message", message, model.strip(), attachments, images, plan)
 
 
-def _plan(raw: object) -> bool | FrameError:
+def _plan(raw: object) -> bool | FrameRefused:
     # JSON's true and false, or a checkbox: "on" when ticked, left out when not.
     if isinstance(raw, bool):
         return raw
@@ -87,41 +88,41 @@ def _plan(raw: object) -> bool | FrameError:
         return True
     if raw in ("", "false"):
         return False
-    return FrameError('"plan" must be true or false.')
+    return FrameRefused('"plan" must be true or false.')
 
 
-def _images(raw: object) -> tuple[int, ...] | FrameError:
+def _images(raw: object) -> tuple[int, ...] | FrameRefused:
     if isinstance(raw, str):  # a hidden form field's value
         raw = decoded(raw) if raw.strip() else []
     if raw is None:
         return ()
     if not isinstance(raw, list) or len(raw) > _MAX_IMAGE_IDS:
-        return FrameError("The message's pictures were not understood; attach them again.")
+        return FrameRefused("The message's pictures were not understood; attach them again.")
     ids = [item for item in raw if isinstance(item, int) and not isinstance(item, bool)]
     if len(ids) != len(raw):
-        return FrameError("The message's pictures were not understood; attach them again.")
+        return FrameRefused("The message's pictures were not understood; attach them again.")
     return tuple(ids)
 
 
-def _attachments(raw: object) -> tuple[Attachment, ...] | FrameError:
+def _attachments(raw: object) -> tuple[Attachment, ...] | FrameRefused:
     if isinstance(raw, str):  # a hidden form field's value
         raw = decoded(raw) if raw.strip() else None
         if raw is NOT_JSON:
             raw = "not JSON"  # refused below, with the reason
     found = attachments_from(raw)
-    if isinstance(found, AttachmentError):
-        return FrameError(f"The message's attachments were not understood: {found.message}")
+    if isinstance(found, AttachmentsRefused):
+        return FrameRefused(f"The message's attachments were not understood: {found.message}")
     return found
 
 
-def _decoded(text: str | None) -> JSONObject | FrameError:
+def _decoded(text: str | None) -> JSONObject | FrameRefused:
     if text is None:
-        return FrameError('Send messages as JSON text, e.g. {"message": "…"}.')
+        return FrameRefused('Send messages as JSON text, e.g. {"message": "…"}.')
     if len(text) > frame_limit():
-        return FrameError(message_too_long().message)
+        return FrameRefused(message_too_long().message)
     body = decoded(text)
     if body is NOT_JSON:
-        return FrameError("The server could not read that message (it was not JSON).")
+        return FrameRefused("The server could not read that message (it was not JSON).")
     if not isinstance(body, dict):
-        return FrameError("The server could not read that message (expected a JSON object).")
+        return FrameRefused("The server could not read that message (expected a JSON object).")
     return body

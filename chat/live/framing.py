@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from chat.render.panel import notice_html
-from common.jsontypes import JSONObject
+from common.jsontypes import JSON_CHAR_BYTES, JSONObject
 
 logger = logging.getLogger(__name__)
 
@@ -26,9 +26,7 @@ logger = logging.getLogger(__name__)
 # the wrapper, and sanitised Markdown never carries hx-* attributes.
 _SWAP_START = re.compile(r'(?=<div hx-swap-oob=")')
 TOO_BIG_NOTICE = "Part of this turn is too large to show here. Reload the page to see the rest."
-# Text of a JSON event split so that each piece, escaped, fits a frame:
-# one character never takes more than six bytes in JSON (`\u001f`).
-_JSON_CHAR_BYTES = 6
+# Text of a JSON event is split so that each piece, escaped, fits a frame.
 _ROOM = 512  # for the event's other fields
 
 
@@ -66,14 +64,14 @@ def json_frames(event: JSONObject, limit: int) -> list[str]:
     kind = event.get("type")
     text = event.get("text")
     if kind in {"content", "reasoning"} and isinstance(text, str):
-        step = max((limit - _ROOM) // _JSON_CHAR_BYTES, 1)
+        step = max((limit - _ROOM) // JSON_CHAR_BYTES, 1)
         return [_dumps({**event, "text": text[i : i + step]}) for i in range(0, len(text), step)]
     return [_trimmed(event, limit)]
 
 
 def _trimmed(event: JSONObject, limit: int) -> str:
     """The event with its long strings cut until it fits, marked as truncated."""
-    keep = max((limit - _ROOM) // (_JSON_CHAR_BYTES * 4), 64)
+    keep = max((limit - _ROOM) // (JSON_CHAR_BYTES * 4), 64)
     trimmed: JSONObject = {**_cut_strings(event, keep), "truncated": True}
     frame = _dumps(trimmed)
     if len(frame.encode()) <= limit:

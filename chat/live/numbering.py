@@ -34,7 +34,7 @@ def merged(events: list[Event]) -> list[Event]:
     return joined_text(events, TEXT)
 
 
-def compacted(history: list[Numbered]) -> list[Numbered]:
+def merged_numbered(history: list[Numbered]) -> list[Numbered]:
     """`merged`, for numbered events: a merged one keeps the last number."""
 
     def together(first: Numbered, item: Numbered) -> bool:
@@ -52,8 +52,8 @@ def _numbered(run: list[Numbered]) -> Numbered:
     return Numbered(run[-1].seq, replace(first, text=text))
 
 
-def compacted_json(items: list[messages.NumberedEvent]) -> list[messages.NumberedEvent]:
-    """`compacted`, for events as they travel (JSON): the same merge, no decoding."""
+def merged_json(items: list[messages.NumberedEvent]) -> list[messages.NumberedEvent]:
+    """`merged_numbered`, for events as they travel (JSON): the same merge, no decoding."""
 
     def together(first: messages.NumberedEvent, item: messages.NumberedEvent) -> bool:
         kind = item["event"].get("type")

@@ -14,39 +14,39 @@ from django.contrib.auth.models import User
 
 from chat import images, services
 from chat.agent.loop import TurnRequest
-from chat.agent.model_choice import ModelError, choose_model, clean_model_id
+from chat.agent.model_choice import ModelRefused, choose_model, clean_model_id
 from chat.live.frames import Frame
 from chat.models import Conversation
 from chat.personal_keys import key_for
 from chat.providers import client_for, is_offline
 from chat.selectors.conversations import conversation_for
 from common import threads
+from common.refusals import Refusal
 from projects.models import Project
 
 
 @dataclass(frozen=True)
-class Refused:
+class OrderRefused(Refusal):
     """Why the message was not sent, in words, and the notice's code."""
 
-    message: str
     code: str
 
 
 async def order_from(
     frame: Frame, *, project: Project, user: User, conversation: Conversation | None
-) -> TurnRequest | Refused:
+) -> TurnRequest | OrderRefused:
     """The turn `frame` asks for, in `conversation` (a new one when None), or why
     it cannot go."""
     text = services.clean_user_message(frame.message)
-    if isinstance(text, services.MessageError):
-        return Refused(text.message, "bad_message")
+    if isinstance(text, services.MessageRefused):
+        return OrderRefused(text.message, "bad_message")
     model = clean_model_id(frame.model) if frame.model else None
-    if isinstance(model, ModelError):
-        return Refused(model.message, "bad_model")
+    if isinstance(model, ModelRefused):
+        return OrderRefused(model.message, "bad_model")
     api_key = await threads.run(key_for, user)
     refused = await _pictures_refused(frame, project=project, user=user, model=model, key=api_key)
     if refused:
-        return Refused(refused, "bad_images")
+        return OrderRefused(refused, "bad_images")
     if conversation is None:
         conversation = await threads.run(services.conversation_create, project=project)
     return TurnRequest(
@@ -73,7 +73,7 @@ async def _pictures_refused(
     found = await threads.run(
         images.images_waiting, user=user, project=project, ids=list(frame.images)
     )
-    if isinstance(found, images.ImageProblem):
+    if isinstance(found, images.ImageRefused):
         return found.message
     chosen = choose_model(model, project, personal_key=bool(key))
     if is_offline(chosen):  # often the only model a person without a key can use

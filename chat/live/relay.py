@@ -15,7 +15,7 @@ The log is written before the publication in the same pipeline, and a tab
 subscribes (and waits for Redis to confirm it) before it reads the log: a batch
 is then either in what it reads or in what it hears after, never in neither.
 Pieces of one turn waiting for the same flush go as one batch, their text
-merged (chat.live.turns.compacted), so a busy process makes fewer, larger
+merged (chat.live.numbering.merged_numbered), so a busy process makes fewer, larger
 messages and an idle one sends each at once.
 
 Without Redis the process is alone: the hub alone serves its tabs.
@@ -36,7 +36,7 @@ from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
 
 from chat.live import messages
-from chat.live.numbering import compacted_json
+from chat.live.numbering import merged_json
 from common.jsontypes import decoded_object
 
 logger = logging.getLogger(__name__)
@@ -254,7 +254,7 @@ def batches(
         else:
             held[1]["events"].extend(message["events"])
     return [
-        (project_id, {**message, "events": compacted_json(message["events"])})
+        (project_id, {**message, "events": merged_json(message["events"])})
         for project_id, message in by_turn.values()
     ]
 

@@ -1,7 +1,7 @@
 """Turns that belong to a project, not to a socket (DESIGN §7).
 
     started = await turns.start(TurnRequest(project, conversation, "Add a contact page", user=u))
-    if isinstance(started, turns.Busy): ...   # another turn is running on this project
+    if isinstance(started, turns.TurnRefused): ...   # another turn is running on this project
 
 `start` takes the project's lock (a database row, so it holds across server
 processes) and runs the loop in a task of its own: closing the tab that asked
@@ -40,10 +40,11 @@ from chat.live import messages
 from chat.live.heartbeat import heartbeat
 from chat.live.hub import hub
 from chat.live.load import BUSY_WINDOW, load
-from chat.live.numbering import TEXT, Numbered, compacted, merged
+from chat.live.numbering import TEXT, Numbered, merged, merged_numbered
 from chat.llm import LLMClient
 from chat.selectors.running import running_turn
 from common import threads
+from common.refusals import Refusal
 from projects.locks import LockHeld, lock_release
 from projects.models import ProjectLock
 
@@ -59,8 +60,8 @@ def group_name(project_id: uuid.UUID) -> str:
 
 
 @dataclass(frozen=True)
-class Busy:
-    message: str
+class TurnRefused(Refusal):
+    """A turn not started: another is running, or the server is restarting."""
 
 
 async def start(
@@ -68,20 +69,20 @@ async def start(
     *,
     client: LLMClient | None = None,
     observer: Callable[[Event], None] | None = None,
-) -> LiveTurn | Busy:
+) -> LiveTurn | TurnRefused:
     """Start a turn unless one is running on the project; `observer` sees each event."""
     if not _PROCESS.accepting:
-        return Busy(RESTARTING)
+        return TurnRefused(RESTARTING)
     layer = get_channel_layer()
     control = await layer.new_channel() if layer is not None else None
     lock = await threads.run(_acquire, order, control)
-    if isinstance(lock, Busy):
+    if isinstance(lock, TurnRefused):
         return lock
     if isinstance(lock, LockHeld):
-        return Busy(busy_message(lock.purpose))
+        return TurnRefused(busy_message(lock.purpose))
     if not _PROCESS.accepting:  # the shutdown began meanwhile: it would not wait for this one
         await threads.run(lock_release, lock)
-        return Busy(RESTARTING)
+        return TurnRefused(RESTARTING)
     turn = LiveTurn(order, lock, layer, control, client, observer)
     turn.begin()
     return turn
@@ -104,7 +105,8 @@ async def replay(key: str, after: int) -> list[messages.NumberedEvent] | None:
     for turn in _LIVE:
         if turn.key == key:
             return [
-                item.to_json() for item in compacted([i for i in turn.history if i.seq > after])
+                item.to_json()
+                for item in merged_numbered([i for i in turn.history if i.seq > after])
             ]
     return await hub().since(key, after)
 
@@ -364,7 +366,7 @@ class LiveTurn:
         self.interrupt()
 
 
-def _acquire(order: TurnRequest, control: str | None) -> ProjectLock | LockHeld | Busy:
+def _acquire(order: TurnRequest, control: str | None) -> ProjectLock | LockHeld | TurnRefused:
     taken = services.turn_lock_take(
         project=order.project,
         conversation=order.conversation,
@@ -372,5 +374,5 @@ def _acquire(order: TurnRequest, control: str | None) -> ProjectLock | LockHeld 
         limit=running_turn_limit(user_id=order.project.owner_id),
     )
     if isinstance(taken, services.TooManyTurns):
-        return Busy(too_many_turns_message(taken.running))
+        return TurnRefused(too_many_turns_message(taken.running))
     return taken

@@ -1,5 +1,5 @@
-"""What a stored message says about itself (`Message.metadata`), as typed records,
-one module each:
+"""What a stored message says about itself (`Message.metadata`, and the tool
+calls in `Message.tool_calls`), as typed records, one module each:
 
     user_message    UserRecord: a person's message: the model asked, attachments,
                     pictures, whether it asked for a plan only
@@ -11,6 +11,8 @@ one module each:
     site_check      SiteCheckRecord: the check of the site at a turn's end
     context_window  ContextRecord: how full the model's context was
     tool_result     ToolRecord: a tool result: which tool, whether it worked, how long
+    tool_calls      CallRecord: one tool call an assistant message stores
+                    (`Message.tool_calls`, as the wire has it): id, name, arguments
     reading         the lenient readers they share
 
 Each is written through `to_stored()` (chat.services takes the record, never a

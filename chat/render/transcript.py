@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 from django.urls import reverse
 from django.utils.safestring import SafeString
@@ -23,6 +23,7 @@ from chat.money import dollars
 from chat.next_steps import split_next
 from chat.records.reply import AssistantRecord
 from chat.records.site_check import SiteCheckRecord
+from chat.records.tool_calls import CallRecord
 from chat.records.tool_result import ToolRecord
 from chat.records.turn import TurnRecord
 from chat.records.user_message import UserRecord
@@ -55,6 +56,9 @@ _SHOWN_CHARS = 4_000  # of a tool's arguments or result on its card
 SHOWN_TEXT_CHARS = 32_000
 # Between the reasoning of one round and the next, in the turn's one reasoning block.
 REASONING_JOIN = "\n\n"
+# A bound on a stored or relayed list of a message's pictures as drawn; how
+# many a message may carry is BUILTIT_MAX_CHAT_IMAGES, checked when it is sent.
+_MAX_PICTURES_DRAWN = 10
 
 
 @dataclass
@@ -338,7 +342,8 @@ def _add_reasoning(turn: TurnView, text: str, url: str) -> None:
 def picture_ids(stored: object) -> list[int]:
     if not isinstance(stored, list | tuple):
         return []
-    return [item for item in stored if isinstance(item, int) and not isinstance(item, bool)][:10]
+    ids = [item for item in stored if isinstance(item, int) and not isinstance(item, bool)]
+    return ids[:_MAX_PICTURES_DRAWN]
 
 
 def _add_stored(turn: TurnView, message: Message) -> None:
@@ -352,7 +357,7 @@ def _add_stored(turn: TurnView, message: Message) -> None:
     if message.content.strip():
         answer = turn.new_block("answer")
         answer.keep(message.content, url=full_text_url(message.pk, "content"))
-    calls = message.tool_calls if isinstance(message.tool_calls, list) else []
+    calls = CallRecord.all_from(message.tool_calls)
     if calls:
         # Into the steps just before, as live: rounds of calls with no text
         # between them are one list, and quiet calls fold across them.
@@ -378,15 +383,9 @@ def is_plan(turn: TurnView, *, status: str) -> bool:
     return turn.plan and status == "completed"
 
 
-def _stored_card(turn: TurnView, call: Any) -> ToolCard:
+def _stored_card(turn: TurnView, call: CallRecord) -> ToolCard:
     """A stored call's card, queued until its result message is found."""
-    function = call.get("function", {}) if isinstance(call, dict) else {}
-    shown_call = AnnouncedCall.of(
-        str(call.get("id", "")) if isinstance(call, dict) else "",
-        str(function.get("name", "")),
-        str(function.get("arguments", "") or ""),
-    )
-    return turn.new_card(shown_call)
+    return turn.new_card(AnnouncedCall.of(call.id, call.name, call.arguments))
 
 
 def _stored_result(turn: TurnView, message: Message, record: ToolRecord) -> None:

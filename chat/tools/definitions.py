@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chat.tools import checks, files
+from chat.tools import check_site, files
 from chat.tools.registry import Tool, ToolCategory, ToolRegistry, Visibility
 from projects.files.paths import BINARY_EXTENSIONS, MAX_DEPTH, MAX_LENGTH, TEXT_EXTENSIONS
 
@@ -163,8 +163,8 @@ FILE_TOOLS += (
     Tool(
         "check_site",
         _CHECK,
-        checks.CheckArgs,
-        checks.check_site,
+        check_site.CheckArgs,
+        check_site.check_site,
         writes=False,
         category="check",
         visibility="primary",

@@ -21,7 +21,7 @@ from chat.models import Message
 from chat.selectors.turns import turn_of
 from common.users import current_user
 from projects.history.changesets import FileChange, texts
-from projects.history.undo import Refused
+from projects.history.undo import UndoRefused
 from projects.models import Project, Reversal
 from projects.selectors import owned_project
 from projects.web.diff_html import FileDiff, file_diff, layout_of
@@ -117,9 +117,9 @@ def reversal_revert(request: HttpRequest, project_id: uuid.UUID, reversal_id: in
 
 
 def _outcome(
-    request: HttpRequest, project: Project, turn: Message | None, result: Reversal | Refused
+    request: HttpRequest, project: Project, turn: Message | None, result: Reversal | UndoRefused
 ) -> HttpResponse:
-    if isinstance(result, Refused):
+    if isinstance(result, UndoRefused):
         refused: dict[str, object] = {"project": project, "turn": turn, "refused": result}
         if turn is not None and result.conflicts:
             refused["rest"] = changes.undo_rest(turn, result)

@@ -12,7 +12,7 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_POST
 
 from chat.agent.compaction import compact_by_hand
-from chat.agent.one_shot import Refused
+from chat.agent.one_shot import AskRefused
 from chat.live.broadcast import conversation_compacted
 from chat.models import Conversation
 from chat.render.export import conversation_markdown, export_name
@@ -30,7 +30,7 @@ async def conversation_compact(request: HttpRequest, project_id: uuid.UUID) -> H
         _owned, request, project_id, request.POST.get("conversation", "")
     )
     done = await compact_by_hand(project=project, conversation=conversation)
-    if isinstance(done, Refused):
+    if isinstance(done, AskRefused):
         # Said in the chat's notice, like a message that could not be sent.
         return HttpResponse(
             render_to_string("chat/partials/compacted.html", {"refused": done.message})

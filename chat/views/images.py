@@ -31,7 +31,7 @@ def image_upload(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
         content_type=upload.content_type or "",
         data=upload.read(settings.BUILTIT_MAX_CHAT_IMAGE_BYTES + 1),
     )
-    if isinstance(result, images.ImageProblem):
+    if isinstance(result, images.ImageRefused):
         return JsonResponse({"error": result.message}, status=422)
     url = reverse("chat_image", kwargs={"image_id": result.pk})
     return JsonResponse({"id": result.pk, "name": result.name, "url": url})

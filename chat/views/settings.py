@@ -14,21 +14,21 @@ from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST
 
 from chat.access_tokens import (
-    TokenProblem,
+    TokenRefused,
     token_create,
     token_list,
     token_revoke,
     user_sign_out_everywhere,
 )
 from chat.agent.model_choice import setup_of
-from chat.personal_keys import KeyProblem, key_delete, key_save, key_status
+from chat.personal_keys import KeyRefused, key_delete, key_save, key_status
 from common.users import current_user
 
 
 def _page(
     request: HttpRequest,
     user: User,
-    problem: KeyProblem | None = None,
+    problem: KeyRefused | None = None,
     status: int = 200,
     **tokens: object,
 ) -> HttpResponse:
@@ -58,7 +58,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
     action = request.POST.get("action")
     if action == "save":
         result = key_save(user=user, raw=request.POST.get("api_key"))
-        if isinstance(result, KeyProblem):
+        if isinstance(result, KeyRefused):
             return _page(request, user, problem=result, status=422)
         messages.success(
             request, f"Key saved: your chat turns now use the key ending in …{result.last_four}."
@@ -70,7 +70,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
             messages.info(request, "There was no saved key to remove.")
     elif action == "create_token":
         made = token_create(user=user, name=request.POST.get("name"))
-        if isinstance(made, TokenProblem):
+        if isinstance(made, TokenRefused):
             return _page(request, user, status=422, token_problem=made)
         return _page(request, user, new_token=made)
     elif action == "revoke_token":

@@ -18,6 +18,7 @@ from chat import services
 from chat.agent import attachments
 from chat.live import closing, snapshot
 from chat.models import Message
+from chat.records.tool_calls import CallRecord
 from chat.render import panel
 from chat.selectors.conversations import conversation_for, conversation_get, message_get_for
 from chat.selectors.running import turns_sent_to
@@ -110,10 +111,7 @@ def _part(message: Message, part: str) -> str | None:
     if part == "reasoning":
         return message.reasoning
     call_id = part.removeprefix("call-")
-    calls = message.tool_calls if isinstance(message.tool_calls, list) else []
-    for call in calls:
-        if isinstance(call, dict) and call.get("id") == call_id and call_id != part:
-            function = call.get("function")
-            arguments = function.get("arguments") if isinstance(function, dict) else None
-            return arguments if isinstance(arguments, str) else None
+    for call in CallRecord.all_from(message.tool_calls):
+        if call.id == call_id and call_id != part:
+            return call.arguments
     return None

@@ -27,13 +27,13 @@ from django.core.files.storage import default_storage
 from projects.files.media.fonts import font_checked
 from projects.files.media.images import image_checked
 from projects.files.media.pdf import pdf_checked
-from projects.files.media.results import BinaryProblem, Sniffed
+from projects.files.media.results import BinaryRefused, Sniffed
 from projects.files.media.signatures import sniff
 from projects.files.media.video import mp4_checked, webm_checked
 from projects.files.paths import BINARY_EXTENSIONS, CONTENT_TYPES
 from projects.models import BinaryBlob, Project
 
-__all__ = ["BinaryProblem", "Sniffed", "checked", "sniff"]
+__all__ = ["BinaryRefused", "Sniffed", "checked", "sniff"]
 
 MARKER = "\ufdd0binary:"
 # Where the bytes go in Django's storage: STORAGE_FOLDER/<project id>/<digest>.
@@ -58,7 +58,7 @@ _NAMES = {
 }
 # How each type is checked whole (projects.files.media): the first bytes only say what a
 # file claims to be.
-_CHECKS: dict[str, Callable[[str, bytes], Sniffed | BinaryProblem]] = {
+_CHECKS: dict[str, Callable[[str, bytes], Sniffed | BinaryRefused]] = {
     **dict.fromkeys(
         ("image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "image/x-icon"),
         image_checked,
@@ -86,28 +86,28 @@ def type_name(content_type: str) -> str:
     return _NAMES.get(content_type, content_type)
 
 
-def checked(path: str, extension: str, data: bytes) -> Sniffed | BinaryProblem:
+def checked(path: str, extension: str, data: bytes) -> Sniffed | BinaryRefused:
     """What `data` is, if it is what `path`'s extension says it is and whole: its
     first bytes must say so (cheap), then its structure (projects.files.media)."""
     expected = BINARY_TYPES.get(extension)
     if expected is None:
-        return BinaryProblem(f"{path}: '.{extension}' is not a binary file type Built-It keeps.")
+        return BinaryRefused(f"{path}: '.{extension}' is not a binary file type Built-It keeps.")
     if not data:
-        return BinaryProblem(f"{path} is empty.")
+        return BinaryRefused(f"{path} is empty.")
     found = sniff(data)
     if found is None:
-        return BinaryProblem(
+        return BinaryRefused(
             f"{path} is not {type_name(expected)}: its content is not a file type "
             "Built-It keeps (or the file is damaged)."
         )
     if found != expected:
-        return BinaryProblem(
+        return BinaryRefused(
             f"{path} is named like {type_name(expected)} but its content is "
             f"{type_name(found)}. Rename it to match what it is."
         )
     whole = _CHECKS[expected](expected, data)
-    if isinstance(whole, BinaryProblem):
-        return BinaryProblem(f"{path}: {whole.message}")
+    if isinstance(whole, BinaryRefused):
+        return BinaryRefused(f"{path}: {whole.message}")
     return whole
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from common.refusals import Refusal
 from projects.files.blobs import text_digest
 from projects.files.results import ErrorCode, FileError, FileWrite
 from projects.history.changesets import FileChange, net_changes, texts
@@ -49,8 +50,7 @@ class Conflict:
 
 
 @dataclass(frozen=True)
-class Refused:
-    message: str
+class UndoRefused(Refusal):
     conflicts: tuple[Conflict, ...] = ()
 
 
@@ -90,7 +90,7 @@ def changes_undo(
     message_id: int | None = None,
     reverses: Reversal | None = None,
     keep_changed: bool = False,
-) -> Reversal | Refused:
+) -> Reversal | UndoRefused:
     """Take back `revisions`. Files changed since are a refusal listing them,
     unless `keep_changed`: then they stay as they are and the rest is undone."""
     held = _hold(project)
@@ -99,11 +99,11 @@ def changes_undo(
     if reverses is not None and reverses.reversed_by.exists():
         # Asked again while the first took it back (a double click): checked
         # under the writers' hold, so the second learns it was done.
-        return Refused("That was already done: nothing changed.")
+        return UndoRefused("That was already done: nothing changed.")
     plan = undo_plan(project, revisions)
     if plan.conflicts and not keep_changed:
         names = ", ".join(conflict.path for conflict in plan.conflicts)
-        return Refused(f"Changed since: {names}.", tuple(plan.conflicts))
+        return UndoRefused(f"Changed since: {names}.", tuple(plan.conflicts))
     blocked = {conflict.path for conflict in plan.conflicts}
     steps = [step for step in plan.steps if step.path not in blocked]
     reversal = Reversal(
@@ -165,14 +165,14 @@ def restore_plan(project: Project, point: int) -> list[FileChange]:
 @transaction.atomic
 def project_restore(
     *, project: Project, point: int, user: User, summary: str, message_id: int | None = None
-) -> Reversal | Refused:
+) -> Reversal | UndoRefused:
     """Put every file back as it was right after revision `point`."""
     held = _hold(project)
     if held is not None:
         return held
     steps = restore_plan(project, point)
     if not steps:
-        return Refused("The files are already exactly as they were then; nothing to restore.")
+        return UndoRefused("The files are already exactly as they were then; nothing to restore.")
     reversal = Reversal(
         project=project,
         kind=Reversal.Kind.RESTORE,
@@ -193,26 +193,26 @@ class _Rollback(Exception):
         self.error = error
 
 
-def _hold(project: Project) -> Refused | None:
+def _hold(project: Project) -> UndoRefused | None:
     """Hold the project's writers for the rest of the transaction: from here to
     the last write, no save can land unseen between the plan and the writes."""
     gone = writes_held(project)
     if gone is not None:
-        return Refused(gone.message)
+        return UndoRefused(gone.message)
     if lock_current(project) is not None:
-        return Refused(BUSY)
+        return UndoRefused(BUSY)
     return None
 
 
-def _apply(project: Project, steps: list[FileChange], reversal: Reversal) -> Reversal | Refused:
+def _apply(project: Project, steps: list[FileChange], reversal: Reversal) -> Reversal | UndoRefused:
     if not steps:
-        return Refused("Nothing is left to put back: every file it changed has changed since.")
+        return UndoRefused("Nothing is left to put back: every file it changed has changed since.")
     try:
         with transaction.atomic():
             reversal.save()
             _Writer(project, Author.reversing(reversal)).run(steps)
     except _Rollback as failed:
-        return Refused(f"Nothing was changed. {failed.error.message}")
+        return UndoRefused(f"Nothing was changed. {failed.error.message}")
     return reversal
 
 

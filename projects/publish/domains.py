@@ -25,7 +25,7 @@ from projects.models import DomainClaim, Site
 from projects.publish.dns_records import LookupFailed, Records, txt_records
 from projects.publish.domain_proof import lookup_apply, record_name
 from projects.publish.names import domain_parsed, domain_problem
-from projects.publish.services import PublishError
+from projects.publish.services import PublishRefused
 
 LEASE = timedelta(minutes=1)  # a look-up takes at most dns_records.LIFETIME
 CHECK_NOW_GAP = 10  # seconds after a Check now in which another does not look again
@@ -33,7 +33,7 @@ MAX_CLAIMS_PER_CHECK = 50  # of one domain, in one look-up
 _SWEEP_THREADS = 8
 
 
-def site_domain_set(*, site: Site, domain: str) -> PublishError | None:
+def site_domain_set(*, site: Site, domain: str) -> PublishRefused | None:
     """Claim `domain` (what a person typed: "https://Shop.example.com/" will do)
     for the site, and look for its record at once; an empty `domain` drops it."""
     wanted = domain_parsed(domain)
@@ -41,12 +41,12 @@ def site_domain_set(*, site: Site, domain: str) -> PublishError | None:
         return site_domain_drop(site=site)
     refused = domain_refusal(wanted)
     if refused:
-        return PublishError(refused)
+        return PublishRefused(refused)
     try:
         claim = _claim(site, wanted)
     except IntegrityError:  # the same site, claiming in another tab meanwhile
-        return PublishError("The domain was just changed elsewhere: look again and retry.")
-    if isinstance(claim, PublishError):
+        return PublishRefused("The domain was just changed elsewhere: look again and retry.")
+    if isinstance(claim, PublishRefused):
         return claim
     if claim.checked_at is None:
         _check(wanted, [claim])
@@ -55,7 +55,7 @@ def site_domain_set(*, site: Site, domain: str) -> PublishError | None:
 
 
 @transaction.atomic
-def _claim(site: Site, domain: str) -> DomainClaim | PublishError:
+def _claim(site: Site, domain: str) -> DomainClaim | PublishRefused:
     locked = Site.objects.select_for_update().get(pk=site.pk)
     current = DomainClaim.objects.filter(site=locked).first()
     if current is not None and current.domain == domain:
@@ -74,7 +74,7 @@ def _claim(site: Site, domain: str) -> DomainClaim | PublishError:
     )
 
 
-def site_domain_drop(*, site: Site) -> PublishError | None:
+def site_domain_drop(*, site: Site) -> PublishRefused | None:
     """The site no longer claims a domain; a proof it had goes with the claim."""
     with transaction.atomic():
         locked = Site.objects.select_for_update().get(pk=site.pk)
@@ -89,9 +89,9 @@ def site_domain_drop(*, site: Site) -> PublishError | None:
     return None
 
 
-def _loses_password_host(site: Site) -> PublishError | None:
+def _loses_password_host(site: Site) -> PublishRefused | None:
     if site.protected and site.domain and not settings.BUILTIT_SITES_SUBDOMAINS:
-        return PublishError(
+        return PublishRefused(
             "Its password works only at a host of the site's own: make the site public "
             "first, or keep the domain."
         )

@@ -19,6 +19,7 @@ from django.db.models import Max
 from django.db.models.signals import post_delete
 from django.utils import timezone
 
+from common.refusals import Refusal
 from projects.files.blobs import blob_for, text_digest
 from projects.files.exported import file_bytes, zip_entry
 from projects.files.instructions import is_instructions
@@ -39,8 +40,8 @@ MAX_VERSIONS = 50  # kept per site, the newest
 
 
 @dataclass(frozen=True)
-class PublishError:
-    message: str
+class PublishRefused(Refusal):
+    """A site not published, and why."""
 
 
 def site_publish(
@@ -49,7 +50,7 @@ def site_publish(
     user: User | None,
     name: str | None = None,
     accepted: Mapping[str, int] | None = None,
-) -> SiteVersion | PublishError:
+) -> SiteVersion | PublishRefused:
     """A new version of the project's site from its files as they are now, made
     live. The first publish names the site (`name`); later ones keep it.
     `accepted`: the check's findings published with it, by mark
@@ -57,7 +58,7 @@ def site_publish(
     what was kept (the check did not run)."""
     if lock_current(project) is not None:
         # Its files are half-way through a change: not what anyone means to ship.
-        return PublishError(
+        return PublishRefused(
             "The assistant is working on this project right now: publish when it has "
             "finished (or stop the turn first)."
         )
@@ -68,33 +69,33 @@ def site_publish(
         if not is_instructions(record.path)
     ]
     if not files:
-        return PublishError("This project has no files yet: there is nothing to publish.")
+        return PublishRefused("This project has no files yet: there is nothing to publish.")
     try:
         with transaction.atomic():
             site = _site_for_publish(project, name)
-            if isinstance(site, PublishError):
+            if isinstance(site, PublishRefused):
                 return site
             if accepted is not None:
                 site.accepted_findings = dict(accepted)
                 site.save(update_fields=["accepted_findings"])
             return _version_make(site, files, user)
     except IntegrityError:  # another publish took the name (or the number) meanwhile
-        return PublishError("That name was just taken: choose another.")
+        return PublishRefused("That name was just taken: choose another.")
 
 
-def _site_for_publish(project: Project, name: str | None) -> Site | PublishError:
+def _site_for_publish(project: Project, name: str | None) -> Site | PublishRefused:
     site = Site.objects.select_for_update().filter(project=project).first()
     if site is not None:
         return taken_down_error(site) or site
     wanted = (name or "").strip().lower()
     problem = name_problem(wanted)
     if problem:
-        return PublishError(problem)
+        return PublishRefused(problem)
     if (
         Site.objects.filter(name=wanted).exists()
         or HeldSiteName.objects.filter(name=wanted).exists()
     ):
-        return PublishError(f"“{wanted}” is taken: choose another name.")
+        return PublishRefused(f"“{wanted}” is taken: choose another name.")
     return Site.objects.create(project=project, name=wanted)
 
 
@@ -127,7 +128,7 @@ def _version_make(site: Site, files: list[ProjectFile], user: User | None) -> Si
     return version
 
 
-def site_version_make_live(*, site: Site, version: SiteVersion) -> PublishError | None:
+def site_version_make_live(*, site: Site, version: SiteVersion) -> PublishRefused | None:
     """Serve `version` again (a rollback, or a site taken offline put back)."""
     if version.site_id != site.pk:
         raise ValueError("the version is another site's")
@@ -138,11 +139,11 @@ def site_version_make_live(*, site: Site, version: SiteVersion) -> PublishError 
     return None
 
 
-def taken_down_error(site: Site) -> PublishError | None:
+def taken_down_error(site: Site) -> PublishRefused | None:
     """Staff took the site down: its owner cannot put it back."""
     if not site.taken_down:
         return None
-    return PublishError(
+    return PublishRefused(
         f"Staff took this site down: {site.taken_down} It stays down until they put it back."
     )
 
@@ -169,14 +170,14 @@ def version_export_zip(version: SiteVersion) -> bytes:
     return buffer.getvalue()
 
 
-def site_protect(*, site: Site, password: str) -> PublishError | None:
+def site_protect(*, site: Site, password: str) -> PublishRefused | None:
     """Keep the site behind `password`: visitors must give it (passes given for
     an earlier password stop working)."""
     problem = password_problem(password)
     if problem:
-        return PublishError(problem)
+        return PublishRefused(problem)
     if not has_own_host(site):
-        return PublishError(
+        return PublishRefused(
             "A password needs the site on a host of its own, which this server does not "
             "give sites (BUILTIT_SITES_SUBDOMAINS is off): add a domain of yours first."
         )

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from common.users import current_user
 from projects.archive import ImportRefused, project_export_zip, project_import_zip, skipped_shown
 from projects.lifecycle import (
-    ProjectError,
+    ProjectRefused,
     clean_name,
     project_create,
     project_purge,
@@ -60,7 +60,7 @@ def project_new(request: HttpRequest) -> HttpResponse:
         description=request.POST.get("description", ""),
         starter=request.POST.get("start") == "starter",
     )
-    if isinstance(result, ProjectError):
+    if isinstance(result, ProjectRefused):
         messages.error(request, result.message)
         return redirect("dashboard")
     asked = clean_name(request.POST.get("name", ""))
@@ -125,7 +125,7 @@ def project_import(request: HttpRequest) -> HttpResponse:
 def project_rename_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     project = owned_project(request, project_id)
     result = project_rename(project=project, name=request.POST.get("name", ""))
-    if isinstance(result, ProjectError):
+    if isinstance(result, ProjectRefused):
         messages.error(request, result.message)
     next_url = request.POST.get("next")
     if next_url == "workspace":

@@ -20,7 +20,7 @@ import re
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ImproperlyConfigured
-from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils.http import content_disposition_header, escape_leading_slashes
 from django.views.decorators.csrf import csrf_exempt
 
@@ -29,6 +29,7 @@ from projects.files.instructions import is_instructions
 from projects.files.paths import PathError, content_type_for, normalize_path
 from projects.models import Project
 from projects.selectors import file_exists, file_for_preview, preview_project
+from projects.web.methods import method_refused, safe_only
 from projects.web.plain import PAGES_CSS, plain_page
 from projects.web.sandbox import SANDBOX
 from projects.web.sites import app_sources, sandboxed
@@ -123,6 +124,16 @@ _REPLACED_PAGE = plain_page(
 )
 
 
+def secured(response: HttpResponse) -> HttpResponse:
+    # Framed by the app's pages only (the sites origin is another origin now);
+    # the token is in the address: never sent to other sites as a referrer.
+    ancestors = " ".join(app_sources()) or "'none'"
+    policy = f"sandbox {SANDBOX}; frame-ancestors {ancestors}"
+    response = sandboxed(response, policy=policy, referrer="no-referrer")
+    response["Cache-Control"] = "no-store"
+    return response
+
+
 @login_not_required
 @csrf_exempt  # only GET and HEAD are served, and no cookie is read: a POST gets 405
 def serve(request: HttpRequest, token: str, path: str) -> HttpResponse:
@@ -134,8 +145,9 @@ def serve(request: HttpRequest, token: str, path: str) -> HttpResponse:
 
 def project_for(request: HttpRequest, token: str) -> Project | HttpResponse:
     """The project whose preview `token` opens, or the answer that says why none does."""
-    if request.method not in {"GET", "HEAD"}:
-        return secured(HttpResponseNotAllowed(["GET", "HEAD"]))
+    refused = method_refused(request, secured)
+    if refused is not None:
+        return refused
     project = preview_project(token=token)
     if project == "taken_down":
         return not_found_page(_TAKEN_DOWN_PAGE, status=410)
@@ -169,10 +181,9 @@ def live_file(request: HttpRequest, project: Project, path: str, *, script: str)
 
 @login_not_required
 @csrf_exempt  # as `serve`
+@safe_only(secured)
 def bridge(request: HttpRequest) -> HttpResponse:
     """The bridge's script (at BRIDGE_PATH: its address changes with it)."""
-    if request.method not in {"GET", "HEAD"}:
-        return secured(HttpResponseNotAllowed(["GET", "HEAD"]))
     response = secured(HttpResponse(_BRIDGE, content_type="text/javascript; charset=utf-8"))
     response["Cache-Control"] = "public, max-age=31536000, immutable"
     return response
@@ -180,11 +191,10 @@ def bridge(request: HttpRequest) -> HttpResponse:
 
 @login_not_required
 @csrf_exempt  # as `serve`
+@safe_only(secured)
 def pages_css(request: HttpRequest) -> HttpResponse:
     """The stylesheet of the sites origin's own pages (at PAGES_CSS_PATH: its
     address changes with it), on the sites host and every site's own host."""
-    if request.method not in {"GET", "HEAD"}:
-        return secured(HttpResponseNotAllowed(["GET", "HEAD"]))
     response = secured(HttpResponse(PAGES_CSS, content_type="text/css; charset=utf-8"))
     response["Cache-Control"] = "public, max-age=31536000, immutable"
     return response
@@ -261,13 +271,3 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
 def server_error(request: HttpRequest) -> HttpResponse:
     page = plain_page("Something went wrong", "Try again in a moment.")
     return secured(HttpResponse(page, status=500, content_type="text/html; charset=utf-8"))
-
-
-def secured(response: HttpResponse) -> HttpResponse:
-    # Framed by the app's pages only (the sites origin is another origin now);
-    # the token is in the address: never sent to other sites as a referrer.
-    ancestors = " ".join(app_sources()) or "'none'"
-    policy = f"sandbox {SANDBOX}; frame-ancestors {ancestors}"
-    response = sandboxed(response, policy=policy, referrer="no-referrer")
-    response["Cache-Control"] = "no-store"
-    return response

@@ -31,7 +31,7 @@ from projects.publish.selectors import (
     site_versions,
 )
 from projects.publish.services import (
-    PublishError,
+    PublishRefused,
     has_own_host,
     site_make_public,
     site_protect,
@@ -81,7 +81,7 @@ def publish(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     published = site_publish(
         project=project, user=current_user(request), name=name, accepted=accepted
     )
-    if isinstance(published, PublishError):
+    if isinstance(published, PublishRefused):
         return _panel(request, project, error=published.message, name=name)
     said = f"Version {published.number} is live."
     if known:

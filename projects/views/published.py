@@ -14,11 +14,9 @@ preview's script. Two kinds of address:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
-from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils.html import escape
 from django.utils.http import escape_leading_slashes
 from django.views.decorators.csrf import csrf_exempt
@@ -36,6 +34,7 @@ from projects.publish.passwords import (
 )
 from projects.publish.serving import Content, Stored, content_of, version_index
 from projects.views.preview import pages_css
+from projects.web.methods import Headed, method_refused, safe_only
 from projects.web.plain import PAGES_CSP, PAGES_CSS_PATH, plain_page
 from projects.web.sandbox import SANDBOX
 from projects.web.sites import SiteHost, origin_host, own_url, sandboxed, sites_origin
@@ -61,15 +60,25 @@ _NOT_HERE = plain_page(
     "It is served only at an address of its own, which this server does not give it now.",
 )
 
-Headed = Callable[[HttpResponse], HttpResponse]
+
+def _shared(response: HttpResponse) -> HttpResponse:
+    # Anyone may frame a published site, as on any static host.
+    return sandboxed(response, policy=_CSP, referrer="strict-origin-when-cross-origin")
+
+
+def _own(response: HttpResponse) -> HttpResponse:
+    """A site's own host: its pages run as they would on any static host."""
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Referrer-Policy"] = "strict-origin-when-cross-origin"
+    response.xframe_options_exempt = True
+    return response
 
 
 @login_not_required
 @csrf_exempt  # only GET and HEAD are served, and no cookie is read: a POST gets 405
+@safe_only(_shared)
 def serve(request: HttpRequest, name: str, path: str = "") -> HttpResponse:
     """`/s/<name>/<path>` on the sites host."""
-    if request.method not in {"GET", "HEAD"}:
-        return _shared(HttpResponseNotAllowed(["GET", "HEAD"]))
     site = live_site(name=name)
     closed = _closed(site)
     if closed is not None or site is None:
@@ -119,8 +128,9 @@ def serve_own(request: HttpRequest, host: SiteHost) -> HttpResponse:
         return _own(closed or _plain(_NO_SITE, 404))
     if site.protected and not _holds_pass(request, site):
         return _password_gate(request, site)
-    if request.method not in {"GET", "HEAD"}:
-        return _own(HttpResponseNotAllowed(["GET", "HEAD"]))
+    refused = method_refused(request, _own)
+    if refused is not None:
+        return refused
     response = _served(request, site, request.path, _own)
     if site.protected:
         # Only for whoever holds a pass: no shared cache may keep it.
@@ -258,17 +268,4 @@ def _plain(page: str, status: int) -> HttpResponse:
     response["Cache-Control"] = "no-cache"
     # On a site's own host; the shared host's answers are sandboxed instead (_shared).
     response["Content-Security-Policy"] = PAGES_CSP
-    return response
-
-
-def _shared(response: HttpResponse) -> HttpResponse:
-    # Anyone may frame a published site, as on any static host.
-    return sandboxed(response, policy=_CSP, referrer="strict-origin-when-cross-origin")
-
-
-def _own(response: HttpResponse) -> HttpResponse:
-    """A site's own host: its pages run as they would on any static host."""
-    response["X-Content-Type-Options"] = "nosniff"
-    response["Referrer-Policy"] = "strict-origin-when-cross-origin"
-    response.xframe_options_exempt = True
     return response

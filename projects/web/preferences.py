@@ -7,23 +7,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from common.refusals import Refusal
+
 THEMES = ("auto", "light", "dark")
 _WIDTH = (120, 2000)  # pixels a resizable panel may be
 
 
 @dataclass(frozen=True)
-class PreferenceProblem:
-    message: str
+class PreferencesRefused(Refusal):
+    """Preferences a page sent that are not taken."""
 
 
-def preferences_clean(raw: object) -> dict[str, object] | PreferenceProblem:
+def preferences_clean(raw: object) -> dict[str, object] | PreferencesRefused:
     """The changes a page sent, checked: known names, sane values, nothing else."""
     if not isinstance(raw, dict) or not raw:
-        return PreferenceProblem("Send an object of preferences to change.")
+        return PreferencesRefused("Send an object of preferences to change.")
     clean: dict[str, object] = {}
     for name, value in raw.items():
         checked = _checked(name, value)
-        if isinstance(checked, PreferenceProblem):
+        if isinstance(checked, PreferencesRefused):
             return checked
         clean[name] = checked
     return clean
@@ -61,8 +63,8 @@ _CHECKS: dict[str, tuple[Callable[[object], object], str]] = {
 def _checked(name: object, value: object) -> object:
     check = _CHECKS.get(name) if isinstance(name, str) else None
     if check is None:
-        return PreferenceProblem(f"There is no preference called {str(name)[:40]!r}.")
+        return PreferencesRefused(f"There is no preference called {str(name)[:40]!r}.")
     checked = check[0](value)
     if checked is _INVALID:
-        return PreferenceProblem(f"{name} is {check[1]}.")
+        return PreferencesRefused(f"{name} is {check[1]}.")
     return checked

@@ -12,7 +12,7 @@ from django.contrib.auth.models import User
 from projects.files.results import FileWrite
 from projects.lifecycle import project_create
 from projects.models import Project
-from projects.publish.services import PublishError, site_publish
+from projects.publish.services import PublishRefused, site_publish
 from projects.services import Author, file_create
 from tests.browser.conftest import sign_in
 from tests.fakes.dns_server import FakeDNS
@@ -34,7 +34,7 @@ def _published(owner: User) -> Project:
         project=project, path="/index.html", content=PAGE, author=Author.person(owner)
     )
     assert isinstance(written, FileWrite), written
-    assert not isinstance(site_publish(project=project, user=owner, name="bakery"), PublishError)
+    assert not isinstance(site_publish(project=project, user=owner, name="bakery"), PublishRefused)
     return project
 
 

@@ -15,7 +15,7 @@ from chat.models import Conversation, Message
 from projects.files.results import FileWrite
 from projects.lifecycle import project_create
 from projects.models import Project
-from projects.publish.services import PublishError, site_publish
+from projects.publish.services import PublishRefused, site_publish
 from projects.services import Author, file_create, file_update
 from tests.browser.conftest import ARTIFACTS, sign_in
 from tests.browser.test_layout_browser import CONTRAST
@@ -85,7 +85,7 @@ def test_the_dashboard_card_shows_the_address_and_copies_it_from_the_keyboard(
 ) -> None:
     project = _project(browser_user)
     version = site_publish(project=project, user=browser_user, name="crumb")
-    assert not isinstance(version, PublishError)
+    assert not isinstance(version, PublishRefused)
     context = browser.new_context(viewport={"width": width, "height": 900})
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
     try:
@@ -198,7 +198,7 @@ def test_when_the_browser_will_not_copy_the_address_is_shown_to_copy_by_hand(
 ) -> None:
     project = _project(browser_user)
     version = site_publish(project=project, user=browser_user, name="crumb")
-    assert not isinstance(version, PublishError)
+    assert not isinstance(version, PublishRefused)
     # As on a plain-HTTP address that is not localhost: no clipboard, no copy command.
     page.add_init_script(
         "Object.defineProperty(navigator, 'clipboard', {value: undefined});"

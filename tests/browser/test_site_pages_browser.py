@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from projects.files.results import FileWrite
 from projects.lifecycle import project_create
 from projects.models import Project
-from projects.publish.services import PublishError, site_protect, site_publish, site_unpublish
+from projects.publish.services import PublishRefused, site_protect, site_publish, site_unpublish
 from projects.services import Author, file_create
 from tests.browser.conftest import ARTIFACTS
 from tests.browser.test_layout_browser import CONTRAST
@@ -30,7 +30,7 @@ def _published(owner: User) -> Project:
         project=project, path="/index.html", content=page, author=Author.person(owner)
     )
     assert isinstance(written, FileWrite)
-    assert not isinstance(site_publish(project=project, user=owner, name="crumb"), PublishError)
+    assert not isinstance(site_publish(project=project, user=owner, name="crumb"), PublishRefused)
     return project
 
 

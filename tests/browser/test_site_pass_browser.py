@@ -13,7 +13,7 @@ from projects.models import Project, Site
 from projects.publish import passwords
 from projects.publish.live_sites import live_site
 from projects.publish.passwords import Throttled, password_hashed, password_try
-from projects.publish.services import PublishError, site_publish
+from projects.publish.services import PublishRefused, site_publish
 from projects.services import Author, file_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -41,7 +41,7 @@ def _site(owner: User, name: str, *, script: str = "", password: str = "") -> Si
     )
     assert isinstance(written, FileWrite), written
     version = site_publish(project=project, user=owner, name=name)
-    assert not isinstance(version, PublishError), version
+    assert not isinstance(version, PublishRefused), version
     if password:
         version.site.password = password_hashed(password)
         version.site.save(update_fields=["password"])

@@ -13,7 +13,7 @@ from django.test import Client
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat import images
-from chat.live.frames import Frame, FrameError, parse_frame
+from chat.live.frames import Frame, FrameRefused, parse_frame
 from chat.llm import ChatMessage
 from chat.models import ChatImage
 from projects.models import Project, ProjectFile
@@ -106,7 +106,7 @@ def test_a_frame_carries_picture_ids_and_nothing_else() -> None:
     assert frame.images == (3, 4)
     for bad in ('["x"]', "[true]", json.dumps(list(range(21))), '{"a": 1}'):
         refused = parse_frame(json.dumps({"message": "x", "images": bad}))
-        assert isinstance(refused, FrameError), bad
+        assert isinstance(refused, FrameRefused), bad
 
 
 def test_pictures_go_to_the_model_as_image_parts() -> None:

@@ -12,7 +12,7 @@ from pytest_django.fixtures import Settings
 
 from chat.llm.config import OPENROUTER_URL
 from chat.models import PersonalKey
-from chat.personal_keys import KeyProblem, clean_key, key_for, key_status
+from chat.personal_keys import KeyRefused, clean_key, key_for, key_status
 
 KEY = "sk-or-v1-9f3c2e7d4b1a6c8e0f5d3b2a7c9e1f4d6b8a0c2e4f6a8b0d2c4e6f8aa1b2"
 OTHER_KEY = "sk-or-v1-7e5a3c1b9d8f6e4a2c0b8d6f4e2a0c9b7d5f3e1a9c7b5d3f1e8c6a4b2z9y8"
@@ -157,7 +157,7 @@ def test_a_bad_key_leaves_the_saved_one_in_place(user: User, user_client: Client
 
 def test_a_key_for_another_compatible_server_need_not_start_with_sk_or() -> None:
     assert clean_key("  local-server-token-0123456789 ") == "local-server-token-0123456789"
-    assert isinstance(clean_key(12345678901234567890), KeyProblem)
+    assert isinstance(clean_key(12345678901234567890), KeyRefused)
 
 
 def test_an_unknown_action_is_refused(user: User, user_client: Client) -> None:

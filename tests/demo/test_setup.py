@@ -14,7 +14,7 @@ from chat.agent.events import Done, ErrorEvent, ToolCallsAnnounced
 from chat.agent.loop import TurnRequest, run_turn
 from chat.agent.model_choice import default_model, offered_models
 from chat.llm.config import OPENROUTER_URL
-from chat.personal_keys import KeyProblem, key_save
+from chat.personal_keys import KeyRefused, key_save
 from demo.transport import DEMO_LABEL, DEMO_MODEL
 from projects.models import Project
 from tests.chat.agent.turns import new_conversation
@@ -44,7 +44,7 @@ def test_with_a_key_the_demo_is_offered_but_not_the_default(
     no_key: SettingsWrapper, starter_project: Project, user: User, user_client: Client
 ) -> None:
     assert not isinstance(
-        key_save(user=user, raw="sk-or-v1-abcdefghijklmnop0123456789"), KeyProblem
+        key_save(user=user, raw="sk-or-v1-abcdefghijklmnop0123456789"), KeyRefused
     )
     page = user_client.get(f"/projects/{starter_project.pk}/").content.decode()
     assert "Using your own OpenRouter key" in page

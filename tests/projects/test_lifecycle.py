@@ -10,7 +10,7 @@ import pytest
 from projects.lifecycle import (
     MAX_DESCRIPTION,
     MAX_NAME,
-    ProjectError,
+    ProjectRefused,
     clean_name,
     project_create,
     project_purge,
@@ -68,13 +68,13 @@ def test_clean_name_collapses_whitespace(raw: object, name: str) -> None:
 )
 def test_clean_name_refuses_with_a_reason(raw: object, problem: str) -> None:
     result = clean_name(raw)
-    assert isinstance(result, ProjectError)
+    assert isinstance(result, ProjectRefused)
     assert problem in result.message
 
 
 @pytest.mark.parametrize("raw", ["a\x7fb", "a\x9bb"])
 def test_clean_name_refuses_del_and_c1_control_characters(raw: str) -> None:
-    assert isinstance(clean_name(raw), ProjectError)
+    assert isinstance(clean_name(raw), ProjectRefused)
 
 
 # --- create ------------------------------------------------------------------
@@ -122,7 +122,7 @@ def test_every_project_gets_its_own_preview_token(user):
 
 @pytest.mark.parametrize("name", ["", "   ", "x" * (MAX_NAME + 1), "bad\x00name"])
 def test_create_refuses_a_bad_name_and_stores_nothing(user, name):
-    assert isinstance(project_create(owner=user, name=name, starter=True), ProjectError)
+    assert isinstance(project_create(owner=user, name=name, starter=True), ProjectRefused)
     assert_nothing_stored()
 
 
@@ -133,7 +133,7 @@ def test_create_accepts_the_longest_description(user):
 
 def test_create_refuses_an_overlong_description_and_stores_nothing(user):
     result = project_create(owner=user, name="Site", description="d" * (MAX_DESCRIPTION + 1))
-    assert isinstance(result, ProjectError)
+    assert isinstance(result, ProjectRefused)
     assert f"at most {MAX_DESCRIPTION} characters" in result.message
     assert_nothing_stored()
 
@@ -149,7 +149,7 @@ def test_create_refuses_an_overlong_description_and_stores_nothing(user):
 def test_starter_refused_by_small_limits_undoes_the_whole_project(user, settings, setting, value):
     setattr(settings, setting, value)
     result = project_create(owner=user, name="Site", starter=True)
-    assert isinstance(result, ProjectError)
+    assert isinstance(result, ProjectRefused)
     assert "starter site" in result.message
     assert_nothing_stored()
 
@@ -180,7 +180,7 @@ def test_rename_bumps_updated_at(project):
 
 @pytest.mark.parametrize("name", ["", "  ", "x" * (MAX_NAME + 1), "a\x01b"])
 def test_rename_refuses_a_bad_name_and_keeps_the_old_one(project, name):
-    assert isinstance(project_rename(project=project, name=name), ProjectError)
+    assert isinstance(project_rename(project=project, name=name), ProjectRefused)
     project.refresh_from_db()
     assert project.name == "Empty site"
 

@@ -18,7 +18,7 @@ from django.urls import reverse
 
 from projects.lifecycle import (
     MAX_NAME,
-    ProjectError,
+    ProjectRefused,
     project_create,
     project_rename,
     project_restore,
@@ -78,7 +78,7 @@ def test_a_rename_to_a_name_in_use_is_refused_in_words_and_changes_nothing(user:
     made(user, "Crumb")
     other = made(user, "Crust")
     refused = project_rename(project=other, name=" CRUMB ")
-    assert isinstance(refused, ProjectError)
+    assert isinstance(refused, ProjectRefused)
     assert refused.message == "You already have a project named Crumb: choose another name."
     assert Project.objects.get(pk=other.pk).name == "Crust"
     assert other.name == "Crust"

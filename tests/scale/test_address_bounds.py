@@ -18,7 +18,7 @@ from chat.live.closing import Close
 from projects.models import Project
 from projects.publish import passwords
 from projects.publish.passwords import password_hashed
-from projects.publish.services import PublishError, site_publish
+from projects.publish.services import PublishRefused, site_publish
 from projects.services import Author, file_create
 from tests.scale.conftest import Servers, bearer
 from tests.servers import ServerProcess
@@ -40,7 +40,7 @@ def protected_site(project: Project) -> None:
     author = Author.person(project.owner)
     file_create(project=project, path="/index.html", content=PAGE, author=author)
     version = site_publish(project=project, user=project.owner, name="bakery")
-    assert not isinstance(version, PublishError)
+    assert not isinstance(version, PublishRefused)
     version.site.password = password_hashed(SECRET)
     version.site.save(update_fields=["password"])
 

@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from projects.files.results import FileWrite
 from projects.models import Project, Site
 from projects.publish.services import (
-    PublishError,
+    PublishRefused,
     site_publish,
     site_unpublish,
     site_version_make_live,
@@ -42,7 +42,7 @@ def test_every_process_serves_each_update_rollback_and_unpublish_at_once(
         FileWrite,
     )
     first = site_publish(project=project, user=owner, name="bakery")
-    assert not isinstance(first, PublishError)
+    assert not isinstance(first, PublishRefused)
     a, b = servers.start("A"), servers.start("B")
     for server in (a, b):  # both read it, and keep what they read
         assert fetch(server, "/s/bakery/") == (200, PAGE.format("v1"))
@@ -52,7 +52,7 @@ def test_every_process_serves_each_update_rollback_and_unpublish_at_once(
         FileWrite,
     )
     second = site_publish(project=project, user=owner)
-    assert not isinstance(second, PublishError)
+    assert not isinstance(second, PublishRefused)
     for server in (a, b):
         assert fetch(server, "/s/bakery/") == (200, PAGE.format("v2"))
 

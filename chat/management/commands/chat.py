@@ -32,7 +32,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from chat import changes, services
 from chat.agent.events import Done, Event, TurnStarted, to_json
 from chat.agent.loop import TurnRequest
-from chat.agent.model_choice import ModelError, clean_model_id
+from chat.agent.model_choice import ModelRefused, clean_model_id
 from chat.live import turns
 from chat.live.broadcast import files_moved
 from chat.live.hub import close_hub
@@ -41,8 +41,8 @@ from chat.models import Conversation, Message
 from chat.render.console import ConsoleRenderer
 from chat.selectors.conversations import conversation_get
 from chat.selectors.turns import turn_of
-from projects.history.undo import Refused
-from projects.lifecycle import ProjectError, project_create
+from projects.history.undo import UndoRefused
+from projects.lifecycle import ProjectRefused, project_create
 from projects.models import Project
 
 _FAILED = 1
@@ -82,10 +82,10 @@ class Command(BaseCommand):
         project, text = self._target(options)
         conversation = self._conversation(project, options["conversation"])
         cleaned = services.clean_user_message(text)
-        if isinstance(cleaned, services.MessageError):
+        if isinstance(cleaned, services.MessageRefused):
             raise CommandError(cleaned.message)
         model = None if options["model"] is None else clean_model_id(options["model"])
-        if isinstance(model, ModelError):
+        if isinstance(model, ModelRefused):
             raise CommandError(model.message)
         order = TurnRequest(
             project, conversation, cleaned, model, project.owner, plan=options["plan"]
@@ -118,7 +118,7 @@ class Command(BaseCommand):
             # No client of its own: the turn takes the one that serves its model,
             # as the web's do (the offline demo's, or the provider's).
             started = await turns.start(order, observer=show)
-            if isinstance(started, turns.Busy):
+            if isinstance(started, turns.TurnRefused):
                 raise CommandError(started.message)
             assert started.task is not None
             await started.task
@@ -151,7 +151,7 @@ class Command(BaseCommand):
         if turn is None:
             raise CommandError(f"Message {message_id} is not part of a turn.")
         result = changes.turn_undo(user=project.owner, turn=turn, keep_changed=keep_changed)
-        if isinstance(result, Refused):
+        if isinstance(result, UndoRefused):
             if as_json:
                 conflicts = [{"path": c.path, "reason": c.reason} for c in result.conflicts]
                 refused = {
@@ -202,7 +202,7 @@ class Command(BaseCommand):
         if owner is None:
             raise CommandError(f"There is no user named {owner_name!r}.")
         project = project_create(owner=owner, name=name)
-        if isinstance(project, ProjectError):
+        if isinstance(project, ProjectRefused):
             raise CommandError(project.message)
         if as_json:
             line = {"type": "project_created", "project_id": str(project.pk), "name": project.name}

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from projects.files.media.results import BinaryProblem
+from projects.files.media.results import BinaryRefused
 
 MAX_FRAMES = 1000  # pictures in one file: an animation's frames, an icon's sizes
 MAX_DECODED_PIXELS = 200_000_000  # in one file
@@ -27,25 +27,25 @@ class DecodeBudget:
     frames: int = 0
     pixels: int = 0
 
-    def spend(self, pixels: int) -> BinaryProblem | None:
+    def spend(self, pixels: int) -> BinaryRefused | None:
         self.frames += 1
         self.pixels += pixels
         shared = _SHARED.get()
         if shared is not None:
             shared.pixels += pixels
         if self.frames > MAX_FRAMES:
-            return BinaryProblem(
+            return BinaryRefused(
                 f"the image has more than {MAX_FRAMES:,} pictures (frames or sizes); "
                 "make it shorter or save it as a video."
             )
         if self.pixels > MAX_DECODED_PIXELS:
-            return BinaryProblem(
+            return BinaryRefused(
                 f"the image's pictures hold more than {MAX_DECODED_PIXELS // 1_000_000:,} "
                 "million pixels in all, too many to check and show safely: make it "
                 "smaller or shorter, or save it as a video."
             )
         if shared is not None and shared.pixels > MAX_SHARED_DECODED_PIXELS:
-            return BinaryProblem(
+            return BinaryRefused(
                 f"the images uploaded together hold more than "
                 f"{MAX_SHARED_DECODED_PIXELS // 1_000_000:,} million pixels in all, too many "
                 "to check at once: upload this one on its own."

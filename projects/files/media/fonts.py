@@ -19,7 +19,7 @@ import brotli
 from fontTools.ttLib import TTFont, TTLibError
 
 from projects.files.media.packed_fonts import FontRefused, woff2_weighed, woff_weighed
-from projects.files.media.results import BinaryProblem, Sniffed
+from projects.files.media.results import BinaryRefused, Sniffed
 
 _REQUIRED = ("cmap", "head", "hhea", "hmtx", "maxp", "name", "OS/2", "post")
 _NAMES = {
@@ -47,7 +47,7 @@ _UNREADABLE = (
 )
 
 
-def font_checked(content_type: str, data: bytes) -> Sniffed | BinaryProblem:
+def font_checked(content_type: str, data: bytes) -> Sniffed | BinaryRefused:
     name = _NAMES[content_type]
     try:
         glyphs = None
@@ -57,14 +57,14 @@ def font_checked(content_type: str, data: bytes) -> Sniffed | BinaryProblem:
             glyphs = woff2_weighed(data)
         missing = _missing_tables(data, glyphs)
     except FontRefused as refused:
-        return BinaryProblem(f"the {name} {refused}")
+        return BinaryRefused(f"the {name} {refused}")
     except _UNREADABLE:
-        return BinaryProblem(
+        return BinaryRefused(
             f"the {name} is damaged or cut short: it cannot be read whole. "
             "Export it again from a font tool and upload that."
         )
     if missing:
-        return BinaryProblem(
+        return BinaryRefused(
             f"the {name} lacks the {', '.join(missing)} table{'s' if len(missing) > 1 else ''} "
             "browsers require: they would not use it. Export it again from a font tool."
         )

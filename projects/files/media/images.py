@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator
 from PIL import AvifImagePlugin, BmpImagePlugin, IcoImagePlugin, Image, PngImagePlugin
 
 from projects.files.media.budget import MAX_FRAMES, DecodeBudget
-from projects.files.media.results import BinaryProblem, Sniffed
+from projects.files.media.results import BinaryRefused, Sniffed
 
 MAX_DECODE_BYTES = 256 * 1024 * 1024
 MAX_PIXELS = MAX_DECODE_BYTES // 4  # 67,108,864 (8192 x 8192): no picture may be larger
@@ -99,11 +99,11 @@ def pillow_configure() -> None:
     AvifImagePlugin.DEFAULT_MAX_THREADS = 1  # one upload, one core
 
 
-def image_checked(content_type: str, data: bytes) -> Sniffed | BinaryProblem:
+def image_checked(content_type: str, data: bytes) -> Sniffed | BinaryRefused:
     """`data` as the image `content_type` says, decoded whole within the bounds."""
     name = _NAMES[content_type]
     if content_type == "image/jpeg" and _jpeg_scans(data) > MAX_JPEG_SCANS:
-        return BinaryProblem(
+        return BinaryRefused(
             f"the JPEG image has more than {MAX_JPEG_SCANS} scans, too many to check "
             "safely: save it again as an ordinary JPEG."
         )
@@ -112,25 +112,25 @@ def image_checked(content_type: str, data: bytes) -> Sniffed | BinaryProblem:
             return _icon_checked(data)
         return _opened_checked(content_type, data)
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
-        return BinaryProblem(
+        return BinaryRefused(
             f"the {name} (or a picture in it) is larger than {MAX_PIXELS:,} pixels, "
             "too large to check and show safely."
         )
     except _UNREADABLE:
-        return BinaryProblem(
+        return BinaryRefused(
             f"the {name} is damaged or cut short: it cannot be decoded whole. "
             "Open it in an image editor, save it again and upload that."
         )
 
 
-def _opened_checked(content_type: str, data: bytes) -> Sniffed | BinaryProblem:
+def _opened_checked(content_type: str, data: bytes) -> Sniffed | BinaryRefused:
     formats = _FORMATS[content_type]
     if content_type == "image/png":
         with Image.open(io.BytesIO(data), formats=["PNG"]) as image:
             image.verify()  # every chunk's checksum, up to the end chunk
     with Image.open(io.BytesIO(data), formats=list(formats)) as image:
         if image.format not in formats:
-            return BinaryProblem(f"the file is not a whole {_NAMES[content_type]}.")
+            return BinaryRefused(f"the file is not a whole {_NAMES[content_type]}.")
         size = image.size
         limit = _pixel_limit(image)
         return _decoded(_frames(image), limit) or Sniffed(content_type, *size)
@@ -152,15 +152,15 @@ def _frames(image: Image.Image) -> Iterator[tuple[tuple[int, int], Callable[[], 
             return
 
 
-def _icon_checked(data: bytes) -> Sniffed | BinaryProblem:
+def _icon_checked(data: bytes) -> Sniffed | BinaryRefused:
     # Pillow's ICO reader, not Image.open: that decodes the largest picture at once,
     # before its size could be weighed, and warns when a picture is not the size
     # the directory says (the picture's own header is what we weigh).
     icon = IcoImagePlugin.IcoFile(io.BytesIO(data))
     if not icon.entry:
-        return BinaryProblem("the icon holds no picture.")
+        return BinaryRefused("the icon holds no picture.")
     if len(icon.entry) > MAX_FRAMES:
-        return BinaryProblem(f"the icon holds more than {MAX_FRAMES:,} pictures.")
+        return BinaryRefused(f"the icon holds more than {MAX_FRAMES:,} pictures.")
     sizes = [_icon_picture_size(icon, index) for index in range(len(icon.entry))]
     pictures = ((size, _icon_loader(icon, index)) for index, size in enumerate(sizes))
     problem = _decoded(pictures, MAX_PIXELS // _BYTES_PER_PIXEL["ICO"])
@@ -185,12 +185,12 @@ def _icon_loader(icon: IcoImagePlugin.IcoFile, index: int) -> Callable[[], objec
 
 def _decoded(
     pictures: Iterator[tuple[tuple[int, int], Callable[[], object]]], limit: int
-) -> BinaryProblem | None:
+) -> BinaryRefused | None:
     """Decodes each picture once its size and the budget allow it."""
     budget = DecodeBudget()
     for (width, height), decode in pictures:
         if width <= 0 or height <= 0:
-            return BinaryProblem("the image says it has no size.")
+            return BinaryRefused("the image says it has no size.")
         if width * height > limit:
             return _too_large(width, height, limit)
         problem = budget.spend(width * height)
@@ -212,8 +212,8 @@ def _pixel_limit(image: Image.Image) -> int:
     return min(MAX_PIXELS, MAX_DECODE_BYTES // cost)
 
 
-def _too_large(width: int, height: int, limit: int) -> BinaryProblem:
-    return BinaryProblem(
+def _too_large(width: int, height: int, limit: int) -> BinaryRefused:
+    return BinaryRefused(
         f"the image is {width:,} by {height:,} pixels, too large to check and show "
         f"safely: this kind of image may have at most {limit:,} pixels "
         f"(about {_side(limit):,} by {_side(limit):,}). Make it smaller."

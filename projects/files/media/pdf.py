@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import zlib
 
-from projects.files.media.results import BinaryProblem, Sniffed
+from projects.files.media.results import BinaryRefused, Sniffed
 
 MAX_SECTIONS = 64  # one per incremental update
 MAX_XREF_STREAM_BYTES = 8 * 1024 * 1024
@@ -49,21 +49,21 @@ class _Broken(Exception):
     """Why the structure is broken (a value again at the edge, pdf_checked)."""
 
 
-def pdf_checked(data: bytes) -> Sniffed | BinaryProblem:
+def pdf_checked(data: bytes) -> Sniffed | BinaryRefused:
     if not _HEADER.match(data):
-        return BinaryProblem("the file starts like a PDF document but has no PDF header.")
+        return BinaryRefused("the file starts like a PDF document but has no PDF header.")
     ends = list(_STARTXREF.finditer(data, max(0, len(data) - _TAIL)))
     if not ends:
-        return BinaryProblem(
+        return BinaryRefused(
             "the PDF document is cut short (or is not a PDF): it does not end as a PDF "
             "document ends (startxref, then %%EOF)."
         )
     try:
         has_root = _sections_read(data, int(ends[-1].group(1)))
     except _Broken as broken:
-        return BinaryProblem(_DAMAGED.format(broken))
+        return BinaryRefused(_DAMAGED.format(broken))
     if not has_root:
-        return BinaryProblem(_DAMAGED.format("no trailer names its document catalog"))
+        return BinaryRefused(_DAMAGED.format("no trailer names its document catalog"))
     return Sniffed("application/pdf")
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from common.refusals import Refusal
+
 
 @dataclass(frozen=True)
 class Sniffed:
@@ -13,7 +15,5 @@ class Sniffed:
 
 
 @dataclass(frozen=True)
-class BinaryProblem:
+class BinaryRefused(Refusal):
     """Why a file is refused: a sentence shown to the person and to the model."""
-
-    message: str

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from projects.files.media.results import BinaryProblem, Sniffed
+from projects.files.media.results import BinaryRefused, Sniffed
 
 MAX_ELEMENTS = 100_000
 
@@ -41,7 +41,7 @@ class _Part:
     end: int
 
 
-def mp4_checked(data: bytes) -> Sniffed | BinaryProblem:
+def mp4_checked(data: bytes) -> Sniffed | BinaryRefused:
     try:
         boxes = list(_boxes(data, 0, len(data)))
         if not boxes or boxes[0].kind != b"ftyp":
@@ -53,7 +53,7 @@ def mp4_checked(data: bytes) -> Sniffed | BinaryProblem:
         if b"mvhd" not in inside or b"trak" not in inside:
             raise _Broken("its movie box has no header or no track")
     except _Broken as broken:
-        return BinaryProblem(f"the MP4 video is damaged or cut short: {broken}.")
+        return BinaryRefused(f"the MP4 video is damaged or cut short: {broken}.")
     return Sniffed("video/mp4")
 
 
@@ -79,7 +79,7 @@ def _boxes(data: bytes, start: int, end: int) -> Iterator[_Part]:
         at += size
 
 
-def webm_checked(data: bytes) -> Sniffed | BinaryProblem:
+def webm_checked(data: bytes) -> Sniffed | BinaryRefused:
     try:
         elements = _elements(data, 0, len(data))
         header = next(elements, None)
@@ -95,7 +95,7 @@ def webm_checked(data: bytes) -> Sniffed | BinaryProblem:
             raise _Broken("it has no segment after its header")
         _segment_checked(data, segment)
     except _Broken as broken:
-        return BinaryProblem(f"the WebM video is damaged or cut short: {broken}.")
+        return BinaryRefused(f"the WebM video is damaged or cut short: {broken}.")
     return Sniffed("video/webm")
 
 

@@ -17,7 +17,7 @@ from projects.publish.acceptance import check_asked, marks_counted
 from projects.publish.checking import CheckUnfinished, site_check_bounded
 from projects.publish.selectors import site_files_for_check, site_of
 from projects.publish.services import (
-    PublishError,
+    PublishRefused,
     site_publish,
     site_unpublish,
     site_version_make_live,
@@ -53,7 +53,7 @@ class Command(BaseCommand):
         published = site_publish(
             project=project, user=None, name=options["name"], accepted=accepted
         )
-        if isinstance(published, PublishError):
+        if isinstance(published, PublishRefused):
             raise CommandError(published.message)
         self.stdout.write(f"{published.site.name}: version {published.number} is live.")
 

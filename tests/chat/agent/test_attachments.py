@@ -11,8 +11,8 @@ import json
 import pytest
 
 from chat.agent.attachments import (
-    MAX_PROBLEMS,
-    AttachmentError,
+    MAX_PROBLEMS_PER_MESSAGE,
+    AttachmentsRefused,
     PickedElement,
     Problem,
     attachments_from,
@@ -21,7 +21,7 @@ from chat.agent.attachments import (
     to_json,
 )
 from chat.agent.events import chip_labels
-from chat.live.frames import Frame, FrameError, parse_frame
+from chat.live.frames import Frame, FrameRefused, parse_frame
 
 ERROR = {
     "type": "problem",
@@ -71,13 +71,13 @@ def test_a_frame_carries_its_attachments_as_a_form_field_or_a_list() -> None:
         ([{**ERROR, "kind": "format-disk"}], "A problem needs a known kind and a message."),
         ([{**ELEMENT, "selector": ""}], "An element needs a selector and a tag name."),
         ([{**ELEMENT, "tag": "<img src=x>"}], "An element needs a selector and a tag name."),
-        ([ERROR] * (MAX_PROBLEMS + 1), "at most 10 problems and 5 elements"),
+        ([ERROR] * (MAX_PROBLEMS_PER_MESSAGE + 1), "at most 10 problems and 5 elements"),
         (["text"], "Each attachment must be an object."),
     ],
 )
 def test_anything_else_refuses_the_frame_with_a_reason(attachments: object, why: str) -> None:
     frame = parse_frame(json.dumps({"message": "fix it", "attachments": attachments}))
-    assert isinstance(frame, FrameError)
+    assert isinstance(frame, FrameRefused)
     assert why in frame.message
 
 
@@ -99,7 +99,7 @@ def test_fields_are_cut_and_cleaned_whatever_the_page_sent() -> None:
 
 def test_the_model_reads_the_context_after_the_words_and_the_person_sees_chips() -> None:
     found = attachments_from([ERROR, ELEMENT])
-    assert not isinstance(found, AttachmentError)
+    assert not isinstance(found, AttachmentsRefused)
     text = for_model("Fix it", found)
     assert text.startswith(f"Fix it\n\n{CONTEXT}\n")
     assert "- Error at /app.js:2:1: Uncaught ReferenceError: go is not defined" in text
@@ -163,11 +163,11 @@ def test_an_elements_text_is_one_bounded_line_the_chip_shows_whole() -> None:
     assert f"“{element.text}”" in label(element)
     assert len(for_model("Fix", (element,)).splitlines()) == 4, "nothing the page sent adds a line"
     quotes = attachments_from([{**HIDDEN, "text": 'a" and "b'}])
-    assert not isinstance(quotes, AttachmentError)
+    assert not isinstance(quotes, AttachmentsRefused)
     quoted = for_model("Fix", quotes)
     assert 'its text "a\\" and \\"b"' in quoted, "a quote in the text cannot end it early"
     empty = attachments_from([{**HIDDEN, "text": " \u200b "}])
-    assert not isinstance(empty, AttachmentError)
+    assert not isinstance(empty, AttachmentsRefused)
     assert label(empty[0]) == "<p> in index.html"
     assert for_model("Fix", empty).endswith('<p>, selector "body > p", no text')
 
@@ -201,7 +201,7 @@ def test_a_message_stored_with_html_and_a_stack_shows_only_what_is_kept() -> Non
         "Error in app.js:2",
     ]
     found = attachments_from([old_element, old_problem])
-    assert not isinstance(found, AttachmentError)
+    assert not isinstance(found, AttachmentsRefused)
     again = json.dumps(to_json(found)) + for_model("Again", found)
     for hidden in ("IGNORE ALL", "secret-class", "STACK-SECRET", '"html"', '"stack"'):
         assert hidden not in again

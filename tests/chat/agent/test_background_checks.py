@@ -151,7 +151,7 @@ async def test_a_second_check_while_one_runs_is_refused_in_words(
             answered.set()
         return left
 
-    monkeypatch.setattr("chat.tools.checks.site_check_for_model", held)
+    monkeypatch.setattr("chat.tools.check_site.site_check_for_model", held)
     monkeypatch.setattr(ToolRunner, "_leave_running", leave_running)
     fake_openrouter.script(
         calls(call("check_site"), call("check_site")),

@@ -23,7 +23,7 @@ from django.contrib.auth.models import User
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat.agent.events import Event, ToolResultEvent
-from chat.agent.one_shot import Refused, ask_once
+from chat.agent.one_shot import AskRefused, ask_once
 from chat.llm import ChatMessage
 from chat.models import Charge, Message, PersonLimits, SpendingHold
 from projects.lifecycle import project_create
@@ -205,7 +205,7 @@ async def test_a_one_off_request_is_cut_at_the_cap_too(
         client=llm_client(),
     )
 
-    assert isinstance(answer, Refused)
+    assert isinstance(answer, AskRefused)
     assert answer.code == "cost_limit"
     assert answer.message.startswith("This turn reached its spending limit ($0.05")
     assert "what it wrote is kept" not in answer.message, "a rewrite cut short is not kept"

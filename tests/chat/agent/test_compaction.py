@@ -14,7 +14,7 @@ from asgiref.sync import sync_to_async
 from chat.agent import budget
 from chat.agent.compaction import compact_by_hand
 from chat.agent.events import CompactionEvent, ContextEvent, Done, Event
-from chat.agent.one_shot import Refused
+from chat.agent.one_shot import AskRefused
 from chat.asks import SUMMARY_TASK
 from chat.llm import ChatMessage
 from chat.models import Charge, Compaction, Conversation, Message
@@ -231,12 +231,12 @@ async def test_compacting_by_hand_refuses_with_nothing_to_summarise_or_while_a_t
 
     nothing = await compact_by_hand(project=project, conversation=conversation, client=client)
 
-    assert isinstance(nothing, Refused)
+    assert isinstance(nothing, AskRefused)
     assert nothing.code == "nothing"
     await earlier_turns(client, project, conversation, fake_openrouter, 2)
     await sync_to_async(lock_acquire)(project=project, purpose="turn", details={}, ttl=60)
     busy = await compact_by_hand(project=project, conversation=conversation, client=client)
-    assert isinstance(busy, Refused)
+    assert isinstance(busy, AskRefused)
     assert busy.code == "busy"
     assert not await sync_to_async(Compaction.objects.exists)()
 
@@ -258,7 +258,7 @@ async def test_compacting_again_says_the_earlier_turns_are_summarised_already(
 
     again = await compact_by_hand(project=project, conversation=conversation, client=client)
 
-    assert isinstance(again, Refused)
+    assert isinstance(again, AskRefused)
     assert again.code == "nothing"
     assert "summarised already" in again.message
     assert "two turns or more" not in again.message
@@ -276,7 +276,7 @@ async def test_a_summary_is_refused_at_the_spending_cap_and_nothing_is_asked(
 
     refused = await compact_by_hand(project=project, conversation=conversation, client=client)
 
-    assert isinstance(refused, Refused)
+    assert isinstance(refused, AskRefused)
     assert refused.code == "cost_limit"
     assert len(fake_openrouter.requests) == asked
 

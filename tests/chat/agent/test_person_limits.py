@@ -106,13 +106,13 @@ async def test_only_so_many_turns_of_one_person_run_at_once(
     fake_openrouter.responder = held
     projects = [await another_project(user, f"Site {n}") for n in range(3)]
 
-    async def order(project: Project) -> turns.LiveTurn | turns.Busy:
+    async def order(project: Project) -> turns.LiveTurn | turns.TurnRefused:
         conversation = await sync_to_async(conversation_create)(project=project)
         return await turns.start(TurnRequest(project, conversation, "Go", user=user))
 
     started = await asyncio.gather(*(order(project) for project in projects))
     held.release()
-    refused = [item for item in started if isinstance(item, turns.Busy)]
+    refused = [item for item in started if isinstance(item, turns.TurnRefused)]
     assert len(refused) == 1
     assert "You already have 2 turns running" in refused[0].message
 

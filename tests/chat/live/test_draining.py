@@ -156,7 +156,7 @@ async def test_once_draining_no_turn_starts_and_new_tabs_are_sent_elsewhere(
 
     conversation = await sync_to_async(services.conversation_create)(project=project)
     started = await turns.start(TurnRequest(project, conversation, "Hello", user=user))
-    assert started == turns.Busy(turns.RESTARTING)
+    assert started == turns.TurnRefused(turns.RESTARTING)
     assert scripted.requests == [], "nothing was asked of the model"
 
 

@@ -32,8 +32,8 @@ from chat.agent.events import (
     from_json,
     to_json,
 )
-from chat.live.frames import Frame, FrameError, frame_limit, parse_frame
-from chat.live.numbering import Numbered, compacted, merged
+from chat.live.frames import Frame, FrameRefused, frame_limit, parse_frame
+from chat.live.numbering import Numbered, merged, merged_numbered
 from chat.models import Conversation, Message
 from chat.records.reply import AssistantRecord
 from chat.records.tool_result import ToolRecord
@@ -86,7 +86,7 @@ BAD_FRAMES = {
 def test_parse_frame_explains_what_it_cannot_use(text: str | None, says: str) -> None:
     parsed = parse_frame(text)
 
-    assert isinstance(parsed, FrameError)
+    assert isinstance(parsed, FrameRefused)
     assert says in parsed.message
 
 
@@ -99,7 +99,7 @@ def test_a_frame_past_the_limit_is_refused_before_it_is_parsed(
 
     assert parse_frame(longest) == Frame("message", "\u2603" * 100)
     refused = parse_frame(too_long)
-    assert isinstance(refused, FrameError)
+    assert isinstance(refused, FrameRefused)
     assert refused.message == message_too_long().message
     assert "at most 100 characters. Nothing was sent" in refused.message
 
@@ -147,7 +147,7 @@ def test_compacted_joins_adjacent_text_and_keeps_the_last_number() -> None:
     )
     before = list(history)
 
-    assert compacted(history) == [
+    assert merged_numbered(history) == [
         Numbered(1, started),
         Numbered(3, ContentText("Hello")),
         Numbered(5, ReasoningText("ab")),

@@ -42,7 +42,7 @@ TOOL_NAMES = [
     "rename_file",
     "delete_file",
     "search_files",
-    "check_site",  # not a file tool, but offered with them (chat.tools.checks)
+    "check_site",  # not a file tool, but offered with them (chat.tools.check_site)
 ]
 INDEX = STARTER_FILES["/index.html"]
 

@@ -12,7 +12,7 @@ from projects.files.instructions import is_instructions
 from projects.files.results import FileWrite
 from projects.models import Project
 from projects.publish.selectors import site_changes, site_files_for_check
-from projects.publish.services import PublishError, site_publish
+from projects.publish.services import PublishRefused, site_publish
 from projects.selectors import instructions_text
 from projects.services import Author, file_create, file_delete, file_update
 from projects.starter import STARTER_FILES
@@ -60,7 +60,7 @@ def test_the_preview_answers_404_for_the_instructions(starter_project, sites_cli
 
 def test_a_publish_leaves_the_instructions_out(starter_project) -> None:
     version = site_publish(project=starter_project, user=starter_project.owner, name="bakery")
-    assert not isinstance(version, PublishError), version
+    assert not isinstance(version, PublishRefused), version
 
     published = sorted(version.files.values_list("path", flat=True))
     assert published == ["/index.html", "/script.js", "/styles.css"]
@@ -83,7 +83,7 @@ def test_instructions_alone_are_nothing_to_publish(project) -> None:
 
     refused = site_publish(project=project, user=project.owner, name="empty")
 
-    assert isinstance(refused, PublishError)
+    assert isinstance(refused, PublishRefused)
     assert "no files" in refused.message
 
 

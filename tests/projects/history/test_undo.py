@@ -10,7 +10,13 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 
 from projects.files.results import FileWrite
 from projects.history.changesets import net_changes
-from projects.history.undo import Refused, changes_undo, project_restore, restore_plan, undo_plan
+from projects.history.undo import (
+    UndoRefused,
+    changes_undo,
+    project_restore,
+    restore_plan,
+    undo_plan,
+)
 from projects.locks import lock_acquire
 from projects.models import FileRevision, Project, ProjectFile, ProjectLock, Reversal
 from projects.services import (
@@ -46,7 +52,7 @@ def ok(result: object) -> None:
 
 def undo(
     project: Project, user: User, run: list[FileRevision], **options: object
-) -> Reversal | Refused:
+) -> Reversal | UndoRefused:
     return changes_undo(
         project=project,
         revisions=run,
@@ -145,7 +151,7 @@ def test_a_file_changed_since_is_a_conflict_named_and_nothing_changes(
     kept = files(project)
 
     refused = undo(project, user, run)
-    assert isinstance(refused, Refused)
+    assert isinstance(refused, UndoRefused)
     assert [(c.path, c.reason) for c in refused.conflicts] == [
         ("/styles.css", "it was changed since")
     ]
@@ -209,7 +215,7 @@ def test_an_undo_past_the_project_limits_is_refused_whole(
     settings.BUILTIT_MAX_FILES = 3
     kept = files(project)
     refused = undo(project, user, run)
-    assert isinstance(refused, Refused)
+    assert isinstance(refused, UndoRefused)
     assert refused.message.startswith("Nothing was changed.")
     assert "at most 3 files" in refused.message
     assert files(project) == kept
@@ -225,10 +231,10 @@ def test_nothing_is_taken_back_while_the_assistant_works(
     lock = lock_acquire(project=project, purpose="assistant", details={}, ttl=60)
     assert isinstance(lock, ProjectLock)
     refused = undo(project, user, since(project, point))
-    assert isinstance(refused, Refused)
+    assert isinstance(refused, UndoRefused)
     assert "working on this project" in refused.message
     refused_restore = project_restore(project=project, point=point, user=user, summary="s")
-    assert isinstance(refused_restore, Refused)
+    assert isinstance(refused_restore, UndoRefused)
 
 
 def test_the_project_is_restored_to_a_point_and_that_too_can_be_undone(
@@ -258,7 +264,7 @@ def test_the_project_is_restored_to_a_point_and_that_too_can_be_undone(
     assert isinstance(restored, Reversal), restored
     assert files(project) == start
     again = project_restore(project=project, point=point, user=user, summary="again")
-    assert isinstance(again, Refused), "already as it was"
+    assert isinstance(again, UndoRefused), "already as it was"
 
     taken_back = changes_undo(
         project=project,

@@ -19,7 +19,7 @@ from projects.locks import LockHeld, lock_acquire, lock_release
 from projects.models import Project, RevisionBlob, Site
 from projects.publish import checking, services
 from projects.publish.names import name_problem, name_suggested
-from projects.publish.services import PublishError, site_publish
+from projects.publish.services import PublishRefused, site_publish
 from projects.services import Author, file_create, file_delete, file_update, file_upload
 from projects.sweep import project_sweep
 from projects.usage import storage_used
@@ -56,7 +56,7 @@ def site_project(user: User) -> Project:
 
 def published(project: Project, name: str = "lisbon-bakery") -> Site:
     version = site_publish(project=project, user=project.owner, name=name)
-    assert not isinstance(version, PublishError), version
+    assert not isinstance(version, PublishRefused), version
     return version.site
 
 
@@ -487,10 +487,12 @@ def test_a_taken_down_sites_name_is_kept_from_everyone_once_it_is_gone(
     again = Project.objects.create(owner=user, name="Lisbon Bakery")
     write(again, "/index.html", page("<h1>Sign in to your bank</h1>"))
     refused = site_publish(project=again, user=user, name="lisbon-bakery")
-    assert isinstance(refused, PublishError)
+    assert isinstance(refused, PublishRefused)
     assert "is taken" in refused.message
     # A name whose site went the ordinary way is free again.
-    assert not isinstance(site_publish(project=again, user=user, name="other-bakery"), PublishError)
+    assert not isinstance(
+        site_publish(project=again, user=user, name="other-bakery"), PublishRefused
+    )
 
 
 def test_the_newest_versions_are_kept(

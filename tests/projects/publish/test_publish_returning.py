@@ -20,7 +20,7 @@ from projects.models import Project, Site, SiteVersion
 from projects.publish.acceptance import check_asked, finding_mark, marks_posted
 from projects.publish.findings import Finding, SiteCheck
 from projects.publish.notes import version_notes
-from projects.publish.services import PublishError, site_publish
+from projects.publish.services import PublishRefused, site_publish
 from projects.services import Author, file_create, file_delete, file_update
 
 HEAD = '<!doctype html><html lang="en"><head><meta charset="utf-8">'
@@ -75,7 +75,7 @@ def bakery(user: User) -> Project:
 
 def published(project: Project) -> SiteVersion:
     version = site_publish(project=project, user=project.owner, name="lisbon-bakery")
-    assert not isinstance(version, PublishError), version
+    assert not isinstance(version, PublishRefused), version
     return version
 
 
