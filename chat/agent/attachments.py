@@ -102,7 +102,7 @@ def for_the_page() -> JSONObject:
     """The bounds the workspace keeps to as well: how many of each kind a
     message carries, and where each field is cut (in characters)."""
     cut: JSONObject = {name: limit for name, limit in _LIMITS.items()}
-    return {"problem": MAX_PROBLEMS, "element": MAX_ELEMENTS, "cut": cut}
+    return {"problem": MAX_PROBLEMS_PER_MESSAGE, "element": MAX_ELEMENTS_PER_MESSAGE, "cut": cut}
 
 
 def to_json(attachments: tuple[Attachment, ...]) -> list[JSONObject]:

@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from chat.agent.attachments import MAX_ELEMENTS, MAX_PROBLEMS
+from chat.agent.attachments import MAX_ELEMENTS_PER_MESSAGE, MAX_PROBLEMS_PER_MESSAGE
 from projects.models import Project
 
 pytestmark = pytest.mark.django_db
@@ -34,8 +34,8 @@ def test_the_page_is_given_the_servers_limits(
     assert limits["pictures"] == 2
     attachments = limits["attachments"]
     assert isinstance(attachments, dict)
-    assert attachments["problem"] == MAX_PROBLEMS
-    assert attachments["element"] == MAX_ELEMENTS
+    assert attachments["problem"] == MAX_PROBLEMS_PER_MESSAGE
+    assert attachments["element"] == MAX_ELEMENTS_PER_MESSAGE
     assert attachments["cut"] == {
         "message": 500,
         "file": 300,
