@@ -112,6 +112,6 @@ def _part(message: Message, part: str) -> str | None:
         return message.reasoning
     call_id = part.removeprefix("call-")
     for call in CallRecord.all_from(message.tool_calls):
-        if call.id == call_id and call_id != part:
+        if call.id and call.id == call_id and call_id != part:
             return call.arguments
     return None
