@@ -99,8 +99,8 @@ class TurnDrawing:
         # The reasoning block the round being streamed added to, and its text
         # and count before: what a reset takes away again.
         self.joined: tuple[Block, int, int] | None = None
-        # The answer streaming now and how far this tab has drawn it.
-        self.live: tuple[Block, LiveAnswer] | None = None
+        # How far this tab has drawn the answer streaming now (self.current).
+        self.live = LiveAnswer()
         self.finished = False
 
     def start(self) -> str:
@@ -112,13 +112,10 @@ class TurnDrawing:
     def flush(self) -> str:
         """The streaming answer as it now stands, when it grew since last drawn;
         called once a batch of events has been shown."""
-        if self.live is None:
+        block = self.current
+        if block is None or block.kind != "answer" or not block.streaming:
             return ""
-        block, live = self.live
-        if not block.streaming or block is not self.current:
-            self.live = None
-            return ""
-        drawn = live.draw(block.text)
+        drawn = self.live.draw(block.text)
         html = (
             oob(f"#{block.dom_id}-open", drawn.settled, how="beforebegin") if drawn.settled else ""
         )
@@ -240,7 +237,7 @@ class TurnDrawing:
         if kind == "answer":
             block = self.current = self.view.new_block("answer")
             block.streaming = True
-            self.live = (block, LiveAnswer())
+            self.live = LiveAnswer()
             return html + self._append_block(block) + self._stream(block, text)
         block = self.current = self.view.new_block("reasoning")
         block.text, block.streaming = text[:_PIECE_CHARS], True

@@ -94,17 +94,21 @@ def _with_copy(cleaned: str) -> str:
     return cleaned.replace("<pre>", _COPY).replace("</pre>", "</pre></div>")
 
 
+def fence_after(line: str, fence: str) -> str:
+    """The code fence open after `line` ("" for none), given the one open before it."""
+    if fence:
+        return "" if line.rstrip(" ") == fence else fence
+    opening = FENCE_OPENING.fullmatch(line)
+    return opening.group(1) if opening else ""
+
+
 def _close_open_fence(text: str) -> str:
     # An answer cut off by the token limit often ends inside a code block; closing it keeps
     # the code readable instead of running it into one paragraph.
-    fence = None
+    fence = ""
     for line in text.split("\n"):
-        if fence is None:
-            opening = FENCE_OPENING.fullmatch(line)
-            fence = opening and opening.group(1)
-        elif line.rstrip(" ") == fence:
-            fence = None
-    return text if fence is None else f"{text}\n{fence}"
+        fence = fence_after(line, fence)
+    return f"{text}\n{fence}" if fence else text
 
 
 def _too_costly(source: str) -> bool:

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from chat.render.markdown import FENCE_OPENING, render_markdown
+from chat.render.markdown import fence_after, render_markdown
 
 # A line that may continue the block above a blank line: indented (a list item's
 # second paragraph, indented code), a quote, or a list's next item.
@@ -49,20 +49,14 @@ def settle_point(text: str, start: int = 0) -> int:
     point, fence, after_blank = start, "", False
     position = start
     while (end := text.find("\n", position)) >= 0:
-        line = text[position:end]
-        if fence:
-            fence = "" if line.rstrip(" ") == fence else fence
-        elif not line.strip():
+        line, line_start, position = text[position:end], position, end + 1
+        if not fence and not line.strip():
             after_blank = True
-            position = end + 1
             continue
-        else:
-            if after_blank and not _CONTINUES.match(line):
-                point = position
-            opening = FENCE_OPENING.fullmatch(line)
-            fence = opening.group(1) if opening else ""
+        if not fence and after_blank and not _CONTINUES.match(line):
+            point = line_start
+        fence = fence_after(line, fence)
         after_blank = False
-        position = end + 1
     # The line being written settles what came before once its first character
     # shows it cannot belong to the block above ("T", not "1" that may become "1.").
     if after_blank and not fence and text[position : position + 1] not in _MAY_CONTINUE:
