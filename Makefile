@@ -61,7 +61,7 @@ check: $(STAMP)
 
 # The offline demo model: OPENROUTER_BASE_URL=http://127.0.0.1:8765/api/v1 make run
 fake-openrouter: $(STAMP)
-	$(BIN)/python -m tests.fakes.openrouter --host 127.0.0.1 --port $${FAKE_PORT:-8765}
+	$(BIN)/python -m fakes.openrouter --host 127.0.0.1 --port $${FAKE_PORT:-8765}
 
 superuser: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput

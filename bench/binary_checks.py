@@ -38,8 +38,8 @@ from fontTools.ttLib import TTFont
 from fontTools.ttLib.woff2 import WOFF2DirectoryEntry, woff2DirectorySize
 from PIL import Image, ImageFilter
 
+from fakes.images import woff2
 from projects.files.binaries import checked
-from tests.fakes.images import woff2
 
 Image.MAX_IMAGE_PIXELS = None  # making the inputs; the checks set their own bound
 

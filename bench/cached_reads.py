@@ -3,7 +3,7 @@
 
 Not a test: prints figures. Run with `.venv/bin/python bench/cached_reads.py`.
 
-A project holds the demo's three-file bakery site (tests.fakes.demo.site_files:
+A project holds the demo's three-file bakery site (demo.site.site_files:
 an HTML page, a stylesheet, a script). A scripted model, served by the fake
 OpenRouter on 127.0.0.1, reads the three files, edits the page, reads all
 three again to check its work, then answers: a turn that re-reads three files,
@@ -43,13 +43,13 @@ from chat.agent.read_cache import ReadCache
 from chat.llm import ChatMessage, ClientConfig, LLMClient
 from chat.services import conversation_create
 from common import threads
+from demo.site import brief_from, site_files
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import Reply, ToolCallScript
 from projects.files.results import FileWrite
 from projects.lifecycle import project_create
 from projects.models import Project
 from projects.services import Author, file_create
-from tests.fakes.demo import site_files
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import Reply, ToolCallScript
 
 LIMITS = TurnLimits(
     max_iterations=10,
@@ -85,7 +85,7 @@ def setup() -> Project:
     project = project_create(owner=owner, name="Bakery")
     assert isinstance(project, Project)
     author = Author.person(owner)
-    for path, content in site_files("Crumb &amp; Co. Bakery").items():
+    for path, content in site_files(brief_from("a bakery called Crumb & Co.")).items():
         project.files.filter(path=f"/{path}").delete()
         written = file_create(project=project, path=f"/{path}", content=content, author=author)
         assert isinstance(written, FileWrite), written

@@ -46,10 +46,10 @@ from chat.asks import SUMMARY_TASK
 from chat.llm import ChatMessage, ClientConfig, LLMClient
 from chat.services import conversation_create
 from common import threads
+from fakes.openrouter import FakeOpenRouter, RecordedRequest
+from fakes.script import Reply, Scripted
 from projects.lifecycle import project_create
 from projects.models import Project
-from tests.fakes.openrouter import FakeOpenRouter, RecordedRequest
-from tests.fakes.script import Reply, Scripted
 
 TURNS = 40
 LIMITS = TurnLimits(

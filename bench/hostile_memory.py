@@ -56,10 +56,8 @@ from chat.agent.limits import TurnLimits
 from chat.agent.loop import TurnRequest, run_turn
 from chat.llm import ClientConfig, LLMClient
 from chat.services import conversation_create
-from projects.lifecycle import project_create
-from projects.models import Project
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import (
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import (
     Comment,
     Endless,
     Raw,
@@ -70,6 +68,8 @@ from tests.fakes.script import (
     text,
     tool_calls,
 )
+from projects.lifecycle import project_create
+from projects.models import Project
 
 MB = 2**20
 WATCHDOG_BYTES = 1500 * MB

@@ -30,8 +30,8 @@ django.setup()
 import httpx
 
 from chat.llm import ChatMessage, ChatRequest, ClientConfig, LLMClient, MessageAssembler
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import Raw, Stream
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import Raw, Stream
 
 SIZES = (20_000, 200_000)
 ROUNDS = 5

@@ -57,11 +57,9 @@ from chat.llm import ChatRequest, ChatStream, ClientConfig, LLMClient, StreamEve
 from chat.models import Conversation
 from chat.services import conversation_create
 from common import threads
-from projects.lifecycle import project_create
-from projects.models import Project
-from tests.fakes.demo import site_files
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import (
+from demo.site import brief_from, site_files
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import (
     Chunk,
     Comment,
     Event,
@@ -72,7 +70,9 @@ from tests.fakes.script import (
     Stream,
     ToolCallScript,
 )
-from tests.fakes.script import Done as DoneMarker
+from fakes.script import Done as DoneMarker
+from projects.lifecycle import project_create
+from projects.models import Project
 
 PACE = 0.0025  # seconds between two chunks
 ROUNDS = 7  # timed turns of each kind, alternating, after one untimed of each
@@ -113,7 +113,7 @@ ANSWER = " ".join(
 
 def turn_script() -> list[Reply]:
     """The three replies of the turn; ~2,000 chunks in all."""
-    files = site_files("Crumb &amp; Co. Bakery")
+    files = site_files(brief_from("a bakery called Crumb & Co."))
     create = [
         ToolCallScript("create_file", {"path": f"/{path}", "content": content})
         for path, content in files.items()

@@ -281,7 +281,7 @@ BUILTIT_BODY_MIN_RATE = env_int("BUILTIT_BODY_MIN_RATE", 500, minimum=1)
 # --- The model provider (DESIGN §4) ----------------------------------------
 
 # Any OpenAI-compatible server works: OpenRouter by default, or a local one
-# (Ollama, vLLM, llama.cpp, LM Studio), or the offline fake in tests/fakes/.
+# (Ollama, vLLM, llama.cpp, LM Studio), or the offline fake in fakes/ (make fake-openrouter).
 OPENROUTER_BASE_URL = env_str("OPENROUTER_BASE_URL", "https://openrouter.ai/api/v1").strip()
 OPENROUTER_API_KEY = env_str("OPENROUTER_API_KEY", "").strip()
 # Sent as HTTP-Referer and X-Title so OpenRouter can attribute the requests.

@@ -21,10 +21,8 @@ from django.conf import settings
 
 from chat.llm import ClientConfig, LLMClient
 from common.jsontypes import NOT_JSON, decoded
-from demo.improving import improve_step
-from demo.planner import next_step
+from demo.answering import demo_step
 from demo.steps import Step
-from demo.summaries import demo_summary, is_summary_request
 
 DEMO_MODEL = "builtit/demo"
 DEMO_LABEL = "Demo (offline, scripted)"
@@ -75,21 +73,13 @@ class DemoTransport(httpx.AsyncBaseTransport):
             return httpx.Response(400, json={"error": {"code": 400, "message": "Not JSON"}})
         # Off the event loop: the demo's reading is plain Python, and a socket
         # or another turn must never wait on it.
-        step = await asyncio.to_thread(_answer, body if isinstance(body, dict) else {})
+        step = await asyncio.to_thread(demo_step, body if isinstance(body, dict) else {})
         prompt_tokens = max(1, len(request.content) // 4)
         return httpx.Response(
             200,
             headers={"content-type": "text/event-stream"},
             stream=_Events(step, prompt_tokens, self.pause),
         )
-
-
-def _answer(body: dict[str, Any]) -> Step:
-    """A summary of earlier turns (chat.agent.compaction) is not a turn's step."""
-    messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
-    if is_summary_request(messages):
-        return Step("Listing what was asked and changed.", demo_summary(messages))
-    return improve_step(body) or next_step(body)
 
 
 class _Events(httpx.AsyncByteStream):

@@ -13,11 +13,11 @@ from django.contrib.auth.models import User
 from django.db import connections
 from django.test import Client
 
+from fakes.openrouter import FakeOpenRouter
 from projects.lifecycle import project_create
 from projects.models import Project
 from projects.services import Author
 from tests.fakes.dns_server import FakeDNS, running
-from tests.fakes.openrouter import FakeOpenRouter
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

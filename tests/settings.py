@@ -8,7 +8,7 @@ os.environ.setdefault("BUILTIT_HTTPS", "0")
 os.environ.setdefault("BUILTIT_ALLOW_SIGNUP", "1")
 os.environ.setdefault("BUILTIT_DATA_DIR", tempfile.mkdtemp(prefix="builtit-test-"))
 # Nothing in the tests may reach the real OpenRouter, whatever the shell exports:
-# tests that talk to a model point at the fake server in tests/fakes/.
+# tests that talk to a model point at the fake server in fakes/.
 os.environ["OPENROUTER_BASE_URL"] = "http://127.0.0.1:9/api/v1"
 os.environ["OPENROUTER_API_KEY"] = ""
 

@@ -5,8 +5,8 @@
 
 `start` takes the project's lock (a database row, so it holds across server
 processes) and runs the loop in a task of its own: closing the tab that asked
-does not stop it. Its events are numbered and sent, in order, to the project's
-channel-layer group, so every open tab of the project sees the same turn.
+does not stop it. Its events are numbered and sent, in order, to every open
+tab of the project, so each sees the same turn.
 
 The lock names the turn's control channel, through which any process can stop
 the turn (`stop`). Its events go to the project's tabs through this process's

@@ -20,10 +20,10 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import sync_playwright
 
+from fakes.demo import demo_responder
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import RecordedRequest, Scripted
 from projects.models import ProjectLock
-from tests.fakes.demo import demo_responder
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import RecordedRequest, Scripted
 from tests.servers import server_start, shared_settings
 
 CHROMIUM = os.environ.get("BUILTIT_CHROMIUM", "/usr/bin/chromium")

@@ -12,13 +12,13 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from playwright.sync_api import FilePayload, Page, expect
 
+from fakes.images import png
+from fakes.script import text
 from projects.files.results import FileWrite
 from projects.lifecycle import project_create
 from projects.models import Project, ProjectFile
 from projects.services import Author, file_create
 from tests.browser.conftest import ChatServer, sign_in
-from tests.fakes.images import png
-from tests.fakes.script import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -16,12 +16,12 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Frame, Page, expect
 
 from chat.models import Message
+from fakes.script import text
 from projects.files.results import FileWrite
 from projects.lifecycle import project_create
 from projects.models import Project, ProjectFile
 from projects.services import Author, file_create
 from tests.browser.conftest import ChatServer, sign_in
-from tests.fakes.script import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

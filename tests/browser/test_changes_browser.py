@@ -10,11 +10,11 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 
+from fakes.script import ToolCallScript, text, tool_calls
 from projects.lifecycle import project_create
 from projects.models import Project, ProjectFile
 from projects.services import Author, file_create, file_update
 from tests.browser.conftest import ChatServer, open_file, sign_in
-from tests.fakes.script import ToolCallScript, text, tool_calls
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -1,5 +1,5 @@
 """The chat panel in real Chromium, over a real websocket to daphne, with the model
-played by the fake OpenRouter (tests/fakes): what a person sees while the
+played by the fake OpenRouter (fakes/openrouter.py): what a person sees while the
 assistant works, from several tabs, with the keyboard, and when things fail."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Locator, Page, expect
 
 from chat.models import Conversation
+from fakes.script import HttpError, Pause, Reply, Stream, ToolCallScript, text, tool_calls
 from projects.lifecycle import project_create
 from projects.models import Project, ProjectFile
 from tests.browser.conftest import ChatServer, Held, open_file, sign_in
-from tests.fakes.script import HttpError, Pause, Reply, Stream, ToolCallScript, text, tool_calls
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -102,30 +102,31 @@ def test_ask_for_a_site_and_watch_it_being_built(page, chat_server, browser_user
     _connected(page)
     page.evaluate(WATCH_CARDS)
 
-    _send(page, "A bakery in Lisbon")
+    _send(page, "A bakery in Lisbon called Crumb")
     turn = _last_turn(page)
-    expect(turn.locator(".bubble-text")).to_have_text("A bakery in Lisbon")
+    expect(turn.locator(".bubble-text")).to_have_text("A bakery in Lisbon called Crumb")
     _finished(turn)
 
-    cards = turn.locator("li.tool-card")
+    # The demo looks at the project first (a quiet card, folded), then writes.
+    cards = turn.locator("li.tool-card:has(.tool-path)")
     expect(cards).to_have_count(3)
-    expect(cards.locator(".tool-path")).to_have_text(["index.html", "styles.css", "script.js"])
+    expect(cards.locator(".tool-path")).to_have_text(["/index.html", "/styles.css", "/script.js"])
     for card in cards.all():
         assert card.get_attribute("data-state") == "done"
         shown = page.evaluate("(id) => window.cardStates[id]", card.get_attribute("id"))
         assert shown[-2:] == ["running", "done"], shown
     # The final answer is Markdown, rendered: its list of files is a list.
-    expect(turn.locator(".answer").last).to_contain_text("Done: I built your site.")
+    expect(turn.locator(".answer").last).to_contain_text("Done: the site is built.")
     expect(turn.locator(".answer li code").first).to_have_text("index.html")
     expect(turn.locator(".answer.streaming")).to_have_count(0)
     _idle(page)
     assert page.input_value("#composer-input") == ""
 
-    expect(page.frame_locator("#preview-frame").locator("h1")).to_have_text("A bakery in Lisbon")
+    expect(page.frame_locator("#preview-frame").locator("h1")).to_have_text("Crumb")
     for name in ("index.html", "styles.css", "script.js"):
         expect(page.locator("#file-tree .file-link", has_text=name)).to_have_count(1)
     open_file(page, "/index.html")
-    assert "<h1>A bakery in Lisbon</h1>" in page.evaluate("builtitWorkspace.text()")
+    assert "<h1>Crumb</h1>" in page.evaluate("builtitWorkspace.text()")
 
 
 def test_stop_ends_a_slow_turn_and_the_composer_works_again(

@@ -14,10 +14,10 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Locator, Page, expect
 
 from chat.models import Compaction
+from fakes.script import HttpError, text
 from projects.lifecycle import project_create
 from projects.models import Project
 from tests.browser.conftest import ARTIFACTS, ChatServer, assert_fits, sign_in
-from tests.fakes.script import HttpError, text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -13,10 +13,10 @@ from playwright.sync_api import Page, Route, expect
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat.llm.config import OPENROUTER_URL
+from fakes.script import ToolCallScript, text, tool_calls
 from projects.lifecycle import project_create
 from projects.models import Project, ProjectFile
 from tests.browser.conftest import ChatServer, Held, sign_in
-from tests.fakes.script import ToolCallScript, text, tool_calls
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

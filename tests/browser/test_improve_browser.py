@@ -11,10 +11,10 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 
 from chat.asks import IMPROVE_TASK
+from fakes.script import HttpError, text
 from projects.lifecycle import project_create
 from projects.models import Project
 from tests.browser.conftest import ChatServer, Held, assert_fits, sign_in
-from tests.fakes.script import HttpError, text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

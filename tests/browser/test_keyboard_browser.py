@@ -8,11 +8,11 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 
+from fakes.script import text
 from projects.lifecycle import project_create
 from projects.models import Project, ProjectFile
 from projects.services import Author, file_update
 from tests.browser.conftest import ChatServer, sign_in
-from tests.fakes.script import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

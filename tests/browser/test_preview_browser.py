@@ -9,12 +9,12 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Route
 
+from fakes.images import png
 from projects.files.results import FileWrite
 from projects.lifecycle import project_create
 from projects.models import Project, ProjectFile
 from projects.services import Author, file_create, file_delete, file_update, file_upload
 from tests.browser.conftest import Dialogs, answer, sign_in
-from tests.fakes.images import png
 from tests.servers import sites_url_of
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -12,12 +12,12 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import FloatRect, Frame, Locator, Page, expect
 
+from fakes.script import ToolCallScript, text, tool_calls
 from projects.files.results import FileWrite
 from projects.lifecycle import project_create
 from projects.models import Project, ProjectFile
 from projects.services import Author, file_create, file_update
 from tests.browser.conftest import ARTIFACTS, ChatServer, assert_fits, sign_in
-from tests.fakes.script import ToolCallScript, text, tool_calls
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

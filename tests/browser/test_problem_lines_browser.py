@@ -13,12 +13,12 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 
+from fakes.script import text
 from projects.files.results import FileWrite
 from projects.lifecycle import project_create
 from projects.models import Project
 from projects.services import Author, file_create
 from tests.browser.conftest import ChatServer, open_file, sign_in
-from tests.fakes.script import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -15,10 +15,10 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 
+from fakes.script import Reply, ToolCallScript
 from projects.models import Project
 from tests.browser.conftest import ARTIFACTS, ChatServer, sign_in
 from tests.browser.test_layout_browser import CONTRAST
-from tests.fakes.script import Reply, ToolCallScript
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -11,10 +11,10 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Page, WebSocketRoute, expect
 
 from chat.models import Message
+from fakes.script import text
 from projects.lifecycle import project_create
 from projects.models import Project
 from tests.browser.conftest import ChatServer, sign_in
-from tests.fakes.script import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

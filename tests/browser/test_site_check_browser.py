@@ -11,10 +11,10 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Locator, Page, expect
 
+from fakes.script import Reply, ToolCallScript, text
 from tests.browser.conftest import ARTIFACTS, ChatServer, assert_fits, sign_in
 from tests.browser.test_layout_browser import CONTRAST
 from tests.browser.test_tool_groups_browser import _finished, _open, _send, _starter
-from tests.fakes.script import Reply, ToolCallScript, text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -10,11 +10,11 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Locator, Page, expect
 
+from fakes.script import Reply, ToolCallScript, text
 from projects.lifecycle import project_create
 from projects.models import Project
 from tests.browser.conftest import ARTIFACTS, ChatServer, Held, assert_fits, sign_in
 from tests.browser.test_layout_browser import CONTRAST
-from tests.fakes.script import Reply, ToolCallScript, text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -34,7 +34,7 @@ def _open(page: Page, url: str, project: Project) -> None:
 
 def _first_turn(page: Page) -> None:
     page.click("#composer-input")
-    page.keyboard.type("A bakery in Lisbon")
+    page.keyboard.type("A bakery in Lisbon called Crumb")
     page.keyboard.press("Enter")
     footer = page.locator("#chat-log article.turn").last.locator(".turn-footer")
     expect(footer).to_have_class(re.compile(r"\bcompleted\b"))
@@ -53,7 +53,7 @@ def test_a_blank_projects_first_turn_opens_its_home_page_where_the_person_is(
     _first_turn(page)
 
     expect(page.locator(".editor-path")).to_have_text("/index.html")
-    assert "<h1>A bakery in Lisbon</h1>" in page.evaluate("builtitWorkspace.text()")
+    assert "<h1>Crumb</h1>" in page.evaluate("builtitWorkspace.text()")
     if width < 1000:  # on a phone the chat stays in view: the person did not ask for Code
         expect(page.locator("#chat-panel")).to_be_visible()
         expect(page.locator("#editor-panel")).to_be_hidden()

@@ -16,8 +16,7 @@ from chat import images
 from chat.live.frames import Frame, FrameRefused, parse_frame
 from chat.llm import ChatMessage
 from chat.models import ChatImage
-from projects.models import Project, ProjectFile
-from tests.fakes.images import (
+from fakes.images import (
     gif_frame_larger_than_screen,
     jpeg,
     jpeg_with_fill_byte,
@@ -25,6 +24,7 @@ from tests.fakes.images import (
     webp,
     webp_with_chunk_first,
 )
+from projects.models import Project, ProjectFile
 
 pytestmark = pytest.mark.django_db
 

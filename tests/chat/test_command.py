@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -12,13 +13,13 @@ from django.core.management import CommandError, call_command
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat.models import Conversation, Message
+from fakes.demo import demo_responder
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import HttpError, Reply, ToolCallScript
 from projects.files.results import FileWrite
 from projects.locks import LockHeld, lock_acquire, lock_current, lock_release
 from projects.models import Project, ProjectFile
 from projects.services import Author, file_update
-from tests.fakes.demo import demo_responder
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import HttpError, Reply, ToolCallScript
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -57,11 +58,11 @@ def test_readable_output_streams_text_lists_each_tool_call_and_ends_with_usage(
     assert "I'll build" in out
     assert "✓ create_file: Created /index.html" in out
     assert "✓ create_file: Created /styles.css" in out
-    assert "completed (stop) · 2 requests" in out
+    assert "completed (stop) · 3 requests" in out
     assert "files changed: /index.html, /styles.css, /script.js" in out
-    assert "$0.0013" in out or "$0.001" in out
+    assert re.search(r"· \$0\.00\d+ ·", out), "the fake prices its model"
     page = ProjectFile.objects.get(project=starter_project, path="/index.html")
-    assert "A site for my bakery" in page.content
+    assert "bakery" in page.content
 
 
 def test_the_readmes_walk_through_works_on_the_starter_project(
@@ -71,9 +72,9 @@ def test_the_readmes_walk_through_works_on_the_starter_project(
     assert status == 0
     assert "already exists" not in out
     assert "✗" not in out
-    assert "Done: I updated your site." in out
+    assert "Done:" in out
     page = ProjectFile.objects.get(project=starter_project, path="/index.html")
-    assert "A site for my bakery" in page.content
+    assert "bakery" in page.content
 
 
 def test_json_mode_prints_one_event_per_line_with_the_event_names(
@@ -85,7 +86,7 @@ def test_json_mode_prints_one_event_per_line_with_the_event_names(
     kinds = [event["type"] for event in events]
     assert kinds[0] == "turn_started"
     assert kinds[-2:] == ["done", "changes"]
-    assert kinds.count("tool_result") == 3
+    assert kinds.count("tool_result") == 4, "it lists the files, then writes three"
     assert {"content", "tool_calls", "tool_executing", "files_changed", "usage"} <= set(kinds)
     done = events[-2]
     assert done["status"] == "completed"
@@ -108,7 +109,9 @@ def test_json_mode_prints_one_event_per_line_with_the_event_names(
 def test_new_project_is_created_for_the_owner_and_its_id_printed(
     demo: FakeOpenRouter, user: User
 ) -> None:
-    out, _, status = run("--new-project", "Bakery", "--owner", user.username, "Build it", "--json")
+    out, _, status = run(
+        "--new-project", "Bakery", "--owner", user.username, "A site for my bakery", "--json"
+    )
     first = json.loads(out.splitlines()[0])
     assert status == 0
     assert first["type"] == "project_created"

@@ -15,9 +15,9 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat.llm.config import OPENROUTER_URL
 from demo.transport import DEMO_MODEL
+from fakes.openrouter import FakeOpenRouter
 from projects.models import Project, ProjectFile
 from tests.demo.phrasings import PHRASINGS, Phrasing, assert_built
-from tests.fakes.openrouter import FakeOpenRouter
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

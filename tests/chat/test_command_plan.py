@@ -12,9 +12,9 @@ from django.core.management import call_command
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat.models import Message
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import Reply, ToolCallScript
 from projects.models import FileRevision, Project, ProjectFile
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import Reply, ToolCallScript
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -24,11 +24,11 @@ from chat.asks import IMPROVE_TASK
 from chat.models import Charge, Message
 from chat.records.reply import AssistantRecord
 from chat.records.turn import TurnRecord
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import DEFAULT_USAGE, HttpError, text
 from projects.models import Project
 from projects.services import Author, file_create
 from projects.starter import STARTER_FILES
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import DEFAULT_USAGE, HttpError, text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

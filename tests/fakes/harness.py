@@ -21,7 +21,7 @@ from chat.llm import (
     StreamEvent,
     ToolSpec,
 )
-from tests.fakes.openrouter import FakeOpenRouter
+from fakes.openrouter import FakeOpenRouter
 
 WRITE = ToolSpec(
     "create_file",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 
-from tests.fakes.script import HttpError, RecordedRequest, Reply, Scripted, ToolCallScript
+from fakes.script import HttpError, RecordedRequest, Reply, Scripted, ToolCallScript
 
 # How long a held reply waits for `release()` before the fake gives up on it.
 HOLD_TIMEOUT = 20.0

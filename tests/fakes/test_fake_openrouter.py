@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import html
 import json
 import threading
 from collections.abc import Iterator
@@ -12,9 +11,10 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.fakes.demo import NEVER_STOPS, demo_responder
-from tests.fakes.openrouter import NO_SCRIPT, FakeOpenRouter, RecordedRequest
-from tests.fakes.script import (
+from demo.answering import demo_step
+from fakes.demo import NEVER_STOPS, demo_responder
+from fakes.openrouter import NO_SCRIPT, FakeOpenRouter, RecordedRequest
+from fakes.script import (
     Chunk,
     Comment,
     Done,
@@ -403,8 +403,12 @@ def test_stopped_fake_serves_no_pooled_connection(fake_openrouter: FakeOpenRoute
     assert len(fake_openrouter.model_lists) == 1
 
 
-WISH = "A site for <Bob's> café & bakery, with fresh bread every morning and cakes too"
-CREATE_FILE = [{"type": "function", "function": {"name": "create_file", "parameters": {}}}]
+WISH = "A bakery called Crumb, with our opening hours and a contact form"
+# The tools a turn offers, as the agent names them (chat.tools).
+TOOLS = [
+    {"type": "function", "function": {"name": name, "parameters": {}}}
+    for name in ("list_files", "read_file", "create_file", "update_file", "edit_file")
+]
 
 
 @pytest.fixture
@@ -424,48 +428,25 @@ def _content(chunks: list[dict[str, Any]]) -> str:
     return "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks)
 
 
-def _build(demo: httpx.Client) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": "You build websites."},
-        {"role": "user", "content": WISH},
-    ]
-    return messages, list(_calls(_demo_turn(demo, messages, tools=CREATE_FILE)).values())
+def _reasoning(chunks: list[dict[str, Any]]) -> str:
+    return "".join(c["choices"][0]["delta"].get("reasoning") or "" for c in chunks)
 
 
-def test_demo_builds_three_files_under_the_escaped_heading(demo: httpx.Client) -> None:
-    _, calls = _build(demo)
-    assert [c["name"] for c in calls] == ["create_file"] * 3
-    files = {a["path"]: a["content"] for a in (json.loads(c["arguments"]) for c in calls)}
-    assert list(files) == ["index.html", "styles.css", "script.js"]
-    page, css, script = files.values()
-    heading = html.escape("A site for <Bob's> café & bakery, with fresh bread every") + "…"
-    assert page.startswith("<!doctype html>")
-    assert f"<h1>{heading}</h1>" in page
-    assert "<Bob" not in page
-    assert 'href="styles.css"' in page
-    assert 'src="script.js"' in page
-    assert 'id="cheer"' in page
-    assert "@media" in css
-    assert css.count("{") == css.count("}")
-    assert 'getElementById("cheer")' in script
-    assert "addEventListener" in script
+def test_the_fake_answers_with_the_products_own_demo(demo: httpx.Client) -> None:
+    """One offline demo: over HTTP the fake says and calls what `builtit/demo` would."""
+    body = {**STREAM, "messages": [{"role": "user", "content": WISH}], "tools": TOOLS}
+    step = demo_step(body)
 
+    chunks = _chunks(_post_stream(demo, body))
 
-def test_demo_summarises_once_the_tools_ran(demo: httpx.Client) -> None:
-    messages, calls = _build(demo)
-    made = [
-        {"id": c["id"], "type": "function", "function": {k: c[k] for k in ("name", "arguments")}}
-        for c in calls
-    ]
-    messages.append({"role": "assistant", "content": "I'll build it.", "tool_calls": made})
-    messages += [{"role": "tool", "tool_call_id": c["id"], "content": "{}"} for c in calls]
-    chunks = _demo_turn(demo, messages, tools=CREATE_FILE)
-    summary = _content(chunks)
-    assert not _calls(chunks)
-    assert "built" in summary
-    assert all(f"`{name}`" in summary for name in ("index.html", "styles.css", "script.js"))
-    assert chunks[-1]["choices"][0]["finish_reason"] == "stop"
-    assert 0 < chunks[-1]["usage"]["cost"] < 0.01
+    calls = [(c["name"], json.loads(c["arguments"])) for c in _calls(chunks).values()]
+    assert calls == [(name, arguments) for name, arguments in step.calls]
+    assert calls, "a description with tools offered starts work"
+    assert _content(chunks) == step.content
+    assert _reasoning(chunks) == step.reasoning
+    assert chunks[-1]["choices"][0]["finish_reason"] == "tool_calls"
+    assert chunks[-1]["model"] == "openai/gpt-4o-mini"
+    assert 0 < chunks[-1]["usage"]["cost"] < 0.01, "priced like the model it names"
 
 
 def test_demo_has_a_model_that_never_stops_until_the_client_leaves(
@@ -483,49 +464,9 @@ def test_demo_has_a_model_that_never_stops_until_the_client_leaves(
     assert len(written) > 50_000, "a thousand chunks, and no end in sight"
 
 
-def test_demo_without_tools_says_it_is_offline(demo: httpx.Client) -> None:
-    chunks = _demo_turn(demo, [{"role": "user", "content": "hi"}])
-    assert "offline demo" in _content(chunks)
+def test_a_greeting_gets_the_demos_help_and_no_calls(demo: httpx.Client) -> None:
+    messages = [{"role": "user", "content": "hi"}]
+    chunks = _demo_turn(demo, messages, tools=TOOLS)
+    assert _content(chunks) == demo_step({"messages": messages, "tools": TOOLS}).content
+    assert "site" in _content(chunks)
     assert not _calls(chunks)
-
-
-TOOLS = [
-    {"type": "function", "function": {"name": name, "parameters": {}}}
-    for name in ("create_file", "update_file")
-]
-STARTER = "Current files:\n- /index.html (650 bytes)\n- /styles.css (1.1 KiB)\n- /AGENTS.md (1 KiB)"
-
-
-def test_demo_rewrites_the_files_the_project_holds_and_creates_the_rest(
-    demo: httpx.Client,
-) -> None:
-    messages = [{"role": "system", "content": STARTER}, {"role": "user", "content": WISH}]
-
-    calls = _calls(_demo_turn(demo, messages, tools=TOOLS)).values()
-
-    assert [(c["name"], json.loads(c["arguments"])["path"]) for c in calls] == [
-        ("update_file", "index.html"),
-        ("update_file", "styles.css"),
-        ("create_file", "script.js"),
-    ]
-
-
-def test_demo_names_the_calls_that_failed(demo: httpx.Client) -> None:
-    messages, calls = _build(demo)
-    made = [
-        {"id": c["id"], "type": "function", "function": {k: c[k] for k in ("name", "arguments")}}
-        for c in calls
-    ]
-    messages.append({"role": "assistant", "content": "", "tool_calls": made})
-    refused = {"success": False, "error": "/script.js already exists."}
-    messages += [
-        {"role": "tool", "tool_call_id": c["id"], "content": json.dumps(refused if i else {})}
-        for i, c in enumerate(calls)
-    ]
-
-    summary = _content(_demo_turn(demo, messages, tools=CREATE_FILE))
-
-    assert summary.startswith("Part of it worked; some steps failed:")
-    assert "- `index.html`" in summary
-    assert "- **Failed:** `script.js`" in summary
-    assert "Done" not in summary

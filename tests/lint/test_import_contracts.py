@@ -14,13 +14,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("builtit", "common", "accounts", "chat", "projects", "demo")
+PACKAGES = ("builtit", "common", "accounts", "chat", "projects", "demo", "fakes")
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 
 AGENT = "the agent is reached only through the live turn"
 PROVIDER = "the provider's client is reached only through"
 DEMO = "the offline demo is a provider reached only through chat.providers.client_for"
 TOOLS = "the tools are the agent's"
+FAKES = "the fakes (a fake OpenRouter serving the demo, sample files) are for tests"
 NO_PAGES = "the agent, its tools, the provider's client and the offline demo know no Channels"
 
 # A module written tomorrow in each package, with the imports it may not make.
@@ -41,7 +42,11 @@ TOMORROW = {
     "chat/tools/tomorrow.py": {
         "from projects.views import files": ("projects.views.files", NO_PAGES),
     },
-    "demo/tomorrow.py": {"from chat.render import panel": ("chat.render.panel", NO_PAGES)},
+    "demo/tomorrow.py": {
+        "from chat.render import panel": ("chat.render.panel", NO_PAGES),
+        "from fakes import openrouter": ("fakes.openrouter", FAKES),
+    },
+    "projects/tomorrow.py": {"from fakes import images": ("fakes.images", FAKES)},
 }
 
 

@@ -23,6 +23,7 @@ from django.test import Client
 from django.utils import timezone
 
 from chat.models import ChatImage
+from fakes.images import png
 from projects import write_checks
 from projects.archive import ImportRefused, project_import_zip
 from projects.files.binaries import marker_for
@@ -32,7 +33,6 @@ from projects.models import BinaryBlob, FileRevision, Project, ProjectFile, Revi
 from projects.services import Author, file_create, file_delete, file_upload
 from projects.sweep import storage_sweep
 from projects.usage import storage_used
-from tests.fakes.images import png
 
 pytestmark = pytest.mark.django_db
 KIB = 1024

@@ -22,8 +22,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from chat.access_tokens import NewToken, token_create
+from fakes.openrouter import FakeOpenRouter
 from projects.models import Project
-from tests.fakes.openrouter import FakeOpenRouter
 from tests.servers import ServerProcess, server_start, shared_settings
 
 SHARED = str(settings.DATABASES["default"]["ENGINE"]).endswith("postgresql") and bool(

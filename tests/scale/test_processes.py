@@ -15,9 +15,9 @@ from django.contrib.auth.models import User
 
 from chat.live.closing import Close
 from chat.models import Message
+from fakes.script import Reply
 from projects.models import Project, ProjectFile, ProjectLock
 from tests.fakes.held import PAGE, Held, WriteThenHold
-from tests.fakes.script import Reply
 from tests.scale.conftest import Servers, bearer, tab
 from tests.servers import ServerProcess
 

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 import pytest
 
 from chat.llm import ClientConfig, LLMClient
-from tests.fakes.openrouter import FakeOpenRouter
+from fakes.openrouter import FakeOpenRouter
 
 
 class Clients(Protocol):

@@ -24,6 +24,7 @@ from chat.records.site_check import CheckFinding, SiteCheckRecord
 from chat.records.turn import TURN_KEY, TurnRecord
 from chat.tools import ToolOutcome
 from common.jsontypes import JSONObject
+from fakes.openrouter import FakeOpenRouter
 from projects.files.results import FileWrite
 from projects.models import Project
 from projects.publish import checking
@@ -33,7 +34,6 @@ from projects.services import Author, file_create
 from tests.chat.agent.conftest import Clients
 from tests.chat.agent.test_loop_stories import call, calls, of_type, sent, whole
 from tests.chat.agent.turns import limits, new_conversation, turn_events
-from tests.fakes.openrouter import FakeOpenRouter
 
 HEAD = (
     '<!doctype html><html lang="en"><head><meta charset="utf-8">'

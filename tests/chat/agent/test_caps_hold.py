@@ -26,19 +26,19 @@ from chat.agent.events import Event, ToolResultEvent
 from chat.agent.one_shot import AskRefused, ask_once
 from chat.llm import ChatMessage
 from chat.models import Charge, Message, PersonLimits, SpendingHold
-from projects.lifecycle import project_create
-from projects.models import Project, ProjectFile
-from tests.chat.agent.conftest import Clients
-from tests.chat.agent.turns import done, errors, kinds, limits, turn_events
-from tests.chat.live.tabs import settled
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import (
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import (
     ENDLESS_PIECE,
     Endlessly,
     RecordedRequest,
     Scripted,
     never_stops,
 )
+from projects.lifecycle import project_create
+from projects.models import Project, ProjectFile
+from tests.chat.agent.conftest import Clients
+from tests.chat.agent.turns import done, errors, kinds, limits, turn_events
+from tests.chat.live.tabs import settled
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

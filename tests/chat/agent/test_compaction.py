@@ -20,13 +20,13 @@ from chat.llm import ChatMessage
 from chat.models import Charge, Compaction, Conversation, Message
 from chat.render.export import conversation_markdown
 from chat.selectors.past_turns import past_turns
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import HttpError, Reply, text
 from projects.locks import lock_acquire
 from projects.models import Project
 from projects.services import Author, file_create
 from tests.chat.agent.conftest import Clients
 from tests.chat.agent.turns import limits, new_conversation, turn_events
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import HttpError, Reply, text
 
 _WHOLE = 1 << 20
 # Each earlier turn costs about 60 tokens of history: three fit in 200.

@@ -13,14 +13,14 @@ from asgiref.sync import sync_to_async
 
 from chat.agent.events import ToolResultEvent
 from chat.agent.instructions import MAX_INSTRUCTIONS_CHARS, project_instructions
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import Reply, ToolCallScript, text, tool_calls
 from projects.files.results import FileWrite
 from projects.models import Project, ProjectFile
 from projects.services import Author, file_create, file_update
 from projects.starter import STARTER_FILES
 from tests.chat.agent.conftest import Clients
 from tests.chat.agent.turns import new_conversation, turn_events
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import Reply, ToolCallScript, text, tool_calls
 
 _WHOLE = 1 << 20  # bigger than any reply here: each arrives in one piece
 

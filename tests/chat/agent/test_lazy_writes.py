@@ -11,12 +11,12 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from chat.agent.events import Event, FilesChanged, ToolResultEvent
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import Reply, ToolCallScript, text, tool_calls
 from projects.models import FileRevision, Project, ProjectFile
 from projects.starter import STARTER_FILES
 from tests.chat.agent.conftest import Clients
 from tests.chat.agent.turns import done, turn_events
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import Reply, ToolCallScript, text, tool_calls
 
 # Bigger than any scripted reply: each arrives whole, so the events' order is fixed.
 _WHOLE = 1 << 20

@@ -14,11 +14,8 @@ from asgiref.sync import sync_to_async
 
 from chat.agent.events import Done, ErrorEvent, Event, ToolCallsAnnounced, ToolResultEvent
 from chat.models import Message
-from projects.models import Project, ProjectFile
-from tests.chat.agent.conftest import Clients
-from tests.chat.agent.turns import limits, new_conversation, turn_events
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import (
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import (
     Comment,
     Endless,
     Raw,
@@ -28,6 +25,9 @@ from tests.fakes.script import (
     text,
     tool_calls,
 )
+from projects.models import Project, ProjectFile
+from tests.chat.agent.conftest import Clients
+from tests.chat.agent.turns import limits, new_conversation, turn_events
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

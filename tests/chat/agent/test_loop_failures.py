@@ -39,6 +39,20 @@ from chat.spending import project_spent
 from chat.tools import Arguments, Tool, ToolContext, ToolOutcome, ToolRegistry, file_tools
 from chat.tools.definitions import FILE_TOOLS
 from chat.tools.files import WriteArgs, create_file
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import (
+    DEFAULT_USAGE,
+    Drop,
+    HttpError,
+    Reply,
+    Scripted,
+    Stall,
+    Stream,
+    ToolCallScript,
+    in_stream_error,
+    text,
+    tool_calls,
+)
 from projects.files.results import FileWrite
 from projects.models import FileRevision, Project, ProjectFile
 from projects.services import Author, file_update
@@ -52,20 +66,6 @@ from tests.chat.agent.turns import (
     limits,
     new_conversation,
     turn_events,
-)
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import (
-    DEFAULT_USAGE,
-    Drop,
-    HttpError,
-    Reply,
-    Scripted,
-    Stall,
-    Stream,
-    ToolCallScript,
-    in_stream_error,
-    text,
-    tool_calls,
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)

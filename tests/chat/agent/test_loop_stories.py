@@ -28,12 +28,12 @@ from chat.agent.events import (
     UsageEvent,
 )
 from chat.models import Conversation, Message
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import Chunk, Pause, Reply, Stream, ToolCallScript, text, tool_calls
 from projects.models import FileRevision, Project, ProjectFile
 from projects.starter import STARTER_FILES
 from tests.chat.agent.conftest import Clients
 from tests.chat.agent.turns import kinds, limits, new_conversation, turn_events
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import Chunk, Pause, Reply, Stream, ToolCallScript, text, tool_calls
 
 E = TypeVar("E")
 

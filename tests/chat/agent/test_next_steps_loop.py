@@ -11,11 +11,11 @@ from chat.agent.events import ContentText
 from chat.models import Message
 from chat.records.reply import stored_turn
 from demo.transport import DEMO_MODEL, demo_client
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import text
 from projects.models import Project
 from tests.chat.agent.conftest import Clients
 from tests.chat.agent.turns import done, turn_events
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -20,14 +20,14 @@ from chat.checks import check_deploy
 from chat.live import turns
 from chat.models import PersonLimits
 from chat.services import conversation_create
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import DEFAULT_USAGE, Reply, ToolCallScript, text, tool_calls
 from projects.lifecycle import project_create
 from projects.models import Project
 from tests.chat.agent.conftest import Clients
 from tests.chat.agent.turns import limits, turn_events
 from tests.chat.live.tabs import settled
 from tests.fakes.held import Held
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import DEFAULT_USAGE, Reply, ToolCallScript, text, tool_calls
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -14,11 +14,11 @@ from chat.agent.events import ToolResultEvent, TurnStarted
 from chat.models import Message
 from chat.records.user_message import UserRecord
 from chat.tools import file_tools, plan_tools
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import ToolCallScript, text, tool_calls
 from projects.models import FileRevision, Project, ProjectFile
 from tests.chat.agent.conftest import Clients
 from tests.chat.agent.turns import done, new_conversation, turn_events
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import ToolCallScript, text, tool_calls
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

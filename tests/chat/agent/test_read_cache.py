@@ -17,6 +17,7 @@ from chat.llm import ToolCall
 from chat.models import Message
 from chat.tools import file_tools
 from chat.tools.registry import ToolContext, ToolOutcome
+from fakes.openrouter import FakeOpenRouter
 from projects import selectors
 from projects.files.results import FileWrite
 from projects.models import Project
@@ -24,7 +25,6 @@ from projects.services import Author, file_create, file_update
 from tests.chat.agent.conftest import Clients
 from tests.chat.agent.test_loop_stories import call, calls, of_type, sent, whole
 from tests.chat.agent.turns import new_conversation, turn_events
-from tests.fakes.openrouter import FakeOpenRouter
 
 PAGE = "<!-- page one -->\n" + "<p>Fresh bread, every morning</p>\n" * 20
 STYLES = "/* sheet two */\n" + "body { font-family: system-ui; color: #333; }\n" * 20

@@ -25,13 +25,13 @@ from chat.models import Charge, Conversation, Message
 from chat.records.reply import AssistantRecord
 from chat.services import conversation_create, message_create, message_update
 from chat.spending import person_spent, project_spent
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import DEFAULT_USAGE, Stall, Stream, ToolCallScript, text, tool_calls
 from projects.lifecycle import project_create, project_purge, project_trash
 from projects.models import Project
 from tests.chat.agent.conftest import Clients
 from tests.chat.agent.turns import done, errors, limits, turn_events
 from tests.chat.live.tabs import settled
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import DEFAULT_USAGE, Stall, Stream, ToolCallScript, text, tool_calls
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

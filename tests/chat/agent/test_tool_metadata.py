@@ -19,11 +19,11 @@ from chat.agent.events import (
     to_json,
 )
 from common.jsontypes import JSONObject
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import ToolCallScript, text, tool_calls
 from projects.models import Project
 from tests.chat.agent.conftest import Clients
 from tests.chat.agent.turns import done, turn_events
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import ToolCallScript, text, tool_calls
 
 _WHOLE = 1 << 20  # the fake writes each reply at once: the events' order is fixed
 

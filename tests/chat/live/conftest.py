@@ -10,8 +10,8 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat.live.hub import close_hub
 from chat.llm import close_client
+from fakes.openrouter import FakeOpenRouter
 from tests.chat.live.tabs import settled
-from tests.fakes.openrouter import FakeOpenRouter
 
 
 @pytest.fixture(autouse=True)

@@ -17,10 +17,10 @@ from chat.models import Message
 from chat.records.reply import AssistantRecord
 from chat.services import conversation_create, message_create, message_user_create
 from common.jsontypes import JSONObject
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import Reply
 from projects.models import Project
 from tests.chat.live.tabs import events_until, next_event, opened, send
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -15,10 +15,10 @@ from django.test import Client
 from chat import services
 from chat.asks import SUMMARY_TASK
 from chat.models import Compaction, Conversation
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import Reply, ToolCallScript, text
 from projects.models import Project
 from tests.chat.live.tabs import events_until, opened, send
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import Reply, ToolCallScript, text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -21,12 +21,12 @@ from chat.agent.loop import TurnRequest, _Turn
 from chat.live import draining, turns
 from chat.live.closing import Close
 from chat.models import Message
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import Reply
 from projects.lifecycle import project_create
 from projects.models import Project, ProjectFile, ProjectLock
 from tests.chat.live.tabs import communicator, events_until, next_event, opened, send, socket_path
 from tests.fakes.held import PAGE, Held, WriteThenHold
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

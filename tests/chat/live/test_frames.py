@@ -25,10 +25,10 @@ from chat.models import Conversation, Message
 from chat.records.reply import AssistantRecord, ReplyRecord
 from chat.records.tool_result import ToolRecord
 from common.jsontypes import JSONObject
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import Reply
 from projects.models import Project
 from tests.chat.live.tabs import frames_until, opened, send
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

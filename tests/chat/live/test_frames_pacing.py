@@ -17,11 +17,11 @@ from django.contrib.auth.models import User
 from chat.live import turns
 from chat.live.inbox import Inbox
 from chat.live.load import Load
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import Reply, Stall, Stream, ToolCallScript
 from projects.models import Project
 from tests.chat.live.tabs import events_until, opened, send, types
 from tests.fakes.held import Held
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import Reply, Stall, Stream, ToolCallScript
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -13,11 +13,11 @@ from django.contrib.auth.models import User
 from chat.live import turns
 from chat.models import ChatImage, Message
 from demo.transport import DEMO_MODEL
+from fakes.images import png
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import RecordedRequest, Reply
 from projects.models import Project
 from tests.chat.live.tabs import events_until, next_event, opened, send
-from tests.fakes.images import png
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import RecordedRequest, Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -15,10 +15,10 @@ from django.contrib.auth.models import User
 
 from chat.models import Message
 from chat.tools import file_tools
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import Reply
 from projects.models import Project
 from tests.chat.live.tabs import events_until, frames_until, next_event, opened, send
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -16,12 +16,12 @@ from django.urls import reverse
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat.models import Conversation, Message
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import Reply
 from projects.locks import lock_acquire, lock_release
 from projects.models import Project, ProjectFile, ProjectLock
 from projects.starter import STARTER_INSTRUCTIONS
 from tests.chat.live.tabs import communicator, events_until, frames_until, socket_path, types
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -30,6 +30,8 @@ from chat.agent.compaction import COMPACTION_LOCK
 from chat.live import turns
 from chat.models import Conversation, Message
 from chat.personal_keys import key_save
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import Chunk, Drop, HttpError, Reply, Stream, ToolCallScript
 from projects.lifecycle import project_create
 from projects.locks import lock_acquire
 from projects.models import Project, ProjectFile, ProjectLock
@@ -44,8 +46,6 @@ from tests.chat.live.tabs import (
     types,
 )
 from tests.fakes.held import Held
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import Chunk, Drop, HttpError, Reply, Stream, ToolCallScript
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -24,10 +24,10 @@ from builtit.asgi import application
 from chat.access_tokens import NewToken, token_create
 from chat.live.closing import Close
 from chat.models import AccessToken
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import Reply
 from projects.models import Project
 from tests.chat.live.tabs import communicator, events_until, next_event, send, socket_path
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

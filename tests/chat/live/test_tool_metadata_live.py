@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import Reply, ToolCallScript
 from projects.models import Project
 from tests.chat.live.tabs import events_until, frames_until, opened, send
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import Reply, ToolCallScript
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

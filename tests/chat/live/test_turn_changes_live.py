@@ -12,10 +12,10 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from chat.models import Message
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import Reply, ToolCallScript
 from projects.models import Project
 from tests.chat.live.tabs import events_until, frames_until, opened, send
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import Reply, ToolCallScript
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -19,10 +19,10 @@ from chat import services
 from chat.live.hub import hub
 from chat.models import Conversation, Message
 from chat.selectors.running import TURN_LOCK
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import Reply
 from projects.models import Project, ProjectLock
 from tests.chat.live.tabs import events_until, frames_until, opened, send
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -33,9 +33,8 @@ from chat.llm import (
     StreamCutError,
     UnavailableError,
 )
-from tests.fakes.harness import REQUEST, WRITE, Harness, contents, make_harness
-from tests.fakes.openrouter import FakeOpenRouter
-from tests.fakes.script import (
+from fakes.openrouter import FakeOpenRouter
+from fakes.script import (
     Chunk,
     Comment,
     Done,
@@ -52,6 +51,7 @@ from tests.fakes.script import (
     text,
     tool_calls,
 )
+from tests.fakes.harness import REQUEST, WRITE, Harness, contents, make_harness
 
 
 @pytest.fixture

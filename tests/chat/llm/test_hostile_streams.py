@@ -36,10 +36,9 @@ from chat.llm import (
     UnavailableError,
     Usage,
 )
-from tests.fakes.handler import Server
-from tests.fakes.harness import HANG, REQUEST, Harness, contents, make_harness
-from tests.fakes.openrouter import FakeOpenRouter, RecordedRequest
-from tests.fakes.script import (
+from fakes.handler import Server
+from fakes.openrouter import FakeOpenRouter, RecordedRequest
+from fakes.script import (
     Chunk,
     Comment,
     Done,
@@ -54,6 +53,7 @@ from tests.fakes.script import (
     ToolCallScript,
     text,
 )
+from tests.fakes.harness import HANG, REQUEST, Harness, contents, make_harness
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 
 from chat.llm import ChatMessage, ChatRequest, MessageAssembler, close_client, get_client
-from tests.fakes.script import text
+from fakes.script import text
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -87,7 +87,7 @@ def test_each_event_loop_gets_its_own_client() -> None:
 
 def test_the_fake_runs_on_its_own_with_the_demo() -> None:
     process = subprocess.Popen(
-        [sys.executable, "-u", "-m", "tests.fakes.openrouter", "--port", "0"],
+        [sys.executable, "-u", "-m", "fakes.openrouter", "--port", "0"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

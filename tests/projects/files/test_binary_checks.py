@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import User
 
+from fakes import images as fake
 from projects.archive import Imported, project_import_zip
 from projects.files.media import budget, images
 from projects.files.results import FileError, FileWrite
 from projects.models import Project, ProjectFile
 from projects.selectors import file_read
 from projects.services import Author, file_upload
-from tests.fakes import images as fake
 
 pytestmark = pytest.mark.django_db
 

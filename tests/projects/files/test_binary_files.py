@@ -16,6 +16,7 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat.tools import file_tools
 from chat.tools.registry import ToolContext, ToolOutcome
+from fakes.images import gif, jpeg, png, png_claiming
 from projects.archive import Imported, project_export_zip, project_import_zip
 from projects.files.results import BinaryInfo, ErrorCode, FileError, FileWrite
 from projects.history.revisions import file_restore
@@ -23,7 +24,6 @@ from projects.history.undo import changes_undo
 from projects.models import BinaryBlob, FileRevision, Project, ProjectFile, Reversal
 from projects.selectors import file_list, file_read
 from projects.services import Author, file_create, file_delete, file_rename, file_upload
-from tests.fakes.images import gif, jpeg, png, png_claiming
 
 pytestmark = pytest.mark.django_db
 

@@ -13,6 +13,7 @@ from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 from django.test import Client
 
+from fakes.images import png
 from projects.files.results import FileWrite
 from projects.lifecycle import project_purge, project_restore, project_trash
 from projects.locks import LockHeld, lock_acquire, lock_release
@@ -25,7 +26,6 @@ from projects.sweep import project_sweep
 from projects.usage import storage_used
 from projects.views.preview import PAGE_REPORT_SCRIPT
 from tests.conftest import SITES_HOST
-from tests.fakes.images import png
 
 HEAD = '<!doctype html><html lang="en"><head><meta charset="utf-8">'
 VIEWPORT = '<meta name="viewport" content="width=device-width, initial-scale=1">'

@@ -11,6 +11,7 @@ from unittest import mock
 import pytest
 from django.test import Client
 
+from fakes.images import png
 from projects.files.results import FileWrite
 from projects.lifecycle import project_create, project_rotate_preview_token
 from projects.models import FileRevision, Project, ProjectFile
@@ -25,7 +26,6 @@ from projects.services import (
 from projects.web.past_seals import past_seal
 from projects.web.sandbox import SANDBOX
 from projects.web.sites import past_preview_url, version_preview_url
-from tests.fakes.images import png
 
 SECRET = "MALLORY-ONLY-SECRET-4242"
 

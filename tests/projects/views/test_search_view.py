@@ -10,10 +10,10 @@ from html import unescape
 from django.contrib.auth.models import User
 from django.test import Client
 
+from fakes.images import png
 from projects.models import Project
 from projects.services import Author, file_create, file_upload
 from projects.views.search import MAX_SHOWN
-from tests.fakes.images import png
 
 
 def _search(client: Client, project: Project, query: str, **more: str):

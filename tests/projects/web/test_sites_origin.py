@@ -13,12 +13,12 @@ from django.test import Client
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from common.sites import OriginError, origin_parsed, sites_allowed_hosts, sites_domain_for
+from fakes.images import png
 from projects.checks import check_sites_origin
 from projects.files.results import FileWrite
 from projects.models import Project
 from projects.services import Author, file_upload
 from tests.conftest import SITES_HOST
-from tests.fakes.images import png
 
 APP_PAGES = ["/", "/accounts/login/", "/accounts/signup/", "/admin/", "/settings/", "/healthz"]
 

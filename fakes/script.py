@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from tests.fakes.events import (
+from fakes.events import (
     Action,
     Chunk,
     Comment,

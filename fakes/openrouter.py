@@ -2,7 +2,7 @@
 
 Tests talk to it over real sockets, so the client's pooling, chunked decoding,
 timeouts and cancellation are exercised for real. `python -m
-tests.fakes.openrouter` runs it in the foreground with the demo responder, for
+fakes.openrouter` runs it in the foreground with the demo responder, for
 trying the app offline.
 """
 
@@ -19,9 +19,9 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TypeAlias
 
-from tests.fakes.demo import NEVER_STOPS, demo_responder
-from tests.fakes.handler import NO_SCRIPT, STOP_POLL, Handler, Server
-from tests.fakes.script import HttpError, RecordedRequest, Scripted
+from fakes.demo import NEVER_STOPS, demo_responder
+from fakes.handler import NO_SCRIPT, STOP_POLL, Handler, Server
+from fakes.script import HttpError, RecordedRequest, Scripted
 
 __all__ = ["DEFAULT_MODELS", "NO_SCRIPT", "FakeOpenRouter", "RecordedRequest", "Responder"]
 
@@ -66,7 +66,7 @@ DEFAULT_MODELS: list[dict[str, Any]] = [
         "architecture": {"input_modalities": ["text"], "output_modalities": ["text"]},
     },
     {
-        # The demo's model that never stops writing (tests.fakes.demo).
+        # The demo's model that never stops writing (fakes.demo).
         "id": NEVER_STOPS,
         "name": "Test: a model that never stops",
         "context_length": 128000,

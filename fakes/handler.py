@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
-from tests.fakes.script import (
+from fakes.script import (
     Action,
     Drop,
     Endless,
@@ -31,7 +31,7 @@ from tests.fakes.script import (
 )
 
 if TYPE_CHECKING:
-    from tests.fakes.openrouter import FakeOpenRouter
+    from fakes.openrouter import FakeOpenRouter
 
 NO_SCRIPT = "fake OpenRouter: no scripted reply left"
 # How often a waiting handler looks at the stop flag; bounds how long stop() takes.
