@@ -10,11 +10,11 @@ Channels' own `InMemoryChannelLayer`, on every `group_send`:
   `receive`): O(open tabs) per message, 15% of a 200-tab server's time.
 
 And each channel, every open tab's among them, is an `asyncio.Queue`: three
-deques and an Event, about 3 KB even while empty (builtit.inbox).
+deques and an Event, about 3 KB even while empty (builtit.small_queue).
 
 Here a group message is copied once, put straight on each member's inbox, and
 expired messages and memberships are swept at most once a second; a channel's
-inbox is a builtit.inbox.Inbox (about 300 bytes for an idle tab). What a
+inbox is a builtit.small_queue.SmallQueue (about 300 bytes for an idle tab). What a
 receiver gets is otherwise the same: a copy the sender can no longer change
 (members share it, and none of this project's consumers changes a message), the
 same capacity, the same expiry, and a full channel still loses the message (now
@@ -50,7 +50,7 @@ from channels.layers import InMemoryChannelLayer
 from channels_redis.core import RedisChannelLayer
 from redis.asyncio import BlockingConnectionPool
 
-from builtit.inbox import Inbox
+from builtit.small_queue import SmallQueue
 
 logger = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ Sent = tuple[float, dict[str, Any]]  # when it expires (time.time()), the messag
 class LocalChannelLayer(InMemoryChannelLayer):  # type: ignore[misc]
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
-        self.channels: dict[str, Inbox[Sent]] = {}
+        self.channels: dict[str, SmallQueue[Sent]] = {}
         self._swept = 0.0
 
     async def send(self, channel: str, message: dict[str, Any]) -> None:
@@ -101,12 +101,12 @@ class LocalChannelLayer(InMemoryChannelLayer):  # type: ignore[misc]
                 # As Channels' own layer: the message is lost for that member.
                 logger.warning("Channel %s is full: a %s message was lost", channel, group)
 
-    def _inbox(self, channel: str) -> Inbox[Sent]:
+    def _inbox(self, channel: str) -> SmallQueue[Sent]:
         """The channel's inbox, made when first needed (not made and thrown away
         on every call, as Channels' `setdefault` does)."""
         inbox = self.channels.get(channel)
         if inbox is None:
-            inbox = self.channels[channel] = Inbox[Sent](self.get_capacity(channel))
+            inbox = self.channels[channel] = SmallQueue[Sent](self.get_capacity(channel))
         return inbox
 
     def _sweep(self) -> None:

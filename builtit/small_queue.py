@@ -16,7 +16,7 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 
 
-class Inbox(Generic[T]):
+class SmallQueue(Generic[T]):
     __slots__ = ("_queue", "capacity", "waiters")
 
     def __init__(self, capacity: int = 0) -> None:
