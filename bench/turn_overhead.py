@@ -85,7 +85,7 @@ LIMITS = TurnLimits(
     tool_timeout=30.0,
 )
 
-FOOTER = '<footer class="footer">Made with Built-It</footer>'
+FOOTER = '<p>© <span id="year"></span> Crumb &amp; Co</p>'
 INTRO = (
     "I'll build the bakery's site as three files: the page with a hero and three cards, "
     "a stylesheet with a warm palette and a responsive grid, and a small script for the "
@@ -120,7 +120,7 @@ def turn_script() -> list[Reply]:
     ]
     edit = {
         "search": FOOTER,
-        "replace": FOOTER.replace("Made with Built-It", "Baked by Crumb &amp; Co."),
+        "replace": FOOTER.replace("Crumb &amp; Co</p>", "Baked by Crumb &amp; Co.</p>"),
     }
     check = [
         ToolCallScript("read_file", {"path": "/index.html"}),
