@@ -1,5 +1,5 @@
 """What a person's message may carry besides its words: problems the preview
-reported and elements the person pointed at in it (issues 17 and 26).
+reported and elements the person pointed at in it.
 
 They come from the page (the preview bridge, through the workspace), so they
 are untrusted: `attachments_from` keeps only known kinds, and of each only the

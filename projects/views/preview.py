@@ -66,7 +66,7 @@ DIALOG_SCRIPT = (
 # one tag, with no line break, so every line of the page is the line of the
 # stored file. The browser numbers an inline script's lines from the top of
 # the document, and an error on line 40 of index.html must say line 40, in the
-# problems panel, the editor and what the model reads (issue 31). Reporting an
+# problems panel, the editor and what the model reads. Reporting an
 # offset for the bridge to subtract instead would have to be right for every
 # way a line number comes out of a page (inline scripts, event-handler
 # attributes, a stack in a console message), and the source the browser's own
