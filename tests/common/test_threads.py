@@ -9,6 +9,10 @@ import pytest
 
 from common import threads
 
+# The work is framed by closing the thread's stale database connections, which
+# a pool thread may hold from earlier work: that is database access.
+pytestmark = pytest.mark.django_db
+
 
 async def test_work_runs_in_a_pool_thread_and_returns_its_value() -> None:
     def where(prefix: str, *, end: str) -> str:
@@ -50,8 +54,7 @@ async def test_a_cancelled_caller_waits_for_the_work_to_finish() -> None:
         return 1
 
     task = asyncio.create_task(threads.run(job))
-    while not started.is_set():
-        await asyncio.sleep(0.01)
+    assert await asyncio.to_thread(started.wait, 5), "the work began"
     task.cancel()
     await asyncio.sleep(0.05)
     assert not task.done(), "still waiting for the work"
