@@ -1,5 +1,5 @@
 """What the offline demo understands of the owner's standing instructions
-(/AGENTS.md, issue 30), read as a model reads them: from the section the
+(/AGENTS.md), read as a model reads them: from the section the
 system prompt frames (chat.agent.instructions), fresh in every request, so an
 edit to the file counts from the next one.
 

@@ -1,5 +1,5 @@
 """What a person's message may carry besides its words: problems the preview
-reported and elements the person pointed at in it (issues 17 and 26).
+reported and elements the person pointed at in it.
 
 They come from the page (the preview bridge, through the workspace), so they
 are untrusted: `attachments_from` keeps only known kinds, and of each only the
@@ -19,6 +19,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Literal
 
+from common.bridge import FIELD_CHARS
 from common.jsontypes import JSONObject
 from common.refusals import Refusal
 
@@ -31,16 +32,6 @@ _PROBLEM_KINDS: dict[object, ProblemKind] = {
     "console.error": "console.error",
     "console.warn": "console.warn",
     "resource": "resource",
-}
-# In characters (code points); the workspace is given them (for_the_page) and cuts
-# the same, so the chip the person saw and the one the transcript draws are the same.
-_LIMITS = {
-    "message": 500,
-    "file": 300,
-    "page": 300,
-    "selector": 200,
-    "tag": 40,
-    "text": 100,  # an element's rendered text: what a chip can show readably
 }
 _TAG = re.compile(r"[a-z][a-z0-9-]*")
 
@@ -101,7 +92,7 @@ def attachments_from(raw: object) -> tuple[Attachment, ...] | AttachmentsRefused
 def for_the_page() -> JSONObject:
     """The bounds the workspace keeps to as well: how many of each kind a
     message carries, and where each field is cut (in characters)."""
-    cut: JSONObject = {name: limit for name, limit in _LIMITS.items()}
+    cut: JSONObject = {name: limit for name, limit in FIELD_CHARS.items()}
     return {"problem": MAX_PROBLEMS_PER_MESSAGE, "element": MAX_ELEMENTS_PER_MESSAGE, "cut": cut}
 
 
@@ -162,7 +153,7 @@ def _one(item: object) -> Attachment | AttachmentsRefused:
     if not isinstance(item, dict):
         return AttachmentsRefused("Each attachment must be an object.")
     kind = item.get("type")
-    texts = {key: _line(item.get(key), limit) for key, limit in _LIMITS.items()}
+    texts = {key: _line(item.get(key), limit) for key, limit in FIELD_CHARS.items()}
     if kind == "problem":
         problem_kind = _PROBLEM_KINDS.get(item.get("kind"))
         if problem_kind is None or not texts["message"]:

@@ -21,7 +21,7 @@ class TurnLimits:
     turn_cost_limit: Decimal | None
     project_cost_limit: Decimal | None
     tool_timeout: float
-    # Bounds against a broken or hostile model server (settings.py says why).
+    # Bounds against a broken or hostile model server (builtit/settings_chat.py says why).
     max_tool_calls: int = 30
     request_time_limit: float = 600.0
     turn_time_limit: float = 1800.0

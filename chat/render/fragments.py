@@ -42,6 +42,7 @@ from chat.agent.events import (
     chip_labels,
 )
 from chat.next_steps import split_next
+from chat.render.card_text import shown_result
 from chat.render.cards import CardGroup, ToolCard, group_of
 from chat.render.events import draw
 from chat.render.gauge import ContextGauge, compaction_line
@@ -55,7 +56,6 @@ from chat.render.transcript import (
     TurnView,
     is_plan,
     picture_ids,
-    shown_result,
     turn_dom_id,
 )
 

@@ -8,7 +8,6 @@ through the same templates, so a turn looks the same whichever way it arrived.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -27,11 +26,11 @@ from chat.records.tool_calls import CallRecord
 from chat.records.tool_result import ToolRecord
 from chat.records.turn import TurnRecord
 from chat.records.user_message import UserRecord
+from chat.render.card_text import is_cut, shown, shown_arguments
 from chat.render.cards import CardGroup, ToolCard, card_runs
 from chat.render.markdown import render_markdown
 from chat.selectors.conversations import compactions_of
 from chat.selectors.turns import shown_messages, turn_groups, turn_page_start
-from common.jsontypes import NOT_JSON, decoded
 
 BlockKind = Literal["answer", "reasoning", "tools", "error", "compaction"]
 
@@ -49,10 +48,9 @@ FINISH_NOTES = {
 BUILD_PLAN = "Build this plan:\n"
 # Errors a person can fix in Settings.
 KEY_ERRORS = {"no_api_key", "bad_api_key", "no_credits"}
-_SHOWN_CHARS = 4_000  # of a tool's arguments or result on its card
-# Of one block of answer or reasoning text. With the card cut above, this keeps
-# every piece of a turn well under a websocket frame (chat.live.framing); the rest is
-# a link away (chat.views.workspace.message_text).
+# Of one block of answer or reasoning text. With a card's cut (chat.render.card_text),
+# this keeps every piece of a turn well under a websocket frame (chat.live.framing);
+# the rest is a link away (chat.views.workspace.message_text).
 SHOWN_TEXT_CHARS = 32_000
 # Between the reasoning of one round and the next, in the turn's one reasoning block.
 REASONING_JOIN = "\n\n"
@@ -203,42 +201,6 @@ def turn_dom_id(user_message_id: int) -> str:
     return f"t{user_message_id}"
 
 
-def shown(text: str) -> str:
-    """A stored result as a card shows it: pretty JSON, cut when long."""
-    value = decoded(text)
-    return _cut(text) if value is NOT_JSON else shown_result(value)
-
-
-def shown_result(result: object) -> str:
-    """A result (as the loop gives it) as a card shows it: pretty JSON, cut when long."""
-    return _cut(json.dumps(result, indent=2, ensure_ascii=False))
-
-
-def shown_arguments(text: str) -> str:
-    """A call's arguments, one per line; file contents as they read, not as JSON strings."""
-    arguments = decoded(text)
-    if arguments is NOT_JSON:
-        return _cut(text)
-    if not isinstance(arguments, dict):
-        return shown(text)
-    lines = []
-    for key, value in arguments.items():
-        if isinstance(value, str) and "\n" in value:
-            lines.append(f"{key}:\n{value}")
-        else:
-            lines.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
-    return _cut("\n".join(lines))
-
-
-_MORE = " more characters)"
-
-
-def _cut(text: str) -> str:
-    if len(text) > _SHOWN_CHARS:
-        return text[:_SHOWN_CHARS] + f"\n… ({len(text) - _SHOWN_CHARS:,}{_MORE}"
-    return text
-
-
 def full_text_url(message_id: int, part: str) -> str:
     return reverse("message_text", kwargs={"message_id": message_id, "part": part})
 
@@ -365,7 +327,7 @@ def _add_stored(turn: TurnView, message: Message) -> None:
         block = last if last is not None and last.kind == "tools" else turn.new_block("tools")
         for call in calls:
             card = _stored_card(turn, call)
-            if card.arguments.endswith(_MORE):
+            if is_cut(card.arguments):
                 card.arguments_url = full_text_url(message.pk, f"call-{card.call_id}")
             block.cards.append(card)
     record = AssistantRecord.from_stored(message.metadata)
@@ -396,7 +358,7 @@ def _stored_result(turn: TurnView, message: Message, record: ToolRecord) -> None
                 card.summary = record.summary
                 card.duration_ms = record.duration_ms
                 card.result = shown(message.content)
-                if card.result.endswith(_MORE):
+                if is_cut(card.result):
                     card.result_url = full_text_url(message.pk, "content")
                 return
 

@@ -23,6 +23,7 @@ from chat.render import panel
 from chat.selectors.conversations import conversation_for, conversation_get, message_get_for
 from chat.selectors.running import turns_sent_to
 from chat.selectors.turns import turn_of
+from common.bridge import PROBLEMS_PER_PAGE
 from projects.selectors import owned_project
 from projects.web.sites import frame_sites
 from projects.web.workspace import workspace_context
@@ -48,6 +49,7 @@ def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
         "chat_limits": {
             "pictures": settings.BUILTIT_MAX_CHAT_IMAGES,
             "attachments": attachments.for_the_page(),
+            "page_problems": PROBLEMS_PER_PAGE,
         },
         # A request from the dashboard waits to be sent: its turn is what the page is for.
         "opening": bool(conversation.opening),

@@ -15,15 +15,18 @@ not open (the sandbox blocks them); see `PAGE_REPORT_SCRIPT`.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.utils.html import escape
 from django.utils.http import content_disposition_header, escape_leading_slashes
 from django.views.decorators.csrf import csrf_exempt
 
+from common.bridge import FIELD_CHARS, PROBLEMS_PER_PAGE
 from projects.files.binaries import blob_bytes, blob_for_marker, is_marker
 from projects.files.instructions import is_instructions
 from projects.files.paths import PathError, content_type_for, normalize_path
@@ -66,7 +69,7 @@ DIALOG_SCRIPT = (
 # one tag, with no line break, so every line of the page is the line of the
 # stored file. The browser numbers an inline script's lines from the top of
 # the document, and an error on line 40 of index.html must say line 40, in the
-# problems panel, the editor and what the model reads (issue 31). Reporting an
+# problems panel, the editor and what the model reads. Reporting an
 # offset for the bridge to subtract instead would have to be right for every
 # way a line number comes out of a page (inline scripts, event-handler
 # attributes, a stack in a console message), and the source the browser's own
@@ -75,12 +78,19 @@ DIALOG_SCRIPT = (
 _BRIDGE = (settings.BASE_DIR / "static" / "builtit" / "bridge" / "page.js").read_bytes()
 BRIDGE_PATH = f"/preview-bridge/{hashlib.sha256(_BRIDGE).hexdigest()[:16]}.js"
 
+# The bridge's bounds (common.bridge), on its tag for the script to read.
+_BRIDGE_BOUNDS = escape(
+    json.dumps({"problems": PROBLEMS_PER_PAGE, "cut": dict(FIELD_CHARS)}, separators=(",", ":"))
+)
+
 # What an HTML page gets in the workspace's frame (or when the browser does not
 # say where it is loaded: a page opened on its own has no parent, and the bridge
 # then does nothing), and what a page opened on its own, as a shared link, gets.
 # A classic script without async or defer: it runs before anything after it
 # in the page, so it hears the page's first error.
-PAGE_REPORT_SCRIPT = DIALOG_SCRIPT + f'<script src="{BRIDGE_PATH}"></script>'
+PAGE_REPORT_SCRIPT = (
+    DIALOG_SCRIPT + f'<script src="{BRIDGE_PATH}" data-bounds="{_BRIDGE_BOUNDS}"></script>'
+)
 SHARED_PAGE_SCRIPT = DIALOG_SCRIPT
 if any(mark in PAGE_REPORT_SCRIPT for mark in "\r\n\f"):  # see above
     raise ImproperlyConfigured("What the preview adds to a page must fit on one line.")

@@ -40,3 +40,16 @@ def test_the_templates_load_the_apps_scripts_as_modules() -> None:
     classic = re.compile(r"<script src=\"\{% static 'builtit/(?!theme\.js)[^']+' %\}\"")
     found = [str(path) for path in TEMPLATES.rglob("*.html") if classic.search(path.read_text())]
     assert found == []
+
+
+def test_the_bridges_ends_keep_no_copy_of_the_servers_bounds() -> None:
+    # How many problems a page reports, and where a field is cut: the server's
+    # numbers (common.bridge), read from the page's limits and the bridge's tag.
+    copied = re.compile(
+        r"\b(MAX_PROBLEMS|PROBLEMS_PER_PAGE)\s*=\s*\d|cut\((message|file|where\(\)|"
+        r"selectorOf\(el\)|location\.pathname), \d"
+    )
+    bridge = sorted((STATIC / "bridge").glob("*.js"))
+    assert bridge
+    assert [str(path) for path in bridge if copied.search(path.read_text())] == []
+    assert "document.currentScript.dataset.bounds" in PAGE_END.read_text()

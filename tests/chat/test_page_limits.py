@@ -12,6 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from chat.agent.attachments import MAX_ELEMENTS_PER_MESSAGE, MAX_PROBLEMS_PER_MESSAGE
+from common.bridge import PROBLEMS_PER_PAGE
 from projects.models import Project
 
 pytestmark = pytest.mark.django_db
@@ -44,3 +45,9 @@ def test_the_page_is_given_the_servers_limits(
         "tag": 40,
         "text": 100,
     }
+
+
+def test_the_page_is_given_how_many_problems_a_page_of_the_preview_reports(
+    user_client: Client, starter_project: Project
+) -> None:
+    assert _limits(user_client, starter_project)["page_problems"] == PROBLEMS_PER_PAGE

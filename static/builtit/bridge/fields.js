@@ -3,9 +3,11 @@
 // page's limits), and the preview's addresses as the project's paths.
 import { LIMITS as CHAT_LIMITS } from "../chat/limits.js";
 
-// Where each field is cut, and how many problems one fix sends: the server's.
+// Where each field is cut, how many problems one fix sends, and how many one
+// load of a page reports: the server's.
 export const LIMITS = CHAT_LIMITS.attachments.cut;
 export const PROBLEMS_PER_FIX = CHAT_LIMITS.attachments.problem;
+export const PROBLEMS_PER_PAGE = CHAT_LIMITS.page_problems;
 
 export const $ = (id) => document.getElementById(id);
 export const frame = () => $("preview-frame");

@@ -7,9 +7,13 @@
 // person picks. Deduplicated and capped per page load. The page runs in an
 // opaque origin (sandbox without allow-same-origin): nothing here can reach
 // the app, and the workspace checks every field of every message it gets.
+// How many problems a load reports and where each field is cut are the
+// server's (common.bridge), given on this script's tag (data-bounds).
 (() => {
   if (parent === window) return;
-  const MAX_PROBLEMS = 50;
+  const BOUNDS = JSON.parse(document.currentScript.dataset.bounds);
+  const MAX_PROBLEMS = BOUNDS.problems;
+  const CUT = BOUNDS.cut;
   const fetchFirst = window.fetch;  // before the page's scripts (and ours, below) change it
   const seen = new Set();
   let problems = 0;
@@ -32,10 +36,10 @@
     problems += 1;
     sent.push({
       problem: {
-        kind, message: cut(message, 500), file: cut(file, 300),
+        kind, message: cut(message, CUT.message), file: cut(file, CUT.file),
         line: Number(line) > 0 ? Math.floor(Number(line)) : 0,
         column: Number(column) > 0 ? Math.floor(Number(column)) : 0,
-        page: cut(where(), 300),
+        page: cut(where(), CUT.page),
       },
     });
     post(sent[sent.length - 1]);
@@ -197,8 +201,9 @@
     const shown = typeof el.innerText === "string" ? el.innerText : el.textContent || "";
     post({
       picked: {
-        selector: cut(selectorOf(el), 200), tag: el.tagName.toLowerCase(),
-        text: cut(shown.replace(/\s+/g, " ").trim(), 100), page: cut(location.pathname, 300),
+        selector: cut(selectorOf(el), CUT.selector), tag: el.tagName.toLowerCase(),
+        text: cut(shown.replace(/\s+/g, " ").trim(), CUT.text),
+        page: cut(location.pathname, CUT.page),
       },
     });
   }, true);

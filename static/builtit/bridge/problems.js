@@ -2,9 +2,10 @@
 // page reported, checked and cut, at most so many per page load, listed as
 // they go to the model; and how many messages from the page were ignored.
 import { on, action } from "../events.js";
-import { $, PROBLEMS_PER_FIX, bare, filePath, line, LIMITS, number, pagePath, showChat, text } from "./fields.js";
+import {
+  $, PROBLEMS_PER_FIX, PROBLEMS_PER_PAGE, bare, filePath, line, LIMITS, number, pagePath, showChat, text,
+} from "./fields.js";
 
-const MAX_PROBLEMS = 50;
 const MAX_FIX_IN_A_ROW = 3;
 const KINDS = ["error", "rejection", "console.error", "console.warn", "resource"];
 const NAMES = { error: "Error", rejection: "Unhandled rejection", "console.error": "console.error",
@@ -40,7 +41,7 @@ export function addProblem(raw) {
     page: pagePath(text(raw.page, "page")),
   };
   const key = [problem.kind, problem.message, problem.url, problem.line].join("|");
-  if (keys.has(key) || problems.length >= MAX_PROBLEMS) return;
+  if (keys.has(key) || problems.length >= PROBLEMS_PER_PAGE) return;
   keys.add(key);
   problems.push(problem);
   schedule();

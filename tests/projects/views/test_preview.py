@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import html
+import json
+import re
 from urllib.parse import urljoin
 
 import pytest
 from django.test import Client
 
+from common.bridge import FIELD_CHARS, PROBLEMS_PER_PAGE
 from projects.files.results import FileWrite
 from projects.lifecycle import RETIRED_TOKENS_KEPT, project_create, project_rotate_preview_token
 from projects.models import FileRevision, Project, ProjectFile
@@ -443,6 +447,15 @@ def test_the_bridge_is_a_script_of_its_own_that_browsers_keep(anonymous):
     assert response["Content-Security-Policy"].startswith("sandbox")
     assert anonymous.post(BRIDGE_PATH).status_code == 405
     assert anonymous.get("/preview-bridge/0000000000000000.js").status_code == 404
+
+
+def test_the_bridge_is_given_the_servers_bounds_on_its_tag():
+    found = re.search(r'<script src="[^"]+" data-bounds="([^"]*)"></script>', PAGE_REPORT_SCRIPT)
+    assert found, "the bridge's tag carries its bounds"
+    assert json.loads(html.unescape(found.group(1))) == {
+        "problems": PROBLEMS_PER_PAGE,
+        "cut": dict(FIELD_CHARS),
+    }
 
 
 def test_a_served_page_keeps_every_line_of_the_stored_file(anonymous, project):
