@@ -1,4 +1,4 @@
-"""What checking an uploaded binary file costs (issue 26, finding 8b): the worst
+"""What checking an uploaded binary file costs: the worst
 files the checks accept and hostile ones, each checked by `projects.files.binaries.checked`
 in a fresh process.
 

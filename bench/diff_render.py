@@ -1,4 +1,4 @@
-"""How fast a diff renders (issue 15): a 5,000-line HTML file compared with an
+"""How fast a diff renders: a 5,000-line HTML file compared with an
 edited version, computed (projects.history.diffs) and rendered to the table the page
 shows (projects.web.diff_html), inline and side by side.
 

@@ -1,6 +1,6 @@
-"""Server memory under hostile request bodies (issue 13, finding 3; issue 26,
-finding 4): the `bodies` part of bench/hostile_memory.py, which sets Django up
-first (`.venv/bin/python bench/hostile_memory.py bodies`).
+"""Server memory under hostile request bodies: the `bodies` part of
+bench/hostile_memory.py, which sets Django up first
+(`.venv/bin/python bench/hostile_memory.py bodies`).
 
 Each case starts daphne as production runs it (`daphne builtit.asgi:application`)
 on the bench's fresh SQLite database, warms it up, then sends bodies over raw

@@ -1,4 +1,4 @@
-"""Peak memory of the server under hostile input (issue 13, findings 2 and 3).
+"""Peak memory of the server under hostile input.
 
 Not a test: prints figures. Run with `.venv/bin/python bench/hostile_memory.py`.
 

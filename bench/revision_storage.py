@@ -1,4 +1,4 @@
-"""What history costs on disk (issue 13, finding 5): 100 saves of a 512 KiB
+"""What history costs on disk: 100 saves of a 512 KiB
 page, each a small edit in the middle, as the editor or the model makes them.
 
 Not a test: prints figures. Run with `.venv/bin/python bench/revision_storage.py`.

@@ -1,4 +1,4 @@
-"""What the check of a whole site costs (issue 29): `site_check` with html5lib
+"""What the check of a whole site costs: `site_check` with html5lib
 and tinycss2 on a normal 20-page site and on hostile files, then the normal
 site through `site_check_bounded`, in its spawned process, as the workspace,
 `manage.py publish` and the assistant run it.

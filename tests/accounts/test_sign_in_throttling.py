@@ -1,4 +1,4 @@
-"""Guessing passwords is throttled (issue 13, finding 4): after a few wrong
+"""Guessing passwords is throttled: after a few wrong
 passwords for one account from one address, the site's sign-in and the admin's
 refuse even the right one for a while and say how long; a right password
 before that resets the count. Real views, real database (django-axes)."""

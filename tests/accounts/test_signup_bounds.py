@@ -1,5 +1,5 @@
 """Sign-up says no more than it must, and bounds how many names one address can
-try (issue 26, finding 8f). A sign-up by username has to refuse a name that is
+try. A sign-up by username has to refuse a name that is
 taken; it no longer says that an account exists, and past
 BUILTIT_SIGNUP_ATTEMPTS forms an hour from one address it answers 429 with the
 wait in words, creating nothing and telling nothing about the name."""

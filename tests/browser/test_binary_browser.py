@@ -1,4 +1,4 @@
-"""Binary files in Chromium (issue 18): an image dropped on the file tree is
+"""Binary files in Chromium: an image dropped on the file tree is
 uploaded into the folder it was dropped on, shown in the editor as an image,
 and appears in the preview page that references it."""
 

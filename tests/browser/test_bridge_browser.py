@@ -1,9 +1,9 @@
-"""The preview talks back (issue 17), in Chromium: a page's errors and failed
+"""The preview talks back, in Chromium: a page's errors and failed
 loads show as problems with their files and lines, "Fix with the assistant"
 puts them in the message box for the person to send, the address box follows
 pushState, a picked element goes with the next message, and a page flooding
 the workspace with messages neither breaks it nor gets anything done. What
-the model gets is what the person chose and sees (issue 26): one pick per
+the model gets is what the person chose and sees: one pick per
 press of Pick, none without it; an element as its chip shows it; a problem as
 the panel lists it."""
 
@@ -122,7 +122,7 @@ def test_problems_are_listed_and_fixed_with_the_assistant(
     # Each problem as the panel listed it, and nothing else: no stack.
     assert sorted(asked.splitlines()[3:]) == [
         "- Error at /app.js:2:1: Uncaught ReferenceError: undefinedFunction is not defined",
-        # At the <link> that asked for it (issue 31), not in a file that is not there.
+        # At the <link> that asked for it, not in a file that is not there.
         "- Failed to load at /index.html:3: /missing.css (asked for by index.html)",
     ]
     assert "at http" not in asked

@@ -1,4 +1,4 @@
-"""A turn's changes in real Chromium (issue 15): the summary under the turn, the
+"""A turn's changes in real Chromium: the summary under the turn, the
 diff, and Undo (then Redo) followed by the editor and preview of this tab and of
 a second one."""
 

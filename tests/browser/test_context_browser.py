@@ -1,4 +1,4 @@
-"""The context gauge and compacting by hand (issue 30) in real Chromium over a
+"""The context gauge and compacting by hand in real Chromium over a
 real socket: by the message box, how full the model's context was at the last
 turn (what the next message starts from) and, on opening, by part; "Compact
 the conversation" summarises every turn but the latest, says so, marks the

@@ -1,4 +1,4 @@
-"""The app's own pages carry a Content-Security-Policy (issue 13, finding 10)
+"""The app's own pages carry a Content-Security-Policy
 that forbids inline scripts and eval, and everything the app does works under
 it in real Chromium: signing in, the dashboard, the workspace with its editor,
 chat socket, a whole turn, history and preview, settings, the trash and the

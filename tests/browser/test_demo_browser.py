@@ -1,5 +1,5 @@
-"""The offline demo model in Chromium (issue 16): on a starter project, three
-requests a newcomer types, each step shown and each one true; and (issue 31)
+"""The offline demo model in Chromium: on a starter project, three
+requests a newcomer types, each step shown and each one true; and
 the requests it does not build from (the site check's fix, a picked heading,
 rounded buttons, a translation, a second build) change only what they say,
 or nothing, and the site stays whole."""

@@ -1,4 +1,4 @@
-"""The view stays where the person put it (issue 31): a change made elsewhere (by
+"""The view stays where the person put it: a change made elsewhere (by
 the assistant, or by the person in another tab) reaches the open editor, the
 tree and the preview in place, without switching panels or losing unsaved
 text; a chat shown again is where it was left."""

@@ -1,4 +1,4 @@
-"""Improve my request (issue 30) in real Chromium: the button beside Send is
+"""Improve my request in real Chromium: the button beside Send is
 offered only with a draft, reached by keyboard, says "Improving…" while the
 model writes, puts the rewrite in the box without sending it, and Undo (or
 Ctrl+Z in the box) brings the draft back. A provider that fails leaves the

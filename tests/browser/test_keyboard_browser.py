@@ -1,4 +1,4 @@
-"""The workspace with the keyboard alone (issue 31): the code editor never traps
+"""The workspace with the keyboard alone: the code editor never traps
 Tab, Esc leaves it until the person goes back in, every control can be reached
 in order, and no key pressed outside the editor changes a file."""
 

@@ -1,4 +1,4 @@
-"""The workspace on every screen (issue 16), in Chromium at a phone, a tablet and
+"""The workspace on every screen, in Chromium at a phone, a tablet and
 a laptop size: nothing in the top bar overlaps, every panel can be reached (on a
 tablet beside the chat, issue 31), the file tree is wide enough to read, and a
 wide screen's panels can be resized and hidden, remembered after a reload.
@@ -87,7 +87,7 @@ def test_every_panel_is_reachable_and_nothing_overlaps(
         expect(page.locator("#composer-input")).to_be_visible()
         for name, selector in PANELS.items():
             if tablet and name == "chat":
-                continue  # always shown, beside the panel picked (issue 31)
+                continue  # always shown, beside the panel picked
             page.click(f"[data-show-panel='{name}']")
             panel = page.locator(selector)
             expect(panel).to_be_visible()

@@ -1,4 +1,4 @@
-"""Plan first (issue 30) in real Chromium over a real socket: the composer's
+"""Plan first in real Chromium over a real socket: the composer's
 switch, reached and turned on by keyboard, makes Send read "Plan" and sends a
 plan turn whose model is offered no tool that writes; its answer is a plan card
 (with its follow-up chips) that offers no restore, as it changed nothing; the

@@ -1,4 +1,4 @@
-"""The preview as the main surface (issue 31), in Chromium: the splitter between
+"""The preview as the main surface, in Chromium: the splitter between
 the editor and the preview (keys, drag, remembered), full screen, device widths,
 the site as it was after a turn or at a file's version (nothing written until
 Restore, which works from there), the chat beside one other panel on a tablet,

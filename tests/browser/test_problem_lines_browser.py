@@ -1,9 +1,9 @@
-"""Problems point at the right line (issue 31), in Chromium: an error in a
+"""Problems point at the right line, in Chromium: an error in a
 page's inline script names the page's file (the home page too, served at `/`)
 and its line in the stored file, whatever the preview adds to the page; a
 stylesheet or script that is not there points at the tag that asked for it;
 clicking a problem opens that file at that line, and "Fix" tells the model the
-same. And the editor marks no valid CSS as wrong (issue 31, item 8)."""
+same. And the editor marks no valid CSS as wrong."""
 
 from __future__ import annotations
 

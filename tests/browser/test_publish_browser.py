@@ -1,4 +1,4 @@
-"""Publishing in real Chromium (issue 28): the dialog from the workspace, the
+"""Publishing in real Chromium: the dialog from the workspace, the
 check in words, the site live on a host of its own without the app's cookies,
 an edit that does not reach it until Update, an earlier version made live
 again, a password that keeps the site from visitors until they give it, and

@@ -1,4 +1,4 @@
-"""A message sent while the chat socket is reconnecting (issue 16): the composer
+"""A message sent while the chat socket is reconnecting: the composer
 says it is waiting, a second press does not queue it again, and once the
 socket is back it is sent exactly once."""
 

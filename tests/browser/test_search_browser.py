@@ -1,4 +1,4 @@
-"""Search across the project's files (issue 31), in Chromium: Ctrl+Shift+F goes
+"""Search across the project's files, in Chromium: Ctrl+Shift+F goes
 to the box, Enter searches, and a result opens its file in the editor at its
 line, on a wide screen and on a phone."""
 

@@ -1,4 +1,4 @@
-"""The site checked at the end of a turn that changed files (issue 29), in real
+"""The site checked at the end of a turn that changed files, in real
 Chromium: under the turn, live and after a reload, opened with the keyboard,
 and "Fix with the assistant" putting the findings in the message box; on a
 phone and in dark mode."""

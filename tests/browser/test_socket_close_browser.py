@@ -1,5 +1,5 @@
-"""A socket the server closes for good says why in the page, in real Chromium
-(issue 13, findings 7 and 8): daphne drops a close frame's reason, so the page
+"""A socket the server closes for good says why in the page, in real Chromium:
+daphne drops a close frame's reason, so the page
 must carry the words itself. Signing out in one tab, or moving the project to
 the trash, leaves the other tab saying so, not a generic "not connected"; so
 does a tab past the chat sockets one address may hold."""

@@ -1,4 +1,4 @@
-"""The dashboard's thumbnails (issue 31), in Chromium: a card shows its site's
+"""The dashboard's thumbnails, in Chromium: a card shows its site's
 home page, whose scripts do not run there; a project without one shows a
 placeholder."""
 

@@ -1,4 +1,4 @@
-"""Small things a person meets in the workspace (issue 31, items 9-10): the
+"""Small things a person meets in the workspace: the
 first page opens after a blank project's first turn, a refused upload reads as
 an error, a drop lights up its folder, History links to the turn."""
 

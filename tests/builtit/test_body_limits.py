@@ -1,7 +1,7 @@
 """Request bodies over their route's limit are refused by the server before
-they are read (issue 13, finding 3); the larger limits are for signed-in people
+they are read; the larger limits are for signed-in people
 only, decided from the session before the body is read, and a body that stalls
-is ended with 408 (issue 26, findings 4 and 8e). Against daphne started through
+is ended with 408. Against daphne started through
 its command line on the real ASGI application, with the test database, over raw
 sockets: the body is never sent, or only part."""
 
@@ -170,7 +170,7 @@ def test_each_route_has_the_limit_of_what_it_takes() -> None:
     )
 
 
-# --- Strangers get the form limit everywhere (issue 26, finding 4) -------------------
+# --- Strangers get the form limit everywhere -------------------
 
 # Each route that takes more than a form, with a declared body within its own
 # limit but past the form limit: the server used to wait for all of it.
@@ -329,7 +329,7 @@ def signed_in(user: User) -> str:
     return str(client.cookies[settings.SESSION_COOKIE_NAME].value)
 
 
-# --- A body that stalls is ended (issue 26, finding 8e) ------------------------------
+# --- A body that stalls is ended ------------------------------
 
 
 def test_a_body_that_trickles_is_answered_408_and_closed(pace_server) -> None:

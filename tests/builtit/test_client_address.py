@@ -1,5 +1,5 @@
-"""The visitor's address is the one our proxy added, never one the client wrote
-(issue 26, finding 2): behind the guide's nginx, X-Forwarded-For arrives as
+"""The visitor's address is the one our proxy added, never one the client wrote:
+behind the guide's nginx, X-Forwarded-For arrives as
 "<whatever the client sent>, <the visitor's real address>", and daphne's
 --proxy-headers took the left-most entry, so twelve wrong passwords, each with
 a new made-up first entry, were never locked out. Here daphne is started with

@@ -1,4 +1,4 @@
-"""`/healthz` (issue 19): a load balancer asks whether this process reaches the
+"""`/healthz`: a load balancer asks whether this process reaches the
 database and the channel layer; no sign-in needed, nothing cached."""
 
 from __future__ import annotations

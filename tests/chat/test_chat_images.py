@@ -1,4 +1,4 @@
-"""Pictures with a chat message (issue 18): uploaded from the message box,
+"""Pictures with a chat message: uploaded from the message box,
 checked by their bytes and bounded, shown only to their owner, saved into the
 project in one click, sent to the model as image parts."""
 
@@ -61,7 +61,7 @@ def test_a_picture_is_uploaded_shown_to_its_owner_only_and_saved_into_the_projec
         (b"<svg onload=alert(1)>", "x.svg", "image/svg+xml", "Attach a PNG, JPEG, GIF or WebP"),
         (b"<html>not a picture</html>", "x.png", "image/png", "is not a PNG image"),
         (png()[:20], "x.png", "image/png", "cut short"),
-        # Past the old pixel count (issue 26): each one decodes to a giant picture.
+        # Past the old pixel count: each one decodes to a giant picture.
         (jpeg_with_fill_byte(60_000, 60_000), "x.jpg", "image/jpeg", "too large"),
         (gif_frame_larger_than_screen(10_000, 10_000), "x.gif", "image/gif", "too large"),
         (webp_with_chunk_first(), "x.webp", "image/webp", "damaged or cut short"),

@@ -1,4 +1,4 @@
-"""`manage.py chat --plan` (issue 30): a plan turn from the terminal, read-only
+"""`manage.py chat --plan`: a plan turn from the terminal, read-only
 as in the browser, readable or as JSON events."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Improve my request (issue 30) through the real endpoint and the fake
+"""Improve my request through the real endpoint and the fake
 OpenRouter: the draft reaches the model with the rewriting prompt and the
 project's files, the rewrite comes back without its wrapping, its cost is in
 the person's ledger, and nothing is sent to the chat. A reached cap, a provider

@@ -1,4 +1,4 @@
-"""A turn's changes as the workspace serves them (issue 15): the summary under
+"""A turn's changes as the workspace serves them: the summary under
 the turn with line counts, the diff, Undo (with its conflict choices), Redo,
 restoring the project to before or after a turn, and the History dialog's diff.
 Only the project's owner reaches any of it."""

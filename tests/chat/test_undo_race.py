@@ -1,4 +1,4 @@
-"""Undo never overwrites a save it did not see (issue 26, finding 6), across two
+"""Undo never overwrites a save it did not see, across two
 real server processes: in each round the person's save goes to one and
 "Undo this turn" to the other, at once. Either the save lands first and the
 undo sees the file as changed since (and leaves it, saying why), or the undo

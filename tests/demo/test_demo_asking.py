@@ -1,4 +1,4 @@
-"""What the offline demo reads of a message (issue 31): the person's own
+"""What the offline demo reads of a message: the person's own
 words apart from the preview's context, the element they picked, the site
 check's findings; and what each request asks for, so that a leftover "make",
 "site" or "page" is never read as "build"."""

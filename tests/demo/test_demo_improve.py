@@ -1,4 +1,4 @@
-"""The offline demo's "Improve my request" (issue 30): through the real
+"""The offline demo's "Improve my request": through the real
 endpoint it rewrites a draft the same way every time, naming the kind of site,
 its sections with brackets to fill in, a tone and a look, at no cost; the
 rewrite asks the demo for the same thing as the draft, and sent, it builds

@@ -1,4 +1,4 @@
-"""The offline demo model (issue 16) through the real loop and file tools: it
+"""The offline demo model through the real loop and file tools: it
 looks and reads before writing, builds what the request names, edits with
 edit_file, adds a linked page, never claims a success that did not happen, and
 says plainly what it cannot do."""

@@ -1,4 +1,4 @@
-"""The offline demo never destroys (issue 31): after "Crumb" is built, turned
+"""The offline demo never destroys: after "Crumb" is built, turned
 green and given an about page, each request it used to answer by rebuilding
 the site as "Your site" (the site check's fix, a picked heading, rounded
 buttons, a translation) changes only what it understood, or nothing, and the

@@ -1,4 +1,4 @@
-"""The offline demo in a plan turn (issue 30): it looks and reads as always,
+"""The offline demo in a plan turn: it looks and reads as always,
 answers with the plan of the writes it would make, and changes nothing; the
 turn that builds the plan then makes those changes."""
 

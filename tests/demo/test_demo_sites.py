@@ -1,4 +1,4 @@
-"""Sites worth showing (issue 31): what the offline demo builds has real
+"""Sites worth showing: what the offline demo builds has real
 content for the kind of place (a bakery's menu with prices, its hours, a
 contact block), a look chosen by the kind, no HTML entities in its text, and
 passes the site check; the findings of that check it can fix, it fixes with

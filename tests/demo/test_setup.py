@@ -1,4 +1,4 @@
-"""Without a key (issue 16): the workspace says so before any message and offers
+"""Without a key: the workspace says so before any message and offers
 the offline demo, which is then the default model, so the first message works;
 a real model without a key is refused at once as "no key", which reads
 differently from a provider that cannot be reached."""

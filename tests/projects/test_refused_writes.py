@@ -1,4 +1,4 @@
-"""A refused write stores nothing (issue 26, finding 1): whatever refuses it (the
+"""A refused write stores nothing: whatever refuses it (the
 project's size, its file count, the person's quota), its bytes are not kept,
 and what a person is shown as used is what is stored. Bytes nothing refers to
 any more are swept: on purge, and by `manage.py sweep_storage`."""

@@ -1,4 +1,4 @@
-"""A storage quota per person (issue 13, finding 5): files and their history,
+"""A storage quota per person: files and their history,
 across all of a person's projects and their trash, bound by
 BUILTIT_MAX_USER_STORAGE_BYTES; a write past it is refused in words that say
 how to make room, from the editor, the model's tools and imports alike."""

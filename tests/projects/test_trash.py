@@ -1,5 +1,5 @@
-"""Deleting a project loses nothing at once and never breaks a running turn
-(issue 13, finding 8): it goes to a trash for BUILTIT_TRASH_DAYS, restorable
+"""Deleting a project loses nothing at once and never breaks a running turn:
+it goes to a trash for BUILTIT_TRASH_DAYS, restorable
 whole; it is refused while a turn runs; a trashed project is gone from the
 workspace, preview, export, file writes and sockets (a socket open on it is
 told and closed); staff purge it, or the period does."""

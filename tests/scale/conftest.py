@@ -1,5 +1,5 @@
 """Several real server processes sharing PostgreSQL and Redis, as deployed behind
-a proxy (issue 19). They need both services, so they run in `make
+a proxy. They need both services, so they run in `make
 test-services` (DATABASE_URL and REDIS_URL set); `make test`, on SQLite and the
 in-memory layer, skips them and says so."""
 

@@ -1,4 +1,4 @@
-"""Two real server processes, A and B, on the same PostgreSQL and Redis (issue 19):
+"""Two real server processes, A and B, on the same PostgreSQL and Redis:
 a turn is one project's wherever its tabs are, a killed server's turn is found
 and recorded, and a SIGTERM finishes or interrupts turns without losing one."""
 

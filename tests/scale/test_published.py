@@ -1,4 +1,4 @@
-"""A publish is served by every process at once (issue 28): each process keeps
+"""A publish is served by every process at once: each process keeps
 what a site's address serves (projects.publish.live_sites) until a change moves
 the generation on, in Redis, and what else it caches (a version's index, a
 file's bytes) never changes. Two real daphne processes on PostgreSQL and Redis."""

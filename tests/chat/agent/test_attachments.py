@@ -1,7 +1,7 @@
-"""What the preview may attach to a message (issue 17): problems and picked
+"""What the preview may attach to a message: problems and picked
 elements, checked and cut as they arrive on the socket, read by the model as
 context after the person's words, shown as chips, stored with the message.
-What the model reads is what the person saw (issue 26): an element as its chip
+What the model reads is what the person saw: an element as its chip
 shows it, a problem as the panel lists it, whatever the page or a client sent."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Background checks (issue 29, DESIGN §6 point 12): check_site answers at once
+"""Background checks: check_site answers at once
 and the check runs beside the turn; its findings reach the model in its next
 round; a turn that changed files ends with the site checked for the person;
 a stopped turn stops the check."""

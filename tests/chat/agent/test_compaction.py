@@ -1,4 +1,4 @@
-"""Compaction and the context gauge (issue 30) through the real loop and the
+"""Compaction and the context gauge through the real loop and the
 fake OpenRouter: when the earlier turns pass the history's budget the oldest
 are summarised once, stored, and read instead of them from then on; the turns
 themselves stay; the gauge adds up to the request that was sent."""

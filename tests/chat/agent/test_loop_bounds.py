@@ -1,5 +1,5 @@
 """A broken or hostile model server cannot take the memory or the time of the
-machine (issue 13, finding 2): an answer's text, reasoning and arguments, one
+machine: an answer's text, reasoning and arguments, one
 stream event, one request with its retries, a whole turn and the calls of one
 answer are all bounded. Reaching a bound ends the turn in words and keeps what
 was done. Real HTTP to the fake OpenRouter, which can write without end."""

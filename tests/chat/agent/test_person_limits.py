@@ -1,4 +1,4 @@
-"""Bounds per person across all their projects (issue 13, finding 5): spending
+"""Bounds per person across all their projects: spending
 per day and per month, turns running at once, and sign-up closed in production
 unless turned on, with `check --deploy` warnings. Real database, the real loop
 against the fake OpenRouter."""

@@ -1,4 +1,4 @@
-"""Plan turns (issue 30) through the real loop and the fake OpenRouter: the model
+"""Plan turns through the real loop and the fake OpenRouter: the model
 is given only the tools that look, so no request of the turn offers one that
 writes; a write it calls anyway is an unknown tool and changes nothing; it is
 told to answer with a plan; the turn is stored as a plan turn."""

@@ -1,4 +1,4 @@
-"""Reads the model already has (issue 29, DESIGN §6 point 10): within a turn, the
+"""Reads the model already has: within a turn, the
 same read-only call on unchanged files is answered with a note naming the
 earlier call, not the content again; a write, the model's or a person's, ends
 that; the next turn reads afresh."""

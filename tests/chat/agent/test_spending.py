@@ -1,5 +1,5 @@
 """Spending is a ledger that outlives projects, and no request can spend past a
-cap by more than one bounded answer (issue 26, finding 3). The real loop
+cap by more than one bounded answer. The real loop
 against the fake OpenRouter, whose model list gives the prices."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Attachments over the socket (issue 17): a message with the preview's problems
+"""Attachments over the socket: a message with the preview's problems
 starts a turn whose request to the model carries them, whose started event
 shows them, and whose stored message keeps them apart from the words. Whatever
-a client sends, only what the person was shown goes on (issue 26), also from
+a client sends, only what the person was shown goes on, also from
 messages stored before."""
 
 from __future__ import annotations

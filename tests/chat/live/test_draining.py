@@ -1,4 +1,4 @@
-"""A clean shutdown of one process (issue 19): on SIGTERM it takes no new turn,
+"""A clean shutdown of one process: on SIGTERM it takes no new turn,
 sends tabs with nothing running here to reconnect elsewhere, lets its running
 turns finish within the grace period and stops the rest as interrupted, with
 what they did kept, telling every tab. (Daphne's SIGTERM reaching this code,

@@ -1,4 +1,4 @@
-"""No frame of ours over the safe size (issue 13, finding 1): a long conversation
+"""No frame of ours over the safe size: a long conversation
 still opens, its earlier turns come on "Show earlier", a huge answer arrives in
 frames that each fit, and a huge stored text is cut with a link to all of it.
 Real ASGI app and database, WebsocketCommunicator, real HTTP to the fake."""

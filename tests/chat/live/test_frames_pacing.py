@@ -1,4 +1,4 @@
-"""Frames wait only under load (issue 32): a turn's events go to its tabs as
+"""Frames wait only under load: a turn's events go to its tabs as
 soon as the server gets to them; pieces that came while a tab was busy go
 together, each exactly once and in order; a tool call or the end of the turn is
 never held back, and text after which nothing comes is not left waiting.

@@ -1,4 +1,4 @@
-"""Pictures with a message over the socket (issue 18): sent to a model that reads
+"""Pictures with a message over the socket: sent to a model that reads
 them as image parts, kept with the message and mentioned (not resent) in later
 turns; refused before any request for a model that does not read them."""
 

@@ -1,4 +1,4 @@
-"""The live path's parts as plain classes, without a socket (issue 32): the
+"""The live path's parts as plain classes, without a socket: the
 watchdog (one look per turn for the whole process), the heartbeat (one refresh
 for every turn's lock), the relay between processes (Redis), and a tab's
 following of a turn (numbered events shown once, a replay then live)."""

@@ -1,4 +1,4 @@
-"""Plan turns over the socket (issue 30): the composer's switch (a checkbox's
+"""Plan turns over the socket: the composer's switch (a checkbox's
 "on") and a script's `"plan": true` start a turn whose model may only look; its
 answer is drawn as a plan with "Build this plan", live and after a reload, and
 that button's form starts a normal turn whose message carries the plan."""

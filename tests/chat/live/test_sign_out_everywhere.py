@@ -1,4 +1,4 @@
-"""Sign out everywhere (issue 26, finding 8a): one POST ends every session of
+"""Sign out everywhere: one POST ends every session of
 the person (this one too) and revokes every token, and every socket they have
 open, browser tab or script, is closed saying why. A password change closes
 the other sessions' sockets (its own session's stay open) and offers it; staff

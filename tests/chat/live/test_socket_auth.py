@@ -1,5 +1,5 @@
-"""The chat socket follows the session and checks where it is opened from
-(issue 13, findings 7 and 9): signing out, a password change and a revoked token
+"""The chat socket follows the session and checks where it is opened from:
+signing out, a password change and a revoked token
 close the person's sockets; a socket whose session is gone starts no turn; the
 Origin must be the page's own (scheme, host and port) or a trusted one; scripts
 get in with a personal access token instead of a browser's Origin.
@@ -307,7 +307,7 @@ async def test_a_basic_auth_header_leaves_the_socket_to_the_session(
     project: Project, user: User
 ) -> None:
     """A password-protecting proxy in front sends `Authorization: Basic` on every
-    request, the browser's socket too (issue 26, finding 8d)."""
+    request, the browser's socket too."""
     client = await signed_in(user)
     socket = await tab(project, client, authorization="Basic dXNlcjpwcm94eSBwYXNzd29yZA==")
     assert await socket.receive_nothing()

@@ -1,4 +1,4 @@
-"""A turn's changes over the socket (issue 15): the summary under the turn grows
+"""A turn's changes over the socket: the summary under the turn grows
 while it runs and offers Undo once it ends; an undo made in one tab reaches every
 tab of the project, as HTML (tree, signal, summary) or, in JSON mode, as an event."""
 

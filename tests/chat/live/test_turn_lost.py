@@ -1,4 +1,4 @@
-"""A turn whose server stopped (issue 19): killed, it never says so, but its lock
+"""A turn whose server stopped: killed, it never says so, but its lock
 lapses. Every tab showing the turn finds out within the lock's lifetime and a
 fifth, the turn is recorded as interrupted (once, with what it had stored
 kept), and the project takes a new turn."""

@@ -1,4 +1,4 @@
-"""The context gauge as the message box shows it (issue 30): the parts add up
+"""The context gauge as the message box shows it: the parts add up
 to what it says, a part with nothing in it is left out, and from 80% of the
 model's window it warns and offers to compact, unless the earlier turns were
 summarised since it was measured."""

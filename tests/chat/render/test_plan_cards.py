@@ -1,4 +1,4 @@
-"""A plan turn's answer as the chat draws it (issue 30): live and from what is
+"""A plan turn's answer as the chat draws it: live and from what is
 stored, the finished answer of a plan turn is a plan card whose button sends
 "Build this plan:" and the plan; any other answer is drawn as an answer."""
 

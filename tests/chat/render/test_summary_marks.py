@@ -1,4 +1,4 @@
-"""Where a conversation's summaries show (issue 30): each above the first turn
+"""Where a conversation's summaries show: each above the first turn
 it does not cover; only the latest says the model reads it; the export quotes
 what the person wrote, so it cannot pose as the file's own headings."""
 

@@ -1,5 +1,5 @@
-"""Each binary type Built-It keeps is checked whole by its structure (issue 26,
-finding 8b): images decoded with Pillow within bounds, fonts read with fontTools,
+"""Each binary type Built-It keeps is checked whole by its structure:
+images decoded with Pillow within bounds, fonts read with fontTools,
 PDF by its cross-reference structure, MP4 and WebM by their boxes and elements.
 A refusal is a sentence a person can act on, with nothing in the log."""
 

@@ -1,4 +1,4 @@
-"""Binary files in projects (issue 18): uploaded, checked by their bytes, kept
+"""Binary files in projects: uploaded, checked by their bytes, kept
 once, with history, undo and restore like any file; served with their type, an
 ETag and byte ranges; carried by ZIP export and import; described, never
 returned as bytes, to the model, which cannot overwrite them with text."""

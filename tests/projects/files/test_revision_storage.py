@@ -1,4 +1,4 @@
-"""History stored compactly (issue 13, finding 5): each text once per project,
+"""History stored compactly: each text once per project,
 compressed; the migration that moved existing revisions keeps them readable."""
 
 from __future__ import annotations

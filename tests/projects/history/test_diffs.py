@@ -1,4 +1,4 @@
-"""Diffs as people read them (issue 15): the changed lines with a little context,
+"""Diffs as people read them: the changed lines with a little context,
 long unchanged stretches folded, whitespace-only changes marked and made
 visible, file text escaped, and bounds that say "too large" instead of hanging."""
 

@@ -1,4 +1,4 @@
-"""Taking changes back (issue 15): a run of revisions undone over create, edit,
+"""Taking changes back: a run of revisions undone over create, edit,
 rename and delete chains; conflicts with later edits; an undo undone; the whole
 project restored to a point; limits and a running turn refuse it whole."""
 

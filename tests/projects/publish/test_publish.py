@@ -1,4 +1,4 @@
-"""Publishing (issue 28): a check in words, then a frozen version live at a
+"""Publishing: a check in words, then a frozen version live at a
 stable address on the sites origin, served like a static host; Update, an
 earlier version made live again, Unpublish, a version as a ZIP."""
 

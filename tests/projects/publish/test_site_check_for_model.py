@@ -1,4 +1,4 @@
-"""The check of a whole site as the assistant reads it (issue 29): plain JSON,
+"""The check of a whole site as the assistant reads it: plain JSON,
 counts by kind and the first findings with their path and line."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The check of a whole site (issue 29): markup and styles browsers read
+"""The check of a whole site: markup and styles browsers read
 differently from how they are written, ids used twice and images without a
 text alternative, each with the line it is on."""
 

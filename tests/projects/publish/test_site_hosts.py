@@ -1,4 +1,4 @@
-"""A published site on a host of its own (issue 28): `<name>.<sites host>` and a
+"""A published site on a host of its own: `<name>.<sites host>` and a
 domain of its owner's, each an origin of the site's own, where a password can
 keep it; `/s/<name>/` on the shared sites host never serves a kept site."""
 

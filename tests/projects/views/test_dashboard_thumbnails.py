@@ -1,4 +1,4 @@
-"""The dashboard's thumbnails (issue 31): each card shows its home page as it is
+"""The dashboard's thumbnails: each card shows its home page as it is
 now, framed from the sites origin with no scripts, forms or focus; a project
 without a home page shows a placeholder."""
 

@@ -460,7 +460,7 @@ def test_the_bridge_is_given_the_servers_bounds_on_its_tag():
 
 def test_a_served_page_keeps_every_line_of_the_stored_file(anonymous, project):
     # Errors in a page's inline scripts are numbered from the top of the page
-    # as served: they must be the stored file's lines (issue 31).
+    # as served: they must be the stored file's lines.
     stored = (
         "<!doctype html>\n<html>\n<head>\n<title>t</title>\n</head>\n<body>\n<script>\nboom();\n"
     )

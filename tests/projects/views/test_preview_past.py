@@ -1,4 +1,4 @@
-"""The preview of the project as it was (issue 31): /preview/<token>/@<revision>/
+"""The preview of the project as it was: /preview/<token>/@<revision>/
 serves every file as it was right after a revision, /preview/<token>/@file-<revision>/
 today's files with one as that revision left it; both by token alone, sandboxed
 like the live preview, without the bridge, and nothing is written."""

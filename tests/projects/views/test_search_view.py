@@ -1,4 +1,4 @@
-"""The file panel's search across the project's files (issue 31): the owner's
+"""The file panel's search across the project's files: the owner's
 only, plain text, case-insensitive unless asked, bounded, grouped by file, the
 matched text marked and everything escaped."""
 

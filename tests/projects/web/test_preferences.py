@@ -1,4 +1,4 @@
-"""A person's workspace preferences (issue 16): panel sizes, hidden panels, line
+"""A person's workspace preferences: panel sizes, hidden panels, line
 wrap and theme, saved on the server so they follow the person; only known
 names with sane values are kept."""
 
@@ -61,7 +61,7 @@ def test_not_json_is_refused(user_client: Client) -> None:
 
 
 def test_json_nested_past_the_parser_is_refused_in_words(user_client: Client) -> None:
-    """json.loads lets RecursionError escape: this body was a 500 (issue 27)."""
+    """json.loads lets RecursionError escape: this body was a 500."""
     deep = "[" * 100_000 + "]" * 100_000
     answer = user_client.post("/preferences/", deep, content_type="application/json")
     assert answer.status_code == 400

@@ -1,4 +1,4 @@
-"""Project content on an origin of its own (issue 28): the app's pages never
+"""Project content on an origin of its own: the app's pages never
 serve it, the sites origin serves nothing of the app, reads no cookie and sets
 none, and the workspace points its preview there."""
 
