@@ -198,30 +198,20 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 _REDIS_URL = env_str("REDIS_URL", "")
-# A running turn's frames to other processes' tabs, and its log for tabs that
-# join late (chat.live.relay); without it the process serves only its own tabs.
+# Redis for what the processes share: the socket counts per address
+# (chat.live.socket_counts) and, through the channel layer, everything a tab
+# receives from another process (chat.live.relay); without it a process serves
+# only its own tabs.
 BUILTIT_LIVE_REDIS_URL = _REDIS_URL
 CHANNEL_LAYERS = {
-    "default": (
-        {
-            "BACKEND": "builtit.channel_layer.RedisLayer",
-            # Why each value: builtit.channel_layer's docstring.
-            "CONFIG": {
-                "hosts": [
-                    {
-                        "address": _REDIS_URL,
-                        "socket_timeout": None,
-                        "max_connections": env_int("BUILTIT_REDIS_CONNECTIONS", 200, minimum=10),
-                        "timeout": 10,
-                    }
-                ],
-                "capacity": 50_000,
-            },
-        }
-        if _REDIS_URL
-        # Room for a slow tab's backlog: a full channel drops messages.
-        else {"BACKEND": "builtit.channel_layer.LocalChannelLayer", "CONFIG": {"capacity": 2000}}
-    )
+    "default": {
+        # One route to every tab, in process and, with REDIS_URL, across
+        # processes (chat.live.layer). A channel holds at most `capacity`
+        # messages; a turn's events merge into the batch already waiting, so
+        # only a slow tab's other messages count toward it.
+        "BACKEND": "chat.live.layer.LiveLayer",
+        "CONFIG": {"redis_url": _REDIS_URL, "capacity": 2000},
+    }
 }
 if _REDIS_URL:
     CACHES = {

@@ -42,7 +42,7 @@ def install() -> None:
 
 async def _drain(server: Server) -> None:
     from chat.live.draining import drain  # noqa: PLC0415 (Django is set up by now)
-    from chat.live.hub import close_hub  # noqa: PLC0415
+    from chat.live.layer import close_layer  # noqa: PLC0415
     from chat.llm import close_client  # noqa: PLC0415
 
     await drain()
@@ -58,4 +58,4 @@ async def _drain(server: Server) -> None:
     if running:
         await asyncio.wait(running, timeout=REQUESTS_WAIT)
     await close_client()  # the model's connections, now that no turn uses them
-    await close_hub()  # and Redis's, whose last frames the turns have flushed
+    await close_layer()  # and Redis's, whose last frames the turns have flushed

@@ -8,39 +8,34 @@ personal access token: chat.live.socket_auth, in front of this consumer); anyone
 else is closed before a byte of data. Signing out, a password change or a
 revoked token closes the socket, and a turn starts only on a session still
 valid. A connecting tab first gets what is stored, then the running turn's
-events so far, then follows it live (chat.live.following, chat.live.hub).
+events so far, then follows it live (chat.live.following). Everything it
+receives, a turn's frames and every other message, comes through the channel
+layer (chat.live.layer), read by Channels' own consumer loop.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import uuid
 import weakref
 from collections.abc import Collection
-from functools import partial
-from typing import Any
 from urllib.parse import parse_qs
 
 from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
-from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
-from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth.models import User
 
 from chat import openings
 from chat.live import messages, orders, turns
 from chat.live.closing import REASONS, Close
-from chat.live.dispatching import dispatch_all
 from chat.live.following import TurnFollower
 from chat.live.frames import Frame, FrameRefused, parse_frame
 from chat.live.framing import html_frames
-from chat.live.hub import hub
-from chat.live.inbox import Inbox
+from chat.live.layer import Addressed
 from chat.live.socket_auth import (
     session_follow,
     session_valid,
@@ -96,7 +91,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     user: User
     _gone: asyncio.Event | None = None  # made only for someone waiting (a restart)
     _is_closed = False
-    joined = False  # in this process's hub (chat.live.hub)
+    joined = False  # in the project's group
     follower: TurnFollower
 
     async def connect(self) -> None:
@@ -120,6 +115,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         self.user = user
         self.project, conversation = opened
         self.group = turns.group_name(self.project.pk)
+        self.addressed = Addressed(self.channel_layer, self.channel_name)
         self.signals = 0
         self.follower = TurnFollower(
             project=self.project,
@@ -129,24 +125,23 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             replay=turns.replay,
             watch=self._watch,
         )
-        await self.channel_layer.group_add(self.group, self.channel_name)
         await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
         await self.accept()  # first: joining waits for Redis, up to its own bound
         _OPEN.add(self)
         # Joined before anything is read: what a turn sends from here on reaches
-        # the inbox, and the catch-up below reads what it sent before.
+        # this channel, and the catch-up below reads what it sent before.
         self.joined = True
-        await hub().join(self.project.pk, self.inbox)
+        await self.channel_layer.group_add(self.group, self.channel_name)
         await self.follower.catch_up()
         await self._send_opening()
 
     async def _leave(self) -> None:
-        """Out of the hub and the watchdog, once."""
+        """Out of the project's group and the watchdog, once."""
         if not self.joined:
             return
         self.joined = False
-        watchdog().watch(self.inbox, project_id=self.project.pk, key=None)
-        await hub().leave(self.project.pk, self.inbox)
+        watchdog().watch(self.addressed, project_id=self.project.pk, key=None)
+        await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def closed(self) -> None:
         """Until the socket has closed."""
@@ -159,27 +154,6 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     @property
     def conversation(self) -> Conversation | None:
         return self.follower.conversation
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        """As Channels' own, but messages reach their handlers through
-        chat.live.dispatching (one event-loop iteration after they arrive, not
-        three), and a third source: the tab's inbox, where this process's hub
-        and watchdog put what concerns it."""
-        self.scope = scope
-        self.channel_layer = get_channel_layer(self.channel_layer_alias)
-        self.base_send = send
-        self.inbox = Inbox()
-        sources = [receive, self.inbox.receive]
-        if self.channel_layer is not None:
-            self.channel_name = await self.channel_layer.new_channel()
-            sources.append(partial(self.channel_layer.receive, self.channel_name))
-        try:
-            with contextlib.suppress(StopConsumer):
-                await dispatch_all(sources, self.dispatch)
-        finally:
-            # Also when a handler failed, which Channels ends without a disconnect:
-            # an inbox left in the hub would gather every later turn's events.
-            await self._leave()
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """As Channels' own, without closing old database connections first: that
@@ -199,7 +173,6 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             self._gone.set()
         await self._leave()
         if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
             await self.channel_layer.group_discard(user_group(self.user.pk), self.channel_name)
 
     # --- what the person sends ----------------------------------------------------
@@ -290,7 +263,9 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self.close(code=Close.SERVICE_RESTART)
 
     async def turn_resync(self, message: dict[str, str]) -> None:
-        await self.follower.resync()
+        """The way from other processes broke and holds again: read what was missed."""
+        if message.get("group", self.group) == self.group:
+            await self.follower.resync()
 
     async def turn_unseen(self, message: messages.TurnLost) -> None:
         """The watchdog found the turn ended, and its `done` never came here."""
@@ -300,14 +275,14 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         """The turn's server stopped (this process's watchdog or another's found it)."""
         key = message["turn"]
         if message.get("watched") or key in (
-            watchdog().watching(self.inbox),
+            watchdog().watching(self.addressed),
             self.follower.turn_key,
         ):
             self._watch(None)
             await self.follower.lost(key)
 
     def _watch(self, key: str | None) -> None:
-        watchdog().watch(self.inbox, project_id=self.project.pk, key=key)
+        watchdog().watch(self.addressed, project_id=self.project.pk, key=key)
 
     async def files_moved(self, message: messages.FilesMoved) -> None:
         """An undo, a redo, a restore or the person in a tab changed files: redraw

@@ -1,4 +1,4 @@
-"""The messages that travel on the channel layer, one TypedDict each.
+"""The messages that travel on the channel layer (chat.live.layer), one TypedDict each.
 
 Channels routes a message by its "type" to the consumer method of that name
 ("turn.events" to `turn_events`). Everything that sends or handles one of
@@ -20,7 +20,7 @@ class NumberedEvent(TypedDict):
 
 
 class TurnEvents(TypedDict):
-    """A running turn's events, to every tab of the project (chat.live.hub)."""
+    """A running turn's events, to every tab of the project (chat.live.layer)."""
 
     type: Literal["turn.events"]
     turn: str  # the lock holder's key

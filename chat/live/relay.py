@@ -1,24 +1,25 @@
-"""A running turn's frames between server processes, through Redis (DESIGN §7).
+"""The channel layer's way between server processes, through Redis (DESIGN §7).
 
-With REDIS_URL set, each batch of a turn's numbered events goes to Redis twice,
-in one pipelined round trip per flush for every turn of the process:
-- appended to the turn's log, a Redis stream `builtit:turn:<key>` whose entry
-  ids are the batch's last sequence number, so a tab that joins late or comes
-  back reads "its last number → now" (`since`); the log lapses LOG_TTL after
-  its last renewal (every RENEW_EVERY events), and soon after the turn's `done`;
-- published on the project's channel `builtit:live:<project>`, to which each
-  process with a tab of the project holds one subscription (one connection per
-  process for all its projects), and hands what it hears to its tabs through
-  chat.live.hub.
+With REDIS_URL set, what a process sends to a group or to another process's
+channel (chat.live.layer) goes out in one pipelined round trip per flush:
+- published on the group's Redis channel `builtit:group:<group>`, to which each
+  process with a member of the group holds one subscription (one connection per
+  process for all its groups), or on the process's own `builtit:process:<id>`
+  for a channel of that process (a turn's stop, sent from any process);
+- a turn's events (`turn.events`) are also appended to the turn's log, a Redis
+  stream `builtit:turn:<key>` whose entry ids are the batch's last sequence
+  number, so a tab that joins late or comes back reads "its last number → now"
+  (`since`); the log lapses LOG_TTL after its last renewal (every RENEW_EVERY
+  events), and soon after the turn's `done`.
 
 The log is written before the publication in the same pipeline, and a tab
 subscribes (and waits for Redis to confirm it) before it reads the log: a batch
 is then either in what it reads or in what it hears after, never in neither.
-Pieces of one turn waiting for the same flush go as one batch, their text
-merged (chat.live.numbering.merged_numbered), so a busy process makes fewer, larger
-messages and an idle one sends each at once.
+Batches of one turn waiting for the same flush go as one, their text merged
+(chat.live.numbering.merged_json), so a busy process makes fewer, larger
+messages and an idle one sends each at once; any other message keeps its place.
 
-Without Redis the process is alone: the hub alone serves its tabs.
+Without Redis the process is alone, and the layer serves its channels itself.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import contextlib
 import json
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from redis.asyncio import Redis
@@ -48,14 +49,22 @@ MAX_LOG_ENTRIES = 100_000  # a bound on what one read takes in
 SUBSCRIBE_WAIT = 5.0  # seconds a joining tab waits for Redis to confirm its subscription
 DOWN_WAIT = 5.0  # seconds after a failed subscription before tabs try again
 
-_ORIGIN = 32  # characters of a publication's sender (a hex uuid), then of its project
-_PROJECT = 32
+_ORIGIN = 32  # characters of a publication's sender (a hex uuid), before its body
+_GROUP = "builtit:group:"
+_PROCESS = "builtit:process:"
 
-Deliver = Callable[[uuid.UUID, messages.TurnEvents], None]
+Message = dict[str, Any]
+# Where a message goes: ("group", name) or ("channel", name) of the process `to`.
+Target = tuple[str, str]
+Deliver = Callable[[Target, Message], None]
 
 
-def channel_of(project_id: uuid.UUID) -> str:
-    return f"builtit:live:{project_id.hex}"
+def group_channel(group: str) -> str:
+    return _GROUP + group
+
+
+def process_channel(process: str) -> str:
+    return _PROCESS + process
 
 
 def log_of(turn: str) -> str:
@@ -63,14 +72,14 @@ def log_of(turn: str) -> str:
 
 
 class Relay:
-    """One process's connection to the other processes' turns."""
+    """One process's connection to the other processes, on one event loop."""
 
     def __init__(self, url: str, *, deliver: Deliver) -> None:
         self._redis = Redis.from_url(url, socket_timeout=10, socket_connect_timeout=2)
         self._deliver = deliver
         self.origin = uuid.uuid4().hex  # this process's own publications come back: skipped
         self._origin_bytes = self.origin.encode()
-        self._outbox: list[tuple[uuid.UUID, messages.TurnEvents]] = []
+        self._outbox: list[tuple[str, Target, Message]] = []  # Redis channel, target, message
         self._flushing: asyncio.Task[None] | None = None
         self._pubsub: PubSub | None = None
         self._listening: asyncio.Task[None] | None = None
@@ -79,16 +88,16 @@ class Relay:
         self._down_until = 0.0  # loop time until which a subscription is not tried
         self.on_lost: Callable[[], None] = lambda: None
 
-    # --- a running turn's side ---------------------------------------------------------
+    # --- what this process sends ---------------------------------------------------------
 
-    def publish(self, project_id: uuid.UUID, message: messages.TurnEvents) -> None:
-        """Queue a batch for the next flush (at once when none is under way)."""
-        self._outbox.append((project_id, message))
+    def publish(self, channel: str, target: Target, message: Mapping[str, Any]) -> None:
+        """Queue `message` for the next flush (at once when none is under way)."""
+        self._outbox.append((channel, target, cast("Message", message)))
         if self._flushing is None or self._flushing.done():
             self._flushing = asyncio.get_running_loop().create_task(self._flush())
 
     async def drain(self) -> None:
-        """Until every queued batch has been written (or failed)."""
+        """Until every queued message has been written (or failed)."""
         while self._flushing is not None and not self._flushing.done():
             await asyncio.wait({self._flushing})
 
@@ -96,24 +105,23 @@ class Relay:
         while self._outbox:
             waiting, self._outbox = self._outbox, []
             pipe = self._redis.pipeline(transaction=False)
-            for project_id, message in batches(waiting):
-                events = message["events"]
-                key = log_of(message["turn"])
-                body = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
-                pipe.xadd(key, {"m": body}, id=f"{events[-1]['seq']}-0")
-                if any(item["event"].get("type") == "done" for item in events):
-                    pipe.expire(key, ENDED_TTL)
-                elif _renews(message.get("first", events[0]["seq"]), events[-1]["seq"]):
-                    pipe.expire(key, LOG_TTL)
-                # Who sent it and for which project, first, in fixed widths: a
-                # process skips its own publications without decoding them.
-                pipe.publish(channel_of(project_id), self.origin + project_id.hex + body)
+            for channel, target, message in batches(waiting):
+                body = json.dumps(
+                    {"to": list(target), "message": message},
+                    ensure_ascii=False,
+                    separators=(",", ":"),
+                )
+                if message.get("type") == "turn.events":
+                    _log(pipe, cast("messages.TurnEvents", message))
+                # The sender first, in a fixed width: a process skips its own
+                # publications without decoding them.
+                pipe.publish(channel, self.origin + body)
             try:
                 await pipe.execute(raise_on_error=False)
             except (RedisError, OSError) as error:
-                # Tabs of other processes miss these frames; each catches up from
-                # the stored messages when the turn ends (its watchdog sees the lock go).
-                logger.warning("Could not relay a turn's frames through Redis: %s", error)
+                # Tabs of other processes miss these; each catches up from the
+                # stored messages when the turn ends (its watchdog sees the lock go).
+                logger.warning("Could not relay messages through Redis: %s", error)
 
     async def since(self, turn: str, after: int) -> list[messages.NumberedEvent] | None:
         """The turn's events numbered after `after`, in order; None if the log
@@ -129,22 +137,26 @@ class Relay:
         for _id, fields in entries or []:
             if not fields:
                 continue
-            message = _turn_events(decoded_object(fields.get(b"m", b"")))
+            message = turn_events(decoded_object(fields.get(b"m", b"")))
             if message is None:
                 continue  # not a batch of ours (a hand-made entry): the others still are
             found += [item for item in message["events"] if item["seq"] > after]
         return found
 
-    # --- the tabs' side ----------------------------------------------------------------
+    async def ping(self) -> bool:
+        try:
+            return bool(await self._redis.ping())
+        except (RedisError, OSError):
+            return False
 
-    async def subscribe(self, project_id: uuid.UUID) -> bool:
-        """Hear the project's turns from other processes; False if Redis did not
-        confirm the subscription in time (the tab then relies on what is stored).
+    # --- what this process hears -------------------------------------------------------
+
+    async def subscribe(self, channel: str) -> bool:
+        """Hear `channel`; False if Redis did not confirm the subscription in time.
         Commands go out one at a time, so a subscription asked for just after the
-        last tab of the project left is confirmed after that unsubscription."""
-        channel = channel_of(project_id)
+        last member of a group left is confirmed after that unsubscription."""
         if asyncio.get_running_loop().time() < self._down_until:
-            return False  # Redis failed a moment ago: no tab waits for it again (the hub retries)
+            return False  # Redis failed a moment ago: nobody waits for it again (the layer retries)
         async with self._commands:
             confirmed = self._confirmed.get(channel)
             if confirmed is None:
@@ -170,9 +182,8 @@ class Relay:
             logger.warning("Redis did not confirm the subscription to %s", channel)
         return heard
 
-    async def unsubscribe(self, project_id: uuid.UUID, *, wanted: Callable[[], bool]) -> None:
-        """Stop hearing the project, unless `wanted()` says a tab joined meanwhile."""
-        channel = channel_of(project_id)
+    async def unsubscribe(self, channel: str, *, wanted: Callable[[], bool]) -> None:
+        """Stop hearing `channel`, unless `wanted()` says a member joined meanwhile."""
         async with self._commands:
             if wanted() or self._pubsub is None or self._confirmed.pop(channel, None) is None:
                 return
@@ -188,9 +199,9 @@ class Relay:
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError) as error:
-                logger.warning("Lost the Redis subscription for live turns: %s", error)
+                logger.warning("Lost the Redis subscription of the channel layer: %s", error)
                 await self._lost()
-                self.on_lost()  # the hub subscribes again, and its tabs catch up
+                self.on_lost()  # the layer subscribes again, and its tabs catch up
                 return
             if message is not None:
                 self._heard(message)
@@ -209,20 +220,16 @@ class Relay:
             return
         data = message["data"]
         if not isinstance(data, bytes) or data[:_ORIGIN] == self._origin_bytes:
-            return  # this process's own turn: its tabs had it already
-        try:
-            project = uuid.UUID(data[_ORIGIN : _ORIGIN + _PROJECT].decode())
-            sent = _turn_events(decoded_object(data[_ORIGIN + _PROJECT :]))
-        except (ValueError, UnicodeDecodeError):  # the project's id
-            sent = None
-        if sent is None:
+            return  # this process's own: its channels had it already
+        heard = _envelope(decoded_object(data[_ORIGIN:]))
+        if heard is None:
             # Not ours (a hand-made PUBLISH, another build's format): the others still are.
-            logger.warning("Ignored a publication on %s that is not a turn's events", channel)
+            logger.warning("Ignored a publication on %s that is not the layer's", channel)
             return
-        self._deliver(project, sent)
+        self._deliver(*heard)
 
     async def _lost(self) -> None:
-        """The subscription broke: forget it; tabs joining from now subscribe again."""
+        """The subscription broke: forget it; members joining from now subscribe again."""
         pubsub, self._pubsub = self._pubsub, None
         for confirmed in self._confirmed.values():
             if not confirmed.done():
@@ -241,22 +248,43 @@ class Relay:
             await self._redis.aclose()
 
 
-def batches(
-    waiting: list[tuple[uuid.UUID, messages.TurnEvents]],
-) -> list[tuple[uuid.UUID, messages.TurnEvents]]:
-    """What waits, one message per turn (in the order turns first appear), each
-    turn's events in order with adjacent text merged."""
-    by_turn: dict[str, tuple[uuid.UUID, messages.TurnEvents]] = {}
-    for project_id, message in waiting:
-        held = by_turn.get(message["turn"])
+def batches(waiting: list[tuple[str, Target, Message]]) -> list[tuple[str, Target, Message]]:
+    """What waits, in order, but each run of turns' events as one message per turn
+    (in the order the turns first appear in the run), each turn's events in order
+    with adjacent text merged. Any other message ends a run and keeps its place."""
+    out: list[tuple[str, Target, Message]] = []
+    run: dict[str, tuple[str, Target, Message]] = {}
+
+    def end_run() -> None:
+        out.extend(
+            (channel, target, {**message, "events": merged_json(message["events"])})
+            for channel, target, message in run.values()
+        )
+        run.clear()
+
+    for channel, target, message in waiting:
+        if message.get("type") != "turn.events":
+            end_run()
+            out.append((channel, target, message))
+            continue
+        held = run.get(message["turn"])
         if held is None:
-            by_turn[message["turn"]] = (project_id, {**message, "events": list(message["events"])})
+            run[message["turn"]] = (channel, target, {**message, "events": list(message["events"])})
         else:
-            held[1]["events"].extend(message["events"])
-    return [
-        (project_id, {**message, "events": merged_json(message["events"])})
-        for project_id, message in by_turn.values()
-    ]
+            held[2]["events"].extend(message["events"])
+    end_run()
+    return out
+
+
+def _log(pipe: Any, message: messages.TurnEvents) -> None:
+    events = message["events"]
+    key = log_of(message["turn"])
+    body = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    pipe.xadd(key, {"m": body}, id=f"{events[-1]['seq']}-0")
+    if any(item["event"].get("type") == "done" for item in events):
+        pipe.expire(key, ENDED_TTL)
+    elif _renews(message.get("first", events[0]["seq"]), events[-1]["seq"]):
+        pipe.expire(key, LOG_TTL)
 
 
 def _renews(first: int, last: int) -> bool:
@@ -266,7 +294,26 @@ def _renews(first: int, last: int) -> bool:
     return first == 1 or (first - 1) // RENEW_EVERY != last // RENEW_EVERY
 
 
-def _turn_events(sent: object) -> messages.TurnEvents | None:
+def _envelope(sent: object) -> tuple[Target, Message] | None:
+    """Where a publication goes and what it is, if it has the layer's shape."""
+    if not isinstance(sent, dict):
+        return None
+    to, message = sent.get("to"), sent.get("message")
+    if (
+        not isinstance(to, list)
+        or len(to) != 2
+        or to[0] not in ("group", "channel")
+        or not isinstance(to[1], str)
+        or not isinstance(message, dict)
+        or not isinstance(message.get("type"), str)
+    ):
+        return None
+    if message["type"] == "turn.events" and turn_events(message) is None:
+        return None
+    return (to[0], to[1]), message
+
+
+def turn_events(sent: object) -> messages.TurnEvents | None:
     """`sent` if it has the shape of a turn's events (chat.live.messages)."""
     if not isinstance(sent, dict) or sent.get("type") != "turn.events":
         return None

@@ -5,13 +5,13 @@
 
 `start` takes the project's lock (a database row, so it holds across server
 processes) and runs the loop in a task of its own: closing the tab that asked
-does not stop it. Its events are numbered and sent, in order, to every open
-tab of the project, so each sees the same turn.
+does not stop it. Its events are numbered and sent, in order, to the project's
+group on the channel layer (chat.live.layer), so every open tab of the project,
+in any process, sees the same turn.
 
 The lock names the turn's control channel, through which any process can stop
-the turn (`stop`). Its events go to the project's tabs through this process's
-hub (chat.live.hub: in process here, through Redis elsewhere), and a tab that
-opens mid-turn reads what the turn sent so far (`replay`) before following it.
+the turn (`stop`), and a tab that opens mid-turn reads what the turn sent so
+far (`replay`) before following it.
 
 Events go out as soon as the turn's publisher runs; those that came meanwhile
 go together, adjacent text merged. On a busy server (chat.live.load) text also
@@ -38,7 +38,7 @@ from chat.agent.loop import StopCause, TurnRequest, run_turn
 from chat.agent.person_limits import running_turn_limit, too_many_turns_message
 from chat.live import messages
 from chat.live.heartbeat import heartbeat
-from chat.live.hub import hub
+from chat.live.layer import LiveLayer
 from chat.live.load import BUSY_WINDOW, load
 from chat.live.numbering import TEXT, Numbered, merged, merged_numbered
 from chat.llm import LLMClient
@@ -108,7 +108,8 @@ async def replay(key: str, after: int) -> list[messages.NumberedEvent] | None:
                 item.to_json()
                 for item in merged_numbered([i for i in turn.history if i.seq > after])
             ]
-    return await hub().since(key, after)
+    layer = get_channel_layer()
+    return await layer.since(key, after) if isinstance(layer, LiveLayer) else None
 
 
 async def wait_all() -> None:
@@ -241,9 +242,8 @@ class LiveTurn:
             self._wake.set()
             await asyncio.wait({publisher}, timeout=5)
             await self._release()
-            relay = hub().relay
-            if relay is not None:  # other processes' tabs see the end before this one lets go
-                await asyncio.wait({asyncio.ensure_future(relay.drain())}, timeout=RELAY_WAIT)
+            if isinstance(self.layer, LiveLayer):  # other processes' tabs see the end first
+                await asyncio.wait({asyncio.ensure_future(self.layer.drain())}, timeout=RELAY_WAIT)
             if listener is not None:
                 await self._stop_listening(listener)
 
@@ -328,7 +328,8 @@ class LiveTurn:
             events=[item.to_json() for item in numbered],
             first=first,
         )
-        hub().publish(self.order.project.pk, message)
+        if self.layer is not None:
+            await self.layer.group_send(group_name(self.order.project.pk), message)
 
     async def _listen(self) -> None:
         assert self.layer is not None

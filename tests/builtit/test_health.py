@@ -24,8 +24,8 @@ def test_an_unreachable_channel_layer_is_a_503_that_says_which(
 ) -> None:
     settings.CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [{"address": "redis://127.0.0.1:9/0", "socket_timeout": 1}]},
+            "BACKEND": "chat.live.layer.LiveLayer",
+            "CONFIG": {"redis_url": "redis://127.0.0.1:9/0"},
         }
     }
     answer = client.get("/healthz")

@@ -13,8 +13,6 @@ from typing import Any
 
 import pytest
 
-from builtit.channel_layer import RedisLayer
-
 ROOT = Path(__file__).resolve().parents[2]
 
 # Prints the settings a process ends up with, as JSON.
@@ -138,7 +136,8 @@ def test_the_embedded_defaults_are_sqlite_and_the_in_memory_layer(tmp_path):
     shown = _settings(_env(tmp_path))
     assert shown["DATABASE"]["ENGINE"] == "django.db.backends.sqlite3"
     assert shown["DATABASE"]["NAME"] == str(tmp_path / "db.sqlite3")
-    assert shown["CHANNEL_BACKEND"] == "builtit.channel_layer.LocalChannelLayer"
+    assert shown["CHANNEL_BACKEND"] == "chat.live.layer.LiveLayer"
+    assert shown["CHANNEL_CONFIG"]["redis_url"] == ""
     assert shown["CACHE_BACKEND"] == "django.core.cache.backends.locmem.LocMemCache"
 
 
@@ -154,28 +153,15 @@ def test_database_url_selects_postgresql(tmp_path):
     }
 
 
-def test_redis_url_selects_channels_redis_and_the_redis_cache(tmp_path):
+def test_redis_url_takes_the_channel_layer_across_processes_and_selects_the_redis_cache(
+    tmp_path,
+):
     url = "redis://redis.internal:6379/2"
     shown = _settings(_env(tmp_path, REDIS_URL=url))
-    assert shown["CHANNEL_BACKEND"] == "builtit.channel_layer.RedisLayer"
-    (host,) = shown["CHANNEL_CONFIG"]["hosts"]
-    assert host["address"] == url
+    assert shown["CHANNEL_BACKEND"] == "chat.live.layer.LiveLayer"
+    assert shown["CHANNEL_CONFIG"]["redis_url"] == url
     assert shown["CACHE_BACKEND"] == "django.core.cache.backends.redis.RedisCache"
     assert shown["CACHE_LOCATION"] == url
-
-
-def test_a_quiet_tab_on_redis_is_not_cut_off_by_the_clients_read_timeout(tmp_path):
-    """A tab's receive asks Redis to block for `brpop_timeout` seconds and then
-    asks again; a client-side read timeout as short as that closes the socket of a
-    tab that hears nothing for that long (redis-py 8's default did: 5 s, the same
-    as channels_redis's). The layer's reads have none; TCP keepalive is what finds
-    a server that went away."""
-    shown = _settings(_env(tmp_path, REDIS_URL="redis://redis.internal:6379/2"))
-    layer = RedisLayer(**shown["CHANNEL_CONFIG"])
-    pool = layer.create_pool(0)  # describes connections; opens none
-    connection: Any = pool.connection_class(**pool.connection_kwargs)
-    assert connection.socket_timeout is None
-    assert connection.socket_keepalive
 
 
 @pytest.mark.parametrize(

@@ -35,7 +35,7 @@ from chat.agent.loop import TurnRequest
 from chat.agent.model_choice import ModelRefused, clean_model_id
 from chat.live import turns
 from chat.live.broadcast import files_moved
-from chat.live.hub import close_hub
+from chat.live.layer import close_layer
 from chat.llm import close_client
 from chat.models import Conversation, Message
 from chat.render.console import ConsoleRenderer
@@ -125,7 +125,7 @@ class Command(BaseCommand):
             return started.done
         finally:
             await close_client()
-            await close_hub()
+            await close_layer()
 
     turn_id: int | None = None  # the person's message that began the turn run here
 

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 from pytest_django.fixtures import Settings as SettingsWrapper
 
-from chat.live.hub import close_hub
+from chat.live.layer import close_layer
 from chat.llm import close_client
 from fakes.openrouter import FakeOpenRouter
 from tests.chat.live.tabs import settled
@@ -18,10 +18,10 @@ from tests.chat.live.tabs import settled
 async def no_turn_outlives_the_test() -> AsyncIterator[None]:
     yield
     await settled()
-    # The test's loop ends with it: its model client and hub close first, as a
+    # The test's loop ends with it: its model client and channel layer close first, as a
     # server's do at shutdown (aiohttp says so of a pool left open).
     await close_client()
-    await close_hub()
+    await close_layer()
 
 
 @pytest.fixture

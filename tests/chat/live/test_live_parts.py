@@ -14,17 +14,18 @@ from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
 from django.contrib.auth.models import User
 from django.utils import timezone
 
 from chat import services
-from chat.live import hub as hub_module
+from chat.live import layer as layer_module
 from chat.live import messages
 from chat.live.following import TurnFollower
 from chat.live.heartbeat import Heartbeat
-from chat.live.hub import Hub, hub
 from chat.live.inbox import Inbox
-from chat.live.relay import Relay
+from chat.live.layer import LiveLayer
+from chat.live.relay import Relay, Target, group_channel
 from chat.live.watchdog import Watchdog, watchdog
 from chat.selectors.running import TURN_LOCK, TurnState
 from projects.locks import lock_acquire
@@ -198,16 +199,19 @@ def text(value: str) -> dict[str, Any]:
 
 @needs_redis
 async def test_another_process_hears_a_turn_and_a_late_tab_reads_its_log() -> None:
-    heard_a: list[tuple[uuid.UUID, Any]] = []
-    heard_b: list[tuple[uuid.UUID, Any]] = []
-    a = Relay(_REDIS, deliver=lambda project, message: heard_a.append((project, message)))
-    b = Relay(_REDIS, deliver=lambda project, message: heard_b.append((project, message)))
-    project, turn = uuid.uuid4(), f"relay-test-{uuid.uuid4().hex}"
+    heard_a: list[tuple[Target, Any]] = []
+    heard_b: list[tuple[Target, Any]] = []
+    a = Relay(_REDIS, deliver=lambda target, message: heard_a.append((target, message)))
+    b = Relay(_REDIS, deliver=lambda target, message: heard_b.append((target, message)))
+    group, turn = f"project.{uuid.uuid4().hex}", f"relay-test-{uuid.uuid4().hex}"
+    channel = group_channel(group)
     try:
-        assert await a.subscribe(project)
-        assert await b.subscribe(project)
-        b.publish(project, batch(turn, (1, {"type": "turn_started", "message_id": 7})))
-        b.publish(project, batch(turn, (2, text("Hel")), (3, text("lo"))))
+        assert await a.subscribe(channel)
+        assert await b.subscribe(channel)
+        b.publish(
+            channel, ("group", group), batch(turn, (1, {"type": "turn_started", "message_id": 7}))
+        )
+        b.publish(channel, ("group", group), batch(turn, (2, text("Hel")), (3, text("lo"))))
         await b.drain()
         for _ in range(200):
             if len(heard_a) == 1:
@@ -220,10 +224,10 @@ async def test_another_process_hears_a_turn_and_a_late_tab_reads_its_log() -> No
                 {"seq": 3, "event": text("Hello")},
             ]
         ]
-        assert heard_a[0][0] == project
+        assert heard_a[0][0] == ("group", group)
         assert heard_b == []  # its own publication is skipped: its tabs had it already
 
-        b.publish(project, batch(turn, (4, text(" there"))))
+        b.publish(channel, ("group", group), batch(turn, (4, text(" there"))))
         await b.drain()
         assert await a.since(turn, 0) == [
             {"seq": 1, "event": {"type": "turn_started", "message_id": 7}},
@@ -241,15 +245,16 @@ async def test_another_process_hears_a_turn_and_a_late_tab_reads_its_log() -> No
 async def test_a_relay_that_cannot_reach_redis_says_so_and_loses_nothing_here(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    relay = Relay("redis://127.0.0.1:1/0", deliver=lambda project, message: None)
+    relay = Relay("redis://127.0.0.1:1/0", deliver=lambda target, message: None)
+    channel = group_channel(f"project.{PROJECT.hex}")
     try:
-        relay.publish(PROJECT, batch("t1", (1, text("a"))))
+        relay.publish(channel, ("group", "project.x"), batch("t1", (1, text("a"))))
         await relay.drain()
         assert await relay.since("t1", 0) is None
-        assert not await relay.subscribe(PROJECT)
+        assert not await relay.subscribe(channel)
     finally:
         await relay.aclose()
-    assert "Could not relay a turn's frames through Redis" in caplog.text
+    assert "Could not relay messages through Redis" in caplog.text
     assert "Traceback" not in caplog.text
 
 
@@ -384,17 +389,18 @@ async def test_a_publication_that_is_not_a_turns_events_is_ignored_and_the_rest_
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     heard: list[Any] = []
-    relay = Relay(_REDIS, deliver=lambda project, message: heard.append(message))
-    sender = Relay(_REDIS, deliver=lambda project, message: None)
-    project = uuid.uuid4()
+    relay = Relay(_REDIS, deliver=lambda target, message: heard.append(message))
+    sender = Relay(_REDIS, deliver=lambda target, message: None)
+    group = f"project.{uuid.uuid4().hex}"
+    channel = group_channel(group)
     try:
-        assert await relay.subscribe(project)
-        channel = f"builtit:live:{project.hex}"
+        assert await relay.subscribe(channel)
         await sender._redis.publish(channel, b"hello from redis-cli")
-        await sender._redis.publish(channel, b"x" * 64 + b'{"type": "turn.events"}')
+        turn_events_alone = b'{"to": ["group", "g"], "message": {"type": "turn.events"}}'
+        await sender._redis.publish(channel, b"x" * 32 + turn_events_alone)
         # Nested past what the JSON parser's recursion holds.
-        await sender._redis.publish(channel, b"y" * 32 + project.hex.encode() + b"[" * 100_000)
-        sender.publish(project, batch("t1", (1, text("still heard"))))
+        await sender._redis.publish(channel, b"y" * 32 + b"[" * 100_000)
+        sender.publish(channel, ("group", group), batch("t1", (1, text("still heard"))))
         await sender.drain()
         for _ in range(200):
             if heard:
@@ -404,18 +410,20 @@ async def test_a_publication_that_is_not_a_turns_events_is_ignored_and_the_rest_
         await relay.aclose()
         await sender.aclose()
     assert [message["events"][0]["event"]["text"] for message in heard] == ["still heard"]
-    assert caplog.text.count("is not a turn's events") == 3
+    assert caplog.text.count("is not the layer's") == 3
     assert "Traceback" not in caplog.text
 
 
 class FlakyRelay:
-    """Redis down for the first tries, then back."""
+    """Redis down for the first tries of a group, then back."""
 
     def __init__(self, failures: int) -> None:
         self.failures = failures
         self.tries = 0
 
-    async def subscribe(self, project_id: uuid.UUID) -> bool:
+    async def subscribe(self, channel: str) -> bool:
+        if not channel.startswith("builtit:group:"):
+            return True  # the process's own channel
         self.tries += 1
         return self.tries > self.failures
 
@@ -423,28 +431,26 @@ class FlakyRelay:
 async def test_a_project_redis_refused_is_subscribed_again_and_its_tabs_catch_up(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(hub_module, "RETRY_FIRST", 0.001)
-    here = Hub()
+    monkeypatch.setattr(layer_module, "RETRY_FIRST", 0.001)
+    here = LiveLayer(redis_url="redis://127.0.0.1:1/0")
     relay = FlakyRelay(failures=3)
-    here.relay = relay  # type: ignore[assignment]
-    tab = Tab()
+    here._remote().relay = relay  # type: ignore[union-attr]
+    tab = await here.new_channel()
+    group = f"project.{PROJECT.hex}"
 
-    assert not await here.join(PROJECT, tab)
-    for _ in range(500):
-        if tab.got:
-            break
-        await asyncio.sleep(0.01)
+    await here.group_add(group, tab)
+    got = await asyncio.wait_for(here.receive(tab), 5)
 
     assert relay.tries == 4
-    assert tab.got == [{"type": "turn.resync"}]
+    assert got == {"type": "turn.resync", "group": group}
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_a_tab_whose_handler_failed_leaves_the_hub(
+async def test_a_tab_whose_handler_failed_leaves_its_groups(
     project: Project, user: User, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Channels ends a consumer whose handler raised without a disconnect: its
-    inbox must not stay in the hub, gathering every later turn's events."""
+    channel must not stay in the project's group, gathering every later turn's events."""
 
     async def broken(self: TurnFollower) -> None:
         raise RuntimeError("the database went away")
@@ -456,5 +462,5 @@ async def test_a_tab_whose_handler_failed_leaves_the_hub(
     with pytest.raises(RuntimeError, match="went away"):
         await socket.receive_output(timeout=5)
 
-    assert hub().tabs_here() == 0
+    assert get_channel_layer().members_here() == 0
     assert watchdog().watching_count() == 0

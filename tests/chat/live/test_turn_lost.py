@@ -5,18 +5,17 @@ kept), and the project takes a new turn."""
 
 from __future__ import annotations
 
-import uuid
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
 from django.contrib.auth.models import User
 from django.utils import timezone
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat import services
-from chat.live.hub import hub
 from chat.models import Conversation, Message
 from chat.selectors.running import TURN_LOCK
 from fakes.openrouter import FakeOpenRouter
@@ -123,13 +122,15 @@ async def test_a_script_whose_done_was_lost_on_the_way_gets_the_recorded_one(
     more, then the tab sends the `done` from the stored record instead of
     leaving the script waiting."""
     settings.BUILTIT_TURN_LOCK_TTL = 3.0  # the watchdog looks every 0.6 s
-    here = hub()
+    here = get_channel_layer()
     deliver = here.deliver
 
-    def losing_done(project_id: uuid.UUID, message: Any) -> None:
-        if any(item["event"]["type"] == "done" for item in message["events"]):
+    def losing_done(target: Any, message: Any) -> None:
+        if message["type"] == "turn.events" and any(
+            item["event"]["type"] == "done" for item in message["events"]
+        ):
             return
-        deliver(project_id, message)
+        deliver(target, message)
 
     monkeypatch.setattr(here, "deliver", losing_done)
     scripted.script(Reply(content="All done."))

@@ -1,0 +1,343 @@
+"""The channel layer: everything a tab receives comes by this one route, in one
+process and across processes (DESIGN §7). Consumers use it as Channels
+documents a layer: `group_add`, `group_send`, `send`, and Channels' own
+consumer reads its channel.
+
+In this process a message sent to a group is put, once, on the inbox
+(chat.live.inbox) of every member here: one append and a wake each, no copy
+per member and no task per member. A turn's events merge into the batch still
+waiting on a tab that is busy, so a slow tab draws once what came meanwhile
+and a channel holds at most one batch per turn. With REDIS_URL, the relay
+(chat.live.relay) takes the same message to every other process with a member
+of the group, and a message for another process's channel to that process;
+what it hears comes into the inboxes here the same way. A turn's events also
+go to the turn's log there, which `since` reads for a tab that joins late.
+
+Channels' semantics are kept: a channel holds at most `capacity` messages (a
+full channel refuses a `send` with ChannelFull and loses a group's message),
+what waits unread `expiry` seconds is dropped with the channel's memberships,
+and memberships lapse after `group_expiry`. Expired channels are swept at most
+once a second, not on every message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+import weakref
+from collections.abc import Mapping
+from copy import deepcopy
+from dataclasses import dataclass
+from typing import Any
+
+from channels.exceptions import ChannelFull
+from channels.layers import BaseChannelLayer
+
+from chat.live import messages
+from chat.live.inbox import Inbox
+from chat.live.relay import Relay, Target, group_channel, process_channel
+
+logger = logging.getLogger(__name__)
+
+SWEEP_EVERY = 1.0  # seconds between sweeps of expired channels and memberships
+RESYNC = {"type": "turn.resync"}  # to each member when the relay's subscription broke
+RETRY_FIRST = 1.0  # seconds before subscribing again after Redis failed
+RETRY_MOST = 30.0
+
+Message = dict[str, Any]
+
+
+class LiveLayer(BaseChannelLayer):  # type: ignore[misc]
+    extensions = ["groups", "flush"]
+
+    def __init__(
+        self,
+        *,
+        redis_url: str = "",
+        expiry: int = 60,
+        group_expiry: int = 86400,
+        capacity: int = 100,
+        channel_capacity: dict[str, int] | None = None,
+    ) -> None:
+        super().__init__(expiry=expiry, capacity=capacity, channel_capacity=channel_capacity)
+        self.group_expiry = group_expiry
+        self.redis_url = redis_url
+        self.process = uuid.uuid4().hex[:16]  # in the names of this process's channels
+        self.channels: dict[str, Inbox] = {}
+        self.groups: dict[str, dict[str, float]] = {}  # member channels, when each joined
+        self._swept = 0.0
+        self._remotes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Remote] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    # --- Channels' API -----------------------------------------------------------------
+
+    async def new_channel(self, prefix: str = "specific") -> str:
+        name = f"{prefix}.{self.process}!{uuid.uuid4().hex[:12]}"
+        self.channels[name] = Inbox()
+        remote = self._remote()
+        if remote is not None:
+            await remote.hear_process()
+        return name
+
+    async def send(self, channel: str, message: Message) -> None:
+        assert isinstance(message, dict), "message is not a dict"
+        self.require_valid_channel_name(channel)
+        message = deepcopy(message)  # once: the sender may change its own afterwards
+        owner = _process_of(channel)
+        if owner is None or owner == self.process:
+            if not self._put(channel, message):
+                raise ChannelFull(channel)
+            return
+        remote = self._remote()
+        if remote is not None:
+            remote.relay.publish(process_channel(owner), ("channel", channel), message)
+
+    async def receive(self, channel: str) -> Message:
+        self.require_valid_channel_name(channel)
+        self._sweep()
+        inbox = self._inbox(channel)
+        try:
+            return await inbox.receive()
+        except asyncio.CancelledError:
+            # Channels cancels a consumer's receive only as the consumer ends (a
+            # socket closed, a handler failed): its channel is gone with it, and
+            # must not gather every later message of its groups.
+            if not inbox.waited_on:
+                self._close(channel)
+            raise
+        finally:
+            if not len(inbox) and not inbox.waited_on:
+                self.channels.pop(channel, None)  # made again by the next message
+
+    async def group_add(self, group: str, channel: str) -> None:
+        """Join `channel` to `group`; with Redis, once the process hears the group
+        (or its subscription failed: then it is retried, and the members get
+        `turn.resync` once it holds)."""
+        self.require_valid_group_name(group)
+        self.require_valid_channel_name(channel)
+        self.groups.setdefault(group, {})[channel] = time.time()
+        remote = self._remote()
+        if remote is not None:
+            await remote.hear_group(group)
+
+    async def group_discard(self, group: str, channel: str) -> None:
+        self.require_valid_group_name(group)
+        members = self.groups.get(group)
+        if members is None:
+            return
+        members.pop(channel, None)
+        if members:
+            return
+        del self.groups[group]
+        remote = self._remote()
+        if remote is not None:
+            await remote.forget_group(group)
+
+    async def group_send(self, group: str, message: Message) -> None:
+        assert isinstance(message, dict), "message is not a dict"
+        self.require_valid_group_name(group)
+        self._sweep()
+        message = deepcopy(message)  # once, not per member: the sender may change its own
+        self.deliver(("group", group), message)
+        remote = self._remote()
+        if remote is not None:
+            remote.relay.publish(group_channel(group), ("group", group), message)
+
+    async def flush(self) -> None:
+        self.channels.clear()
+        self.groups.clear()
+
+    # --- ours --------------------------------------------------------------------------
+
+    def deliver(self, target: Target, message: Message) -> None:
+        """`message` to its channel or group members in this process, at once."""
+        kind, name = target
+        if kind == "channel":
+            self._put(name, message)
+            return
+        for channel in list(self.groups.get(name, ())):
+            if not self._put(channel, message):
+                logger.warning("Channel %s is full: a %s message was lost", channel, name)
+
+    async def since(self, turn: str, after: int) -> list[messages.NumberedEvent] | None:
+        """A turn of another process: its events numbered after `after` (None:
+        there is no log to read, or it could not be read)."""
+        remote = self._remote()
+        return None if remote is None else await remote.relay.since(turn, after)
+
+    async def drain(self) -> None:
+        """Until what this loop sent has reached Redis (or failed)."""
+        remote = self._remotes.get(asyncio.get_running_loop())
+        if remote is not None:
+            await remote.relay.drain()
+
+    async def ping(self) -> bool:
+        """Whether the way to the other processes works (always, alone)."""
+        remote = self._remote()
+        return True if remote is None else await remote.relay.ping()
+
+    async def close(self) -> None:
+        """Let go of Redis on the running loop (a command's end, a server's shutdown)."""
+        remote = self._remotes.pop(asyncio.get_running_loop(), None)
+        if remote is not None:
+            await remote.aclose()
+
+    def members_here(self) -> int:
+        return sum(len(members) for members in self.groups.values())
+
+    # --- inside ------------------------------------------------------------------------
+
+    def _put(self, channel: str, message: Message) -> bool:
+        return self._inbox(channel).feed(message, capacity=self.get_capacity(channel))
+
+    def _inbox(self, channel: str) -> Inbox:
+        inbox = self.channels.get(channel)
+        if inbox is None:
+            inbox = self.channels[channel] = Inbox()
+        return inbox
+
+    def _remote(self) -> _Remote | None:
+        if not self.redis_url:
+            return None
+        loop = asyncio.get_running_loop()
+        remote = self._remotes.get(loop)
+        if remote is None:
+            remote = self._remotes[loop] = _Remote(self)
+        return remote
+
+    def _close(self, channel: str) -> None:
+        self.channels.pop(channel, None)
+        emptied = []
+        for group, members in list(self.groups.items()):
+            if members.pop(channel, None) is not None and not members:
+                del self.groups[group]
+                emptied.append(group)
+        remote = self._remote()
+        if remote is not None and emptied:
+            remote.forget_soon(emptied)
+
+    def _sweep(self) -> None:
+        now = time.monotonic()
+        if now - self._swept < SWEEP_EVERY:
+            return
+        self._swept = now
+        lapsed = now - self.expiry
+        for channel, inbox in list(self.channels.items()):
+            if len(inbox) and not inbox.waited_on and inbox.since < lapsed:
+                inbox.drop()
+                del self.channels[channel]
+                for members in self.groups.values():
+                    members.pop(channel, None)
+        joined_before = time.time() - self.group_expiry
+        for group, members in list(self.groups.items()):
+            for channel, joined in list(members.items()):
+                if joined < joined_before:
+                    del members[channel]
+            if not members:
+                del self.groups[group]
+
+
+class _Remote:
+    """The layer's way to the other processes on one event loop: the relay, what it
+    hears, and subscribing again after Redis failed."""
+
+    def __init__(self, layer: LiveLayer) -> None:
+        self.layer = layer
+        self.relay = Relay(layer.redis_url, deliver=layer.deliver)
+        self.relay.on_lost = self._lost
+        self._unheard: set[str] = set()  # groups whose subscription failed
+        self._retrying: asyncio.Task[None] | None = None
+        self._process_heard = False
+        self._forgetting: set[asyncio.Task[None]] = set()
+
+    async def hear_process(self) -> None:
+        """Hear what other processes send to this one's channels (a turn's stop)."""
+        if not self._process_heard:
+            self._process_heard = await self.relay.subscribe(process_channel(self.layer.process))
+
+    async def hear_group(self, group: str) -> None:
+        if not await self.relay.subscribe(group_channel(group)):
+            self._retry({group})
+
+    async def forget_group(self, group: str) -> None:
+        await self.relay.unsubscribe(
+            group_channel(group), wanted=lambda: group in self.layer.groups
+        )
+
+    def forget_soon(self, groups: list[str]) -> None:
+        """Stop hearing `groups` (left by a channel that ended), in the background."""
+        task = asyncio.get_running_loop().create_task(self._forget(groups))
+        self._forgetting.add(task)
+        task.add_done_callback(self._forgetting.discard)
+
+    async def _forget(self, groups: list[str]) -> None:
+        for group in groups:
+            await self.forget_group(group)
+
+    async def aclose(self) -> None:
+        for task in list(self._forgetting):
+            task.cancel()
+        if self._retrying is not None:
+            self._retrying.cancel()
+        await self.relay.drain()
+        await self.relay.aclose()
+
+    def _lost(self) -> None:
+        """The subscription broke: every group with a member here, again."""
+        self._process_heard = False
+        self._retry(set(self.layer.groups))
+
+    def _retry(self, groups: set[str]) -> None:
+        """Subscribe to `groups` again until Redis takes them (waiting longer each
+        time), then have their members read what they missed meanwhile."""
+        self._unheard |= groups
+        if self._retrying is None or self._retrying.done():
+            self._retrying = asyncio.get_running_loop().create_task(self._subscribe_again())
+
+    async def _subscribe_again(self) -> None:
+        wait = RETRY_FIRST
+        while self._unheard:
+            await asyncio.sleep(wait)
+            wait = min(wait * 2, RETRY_MOST)
+            await self.hear_process()
+            for group in list(self._unheard):
+                if group not in self.layer.groups:
+                    self._unheard.discard(group)
+                elif await self.relay.subscribe(group_channel(group)):
+                    self._unheard.discard(group)
+                    self.layer.deliver(("group", group), {**RESYNC, "group": group})
+                else:
+                    break  # still down: wait longer
+
+
+@dataclass(frozen=True)
+class Addressed:
+    """A channel of this process as something to feed (the watchdog's tabs)."""
+
+    layer: LiveLayer
+    channel: str
+
+    def feed(self, message: Mapping[str, Any]) -> None:
+        self.layer.deliver(("channel", self.channel), dict(message))
+
+
+def _process_of(channel: str) -> str | None:
+    """The process whose channel it is ("specific.<process>!<id>"), or None for a
+    name no process made (served here, as Channels' in-memory layer does)."""
+    head, bang, _ = channel.partition("!")
+    if not bang:
+        return None
+    return head.rpartition(".")[2]
+
+
+async def close_layer() -> None:
+    """Let go of the layer's Redis connections on the running loop, once what it
+    sent is written (a command's end, a server's shutdown, a test's end)."""
+    from channels.layers import get_channel_layer  # noqa: PLC0415 (settings read at call time)
+
+    layer = get_channel_layer()
+    if isinstance(layer, LiveLayer):
+        await layer.close()
