@@ -67,6 +67,8 @@ def start_daphne() -> tuple[subprocess.Popen[str], int]:
             sys.executable,
             "-m",
             "daphne",
+            "--ping-interval",
+            "50",
             "-v",
             "1",
             "-e",

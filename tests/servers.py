@@ -51,6 +51,7 @@ from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 server = Server(
     ASGIStaticFilesHandler(get_default_application()),
     endpoints=build_endpoint_description_strings(host="127.0.0.1", port=0),
+    ping_interval=50,  # as the guide's command line (--ping-interval 50)
 )
 def announce():
     if not server.listening_addresses:
