@@ -3,13 +3,13 @@ application (builtit.asgi):
 
 - its request class, so a body over its route's limit (for a stranger, the
   form limit) is refused from the headers and a large one is streamed to disk
-  (builtit.bodylimit);
+  (builtit.server.bodylimit);
 - its shutdown, so a SIGTERM first finishes or interrupts the turns running
-  here (builtit.shutdown);
+  here (builtit.server.shutdown);
 - its X-Forwarded-For parser, so `--proxy-headers` takes the visitor's address
-  as the application does (builtit.client_address);
+  as the application does (builtit.server.client_address);
 - its application checker, so it looks only at connections whose application
-  ended or whose socket closed, not at every one each second (builtit.reaping).
+  ended or whose socket closed, not at every one each second (builtit.server.reaping).
 
 How often an idle websocket is pinged is daphne's own `--ping-interval`, given
 on its command line (docs/production.md), not changed here.
@@ -27,7 +27,7 @@ from daphne import http_protocol, ws_protocol
 from daphne.server import Server
 from django.core.exceptions import ImproperlyConfigured
 
-from builtit import bodylimit, client_address, reaping, shutdown
+from builtit.server import bodylimit, client_address, reaping, shutdown
 
 _REPLACED = (
     (http_protocol, "WebRequest"),

@@ -1,4 +1,4 @@
-"""Our changes to daphne (builtit.daphne_patches) are in place in the
+"""Our changes to daphne (builtit.server.patches) are in place in the
 application as the guide serves it: daphne started by its production command
 refuses a stranger's large body from its headers, logs the visitor's address
 as the application reads it, and drains before it exits on SIGTERM. Each would
@@ -16,8 +16,8 @@ import pytest
 from daphne import http_protocol
 from django.core.exceptions import ImproperlyConfigured
 
-from builtit import daphne_patches
-from tests.builtit.test_body_limits import exchange, post_head
+from builtit.server import patches
+from tests.builtit.server.test_body_limits import exchange, post_head
 from tests.servers import ServerProcess, daphne_cli_start, database_url
 
 VISITOR = "203.0.113.7"
@@ -65,4 +65,4 @@ def test_a_daphne_without_what_we_replace_refuses_to_start(
     with pytest.raises(
         ImproperlyConfigured, match=re.escape("has no daphne.http_protocol.WebRequest,")
     ):
-        daphne_patches.install()
+        patches.install()
