@@ -9,14 +9,18 @@ application (builtit.asgi):
 - its X-Forwarded-For parser, so `--proxy-headers` takes the visitor's address
   as the application does (builtit.server.client_address);
 - its application checker, so it looks only at connections whose application
-  ended or whose socket closed, not at every one each second (builtit.server.reaping).
+  ended or whose socket closed, not at every one each second
+  (builtit.server.reaping).
 
 How often an idle websocket is pinged is daphne's own `--ping-interval`, given
 on its command line (docs/production.md), not changed here.
 
 Each replaces a name daphne looks up as it serves, which is why daphne is
 pinned to its minor version (pyproject.toml). Should an upgrade move one, the
-process refuses to start rather than serve without the bound.
+process refuses to start rather than serve without the bound. The package's
+README.md lists each patch, the figure it answers and what to check on an
+upgrade; tests/builtit/server/test_upstream.py fails when daphne changes what
+one replaces or copies.
 """
 
 from __future__ import annotations
