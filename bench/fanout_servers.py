@@ -48,7 +48,11 @@ def free_port() -> int:
 
 def command(kind: Kind, root: Path, port: int) -> list[str]:
     if kind == "daphne":
-        return [str(root / ".venv/bin/daphne"), "-b", "127.0.0.1", "-p", str(port)]
+        # As the guide's production command runs it (docs/production.md).
+        return [
+            *(str(root / ".venv/bin/daphne"), "--ping-interval", "50"),
+            *("-b", "127.0.0.1", "-p", str(port)),
+        ]
     # The same websockets library as our clients; no access log, as daphne at WARNING.
     return [
         *(str(root / ".venv/bin/python"), "-m", "uvicorn", "--host", "127.0.0.1"),

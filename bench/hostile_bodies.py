@@ -67,6 +67,8 @@ def start_daphne() -> tuple[subprocess.Popen[str], int]:
             sys.executable,
             "-m",
             "daphne",
+            "--ping-interval",
+            "50",
             "-v",
             "1",
             "-e",
@@ -79,7 +81,7 @@ def start_daphne() -> tuple[subprocess.Popen[str], int]:
         stderr=subprocess.PIPE,
         text=True,
     )
-    # Read by a thread to the end (tests/builtit/test_body_limits.py says why:
+    # Read by a thread to the end (tests/builtit/server/test_body_limits.py says why:
     # select() beside a buffered readline() misses lines), which also keeps
     # the pipe from filling.
     lines: queue.Queue[str] = queue.Queue()

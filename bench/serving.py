@@ -231,7 +231,8 @@ def start_daphne(log: Path) -> tuple[subprocess.Popen[bytes], int]:
     with log.open("wb") as errors:
         process = subprocess.Popen(  # noqa: S603 (our own virtualenv's server)
             [
-                *(str(ROOT / ".venv/bin/daphne"), "-b", "127.0.0.1", "-p", str(port)),
+                *(str(ROOT / ".venv/bin/daphne"), "--ping-interval", "50"),
+                *("-b", "127.0.0.1", "-p", str(port)),
                 "builtit.asgi:application",
             ],
             cwd=ROOT,

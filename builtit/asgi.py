@@ -12,15 +12,15 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from builtit import client_address, daphne_patches  # noqa: E402
-from builtit.bodystream import BodyFromFile  # noqa: E402
 from builtit.routing import websocket_urlpatterns  # noqa: E402
+from builtit.server import client_address, patches  # noqa: E402
+from builtit.server.bodystream import BodyFromFile  # noqa: E402
 from chat.live.socket_auth import SocketGate  # noqa: E402
 from chat.live.socket_limit import SocketLimit  # noqa: E402
 
 # Bodies bounded before they are read, turns drained on SIGTERM, and daphne's
 # --proxy-headers reading the visitor's address as the application does.
-daphne_patches.install()
+patches.install()
 
 # The visitor's address is decided here, once, for pages and sockets alike:
 # the entry our own proxies added to X-Forwarded-For, never one the client wrote.

@@ -50,7 +50,6 @@ from builtit.settings_chat import (  # noqa: F401
     BUILTIT_TURN_TIME_LIMIT,
     BUILTIT_USER_DAILY_COST_LIMIT,
     BUILTIT_USER_MONTHLY_COST_LIMIT,
-    BUILTIT_WS_PING_INTERVAL,
     OPENROUTER_API_KEY,
     OPENROUTER_BASE_URL,
     OPENROUTER_CONNECT_TIMEOUT,
@@ -264,9 +263,9 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False
-# The address counted is the one the edge decided (builtit.client_address), never
+# The address counted is the one the edge decided (builtit.server.client_address), never
 # one read from X-Forwarded-For by another library.
-AXES_CLIENT_IP_CALLABLE = "builtit.client_address.request_address"
+AXES_CLIENT_IP_CALLABLE = "builtit.server.client_address.request_address"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -295,7 +294,7 @@ BUILTIT_MAX_IMPORT_BYTES = env_int("BUILTIT_MAX_IMPORT_BYTES", 20 * 1024 * 1024,
 DATA_UPLOAD_MAX_MEMORY_SIZE = BUILTIT_MAX_FILE_BYTES * 3 + 64 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 # Any other request body (sign-in, settings, small forms): refused with 413 by
-# the server before it is read (builtit.bodylimit), like the two limits above.
+# the server before it is read (builtit.server.bodylimit), like the two limits above.
 BUILTIT_MAX_FORM_BYTES = env_int("BUILTIT_MAX_FORM_BYTES", 64 * 1024, minimum=1024)
 # The larger limits above are for signed-in people: a request without a valid
 # session gets this one on every route, decided from its cookie before its body
@@ -341,7 +340,7 @@ BUILTIT_BEHIND_PROXY = env_bool("BUILTIT_BEHIND_PROXY", False)
 if BUILTIT_BEHIND_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 # Proxies in front that append to X-Forwarded-For: the visitor is the entry this
-# many places from the right (builtit.client_address); 0 ignores the header,
+# many places from the right (builtit.server.client_address); 0 ignores the header,
 # which a server facing the internet directly must do (anyone can send one).
 BUILTIT_TRUSTED_PROXIES = env_int("BUILTIT_TRUSTED_PROXIES", 1 if BUILTIT_BEHIND_PROXY else 0)
 SESSION_COOKIE_HTTPONLY = True

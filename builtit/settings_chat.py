@@ -51,9 +51,6 @@ BUILTIT_MODELS = env_list(
 # Largest websocket frame the chat sends (daphne closes a socket at 1 MiB): a
 # tab catching up gets the recent turns that fit, the rest on "Show earlier".
 BUILTIT_MAX_FRAME_BYTES = env_int("BUILTIT_MAX_FRAME_BYTES", 256 * 1024, minimum=128 * 1024)
-# Seconds a websocket may stay silent before daphne pings it (builtit.keepalive);
-# daphne's --ping-interval, when given, wins.
-BUILTIT_WS_PING_INTERVAL = env_int("BUILTIT_WS_PING_INTERVAL", 50, minimum=5)
 # Chat sockets (tabs) one address may hold at once, an IPv6 /64 as one; the next
 # is closed with a code the page explains (chat.live.socket_limit). Counted
 # across processes with Redis, in each process otherwise. 0: no bound.

@@ -3,7 +3,7 @@
 One IPv6 customer usually holds a whole /64: counted per address, each could
 make a bound's worth of tries (sign-ups, password guesses, sockets) from every
 one of its 2^64 addresses. The address itself is the one the edge decided
-(builtit.client_address), never one read from a header here.
+(builtit.server.client_address), never one read from a header here.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ pytest-django's live_server is WSGI: no websockets. A server here is a fresh
 interpreter, not a fork: by the time it starts, this process holds thread pools
 (common.threads, asgiref), channel layers and event loops that a forked
 child would inherit without their threads, and hang on. It runs with daphne's
-own signal handling, so SIGTERM is a real shutdown (builtit.shutdown) and
+own signal handling, so SIGTERM is a real shutdown (builtit.server.shutdown) and
 SIGKILL a real crash.
 """
 
@@ -51,6 +51,7 @@ from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 server = Server(
     ASGIStaticFilesHandler(get_default_application()),
     endpoints=build_endpoint_description_strings(host="127.0.0.1", port=0),
+    ping_interval=50,  # as the guide's command line (--ping-interval 50)
 )
 def announce():
     if not server.listening_addresses:

@@ -12,7 +12,7 @@ rolling restart) does to the turns and tabs this process holds.
 4. The tabs that watched them close once they have shown the turn's end (or
    are closed after a moment), and the server exits.
 
-Nothing here knows the server: builtit.shutdown calls `drain` from daphne's
+Nothing here knows the server: builtit.server.shutdown calls `drain` from daphne's
 shutdown, before daphne cancels the connections' applications.
 """
 

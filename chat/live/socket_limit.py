@@ -6,7 +6,7 @@ bound the next is accepted and closed at once with Close.TOO_MANY_SOCKETS,
 whose words the page shows (chat.live.closing): a refusal before accepting
 would reach the page as a bare 1006, and it would retry.
 
-The address is the visitor's as the edge decided it (builtit.client_address:
+The address is the visitor's as the edge decided it (builtit.server.client_address:
 the entry our own proxies added to X-Forwarded-For, never one the client
 wrote), an IPv6 /64 counted as one (common.addresses); a socket whose address
 is not known is not counted. Counted across processes with Redis, in each

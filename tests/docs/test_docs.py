@@ -44,3 +44,14 @@ def test_the_readmes_links_lead_to_files_that_exist() -> None:
     local = [link for link in _LINK.findall(readme) if "://" not in link]
     assert local, "the README links into the guide"
     assert [link for link in local if not ROOT.joinpath(link).exists()] == []
+
+
+def test_every_daphne_the_guide_starts_pings_an_idle_socket_every_50_seconds() -> None:
+    """daphne's own default is 20 s: 10,000 idle tabs were 500 pings a second
+    (docs/production.md says why 50)."""
+    pages = [ROOT.joinpath("README.md"), *ROOT.joinpath("docs").rglob("*.md")]
+    commands = [
+        line for page in pages for line in page.read_text().splitlines() if "bin/daphne " in line
+    ]
+    assert commands, "the guide gives daphne's command line"
+    assert [line for line in commands if "--ping-interval 50 " not in line] == []

@@ -35,7 +35,7 @@ function uploadOne(file, fields) {
         return;
       }
       if (xhr.status === 413) {
-        // The server's own answer (builtit.bodypages): too large for anyone,
+        // The server's own answer (builtit.server.bodypages): too large for anyone,
         // or for someone whose session has ended. A proxy's page says neither.
         const page = new DOMParser().parseFromString(xhr.responseText, "text/html");
         const said = page.querySelector("p")?.textContent.trim();

@@ -18,7 +18,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from pytest_django.fixtures import Settings as SettingsWrapper
 
-from builtit.client_address import ClientAddress
+from builtit.server.client_address import ClientAddress
 from chat.live.closing import Close, for_the_page
 from chat.live.socket_counts import RedisCounts, close_socket_counts, socket_counts
 from chat.live.socket_limit import SocketLimit

@@ -50,7 +50,7 @@ async def test_changed_settings_give_a_new_client(settings) -> None:
 
 
 async def test_closing_the_loops_client_closes_its_connections(settings, fake_openrouter) -> None:
-    # At shutdown (builtit.shutdown): the pool closes its sockets, and a later
+    # At shutdown (builtit.server.shutdown): the pool closes its sockets, and a later
     # request on the loop gets a client of its own.
     settings.OPENROUTER_BASE_URL = fake_openrouter.base_url
     fake_openrouter.script(text("Before the shutdown"))

@@ -1,5 +1,5 @@
 """What the server answers, itself, to a request it ends before Django sees it
-(builtit.bodylimit): a whole HTTP response, written to the connection, which
+(builtit.server.bodylimit): a whole HTTP response, written to the connection, which
 then closes. Each says that nothing was saved and what to do."""
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
 from pytest_django.fixtures import Settings as SettingsWrapper
 
-from builtit.client_address import ClientAddress, client_host
+from builtit.server.client_address import ClientAddress, client_host
 from tests.servers import ServerProcess, daphne_cli_start, database_url
 
 PASSWORD = "correct horse battery"

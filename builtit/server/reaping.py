@@ -11,7 +11,7 @@ its application ended (a done callback marks it) or its socket closed
 
 A websocket's application also reads what its socket sends from a
 builtit.small_queue.SmallQueue, not an `asyncio.Queue` (3 KB even while empty); daphne
-only ever puts on it. An HTTP request keeps daphne's queue (builtit.bodylimit
+only ever puts on it. An HTTP request keeps daphne's queue (builtit.server.bodylimit
 takes from it).
 """
 

@@ -4,7 +4,7 @@ a time, instead of all at once in memory.
 Twisted keeps a body past 100,000 bytes in a temporary file, but daphne then
 reads all of it onto the application's queue before Django asks for a byte
 (ten 20 MiB imports at once: 20 MiB each, in memory, at the same time). For a
-body past STREAM_PAST bytes, builtit.bodylimit puts one message on that queue
+body past STREAM_PAST bytes, builtit.server.bodylimit puts one message on that queue
 that carries the file instead (`file_message`), and `BodyFromFile`, in front
 of the HTTP application, reads it PIECE bytes at a time as Django asks. Django
 copies the body into its own file, in memory only up to

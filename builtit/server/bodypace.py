@@ -1,4 +1,4 @@
-"""Whether a request still arriving keeps coming (builtit.bodylimit answers 408
+"""Whether a request still arriving keeps coming (builtit.server.bodylimit answers 408
 when it does not).
 
 Twisted closes a connection only after 60 s without a byte, so one byte every

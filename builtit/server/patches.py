@@ -3,19 +3,24 @@ application (builtit.asgi):
 
 - its request class, so a body over its route's limit (for a stranger, the
   form limit) is refused from the headers and a large one is streamed to disk
-  (builtit.bodylimit);
+  (builtit.server.bodylimit);
 - its shutdown, so a SIGTERM first finishes or interrupts the turns running
-  here (builtit.shutdown);
+  here (builtit.server.shutdown);
 - its X-Forwarded-For parser, so `--proxy-headers` takes the visitor's address
-  as the application does (builtit.client_address);
+  as the application does (builtit.server.client_address);
 - its application checker, so it looks only at connections whose application
-  ended or whose socket closed, not at every one each second (builtit.reaping);
-- its start, so an idle websocket is pinged every BUILTIT_WS_PING_INTERVAL
-  seconds unless `--ping-interval` says otherwise (builtit.keepalive).
+  ended or whose socket closed, not at every one each second
+  (builtit.server.reaping).
+
+How often an idle websocket is pinged is daphne's own `--ping-interval`, given
+on its command line (docs/production.md), not changed here.
 
 Each replaces a name daphne looks up as it serves, which is why daphne is
 pinned to its minor version (pyproject.toml). Should an upgrade move one, the
-process refuses to start rather than serve without the bound.
+process refuses to start rather than serve without the bound. The package's
+README.md lists each patch, the figure it answers and what to check on an
+upgrade; tests/builtit/server/test_upstream.py fails when daphne changes what
+one replaces or copies.
 """
 
 from __future__ import annotations
@@ -26,14 +31,13 @@ from daphne import http_protocol, ws_protocol
 from daphne.server import Server
 from django.core.exceptions import ImproperlyConfigured
 
-from builtit import bodylimit, client_address, keepalive, reaping, shutdown
+from builtit.server import bodylimit, client_address, reaping, shutdown
 
 _REPLACED = (
     (http_protocol, "WebRequest"),
     (Server, "kill_all_applications"),
     (http_protocol, "parse_x_forwarded_for"),
     (ws_protocol, "parse_x_forwarded_for"),
-    (Server, "run"),
     (Server, "application_checker"),
     (Server, "create_application"),
     (Server, "protocol_disconnected"),
@@ -51,5 +55,4 @@ def install() -> None:
     bodylimit.install()
     shutdown.install()
     client_address.install()
-    keepalive.install()
     reaping.install()

@@ -1,9 +1,9 @@
-"""The rule a request still arriving must keep (builtit.bodypace), without sockets:
-the server's side is tests/builtit/test_body_limits.py."""
+"""The rule a request still arriving must keep (builtit.server.bodypace), without sockets:
+the server's side is tests/builtit/server/test_body_limits.py."""
 
 from __future__ import annotations
 
-from builtit.bodypace import Pace
+from builtit.server.bodypace import Pace
 
 
 def body_pace() -> Pace:

@@ -1,4 +1,4 @@
-"""daphne's application checker over marked connections only (builtit.reaping):
+"""daphne's application checker over marked connections only (builtit.server.reaping):
 what daphne's own does for a connection whose application ended or whose
 socket closed, and nothing for the others."""
 
@@ -11,7 +11,7 @@ import pytest
 from daphne import server as daphne_server
 from daphne.server import Server
 
-from builtit import reaping
+from builtit.server import reaping
 from builtit.small_queue import SmallQueue
 
 

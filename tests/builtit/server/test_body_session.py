@@ -1,5 +1,6 @@
 """Who gets the larger body limits: Django's own verdict on the session cookie,
-read-only (builtit.bodysession); the server's side is tests/builtit/test_body_limits.py.
+read-only (builtit.server.bodysession); the server's side is
+tests/builtit/server/test_body_limits.py.
 The check runs in a thread of its own, as the server runs it, on committed data."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from django.conf import settings as django_settings
 from django.contrib.auth.models import User
 from django.test import Client, override_settings
 
-from builtit.bodysession import SignIn, session_key, session_signed_in
+from builtit.server.bodysession import SignIn, session_key, session_signed_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

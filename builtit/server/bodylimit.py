@@ -15,12 +15,12 @@ When the headers are in:
   file saves, the admin) take more only from a signed-in person: a body past
   the form limit with no session cookie is answered 413 at once, and one with
   a cookie waits, unread, while the session is checked off the event loop
-  (builtit.bodysession); until then the form limit holds, and Twisted reads
+  (builtit.server.bodysession); until then the form limit holds, and Twisted reads
   at most what it had already taken from the socket.
 
-Then a body must keep coming (builtit.bodypace), or it is answered 408. A
+Then a body must keep coming (builtit.server.bodypace), or it is answered 408. A
 large body goes to the application a piece at a time from Twisted's file
-(builtit.bodystream), and Twisted no longer parses forms into memory first.
+(builtit.server.bodystream), and Twisted no longer parses forms into memory first.
 
 Daphne builds its requests from the module attribute `daphne.http_protocol.
 WebRequest`; `install()` points it at `LimitedWebRequest`, once, from
@@ -39,9 +39,9 @@ from typing import IO, Any
 from daphne import http_protocol
 from django.conf import settings
 
-from builtit import bodypages, bodystream
-from builtit.bodypace import Pace
-from builtit.bodysession import SignIn, session_check_later, session_key
+from builtit.server import bodypages, bodystream
+from builtit.server.bodypace import Pace
+from builtit.server.bodysession import SignIn, session_check_later, session_key
 
 logger = logging.getLogger(__name__)
 
@@ -139,7 +139,7 @@ class LimitedWebRequest(http_protocol.WebRequest):  # type: ignore[misc]
             return super().process()
         # Daphne would read the whole body onto the application's queue: it
         # reads an empty one instead, and the message it queued for it is
-        # replaced by one that carries the file (builtit.bodystream).
+        # replaced by one that carries the file (builtit.server.bodystream).
         body, self.content = self.content, BytesIO()
         assert body is not None  # Twisted made it when the length was known
         try:

@@ -7,7 +7,7 @@ tabs would stop hearing their turns, and turns would be cut wherever they were.
 elsewhere, running turns given BUILTIT_SHUTDOWN_GRACE to finish and then
 recorded as interrupted. Called once from builtit.asgi, which every way of
 serving the app (`daphne builtit.asgi:application`, `manage.py runserver`)
-imports before it listens, like builtit.bodylimit.
+imports before it listens, like builtit.server.bodylimit.
 """
 
 from __future__ import annotations

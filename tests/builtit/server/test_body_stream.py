@@ -1,5 +1,5 @@
-"""A large body handed to the application as a file (builtit.bodystream) reaches
-Django whole, a piece at a time; the server's side is tests/builtit/test_body_limits.py."""
+"""A large body handed to the application as a file (builtit.server.bodystream) reaches
+Django whole, a piece at a time; the server's side is tests/builtit/server/test_body_limits.py."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 import tempfile
 from typing import Any
 
-from builtit.bodystream import PIECE, BodyFromFile, file_message
+from builtit.server.bodystream import PIECE, BodyFromFile, file_message
 
 
 class Reader:

@@ -23,11 +23,11 @@ from django.contrib.auth.models import User
 from django.db import connections
 from django.test import Client
 
-from builtit.bodylimit import body_limit
+from builtit.server.bodylimit import body_limit
 from projects.models import Project, ProjectFile
 from tests.servers import listening_port
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 START_LIMIT = 60.0
 # The pace server's rule: 1 byte a second over each 3 s window. Its trickle
 # sends a byte every TRICKLE seconds, below that rate over any window.

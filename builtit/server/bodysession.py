@@ -1,5 +1,5 @@
 """Whether a request comes from a signed-in person, decided from its session
-cookie before its body is read (builtit.bodylimit gives only them the larger
+cookie before its body is read (builtit.server.bodylimit gives only them the larger
 limits).
 
 The answer is Django's own (`auth.get_user`: the session exists and has not
@@ -10,7 +10,7 @@ away under it. A made-up cookie finds no session.
 
 Daphne runs Twisted, the app's async code and the websockets on one event
 loop, so the database is asked in a small pool of threads of its own, and the
-request's connection stops being read meanwhile (builtit.bodylimit). Measured
+request's connection stops being read meanwhile (builtit.server.bodylimit). Measured
 (bench/hostile_memory.py): about a millisecond on SQLite.
 """
 

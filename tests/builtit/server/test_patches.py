@@ -1,4 +1,4 @@
-"""Our changes to daphne (builtit.daphne_patches) are in place in the
+"""Our changes to daphne (builtit.server.patches) are in place in the
 application as the guide serves it: daphne started by its production command
 refuses a stranger's large body from its headers, logs the visitor's address
 as the application reads it, and drains before it exits on SIGTERM. Each would
@@ -14,12 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 from daphne import http_protocol
-from daphne.server import Server
 from django.core.exceptions import ImproperlyConfigured
-from pytest_django.fixtures import Settings as SettingsWrapper
 
-from builtit import daphne_patches, keepalive
-from tests.builtit.test_body_limits import exchange, post_head
+from builtit.server import patches
+from tests.builtit.server.test_body_limits import exchange, post_head
 from tests.servers import ServerProcess, daphne_cli_start, database_url
 
 VISITOR = "203.0.113.7"
@@ -29,7 +27,10 @@ VISITOR = "203.0.113.7"
 def served(tmp_path: Path, transactional_db: None) -> Iterator[tuple[ServerProcess, Path]]:
     access_log = tmp_path / "access.log"
     server = daphne_cli_start(
-        ["--proxy-headers", "-b", "127.0.0.1", "-p", "0", "builtit.asgi:application"],
+        [
+            *("--proxy-headers", "--ping-interval", "50"),
+            *("-b", "127.0.0.1", "-p", "0", "builtit.asgi:application"),
+        ],
         {"BUILTIT_BEHIND_PROXY": "1", "DATABASE_URL": database_url()},
         stdout=access_log,
         stderr=tmp_path / "server.log",
@@ -64,16 +65,4 @@ def test_a_daphne_without_what_we_replace_refuses_to_start(
     with pytest.raises(
         ImproperlyConfigured, match=re.escape("has no daphne.http_protocol.WebRequest,")
     ):
-        daphne_patches.install()
-
-
-def test_an_idle_socket_is_pinged_at_our_interval_unless_the_command_line_chose(
-    settings: SettingsWrapper,
-) -> None:
-    settings.BUILTIT_WS_PING_INTERVAL = 50
-    daphne_patches.install()
-    server = Server(application=None, endpoints=["tcp:port=0"])
-    assert server.ping_interval == keepalive.DAPHNE_DEFAULT == 20
-    assert keepalive.ping_interval(server.ping_interval) == 50
-    assert keepalive.ping_interval(10) == 10, "an explicit --ping-interval wins"
-    assert getattr(Server.run, "our_pings", False), "installed on daphne's server"
+        patches.install()

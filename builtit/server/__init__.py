@@ -1,0 +1,1 @@
+"""Everything Built-It changes in daphne and Twisted, installed by patches.install()."""
