@@ -29,13 +29,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(autouse=True)
 def _a_channel_layer_per_test() -> Iterator[None]:
-    """No test meets a channel layer an earlier one used. channels_redis's layer
-    keeps state bound to the event loop that used it (its receive-cleanup locks),
-    and each async test has a loop of its own: a lock left taken by one test's
-    loop failed every later socket ("bound to a different event loop"), a
-    cascade of 16 in CI. This was once done by tests/live's own autouse fixture,
-    which two modules shadowed with fixtures of the same name; here, under a
-    name of its own, it holds for every test."""
+    """No test meets a channel layer an earlier one used: its channels, groups
+    and Redis connections (bound to the event loop that made them; each async
+    test has a loop of its own) start afresh."""
     channel_layers.backends.pop(DEFAULT_CHANNEL_LAYER, None)
     yield
     channel_layers.backends.pop(DEFAULT_CHANNEL_LAYER, None)

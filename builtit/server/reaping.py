@@ -10,7 +10,7 @@ its application ended (a done callback marks it) or its socket closed
 (`protocol_disconnected` marks it); what is done with it is daphne's own logic.
 
 A websocket's application also reads what its socket sends from a
-builtit.small_queue.SmallQueue, not an `asyncio.Queue` (3 KB even while empty); daphne
+builtit.server.small_queue.SmallQueue, not an `asyncio.Queue` (3 KB even while empty); daphne
 only ever puts on it. An HTTP request keeps daphne's queue (builtit.server.bodylimit
 takes from it).
 """
@@ -26,7 +26,7 @@ from typing import Any
 from daphne import server as daphne_server
 from daphne.server import Server
 
-from builtit.small_queue import SmallQueue
+from builtit.server.small_queue import SmallQueue
 
 logger = logging.getLogger("daphne.server")  # where daphne's checker logs
 

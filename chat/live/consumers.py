@@ -21,6 +21,7 @@ import logging
 import uuid
 import weakref
 from collections.abc import Collection
+from typing import Any
 from urllib.parse import parse_qs
 
 from autobahn.exception import Disconnected

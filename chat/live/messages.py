@@ -35,12 +35,6 @@ class TurnStop(TypedDict):
     type: Literal["turn.stop"]
 
 
-class TurnEnded(TypedDict):
-    """A turn's note to its own control channel: stop listening."""
-
-    type: Literal["turn.ended"]
-
-
 class SessionCheck(TypedDict):
     type: Literal["session.check"]
     ended: NotRequired[str]  # the session key signed out, if one was

@@ -50,7 +50,6 @@ from projects.models import ProjectLock
 
 logger = logging.getLogger(__name__)
 
-LISTENER_GRACE = 10.0  # seconds a turn's listener has to hear that the turn ended
 STOP_WAIT = 10.0  # seconds a shutdown waits for its interrupted turns to record themselves
 RELAY_WAIT = 5.0  # seconds a turn's end waits for its last frames to reach Redis
 
@@ -335,28 +334,16 @@ class LiveTurn:
         assert self.layer is not None
         assert self.control is not None
         while True:
-            # Only this process sends here (stop, the turn's own end).
+            # Any process sends its stop here (chat.live.layer takes it there).
             message = await self.layer.receive(self.control)
-            if message.get("type") == "turn.ended":
-                return
             if message.get("type") == "turn.stop":
                 self.stop()
 
     async def _stop_listening(self, listener: asyncio.Task[None]) -> None:
-        """End `_listen` with a message rather than a cancel. On Redis every
-        receive of this process shares one queue, and a receive cancelled while
-        Redis hands it a message loses that message (channels_redis #366): here,
-        as the turn ends, that was often a tab's `done`."""
-        assert self.layer is not None
-        assert self.control is not None
-        try:
-            await self.layer.send(self.control, messages.TurnEnded(type="turn.ended"))
-        except Exception:
-            logger.exception("Could not tell turn %s's listener to stop", self.key)
-        # Redis ends a blocking read within brpop_timeout (5 s): if the note has
-        # not arrived by then, it never will, and a cancel loses nothing more.
-        await asyncio.wait({listener}, timeout=LISTENER_GRACE if _PROCESS.accepting else 1.0)
+        """The turn has ended: so does its listener. Its channel is this process's,
+        and a receive cancelled there loses nothing."""
         listener.cancel()
+        await asyncio.gather(listener, return_exceptions=True)
 
     def lock_lost(self) -> None:
         """A tab found the lock lapsed and recorded the turn as interrupted;

@@ -12,7 +12,7 @@ from daphne import server as daphne_server
 from daphne.server import Server
 
 from builtit.server import reaping
-from builtit.small_queue import SmallQueue
+from builtit.server.small_queue import SmallQueue
 
 
 class _Protocol:
