@@ -267,9 +267,10 @@ def batches(waiting: list[tuple[str, Target, Message]]) -> list[tuple[str, Targe
             end_run()
             out.append((channel, target, message))
             continue
-        held = run.get(message["turn"])
+        key = f"{channel} {message['turn']}"
+        held = run.get(key)
         if held is None:
-            run[message["turn"]] = (channel, target, {**message, "events": list(message["events"])})
+            run[key] = (channel, target, {**message, "events": list(message["events"])})
         else:
             held[2]["events"].extend(message["events"])
     end_run()
