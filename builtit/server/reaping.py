@@ -10,7 +10,7 @@ its application ended (a done callback marks it) or its socket closed
 (`protocol_disconnected` marks it); what is done with it is daphne's own logic.
 
 A websocket's application also reads what its socket sends from a
-builtit.server.small_queue.SmallQueue, not an `asyncio.Queue` (3 KB even while empty); daphne
+chat.live.inbox.Inbox, not an `asyncio.Queue` (3 KB even while empty); daphne
 only ever puts on it. An HTTP request keeps daphne's queue (builtit.server.bodylimit
 takes from it).
 """
@@ -26,7 +26,7 @@ from typing import Any
 from daphne import server as daphne_server
 from daphne.server import Server
 
-from builtit.server.small_queue import SmallQueue
+from chat.live.inbox import Inbox
 
 logger = logging.getLogger("daphne.server")  # where daphne's checker logs
 
@@ -73,10 +73,10 @@ def install() -> None:
     Server.application_checker = check_marked
 
 
-def _create_websocket_application(server: Any, protocol: Any, scope: Any) -> SmallQueue[Any] | None:
-    """daphne's `create_application`, with a SmallQueue for the application's input."""
+def _create_websocket_application(server: Any, protocol: Any, scope: Any) -> Inbox | None:
+    """daphne's `create_application`, with an Inbox for the application's input."""
     assert "application_instance" not in server.connections[protocol]
-    inbox: SmallQueue[Any] = SmallQueue()
+    inbox = Inbox()
     scope.setdefault("asgi", {"version": "3.0"})
     instance = server.application(
         scope=scope, receive=inbox.get, send=partial(server.handle_reply, protocol)

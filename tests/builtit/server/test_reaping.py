@@ -12,7 +12,7 @@ from daphne import server as daphne_server
 from daphne.server import Server
 
 from builtit.server import reaping
-from builtit.server.small_queue import SmallQueue
+from chat.live.inbox import Inbox
 
 
 class _Protocol:
@@ -91,6 +91,6 @@ async def test_a_websocket_application_reads_its_socket_from_an_inbox(
     queue.put_nowait({"type": "websocket.connect"})
     await asyncio.wait_for(server.connections[tab]["application_instance"], 1)
 
-    assert isinstance(queue, SmallQueue)
+    assert isinstance(queue, Inbox)
     assert heard == [{"type": "websocket.connect"}]
     assert tab in reaping._marked(server), "its application ended: looked at next"
