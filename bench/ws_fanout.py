@@ -132,10 +132,11 @@ TURN_TIMEOUT = 300.0  # seconds from sending the message to the turn's footer
 OPENING = 32
 
 MARKER = re.compile(r"⟦(\d+):(\d+)⟧")
-# Streamed answer text: the block's first piece, then each piece appended to it.
-# The rendered block that replaces it at the end is left out.
+# Streamed answer text, drawn as Markdown while it streams (chat.render.streaming):
+# what settled, put before the block's open part, and the open part redrawn. The
+# rendered block that replaces it at the end is left out.
 STREAMED = re.compile(
-    r'(?:class="answer streaming" id="t\d+-b\d+"|hx-swap-oob="beforeend:#t\d+-b\d+")>([^<]*)'
+    r'hx-swap-oob="(?:beforebegin|innerHTML):#t\d+-b\d+-open">(.*?)</div>', re.DOTALL
 )
 FOOTER_END = re.compile(r'class="turn-footer (?!running)(\w+)"')
 
@@ -343,6 +344,9 @@ def add_tab(figures: Round, number: int, tab: Tab, as_json: bool) -> None:
         if shows_error(text, as_json):
             figures.errors.append(f"shown: {text[:300]}")
         for seq, stamp in stamps_in(text, as_json):
+            # The open part is redrawn as it grows: a chunk counts where it first arrived.
+            if (number, seq) in figures.seen and not as_json:
+                continue
             figures.seen[number, seq] += 1
             figures.latencies.append((arrived - stamp) / 1e6)
             figures.stamps.append(stamp)

@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 
 from chat.llm import ChatMessage, ChatRequest, MessageAssembler, close_client, get_client
+from demo.answering import demo_step
 from fakes.script import text
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -97,16 +98,18 @@ def test_the_fake_runs_on_its_own_with_the_demo() -> None:
         assert process.stdout is not None
         line = process.stdout.readline()
         url = next(word for word in line.split() if word.startswith("http://127.0.0.1:"))
+        tools = ("list_project_files", "read_file", "create_file", "update_file")
         body = {
             "model": "openai/gpt-4o-mini",
-            "messages": [{"role": "user", "content": "A page about owls"}],
-            "tools": [{"type": "function", "function": {"name": "create_file"}}],
+            "messages": [{"role": "user", "content": "A bakery called Crumb"}],
+            "tools": [{"type": "function", "function": {"name": name}} for name in tools],
         }
         answer = httpx.post(f"{url}/chat/completions", json=body, timeout=10).json()
     finally:
         process.terminate()
         process.wait(timeout=10)
 
+    # The product's demo answers (it looks at the project before it builds).
     calls = answer["choices"][0]["message"]["tool_calls"]
-    assert [call["function"]["name"] for call in calls] == ["create_file"] * 3
-    assert "A page about owls" in calls[0]["function"]["arguments"]
+    expected = [name for name, _ in demo_step(body).calls]
+    assert [call["function"]["name"] for call in calls] == expected == ["list_project_files"]
