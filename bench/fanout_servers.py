@@ -68,6 +68,8 @@ def server_env(kind: Kind, fake_port: int) -> dict[str, str]:
         "OPENROUTER_API_KEY": "sk-bench",
         "DEBUG": "0",
         "LOG_LEVEL": "WARNING",
+        # Every client of the bench comes from 127.0.0.1: no bound per address.
+        "BUILTIT_MAX_SOCKETS_PER_ADDRESS": "0",
     }
     if kind == "uvicorn":
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), UVICORN_PATH]))
