@@ -13,7 +13,8 @@ of the group, and a message for another process's channel to that process;
 what it hears comes into the inboxes here the same way. A turn's events also
 go to the turn's log there, which `since` reads for a tab that joins late.
 
-Channels' semantics are kept: a channel holds at most `capacity` messages (a
+Channels' semantics are kept, but one: a group's message is not copied (a
+sender never changes what it sent). A channel holds at most `capacity` messages (a
 full channel refuses a `send` with ChannelFull and loses a group's message),
 what waits unread `expiry` seconds is dropped with the channel's memberships,
 and memberships lapse after `group_expiry`. Expired channels are swept at most
@@ -140,7 +141,10 @@ class LiveLayer(BaseChannelLayer):  # type: ignore[misc]
         assert isinstance(message, dict), "message is not a dict"
         self.require_valid_group_name(group)
         self._sweep()
-        message = deepcopy(message)  # once, not per member: the sender may change its own
+        # Not copied: every member here and the relay get this very message (an
+        # inbox copies only what it merges into), so a sender never changes a
+        # message it has sent (none does). Channels' in-memory layer deep-copies it
+        # for each member; a copy per batch cost 8 µs of the 100 a frame costs.
         self.deliver(("group", group), message)
         remote = self._remote()
         if remote is not None:

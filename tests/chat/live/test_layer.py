@@ -46,16 +46,16 @@ async def test_a_group_message_reaches_every_member_and_no_one_else() -> None:
     assert not len(layer.channels[outsider])  # nothing waits for it
 
 
-async def test_the_sender_changing_a_message_afterwards_changes_nothing_received() -> None:
+async def test_what_one_member_merges_changes_nothing_another_receives() -> None:
     layer = LiveLayer()
-    [member] = await _members(layer, 1)
-    message = _events("t", 1)
+    busy, idle = await _members(layer, 2)
 
-    await layer.group_send("project.a", message)
-    message["events"][0]["seq"] = 99
-    message["events"].append({"seq": 2})
+    await layer.group_send("project.a", _events("t", 1))
+    assert await layer.receive(idle) == _events("t", 1)
+    await layer.group_send("project.a", _events("t", 2))  # merged into busy's waiting one
 
-    assert await layer.receive(member) == _events("t", 1)
+    assert await layer.receive(busy) == _events("t", 1, 2)
+    assert await layer.receive(idle) == _events("t", 2)
 
 
 async def test_a_busy_tabs_waiting_batches_of_one_turn_are_one_message_in_order() -> None:
