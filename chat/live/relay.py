@@ -106,16 +106,14 @@ class Relay:
             waiting, self._outbox = self._outbox, []
             pipe = self._redis.pipeline(transaction=False)
             for channel, target, message in batches(waiting):
-                body = json.dumps(
-                    {"to": list(target), "message": message},
-                    ensure_ascii=False,
-                    separators=(",", ":"),
-                )
+                # Encoded once, for the log and for the publication.
+                body = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
                 if message.get("type") == "turn.events":
-                    _log(pipe, cast("messages.TurnEvents", message))
+                    _log(pipe, cast("messages.TurnEvents", message), body)
+                to = json.dumps(list(target), ensure_ascii=False, separators=(",", ":"))
                 # The sender first, in a fixed width: a process skips its own
                 # publications without decoding them.
-                pipe.publish(channel, self.origin + body)
+                pipe.publish(channel, f'{self.origin}{{"to":{to},"message":{body}}}')
             try:
                 await pipe.execute(raise_on_error=False)
             except (RedisError, OSError) as error:
@@ -277,10 +275,9 @@ def batches(waiting: list[tuple[str, Target, Message]]) -> list[tuple[str, Targe
     return out
 
 
-def _log(pipe: Any, message: messages.TurnEvents) -> None:
+def _log(pipe: Any, message: messages.TurnEvents, body: str) -> None:
     events = message["events"]
     key = log_of(message["turn"])
-    body = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
     pipe.xadd(key, {"m": body}, id=f"{events[-1]['seq']}-0")
     if any(item["event"].get("type") == "done" for item in events):
         pipe.expire(key, ENDED_TTL)
