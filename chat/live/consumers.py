@@ -126,9 +126,9 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             replay=turns.replay,
             watch=self._watch,
         )
-        await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
-        await self.accept()  # first: joining waits for Redis, up to its own bound
+        await self.accept()  # first: joining a group waits for Redis, up to its own bound
         _OPEN.add(self)
+        await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
         # Joined before anything is read: what a turn sends from here on reaches
         # this channel, and the catch-up below reads what it sent before.
         self.joined = True
