@@ -43,7 +43,10 @@ from chat.live.relay import Relay, Target, group_channel, process_channel
 logger = logging.getLogger(__name__)
 
 SWEEP_EVERY = 1.0  # seconds between sweeps of expired channels and memberships
-RESYNC = {"type": "turn.resync"}  # to each member when the relay's subscription broke
+# What a group's members are told once the relay hears the group again after its
+# subscription broke, since what was published meanwhile never came: a
+# project's tabs read the turn's log again, a person's check their session.
+RESYNCS = {"project.": {"type": "turn.resync"}, "user.": {"type": "session.check"}}
 RETRY_FIRST = 1.0  # seconds before subscribing again after Redis failed
 RETRY_MOST = 30.0
 
@@ -65,9 +68,12 @@ class LiveLayer(BaseChannelLayer):  # type: ignore[misc]
         super().__init__(expiry=expiry, capacity=capacity, channel_capacity=channel_capacity)
         self.group_expiry = group_expiry
         self.redis_url = redis_url
-        self.process = uuid.uuid4().hex[:16]  # in the names of this process's channels
+        # In the names of this process's channels, and the sender of what it
+        # publishes (whatever loop sends it): it skips its own publications.
+        self.process = uuid.uuid4().hex
         self.channels: dict[str, Inbox] = {}
         self.groups: dict[str, dict[str, float]] = {}  # member channels, when each joined
+        self._joined: dict[str, set[str]] = {}  # each member channel's groups
         self._swept = 0.0
         self._remotes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Remote] = (
             weakref.WeakKeyDictionary()
@@ -80,6 +86,7 @@ class LiveLayer(BaseChannelLayer):  # type: ignore[misc]
         self.channels[name] = Inbox()
         remote = self._remote()
         if remote is not None:
+            remote.serving = True
             await remote.hear_process()
         return name
 
@@ -95,6 +102,7 @@ class LiveLayer(BaseChannelLayer):  # type: ignore[misc]
         remote = self._remote()
         if remote is not None:
             remote.relay.publish(process_channel(owner), ("channel", channel), message)
+            await self._sent(remote)
 
     async def receive(self, channel: str) -> Message:
         self.require_valid_channel_name(channel)
@@ -120,8 +128,10 @@ class LiveLayer(BaseChannelLayer):  # type: ignore[misc]
         self.require_valid_group_name(group)
         self.require_valid_channel_name(channel)
         self.groups.setdefault(group, {})[channel] = time.time()
+        self._joined.setdefault(channel, set()).add(group)
         remote = self._remote()
         if remote is not None:
+            remote.serving = True
             await remote.hear_group(group)
 
     async def group_discard(self, group: str, channel: str) -> None:
@@ -130,6 +140,7 @@ class LiveLayer(BaseChannelLayer):  # type: ignore[misc]
         if members is None:
             return
         members.pop(channel, None)
+        self._left(channel, group)
         if members:
             return
         del self.groups[group]
@@ -149,10 +160,12 @@ class LiveLayer(BaseChannelLayer):  # type: ignore[misc]
         remote = self._remote()
         if remote is not None:
             remote.relay.publish(group_channel(group), ("group", group), message)
+            await self._sent(remote)
 
     async def flush(self) -> None:
         self.channels.clear()
         self.groups.clear()
+        self._joined.clear()
 
     # --- ours --------------------------------------------------------------------------
 
@@ -194,6 +207,21 @@ class LiveLayer(BaseChannelLayer):  # type: ignore[misc]
 
     # --- inside ------------------------------------------------------------------------
 
+    async def _sent(self, remote: _Remote) -> None:
+        """On a loop that only sends (sync code through async_to_sync: a command, a
+        shell), what it published reaches Redis before the loop ends, and the loop's
+        connection is let go; a server's loop (it has channels) sends in the
+        background, a flush per round trip for all its turns."""
+        if not remote.serving:
+            await self.close()
+
+    def _left(self, channel: str, group: str) -> None:
+        groups = self._joined.get(channel)
+        if groups is not None:
+            groups.discard(group)
+            if not groups:
+                del self._joined[channel]
+
     def _put(self, channel: str, message: Message) -> bool:
         return self._inbox(channel).feed(message, capacity=self.get_capacity(channel))
 
@@ -215,8 +243,9 @@ class LiveLayer(BaseChannelLayer):  # type: ignore[misc]
     def _close(self, channel: str) -> None:
         self.channels.pop(channel, None)
         emptied = []
-        for group, members in list(self.groups.items()):
-            if members.pop(channel, None) is not None and not members:
+        for group in self._joined.pop(channel, ()):
+            members = self.groups.get(group)
+            if members is not None and members.pop(channel, None) is not None and not members:
                 del self.groups[group]
                 emptied.append(group)
         remote = self._remote()
@@ -228,18 +257,28 @@ class LiveLayer(BaseChannelLayer):  # type: ignore[misc]
         if now - self._swept < SWEEP_EVERY:
             return
         self._swept = now
-        lapsed = now - self.expiry
+        self._expire_channels(lapsed=now - self.expiry)
+        self._expire_memberships()
+
+    def _expire_channels(self, *, lapsed: float) -> None:
         for channel, inbox in list(self.channels.items()):
-            if len(inbox) and not inbox.waited_on and inbox.since < lapsed:
+            if inbox.waited_on:
+                continue
+            if not len(inbox):
+                del self.channels[channel]  # nothing in it: made again when needed
+            elif inbox.since < lapsed:
                 inbox.drop()
                 del self.channels[channel]
-                for members in self.groups.values():
-                    members.pop(channel, None)
+                for group in self._joined.pop(channel, ()):
+                    self.groups.get(group, {}).pop(channel, None)
+
+    def _expire_memberships(self) -> None:
         joined_before = time.time() - self.group_expiry
         for group, members in list(self.groups.items()):
             for channel, joined in list(members.items()):
                 if joined < joined_before:
                     del members[channel]
+                    self._left(channel, group)
             if not members:
                 del self.groups[group]
 
@@ -250,7 +289,8 @@ class _Remote:
 
     def __init__(self, layer: LiveLayer) -> None:
         self.layer = layer
-        self.relay = Relay(layer.redis_url, deliver=layer.deliver)
+        self.relay = Relay(layer.redis_url, deliver=layer.deliver, origin=layer.process)
+        self.serving = False  # a loop with channels of its own (a server's, a test's)
         self.relay.on_lost = self._lost
         self._unheard: set[str] = set()  # groups whose subscription failed
         self._retrying: asyncio.Task[None] | None = None
@@ -290,7 +330,8 @@ class _Remote:
         await self.relay.aclose()
 
     def _lost(self) -> None:
-        """The subscription broke: every group with a member here, again."""
+        """The subscription broke: every group with a member here, again, and this
+        process's own channels."""
         self._process_heard = False
         self._retry(set(self.layer.groups))
 
@@ -298,12 +339,14 @@ class _Remote:
         """Subscribe to `groups` again until Redis takes them (waiting longer each
         time), then have their members read what they missed meanwhile."""
         self._unheard |= groups
-        if self._retrying is None or self._retrying.done():
+        if (self._unheard or not self._process_heard) and (
+            self._retrying is None or self._retrying.done()
+        ):
             self._retrying = asyncio.get_running_loop().create_task(self._subscribe_again())
 
     async def _subscribe_again(self) -> None:
         wait = RETRY_FIRST
-        while self._unheard:
+        while self._unheard or not self._process_heard:
             await asyncio.sleep(wait)
             wait = min(wait * 2, RETRY_MOST)
             await self.hear_process()
@@ -312,9 +355,14 @@ class _Remote:
                     self._unheard.discard(group)
                 elif await self.relay.subscribe(group_channel(group)):
                     self._unheard.discard(group)
-                    self.layer.deliver(("group", group), {**RESYNC, "group": group})
+                    self._resync(group)
                 else:
                     break  # still down: wait longer
+
+    def _resync(self, group: str) -> None:
+        for prefix, message in RESYNCS.items():
+            if group.startswith(prefix):
+                self.layer.deliver(("group", group), {**message, "group": group})
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from typing import Any, cast
 
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from chat.live import messages
@@ -74,10 +75,11 @@ def log_of(turn: str) -> str:
 class Relay:
     """One process's connection to the other processes, on one event loop."""
 
-    def __init__(self, url: str, *, deliver: Deliver) -> None:
+    def __init__(self, url: str, *, deliver: Deliver, origin: str = "") -> None:
         self._redis = Redis.from_url(url, socket_timeout=10, socket_connect_timeout=2)
         self._deliver = deliver
-        self.origin = uuid.uuid4().hex  # this process's own publications come back: skipped
+        # The process's publications come back: skipped (32 hex characters).
+        self.origin = origin or uuid.uuid4().hex
         self._origin_bytes = self.origin.encode()
         self._outbox: list[tuple[str, Target, Message]] = []  # Redis channel, target, message
         self._flushing: asyncio.Task[None] | None = None
@@ -104,22 +106,31 @@ class Relay:
     async def _flush(self) -> None:
         while self._outbox:
             waiting, self._outbox = self._outbox, []
-            pipe = self._redis.pipeline(transaction=False)
-            for channel, target, message in batches(waiting):
-                # Encoded once, for the log and for the publication.
-                body = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
-                if message.get("type") == "turn.events":
-                    _log(pipe, cast("messages.TurnEvents", message), body)
-                to = json.dumps(list(target), ensure_ascii=False, separators=(",", ":"))
-                # The sender first, in a fixed width: a process skips its own
-                # publications without decoding them.
-                pipe.publish(channel, f'{self.origin}{{"to":{to},"message":{body}}}')
+            sending = batches(waiting)
             try:
-                await pipe.execute(raise_on_error=False)
+                try:
+                    await self._write(sending)
+                except (RedisConnectionError, OSError):
+                    # Once more, on a new connection: after Redis restarted, the
+                    # pool's first one is stale, and the turn's log would have a hole.
+                    await self._write(sending)
             except (RedisError, OSError) as error:
                 # Tabs of other processes miss these; each catches up from the
                 # stored messages when the turn ends (its watchdog sees the lock go).
                 logger.warning("Could not relay messages through Redis: %s", error)
+
+    async def _write(self, sending: list[tuple[str, Target, Message]]) -> None:
+        pipe = self._redis.pipeline(transaction=False)
+        for channel, target, message in sending:
+            # Encoded once, for the log and for the publication.
+            body = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+            if message.get("type") == "turn.events":
+                _log(pipe, cast("messages.TurnEvents", message), body)
+            to = json.dumps(list(target), ensure_ascii=False, separators=(",", ":"))
+            # The sender first, in a fixed width: a process skips its own
+            # publications without decoding them.
+            pipe.publish(channel, f'{self.origin}{{"to":{to},"message":{body}}}')
+        await pipe.execute(raise_on_error=False)
 
     async def since(self, turn: str, after: int) -> list[messages.NumberedEvent] | None:
         """The turn's events numbered after `after`, in order; None if the log

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from asgiref.sync import async_to_sync
 from channels.exceptions import ChannelFull
 
 from chat.live.layer import LiveLayer
@@ -43,7 +44,7 @@ async def test_a_group_message_reaches_every_member_and_no_one_else() -> None:
 
     for name in members:
         assert await layer.receive(name) == {"type": "files.moved", "paths": ["/a"]}
-    assert not len(layer.channels[outsider])  # nothing waits for it
+    assert not len(layer.channels.get(outsider, ()))  # nothing waits for it
 
 
 async def test_what_one_member_merges_changes_nothing_another_receives() -> None:
@@ -201,11 +202,29 @@ async def test_a_message_reaches_a_channel_of_another_process(
 
 
 @needs_redis
+async def test_sync_code_that_sends_and_ends_its_loop_still_reaches_the_server(
+    two: tuple[LiveLayer, LiveLayer],
+) -> None:
+    """A command or a shell sends through async_to_sync, on a loop that ends with
+    the call: the message reaches Redis first, and the loop's connection goes."""
+    command, server = two
+    group = f"user.{uuid.uuid4().hex}"
+    tab = await server.new_channel()
+    await server.group_add(group, tab)
+
+    await asyncio.to_thread(async_to_sync(command.group_send), group, {"type": "session.check"})
+
+    assert await asyncio.wait_for(server.receive(tab), 5) == {"type": "session.check"}
+    assert not command._remotes, "the command's loop let its connection go"
+
+
+@needs_redis
 async def test_a_turns_events_are_logged_for_tabs_that_come_later(
     two: tuple[LiveLayer, LiveLayer],
 ) -> None:
     here, there = two
     turn, group = uuid.uuid4().hex, f"project.{uuid.uuid4().hex}"
+    await here.new_channel()  # a server's loop (it has channels): it sends in the background
     await here.group_send(group, _events(turn, 1, 2))
     await here.group_send(group, _events(turn, 3))
     await here.drain()

@@ -445,6 +445,22 @@ async def test_a_project_redis_refused_is_subscribed_again_and_its_tabs_catch_up
     assert got == {"type": "turn.resync", "group": group}
 
 
+async def test_a_persons_tabs_check_their_session_once_redis_hears_them_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What was published while the subscription was down never comes: a sign-out
+    among it must not leave a tab open."""
+    monkeypatch.setattr(layer_module, "RETRY_FIRST", 0.001)
+    here = LiveLayer(redis_url="redis://127.0.0.1:1/0")
+    here._remote().relay = FlakyRelay(failures=1)  # type: ignore[union-attr]
+    tab = await here.new_channel()
+
+    await here.group_add("user.7", tab)
+
+    got = await asyncio.wait_for(here.receive(tab), 5)
+    assert got == {"type": "session.check", "group": "user.7"}
+
+
 @pytest.mark.django_db(transaction=True)
 async def test_a_tab_whose_handler_failed_leaves_its_groups(
     project: Project, user: User, monkeypatch: pytest.MonkeyPatch
