@@ -264,9 +264,15 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self.close(code=Close.SERVICE_RESTART)
 
     async def turn_resync(self, message: dict[str, str]) -> None:
-        """The way from other processes broke and holds again: read what was missed."""
-        if message.get("group", self.group) == self.group:
-            await self.follower.resync()
+        """The way from other processes broke and holds again: what was published
+        meanwhile never comes, so read the turn's log again, and see that the
+        project is still there (a `project.gone` may have been lost)."""
+        if message.get("group", self.group) != self.group:
+            return
+        if not await threads.run(_still_there, self.project):
+            await self.project_gone({"type": "project.gone"})
+            return
+        await self.follower.resync()
 
     async def turn_unseen(self, message: messages.TurnLost) -> None:
         """The watchdog found the turn ended, and its `done` never came here."""

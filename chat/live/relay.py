@@ -238,8 +238,10 @@ class Relay:
         self._deliver(*heard)
 
     async def _lost(self) -> None:
-        """The subscription broke: forget it; members joining from now subscribe again."""
+        """The subscription broke: forget it; members joining from now subscribe again
+        (with a listener of their own: this one is ending)."""
         pubsub, self._pubsub = self._pubsub, None
+        self._listening = None
         for confirmed in self._confirmed.values():
             if not confirmed.done():
                 confirmed.set_result(False)

@@ -10,7 +10,6 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.test import Client
@@ -106,10 +105,6 @@ def types(events: list[dict[str, Any]]) -> list[str]:
 
 async def settled() -> None:
     """What a socket test's event loop must see finish before it closes: every
-    turn of this process, then the channel layer's receive cleaners (a task
-    still pending when the loop closes is destroyed mid-write). The layer
-    itself is dropped after every test (tests/conftest.py)."""
+    turn of this process. The channel layer is closed after it
+    (tests/chat/live/conftest.py) and dropped after every test (tests/conftest.py)."""
     await asyncio.wait_for(turns.wait_all(), 60)
-    layer = get_channel_layer()
-    if layer is not None and hasattr(layer, "close_pools"):
-        await asyncio.wait_for(layer.close_pools(), 30)  # waits for its cleaners first

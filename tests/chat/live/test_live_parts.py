@@ -480,3 +480,27 @@ async def test_a_tab_whose_handler_failed_leaves_its_groups(
 
     assert get_channel_layer().members_here() == 0
     assert watchdog().watching_count() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_tab_told_to_resync_closes_if_its_project_went_meanwhile(
+    project: Project, user: User
+) -> None:
+    """After Redis came back, a `project.gone` published meanwhile never comes:
+    the resync looks for the project itself."""
+    socket = await communicator(socket_path(project), user=user)
+    connected, _ = await socket.connect()
+    assert connected
+    await sync_to_async(Project.objects.filter(pk=project.pk).delete)()
+
+    group = f"project.{project.pk.hex}"
+    await get_channel_layer().group_send(group, {"type": "turn.resync", "group": group})
+
+    closed = None
+    for _ in range(50):
+        output = await socket.receive_output(timeout=5)
+        if output["type"] == "websocket.close":
+            closed = output
+            break
+    assert closed is not None
+    assert closed["code"] == 4404
