@@ -21,7 +21,7 @@ The clients (one asyncio process, this one, with `websockets`) note
 `time.monotonic_ns()` as each frame arrives and read the frames only after the
 turn, so their work per frame is a clock read and an append. CLOCK_MONOTONIC is
 system-wide, so the difference is what the server adds: reading and parsing
-the stream, the loop, the fan-out (chat.live.hub in process, and Redis through
+the stream, the loop, the fan-out (chat.live.layer in process, and Redis through
 chat.live.relay with several processes; pieces that came while a tab was busy
 share a frame), rendering and the socket. Keep `--chunks` under 1,000: a
 streamed block's drawing is bounded there (the rest shows when it ends), and

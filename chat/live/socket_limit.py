@@ -1,6 +1,6 @@
 """No address holds more than BUILTIT_MAX_SOCKETS_PER_ADDRESS chat sockets.
 
-Each open socket holds a task, a place in the hub and the channel layer, and
+Each open socket holds a task, a channel and its groups on the channel layer, and
 its memory, for as long as it stays open. A person opens one per tab; past the
 bound the next is accepted and closed at once with Close.TOO_MANY_SOCKETS,
 whose words the page shows (chat.live.closing): a refusal before accepting
