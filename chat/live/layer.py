@@ -191,11 +191,6 @@ class LiveLayer(BaseChannelLayer):  # type: ignore[misc]
         if remote is not None:
             await remote.relay.drain()
 
-    async def ping(self) -> bool:
-        """Whether the way to the other processes works (always, alone)."""
-        remote = self._remote()
-        return True if remote is None else await remote.relay.ping()
-
     async def close(self) -> None:
         """Let go of Redis on the running loop (a command's end, a server's shutdown)."""
         remote = self._remotes.pop(asyncio.get_running_loop(), None)

@@ -152,12 +152,6 @@ class Relay:
             found += [item for item in message["events"] if item["seq"] > after]
         return found
 
-    async def ping(self) -> bool:
-        try:
-            return bool(await self._redis.ping())
-        except (RedisError, OSError):
-            return False
-
     # --- what this process hears -------------------------------------------------------
 
     async def subscribe(self, channel: str) -> bool:
