@@ -133,10 +133,13 @@ OPENING = 32
 
 MARKER = re.compile(r"⟦(\d+):(\d+)⟧")
 # Streamed answer text, drawn as Markdown while it streams (chat.render.streaming):
-# what settled, put before the block's open part, and the open part redrawn. The
-# rendered block that replaces it at the end is left out.
+# what settled, put before the block's open part, the open part redrawn, and the
+# words added to its tail between two drawings. The rendered block that replaces
+# it at the end is left out.
 STREAMED = re.compile(
-    r'hx-swap-oob="(?:beforebegin|innerHTML):#t\d+-b\d+-open">(.*?)</div>', re.DOTALL
+    r'hx-swap-oob="(?:(?:beforebegin|innerHTML):#t\d+-b\d+-open|beforeend:#t\d+-b\d+-tail)">'
+    r"(.*?)</div>",
+    re.DOTALL,
 )
 FOOTER_END = re.compile(r'class="turn-footer (?!running)(\w+)"')
 

@@ -94,6 +94,8 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     _is_closed = False
     joined = False  # in the project's group
     follower: TurnFollower
+    _redraw: asyncio.TimerHandle | None = None  # the follower's redraw, when one is due
+    _redrawing: asyncio.Task[None] | None = None
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -170,6 +172,8 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         # The turn goes on: it belongs to the project, not to this tab.
         _OPEN.discard(self)
         self._is_closed = True
+        if self._redraw is not None:
+            self._redraw.cancel()
         if self._gone is not None:
             self._gone.set()
         await self._leave()
@@ -333,6 +337,20 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
 
     def signal(self, *, files: list[str] | None = None) -> str:
         return self._signal(files=files)
+
+    def redraw_after(self, seconds: float) -> None:
+        if self._redraw is None and not self._is_closed:
+            self._redraw = asyncio.get_running_loop().call_later(seconds, self._redraw_due)
+
+    def _redraw_due(self) -> None:
+        # Through the tab's own channel, so the drawing comes between two of its
+        # messages, never inside one.
+        self._redraw = None
+        redraw: messages.AnswerRedraw = {"type": "answer.redraw"}
+        self._redrawing = asyncio.ensure_future(self.channel_layer.send(self.channel_name, redraw))
+
+    async def answer_redraw(self, message: messages.AnswerRedraw) -> None:
+        await self.follower.redraw()
 
     async def send(
         self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False

@@ -30,7 +30,7 @@ from chat.live.framing import json_frames
 from chat.live.numbering import merged_json
 from chat.models import Conversation
 from chat.records.turn import ClosedTurn
-from chat.render import panel
+from chat.render import panel, streaming
 from chat.render.fragments import TurnDrawing
 from chat.selectors.turns import turn_closed
 from common import threads
@@ -48,6 +48,8 @@ class Screen(Protocol):
     async def send_html(self, html: str) -> None: ...
     async def send_text(self, text: str) -> None: ...
     def signal(self, *, files: list[str] | None = None) -> str: ...
+    def redraw_after(self, seconds: float) -> None:
+        """Call the follower's `redraw` in `seconds`, in turn with the tab's messages."""
 
 
 class Replay(Protocol):
@@ -107,6 +109,7 @@ class TurnFollower:
                     await self._screen.send_text(frame)
         else:
             await self._screen.send_html(await self._html([from_json(i["event"]) for i in fresh]))
+            self._redraw_soon()
             if ended and self.holed:
                 await self.catch_up()  # what the tab missed, as stored
         return ended
@@ -134,6 +137,20 @@ class TurnFollower:
         if not found:
             return items
         return found + [item for item in items if item["seq"] > found[-1]["seq"]]
+
+    def _redraw_soon(self) -> None:
+        """Words came as plain text at the answer's end: drawn as Markdown soon,
+        even if the model pauses now (the next piece would otherwise draw them)."""
+        if self.drawing is not None and self.drawing.waiting:
+            self._screen.redraw_after(streaming.REDRAW_AFTER)
+
+    async def redraw(self) -> None:
+        """The streaming answer drawn as it stands, if it shows undrawn words."""
+        if self.drawing is None or not self.drawing.waiting:
+            return
+        html = self.drawing.flush()
+        if html:
+            await self._screen.send_html(html)
 
     async def resync(self) -> None:
         """Live frames may have been lost (the relay's subscription broke): read

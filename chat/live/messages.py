@@ -81,6 +81,14 @@ class ProjectGone(TypedDict):
     type: Literal["project.gone"]
 
 
+class AnswerRedraw(TypedDict):
+    """From a tab to itself (chat.live.following): words shown as plain text at the
+    streaming answer's end are due to be drawn as Markdown, though the model has
+    sent nothing more since. It comes in turn with the tab's other messages."""
+
+    type: Literal["answer.redraw"]
+
+
 def turn_events(
     *, turn: str, conversation: int, events: list[NumberedEvent], first: int | None = None
 ) -> TurnEvents:

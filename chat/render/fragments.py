@@ -109,6 +109,14 @@ class TurnDrawing:
     def show(self, event: Event) -> str:
         return draw(self, event)
 
+    @property
+    def waiting(self) -> bool:
+        """Whether the streaming answer shows words not yet drawn as Markdown."""
+        block = self.current
+        return (
+            block is not None and block.kind == "answer" and block.streaming and self.live.waiting
+        )
+
     def flush(self) -> str:
         """The streaming answer as it now stands, when it grew since last drawn;
         called once a batch of events has been shown."""
@@ -122,6 +130,8 @@ class TurnDrawing:
         if drawn.open is not None:
             more = '<p class="answer-more">…</p>' if block.trimmed else ""
             html += oob(f"#{block.dom_id}-open", drawn.open + more, how="innerHTML")
+        elif drawn.more:
+            html += oob(f"#{self.live.tail_id}", escape(drawn.more))
         return html
 
     # --- one method per event (chat.render.events.EventRenderer) ------------------
@@ -237,7 +247,7 @@ class TurnDrawing:
         if kind == "answer":
             block = self.current = self.view.new_block("answer")
             block.streaming = True
-            self.live = LiveAnswer()
+            self.live = LiveAnswer(tail_id=f"{block.dom_id}-tail")
             return html + self._append_block(block) + self._stream(block, text)
         block = self.current = self.view.new_block("reasoning")
         block.text, block.streaming = text[:_PIECE_CHARS], True

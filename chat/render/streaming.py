@@ -17,7 +17,9 @@ Every tab following a turn draws the same parts, so drawings are kept in a
 small cache: a process draws each part once however many tabs watch. The open
 part is drawn again as it grows by a share of its length, or after a tenth of
 a second, so one answer costs a bounded multiple of its length to draw and to
-send, never its square, and a slow model's words still show as they come.
+send, never its square. Between two drawings the words that came are added as
+plain text at the end of the open part's last element (its "tail"), so each
+shows as it comes, and the next drawing puts them in their Markdown form.
 """
 
 from __future__ import annotations
@@ -41,6 +43,35 @@ _MAY_CONTINUE = {"", " ", "\t", ">", "-", "*", "+", *"0123456789"}
 # show as they come).
 _REDRAW_SHARE = 16
 REDRAW_AFTER = 0.1
+_CLOSING_TAG = re.compile(r"</([a-z][a-z0-9]*)\s*>")
+# Elements the renderer draws as blocks (chat.render.markdown): the open part's
+# tail goes inside the last of them.
+_BLOCKS = frozenset(
+    [
+        "blockquote",
+        "dd",
+        "div",
+        "dl",
+        "dt",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "li",
+        "ol",
+        "p",
+        "pre",
+        "table",
+        "tbody",
+        "td",
+        "th",
+        "thead",
+        "tr",
+        "ul",
+    ]
+)
 
 
 def settle_point(text: str, start: int = 0) -> int:
@@ -67,11 +98,13 @@ def settle_point(text: str, start: int = 0) -> int:
 @dataclass
 class Drawn:
     """What a tab is sent for the answer since it was last drawn: the blocks that
-    settled (to add before the open part) and the open part, drawn again (None
-    when it need not be)."""
+    settled (to add before the open part), the open part, drawn again (None when
+    it need not be), and otherwise the text that came since, as plain text for
+    the open part's tail ("" when there is none or no tail to put it in)."""
 
     settled: str
     open: str | None
+    more: str = ""
 
 
 @dataclass
@@ -79,9 +112,13 @@ class LiveAnswer:
     """Where one streaming answer stands on one tab."""
 
     clock: Callable[[], float] = time.monotonic
+    tail_id: str = ""  # the id of the open part's tail ("": drawn without one)
     settled: int = 0  # characters of the text drawn for good
     open_drawn: int = -1  # length of the open part when it was last drawn
+    open_seen: int = 0  # length of the open part when it was last drawn or added to
+    open_shown: int = 0  # how much of the open part the page shows (more is added after it)
     drawn_at: float = 0.0
+    has_tail: bool = False  # whether the open part on the page has a tail
 
     def draw(self, text: str) -> Drawn:
         point = settle_point(text, self.settled)
@@ -92,9 +129,27 @@ class LiveAnswer:
         tail = text[self.settled :]
         now = self.clock()
         if not self._due(len(tail), now):
-            return Drawn(settled, None)
-        self.open_drawn, self.drawn_at = len(tail), now
-        return Drawn(settled, drawn_markdown(tail) if tail.strip() else "")
+            more = ""
+            if self.has_tail and len(tail) > self.open_seen:
+                more, self.open_shown = tail[self.open_shown :], len(tail)
+            self.open_seen = len(tail)
+            return Drawn(settled, None, more)
+        self.open_drawn = self.open_seen = len(tail)
+        # A drawing ends at its last words: white space after them comes with the
+        # next words added, so they do not run into them.
+        self.open_shown = len(tail.rstrip())
+        self.drawn_at = now
+        self.has_tail = bool(self.tail_id and tail.strip())
+        if not tail.strip():
+            return Drawn(settled, "")
+        drawing = drawn_open(tail, self.tail_id) if self.tail_id else drawn_markdown(tail)
+        return Drawn(settled, drawing)
+
+    @property
+    def waiting(self) -> bool:
+        """Whether words were added to the tail since the open part was drawn (the
+        next drawing is due REDRAW_AFTER after it at the latest)."""
+        return self.has_tail and self.open_seen != self.open_drawn
 
     def _due(self, length: int, now: float) -> bool:
         if length == self.open_drawn:
@@ -108,3 +163,30 @@ class LiveAnswer:
 def drawn_markdown(text: str) -> str:
     """`render_markdown`, once per process for the same text (the tabs of a turn)."""
     return str(render_markdown(text))
+
+
+@lru_cache(maxsize=64)
+def drawn_open(text: str, tail_id: str) -> str:
+    """The open part drawn, with an empty tail (`<span id=tail_id>`) just inside its
+    last element, where its last words are: a paragraph's, a list item's, a code
+    block's. Text added there reads on from them until the next drawing."""
+    html = drawn_markdown(text)
+    at = _tail_point(html)
+    return f'{html[:at]}<span class="answer-tail" id="{tail_id}"></span>{html[at:]}'
+
+
+def _tail_point(html: str) -> int:
+    """Where the drawn `html`'s last words end: before the closing tags of the
+    blocks it ends with (and the white space between them), but inside a last
+    inline element's (a `<strong>`), whose look the next words do not share."""
+    at, closed = len(html.rstrip()), ""
+    while at and html[at - 1] == ">":
+        start = html.rfind("<", 0, at)
+        tag = _CLOSING_TAG.fullmatch(html, start, at) if start >= 0 else None
+        # A code block's text is in <pre><code>: the code's end is the block's.
+        if tag is None or (tag[1] not in _BLOCKS and (tag[1], closed) != ("code", "pre")):
+            break
+        at, closed = start, tag[1]
+        while at and html[at - 1].isspace():
+            at -= 1
+    return at

@@ -271,6 +271,9 @@ class Screen:
     def signal(self, *, files: list[str] | None = None) -> str:
         return "<signal/>"
 
+    def redraw_after(self, seconds: float) -> None:
+        pass  # JSON tabs draw nothing
+
 
 def follower(project: Project, screen: Screen, log: list[messages.NumberedEvent]) -> Any:
     asked: list[tuple[str, int]] = []

@@ -30,8 +30,9 @@ from chat.agent.compaction import COMPACTION_LOCK
 from chat.live import turns
 from chat.models import Conversation, Message
 from chat.personal_keys import key_save
+from chat.render import streaming
 from fakes.openrouter import FakeOpenRouter
-from fakes.script import Chunk, Drop, HttpError, Reply, Stream, ToolCallScript
+from fakes.script import Chunk, Drop, HttpError, Pause, Reply, Stream, ToolCallScript
 from projects.lifecycle import project_create
 from projects.locks import lock_acquire
 from projects.models import Project, ProjectFile, ProjectLock
@@ -393,6 +394,38 @@ async def test_streamed_text_keeps_the_spaces_between_its_pieces(
 
     assert reasoning_blocks(frames) == {f"{turn}-b1": words}
     assert streamed_text(frames, f"{turn}-b2") == words
+
+
+async def test_words_shown_as_they_come_are_drawn_as_markdown_while_the_model_pauses(
+    scripted: FakeOpenRouter, project: Project, user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Long enough that the open part is not drawn again for the next few words at once.
+    monkeypatch.setattr(streaming, "REDRAW_AFTER", 2.0)
+    pieces = ["Fresh bread and cakes every morning. " * 20, "Try our **rye**"]
+    events = [
+        event
+        for piece in pieces
+        for event in [
+            *Reply(content=piece, content_pieces=1, finish_reason=None, usage=None, done=False)
+            .to_stream()
+            .events,
+            Pause(0.3),  # each piece in a batch of its own
+        ]
+    ]
+    scripted.script(Stream([*events, Pause(SLOW)]))
+    async with opened(project, user, as_json=False) as socket:
+        await socket.receive_from()
+        await send(socket, message="Describe the bakery")
+        shown = await frames_until(socket, "**rye**")
+        # The model sends nothing more: the words are drawn all the same.
+        drawn = await frames_until(socket, "<strong>rye</strong>")
+        await send(socket, action="stop")
+        await frames_until(socket, "turn-footer stopped")
+
+    turn = f"t{(await sync_to_async(Message.objects.get)(role='user')).pk}"
+    assert f'<div hx-swap-oob="beforeend:#{turn}-b1-tail"> Try our **rye**</div>' in shown[-1]
+    assert f'innerHTML:#{turn}-b1-open"><p>' in drawn[-1]
+    assert "Try our <strong>rye</strong>" in streamed_html(drawn, f"{turn}-b1")
 
 
 async def test_html_mode_shows_a_bad_frame_as_a_notice(project: Project, user: User) -> None:

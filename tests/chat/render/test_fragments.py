@@ -229,7 +229,7 @@ def test_reasoning_streams_into_its_own_block_and_stays_plain_text() -> None:
     assert added.startswith('<div hx-swap-oob="beforeend:#t7-b1-text">')
     assert "<strong>" not in answer  # reasoning is never re-rendered
     assert '<div class="answer streaming" id="t7-b2">' in answer
-    assert "<p>Done.</p>" in answer
+    assert '<p>Done.<span class="answer-tail" id="t7-b2-tail"></span></p>' in answer
 
 
 def test_a_later_rounds_reasoning_joins_the_turns_one_reasoning_toggle() -> None:
@@ -272,7 +272,10 @@ def test_appended_reasoning_keeps_its_spaces() -> None:
 def test_an_appended_answer_keeps_its_spaces() -> None:
     _, (*_, more) = drawn(ContentText("Fresh"), ContentText(" bread "), ContentText("daily"))
 
-    assert more.endswith('<div hx-swap-oob="innerHTML:#t7-b1-open"><p>Fresh bread daily</p></div>')
+    assert more.endswith(
+        '<div hx-swap-oob="innerHTML:#t7-b1-open"><p>Fresh bread daily'
+        '<span class="answer-tail" id="t7-b1-tail"></span></p></div>'
+    )
 
 
 def test_tool_cards_go_queued_running_done_under_stable_ids() -> None:

@@ -10,7 +10,7 @@ import pytest
 from chat.agent.events import ContentText, Done, TurnStarted
 from chat.render.fragments import TurnDrawing
 from chat.render.markdown import render_markdown
-from chat.render.streaming import LiveAnswer, settle_point
+from chat.render.streaming import Drawn, LiveAnswer, settle_point
 from chat.render.transcript import SHOWN_TEXT_CHARS
 
 ANSWERS = {
@@ -135,6 +135,59 @@ def test_a_slow_models_words_are_drawn_as_they_come() -> None:
     assert live.draw(text + "Rye").open is not None  # ...a slow one's does not
 
 
+def test_between_drawings_each_piece_shows_at_once_as_plain_text_after_the_last_words() -> None:
+    live = LiveAnswer(clock=lambda: 0.0, tail_id="T")
+    text = "Fresh bread and cakes every morning. " * 100
+    drawn = live.draw(text)
+    assert drawn.open is not None
+    assert drawn.open.endswith('morning.<span class="answer-tail" id="T"></span> </p>')
+
+    # A fast model's next pieces wait for the next drawing, but are not held back:
+    # each comes as text for the tail, the space the drawing left out first.
+    assert live.draw(text + "Rye") == Drawn("", None, " Rye")
+    assert live.draw(text + "Rye and *spelt*") == Drawn("", None, " and *spelt*")
+    assert live.draw(text + "Rye and *spelt*") == Drawn("", None, "")  # nothing new
+    # Once drawn again, the tail's text is in its Markdown form.
+    redrawn = live.draw(text + "Rye and *spelt*" + " loaves." * 40).open
+    assert redrawn is not None
+    assert "Rye and <em>spelt</em> loaves." in redrawn
+
+
+@pytest.mark.parametrize(
+    ("text", "ends"),
+    [
+        ("A paragraph", "<p>A paragraph<tail></p>"),
+        ("- one\n- two", "<li>two<tail></li>\n</ul>"),
+        ("> a quote\n> on", "<p>a quote\non<tail></p>\n</blockquote>"),
+        ("# A heading", "<h3>A heading<tail></h3>"),
+        ("```py\nx = 1\n", "x = 1<tail>\n\n</code></pre></div>"),
+        ("---", "<hr><tail>"),
+        ("Some **bold**", "<p>Some <strong>bold</strong><tail></p>"),
+        ("A page: `/about.html`", "<code>/about.html</code><tail></p>"),
+        ("| a | b |\n|---|---|\n| 1 | 2 |", "<td>2<tail></td>\n</tr>\n</tbody>\n</table>"),
+    ],
+)
+def test_the_tail_is_where_the_open_parts_last_words_are(text: str, ends: str) -> None:
+    drawn = LiveAnswer(tail_id="T").draw(text).open
+    assert drawn is not None
+    assert drawn.replace('<span class="answer-tail" id="T"></span>', "<tail>").endswith(ends)
+
+
+def test_text_for_the_tail_is_escaped() -> None:
+    turn = TurnDrawing(STARTED)
+    turn.start()
+    turn.show(ContentText("Fresh bread and cakes every morning. " * 100))
+    turn.flush()
+    turn.show(ContentText('<img src=x onerror="alert(1)"> & <script>alert(2)</script>'))
+
+    assert turn.flush() == (
+        '<div hx-swap-oob="beforeend:#t7-b1-tail">'
+        " &lt;img src=x onerror=&quot;alert(1)&quot;&gt; &amp;"
+        " &lt;script&gt;alert(2)&lt;/script&gt;"
+        "</div>"
+    )
+
+
 def test_the_open_part_is_not_drawn_again_when_nothing_changed() -> None:
     live = LiveAnswer()
     assert live.draw("Fresh bread").open == "<p>Fresh bread</p>"
@@ -164,6 +217,7 @@ def test_a_batch_of_pieces_is_drawn_once() -> None:
     assert "bread" not in shown_now
     drawn = turn.flush()
     assert drawn == (
-        '<div hx-swap-oob="innerHTML:#t7-b1-open"><p>Fresh <strong>bread</strong> daily</p></div>'
+        '<div hx-swap-oob="innerHTML:#t7-b1-open"><p>Fresh <strong>bread</strong> daily'
+        '<span class="answer-tail" id="t7-b1-tail"></span></p></div>'
     )
     assert turn.flush() == ""
