@@ -46,32 +46,10 @@ REDRAW_AFTER = 0.1
 _CLOSING_TAG = re.compile(r"</([a-z][a-z0-9]*)\s*>")
 # Elements the renderer draws as blocks (chat.render.markdown): the open part's
 # tail goes inside the last of them.
-_BLOCKS = frozenset(
-    [
-        "blockquote",
-        "dd",
-        "div",
-        "dl",
-        "dt",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "li",
-        "ol",
-        "p",
-        "pre",
-        "table",
-        "tbody",
-        "td",
-        "th",
-        "thead",
-        "tr",
-        "ul",
-    ]
-)
+_BLOCKS = frozenset({
+    "blockquote", "dd", "div", "dl", "dt", "h1", "h2", "h3", "h4", "h5", "h6",
+    "li", "ol", "p", "pre", "table", "tbody", "td", "th", "thead", "tr", "ul",
+})  # fmt: skip
 
 
 def settle_point(text: str, start: int = 0) -> int:
