@@ -58,6 +58,7 @@ Message = dict[str, Any]
 # Where a message goes: ("group", name) or ("channel", name) of the process `to`.
 Target = tuple[str, str]
 Deliver = Callable[[Target, Message], None]
+Encoded = tuple[str, Target, Message, str]  # Redis channel, target, message, its JSON
 
 
 def group_channel(group: str) -> str:
@@ -106,7 +107,7 @@ class Relay:
     async def _flush(self) -> None:
         while self._outbox:
             waiting, self._outbox = self._outbox, []
-            sending = batches(waiting)
+            sending = encoded(batches(waiting))
             try:
                 try:
                     await self._write(sending)
@@ -119,11 +120,9 @@ class Relay:
                 # stored messages when the turn ends (its watchdog sees the lock go).
                 logger.warning("Could not relay messages through Redis: %s", error)
 
-    async def _write(self, sending: list[tuple[str, Target, Message]]) -> None:
+    async def _write(self, sending: list[Encoded]) -> None:
         pipe = self._redis.pipeline(transaction=False)
-        for channel, target, message in sending:
-            # Encoded once, for the log and for the publication.
-            body = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        for channel, target, message, body in sending:
             if message.get("type") == "turn.events":
                 _log(pipe, cast("messages.TurnEvents", message), body)
             to = json.dumps(list(target), ensure_ascii=False, separators=(",", ":"))
@@ -279,6 +278,23 @@ def batches(waiting: list[tuple[str, Target, Message]]) -> list[tuple[str, Targe
         else:
             held[2]["events"].extend(message["events"])
     end_run()
+    return out
+
+
+def encoded(sending: list[tuple[str, Target, Message]]) -> list[Encoded]:
+    """Each message with its JSON, encoded once for the log and the publication.
+    One that cannot be encoded (a sender's bug) is left out with a warning: the
+    others of its flush still go."""
+    out: list[Encoded] = []
+    for channel, target, message in sending:
+        try:
+            body = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        except (TypeError, ValueError) as error:
+            logger.warning(
+                "Could not relay a %s message on %s: %s", message.get("type"), channel, error
+            )
+            continue
+        out.append((channel, target, message, body))
     return out
 
 
