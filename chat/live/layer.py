@@ -186,7 +186,7 @@ class LiveLayer(BaseChannelLayer):  # type: ignore[misc]
         return None if remote is None else await remote.relay.since(turn, after)
 
     async def drain(self) -> None:
-        """Until what this loop sent has reached Redis (or failed)."""
+        """Until what this loop has sent so far has reached Redis (or failed)."""
         remote = self._remotes.get(asyncio.get_running_loop())
         if remote is not None:
             await remote.relay.drain()

@@ -84,6 +84,10 @@ class Relay:
         self._origin_bytes = self.origin.encode()
         self._outbox: list[tuple[str, Target, Message]] = []  # Redis channel, target, message
         self._flushing: asyncio.Task[None] | None = None
+        # Done once the flush under way, or the next one (it takes what waits in
+        # the outbox), has written its messages or failed.
+        self._writing: asyncio.Future[None] | None = None
+        self._next: asyncio.Future[None] | None = None
         self._pubsub: PubSub | None = None
         self._listening: asyncio.Task[None] | None = None
         self._confirmed: dict[str, asyncio.Future[bool]] = {}  # True: confirmed; False: lost
@@ -100,25 +104,47 @@ class Relay:
             self._flushing = asyncio.get_running_loop().create_task(self._flush())
 
     async def drain(self) -> None:
-        """Until every queued message has been written (or failed)."""
-        while self._flushing is not None and not self._flushing.done():
-            await asyncio.wait({self._flushing})
+        """Until the messages queued so far have been written (or failed). What is
+        queued meanwhile goes in later flushes and is not waited for: on a busy
+        process flushes follow one another for as long as turns send, and a turn's
+        end waits only for its own."""
+        flushing = self._flushing
+        if flushing is None or flushing.done():
+            return
+        if self._outbox:
+            if self._next is None:
+                self._next = asyncio.get_running_loop().create_future()
+            written = self._next
+        elif self._writing is not None:
+            written = self._writing
+        else:
+            return
+        # The flush task may also end without writing (cancelled as the relay closes).
+        await asyncio.wait({written, flushing}, return_when=asyncio.FIRST_COMPLETED)
 
     async def _flush(self) -> None:
         while self._outbox:
             waiting, self._outbox = self._outbox, []
-            sending = encoded(batches(waiting))
+            written = self._writing = self._next or asyncio.get_running_loop().create_future()
+            self._next = None
             try:
-                try:
-                    await self._write(sending)
-                except (RedisConnectionError, OSError):
-                    # Once more, on a new connection: after Redis restarted, the
-                    # pool's first one is stale, and the turn's log would have a hole.
-                    await self._write(sending)
-            except (RedisError, OSError) as error:
-                # Tabs of other processes miss these; each catches up from the
-                # stored messages when the turn ends (its watchdog sees the lock go).
-                logger.warning("Could not relay messages through Redis: %s", error)
+                await self._send(encoded(batches(waiting)))
+            finally:
+                written.set_result(None)
+                self._writing = None
+
+    async def _send(self, sending: list[Encoded]) -> None:
+        try:
+            try:
+                await self._write(sending)
+            except (RedisConnectionError, OSError):
+                # Once more, on a new connection: after Redis restarted, the
+                # pool's first one is stale, and the turn's log would have a hole.
+                await self._write(sending)
+        except (RedisError, OSError) as error:
+            # Tabs of other processes miss these; each catches up from the
+            # stored messages when the turn ends (its watchdog sees the lock go).
+            logger.warning("Could not relay messages through Redis: %s", error)
 
     async def _write(self, sending: list[Encoded]) -> None:
         pipe = self._redis.pipeline(transaction=False)

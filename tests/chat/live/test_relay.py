@@ -74,3 +74,38 @@ async def test_a_message_that_is_not_json_is_skipped_with_a_warning_and_the_rest
     assert [record.levelno for record in warnings] == [logging.WARNING]
     assert "files.moved" in warnings[0].getMessage()
     assert "Traceback" not in caplog.text
+
+
+async def test_a_drain_waits_for_what_was_queued_before_it_not_for_what_others_queue_after(
+    sender: Relay, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn's end drains the relay; other turns go on sending meanwhile, and a
+    busy process's flushes would follow one another for as long as they do."""
+    group = f"project.{uuid.uuid4().hex}"
+    channel = group_channel(group)
+    mine, theirs = uuid.uuid4().hex, uuid.uuid4().hex
+    later_flushes = asyncio.Event()  # closed: the others' traffic has no end
+    real_write = sender._write
+    flushes = 0
+
+    async def write(sending: list[Any]) -> None:
+        nonlocal flushes
+        flushes += 1
+        if flushes == 1:
+            # Another turn sends while this flush is on its way.
+            sender.publish(channel, ("group", group), batch(theirs, 1, "theirs"))
+        else:
+            await later_flushes.wait()
+        await real_write(sending)
+
+    monkeypatch.setattr(sender, "_write", write)
+    sender.publish(channel, ("group", group), batch(mine, 1, "mine"))
+
+    async with asyncio.timeout(10):  # a bound for the failure, not a measure
+        await sender.drain()
+
+    assert await sender.since(mine, 0) == [batch(mine, 1, "mine")["events"][0]]
+    assert await sender.since(theirs, 0) == []  # still on its way
+    later_flushes.set()
+    await sender.drain()
+    assert await sender.since(theirs, 0) == [batch(theirs, 1, "theirs")["events"][0]]
