@@ -37,6 +37,7 @@ from channels.exceptions import ChannelFull
 from channels.layers import BaseChannelLayer
 
 from chat.live import messages
+from chat.live.backoff import Backoff
 from chat.live.inbox import Inbox
 from chat.live.relay import Relay, Target, group_channel, process_channel
 
@@ -340,19 +341,29 @@ class _Remote:
             self._retrying = asyncio.get_running_loop().create_task(self._subscribe_again())
 
     async def _subscribe_again(self) -> None:
-        wait = RETRY_FIRST
+        backoff = Backoff(first=RETRY_FIRST, most=RETRY_MOST)
         while self._unheard or not self._process_heard:
-            await asyncio.sleep(wait)
-            wait = min(wait * 2, RETRY_MOST)
+            await asyncio.sleep(backoff.next())
+            if await self._try_unheard():
+                backoff.reset()
+
+    async def _try_unheard(self) -> bool:
+        """Subscribe again to what is not heard, until Redis refuses one; whether it
+        took any (it answers again: a refusal after is a new outage)."""
+        took = False
+        if not self._process_heard:
             await self.hear_process()
-            for group in list(self._unheard):
-                if group not in self.layer.groups:
-                    self._unheard.discard(group)
-                elif await self.relay.subscribe(group_channel(group)):
-                    self._unheard.discard(group)
-                    self._resync(group)
-                else:
-                    break  # still down: wait longer
+            took = self._process_heard
+        for group in list(self._unheard):
+            if group not in self.layer.groups:
+                self._unheard.discard(group)
+            elif await self.relay.subscribe(group_channel(group)):
+                self._unheard.discard(group)
+                self._resync(group)
+                took = True
+            else:
+                break  # still down: wait longer
+        return took
 
     def _resync(self, group: str) -> None:
         for prefix, message in RESYNCS.items():
