@@ -198,6 +198,13 @@ class LiveLayer(BaseChannelLayer):  # type: ignore[misc]
         if remote is not None:
             await remote.aclose()
 
+    @property
+    def resubscribing(self) -> bool:
+        """Whether Redis failed a subscription of this process (its listener ended,
+        or a group's join) that is not made again yet: meanwhile its tabs miss what
+        other processes send them. Read by /healthz, from another thread."""
+        return any(not remote.heard for remote in list(self._remotes.values()))
+
     def members_here(self) -> int:
         return sum(len(members) for members in self.groups.values())
 
@@ -292,6 +299,11 @@ class _Remote:
         self._retrying: asyncio.Task[None] | None = None
         self._process_heard = False
         self._forgetting: set[asyncio.Task[None]] = set()
+
+    @property
+    def heard(self) -> bool:
+        """Whether every subscription Redis failed on this loop was made again."""
+        return not self._unheard and (self._retrying is None or self._retrying.done())
 
     async def hear_process(self) -> None:
         """Hear what other processes send to this one's channels (a turn's stop)."""
