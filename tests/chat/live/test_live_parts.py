@@ -331,6 +331,41 @@ async def test_a_tab_joining_mid_turn_reads_it_from_the_start_then_shows_each_ev
 
 
 @pytest.mark.django_db(transaction=True)
+async def test_a_tab_following_no_turn_follows_the_running_one_once_redis_is_heard_again(
+    project: Project,
+) -> None:
+    """The turn began in another process while Redis was down here: its first
+    events never came, and nothing else would show it before it ends."""
+    await a_running_turn(project)
+    log: list[messages.NumberedEvent] = [
+        {"seq": 1, "event": {"type": "turn_started", "message_id": 3}},
+        {"seq": 2, "event": text("Hello")},
+    ]
+    screen = Screen()
+    following, asked = follower(project, screen, log)
+
+    await following.resync()
+    await following.follow(batch("running-turn", (3, text(" there"))))
+
+    assert asked == [("running-turn", 0)]
+    assert following.turn_key == "running-turn"
+    shown = [json.loads(frame) for frame in screen.frames]
+    assert shown == [{"type": "turn_started", "message_id": 3}, text("Hello"), text(" there")]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_tab_following_no_turn_shows_nothing_on_resync_when_none_runs(
+    project: Project,
+) -> None:
+    screen = Screen()
+    following, asked = follower(project, screen, [])
+
+    await following.resync()
+
+    assert (asked, screen.frames, following.turn_key) == ([], [], None)
+
+
+@pytest.mark.django_db(transaction=True)
 async def test_a_turn_seen_from_its_middle_is_not_drawn(project: Project) -> None:
     screen = Screen()
     following, _ = follower(project, screen, [])
