@@ -1,11 +1,14 @@
 """`/healthz` for load balancers: 200 when this process reaches the database and
 the channel layer, 503 (saying which) otherwise, and 503 "draining" once it has
 begun a clean shutdown (chat.live.draining), so that new people go elsewhere.
-No session, no secrets."""
+The channel layer is "resubscribing" while Redis answers but this process has
+not yet heard again what Redis stopped telling it (its tabs miss other
+processes' messages meanwhile). No session, no secrets."""
 
 from __future__ import annotations
 
 import logging
+from typing import Literal
 
 from channels.layers import get_channel_layer
 from django.contrib.auth.decorators import login_not_required
@@ -17,8 +20,11 @@ from redis import Redis
 from redis.exceptions import RedisError
 
 from chat.live import turns
+from chat.live.layer import LiveLayer
 
 logger = logging.getLogger(__name__)
+
+LayerState = Literal["ok", "down", "resubscribing"]
 
 
 @login_not_required
@@ -27,12 +33,9 @@ logger = logging.getLogger(__name__)
 def healthz(request: HttpRequest) -> JsonResponse:
     if not turns.accepting():
         return JsonResponse({"status": "draining"}, status=503)
-    checks = {"database": _database(), "channel_layer": _channel_layer()}
-    healthy = all(checks.values())
-    body = {
-        "status": "ok" if healthy else "unavailable",
-        **{k: "ok" if v else "down" for k, v in checks.items()},
-    }
+    checks = {"database": "ok" if _database() else "down", "channel_layer": _channel_layer()}
+    healthy = all(state == "ok" for state in checks.values())
+    body = {"status": "ok" if healthy else "unavailable", **checks}
     return JsonResponse(body, status=200 if healthy else 503)
 
 
@@ -46,18 +49,24 @@ def _database() -> bool:
         return False
 
 
-def _channel_layer() -> bool:
-    """The channel layer is there and, with Redis, Redis answers (in memory, a
-    process's layer is always there)."""
+def _channel_layer() -> LayerState:
+    """The channel layer is there and, with Redis, Redis answers and this process
+    hears the other processes (in memory, a process's layer is always there)."""
     layer = get_channel_layer()
     if layer is None:
-        return False
+        return "down"
     url = getattr(layer, "redis_url", "")
     if not url:
-        return True
+        return "ok"
     try:
         with Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2) as redis:
-            return bool(redis.ping())
+            if not redis.ping():
+                return "down"
     except (RedisError, OSError):
         logger.warning("Health check: the channel layer's Redis is not reachable", exc_info=True)
-        return False
+        return "down"
+    # Redis answers, but this process's tabs miss what other processes send them
+    # until the layer has subscribed again.
+    if isinstance(layer, LiveLayer) and layer.resubscribing:
+        return "resubscribing"
+    return "ok"

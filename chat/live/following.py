@@ -32,6 +32,7 @@ from chat.models import Conversation
 from chat.records.turn import ClosedTurn
 from chat.render import panel, streaming
 from chat.render.fragments import TurnDrawing
+from chat.selectors.running import RunningTurn, running_turn
 from chat.selectors.turns import turn_closed
 from common import threads
 from projects.models import Project
@@ -154,9 +155,15 @@ class TurnFollower:
 
     async def resync(self) -> None:
         """Live frames may have been lost (the relay's subscription broke): read
-        what the followed turn sent after the last one shown."""
+        what the followed turn sent after the last one shown or, following none,
+        the project's running turn from its start (its beginning may be among
+        what was lost)."""
         key = self.turn_key
         if key is None:
+            running = await threads.run(_running, self.project)
+            if running is not None:
+                self._watch(running.key)
+                await self._from_start(running)
             return
         items = await self._replay(key, self.last_seq)
         if items:
@@ -219,6 +226,10 @@ class TurnFollower:
         if running is None or (self.as_json and running.key == self.turn_key):
             return
         # The log was drawn again without the running turn: it is drawn from its start.
+        await self._from_start(running)
+
+    async def _from_start(self, running: RunningTurn) -> None:
+        """The running turn from its first event, then live."""
         self.turn_key, self.drawing, self.last_seq = None, None, 0
         items = await self._replay(running.key, 0)
         if items:
@@ -256,3 +267,7 @@ def _events(
 
 def _closed(request_id: int) -> ClosedTurn | None:
     return turn_closed(request_id=request_id)
+
+
+def _running(project: Project) -> RunningTurn | None:
+    return running_turn(project=project)

@@ -37,6 +37,7 @@ from channels.exceptions import ChannelFull
 from channels.layers import BaseChannelLayer
 
 from chat.live import messages
+from chat.live.backoff import Backoff
 from chat.live.inbox import Inbox
 from chat.live.relay import Relay, Target, group_channel, process_channel
 
@@ -186,7 +187,7 @@ class LiveLayer(BaseChannelLayer):  # type: ignore[misc]
         return None if remote is None else await remote.relay.since(turn, after)
 
     async def drain(self) -> None:
-        """Until what this loop sent has reached Redis (or failed)."""
+        """Until what this loop has sent so far has reached Redis (or failed)."""
         remote = self._remotes.get(asyncio.get_running_loop())
         if remote is not None:
             await remote.relay.drain()
@@ -196,6 +197,13 @@ class LiveLayer(BaseChannelLayer):  # type: ignore[misc]
         remote = self._remotes.pop(asyncio.get_running_loop(), None)
         if remote is not None:
             await remote.aclose()
+
+    @property
+    def resubscribing(self) -> bool:
+        """Whether Redis failed a subscription of this process (its listener ended,
+        or a group's join) that is not made again yet: meanwhile its tabs miss what
+        other processes send them. Read by /healthz, from another thread."""
+        return any(not remote.heard for remote in list(self._remotes.values()))
 
     def members_here(self) -> int:
         return sum(len(members) for members in self.groups.values())
@@ -292,6 +300,11 @@ class _Remote:
         self._process_heard = False
         self._forgetting: set[asyncio.Task[None]] = set()
 
+    @property
+    def heard(self) -> bool:
+        """Whether every subscription Redis failed on this loop was made again."""
+        return not self._unheard and (self._retrying is None or self._retrying.done())
+
     async def hear_process(self) -> None:
         """Hear what other processes send to this one's channels (a turn's stop)."""
         if not self._process_heard:
@@ -340,19 +353,29 @@ class _Remote:
             self._retrying = asyncio.get_running_loop().create_task(self._subscribe_again())
 
     async def _subscribe_again(self) -> None:
-        wait = RETRY_FIRST
+        backoff = Backoff(first=RETRY_FIRST, most=RETRY_MOST)
         while self._unheard or not self._process_heard:
-            await asyncio.sleep(wait)
-            wait = min(wait * 2, RETRY_MOST)
+            await asyncio.sleep(backoff.next())
+            if await self._try_unheard():
+                backoff.reset()
+
+    async def _try_unheard(self) -> bool:
+        """Subscribe again to what is not heard, until Redis refuses one; whether it
+        took any (it answers again: a refusal after is a new outage)."""
+        took = False
+        if not self._process_heard:
             await self.hear_process()
-            for group in list(self._unheard):
-                if group not in self.layer.groups:
-                    self._unheard.discard(group)
-                elif await self.relay.subscribe(group_channel(group)):
-                    self._unheard.discard(group)
-                    self._resync(group)
-                else:
-                    break  # still down: wait longer
+            took = self._process_heard
+        for group in list(self._unheard):
+            if group not in self.layer.groups:
+                self._unheard.discard(group)
+            elif await self.relay.subscribe(group_channel(group)):
+                self._unheard.discard(group)
+                self._resync(group)
+                took = True
+            else:
+                break  # still down: wait longer
+        return took
 
     def _resync(self, group: str) -> None:
         for prefix, message in RESYNCS.items():

@@ -58,6 +58,7 @@ Message = dict[str, Any]
 # Where a message goes: ("group", name) or ("channel", name) of the process `to`.
 Target = tuple[str, str]
 Deliver = Callable[[Target, Message], None]
+Encoded = tuple[str, Target, Message, str]  # Redis channel, target, message, its JSON
 
 
 def group_channel(group: str) -> str:
@@ -83,6 +84,10 @@ class Relay:
         self._origin_bytes = self.origin.encode()
         self._outbox: list[tuple[str, Target, Message]] = []  # Redis channel, target, message
         self._flushing: asyncio.Task[None] | None = None
+        # Done once the flush under way, or the next one (it takes what waits in
+        # the outbox), has written its messages or failed.
+        self._writing: asyncio.Future[None] | None = None
+        self._next: asyncio.Future[None] | None = None
         self._pubsub: PubSub | None = None
         self._listening: asyncio.Task[None] | None = None
         self._confirmed: dict[str, asyncio.Future[bool]] = {}  # True: confirmed; False: lost
@@ -99,31 +104,51 @@ class Relay:
             self._flushing = asyncio.get_running_loop().create_task(self._flush())
 
     async def drain(self) -> None:
-        """Until every queued message has been written (or failed)."""
-        while self._flushing is not None and not self._flushing.done():
-            await asyncio.wait({self._flushing})
+        """Until the messages queued so far have been written (or failed). What is
+        queued meanwhile goes in later flushes and is not waited for: on a busy
+        process flushes follow one another for as long as turns send, and a turn's
+        end waits only for its own."""
+        flushing = self._flushing
+        if flushing is None or flushing.done():
+            return
+        if self._outbox:
+            if self._next is None:
+                self._next = asyncio.get_running_loop().create_future()
+            written = self._next
+        elif self._writing is not None:
+            written = self._writing
+        else:
+            return
+        # The flush task may also end without writing (cancelled as the relay closes).
+        await asyncio.wait({written, flushing}, return_when=asyncio.FIRST_COMPLETED)
 
     async def _flush(self) -> None:
         while self._outbox:
             waiting, self._outbox = self._outbox, []
-            sending = batches(waiting)
+            written = self._writing = self._next or asyncio.get_running_loop().create_future()
+            self._next = None
             try:
-                try:
-                    await self._write(sending)
-                except (RedisConnectionError, OSError):
-                    # Once more, on a new connection: after Redis restarted, the
-                    # pool's first one is stale, and the turn's log would have a hole.
-                    await self._write(sending)
-            except (RedisError, OSError) as error:
-                # Tabs of other processes miss these; each catches up from the
-                # stored messages when the turn ends (its watchdog sees the lock go).
-                logger.warning("Could not relay messages through Redis: %s", error)
+                await self._send(encoded(batches(waiting)))
+            finally:
+                written.set_result(None)
+                self._writing = None
 
-    async def _write(self, sending: list[tuple[str, Target, Message]]) -> None:
+    async def _send(self, sending: list[Encoded]) -> None:
+        try:
+            try:
+                await self._write(sending)
+            except (RedisConnectionError, OSError):
+                # Once more, on a new connection: after Redis restarted, the
+                # pool's first one is stale, and the turn's log would have a hole.
+                await self._write(sending)
+        except (RedisError, OSError) as error:
+            # Tabs of other processes miss these; each catches up from the
+            # stored messages when the turn ends (its watchdog sees the lock go).
+            logger.warning("Could not relay messages through Redis: %s", error)
+
+    async def _write(self, sending: list[Encoded]) -> None:
         pipe = self._redis.pipeline(transaction=False)
-        for channel, target, message in sending:
-            # Encoded once, for the log and for the publication.
-            body = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        for channel, target, message, body in sending:
             if message.get("type") == "turn.events":
                 _log(pipe, cast("messages.TurnEvents", message), body)
             to = json.dumps(list(target), ensure_ascii=False, separators=(",", ":"))
@@ -279,6 +304,23 @@ def batches(waiting: list[tuple[str, Target, Message]]) -> list[tuple[str, Targe
         else:
             held[2]["events"].extend(message["events"])
     end_run()
+    return out
+
+
+def encoded(sending: list[tuple[str, Target, Message]]) -> list[Encoded]:
+    """Each message with its JSON, encoded once for the log and the publication.
+    One that cannot be encoded (a sender's bug) is left out with a warning: the
+    others of its flush still go."""
+    out: list[Encoded] = []
+    for channel, target, message in sending:
+        try:
+            body = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        except (TypeError, ValueError) as error:
+            logger.warning(
+                "Could not relay a %s message on %s: %s", message.get("type"), channel, error
+            )
+            continue
+        out.append((channel, target, message, body))
     return out
 
 

@@ -242,7 +242,7 @@ class LiveTurn:
             await asyncio.wait({publisher}, timeout=5)
             await self._release()
             if isinstance(self.layer, LiveLayer):  # other processes' tabs see the end first
-                await asyncio.wait({asyncio.ensure_future(self.layer.drain())}, timeout=RELAY_WAIT)
+                await _drained(self.layer)
             if listener is not None:
                 await self._stop_listening(listener)
 
@@ -352,6 +352,14 @@ class LiveTurn:
         self._beating = False
         self._cause = "taken"
         self.interrupt()
+
+
+async def _drained(layer: LiveLayer) -> None:
+    """Until the turn's last frames, queued by now, reach Redis (or RELAY_WAIT):
+    what other turns send meanwhile is not waited for."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(RELAY_WAIT):
+            await layer.drain()
 
 
 def _acquire(order: TurnRequest, control: str | None) -> ProjectLock | LockHeld | TurnRefused:

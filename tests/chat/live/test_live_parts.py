@@ -21,6 +21,7 @@ from django.utils import timezone
 from chat import services
 from chat.live import layer as layer_module
 from chat.live import messages
+from chat.live.backoff import Backoff
 from chat.live.following import TurnFollower
 from chat.live.heartbeat import Heartbeat
 from chat.live.inbox import Inbox
@@ -333,6 +334,41 @@ async def test_a_tab_joining_mid_turn_reads_it_from_the_start_then_shows_each_ev
 
 
 @pytest.mark.django_db(transaction=True)
+async def test_a_tab_following_no_turn_follows_the_running_one_once_redis_is_heard_again(
+    project: Project,
+) -> None:
+    """The turn began in another process while Redis was down here: its first
+    events never came, and nothing else would show it before it ends."""
+    await a_running_turn(project)
+    log: list[messages.NumberedEvent] = [
+        {"seq": 1, "event": {"type": "turn_started", "message_id": 3}},
+        {"seq": 2, "event": text("Hello")},
+    ]
+    screen = Screen()
+    following, asked = follower(project, screen, log)
+
+    await following.resync()
+    await following.follow(batch("running-turn", (3, text(" there"))))
+
+    assert asked == [("running-turn", 0)]
+    assert following.turn_key == "running-turn"
+    shown = [json.loads(frame) for frame in screen.frames]
+    assert shown == [{"type": "turn_started", "message_id": 3}, text("Hello"), text(" there")]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_tab_following_no_turn_shows_nothing_on_resync_when_none_runs(
+    project: Project,
+) -> None:
+    screen = Screen()
+    following, asked = follower(project, screen, [])
+
+    await following.resync()
+
+    assert (asked, screen.frames, following.turn_key) == ([], [], None)
+
+
+@pytest.mark.django_db(transaction=True)
 async def test_a_turn_seen_from_its_middle_is_not_drawn(project: Project) -> None:
     screen = Screen()
     following, _ = follower(project, screen, [])
@@ -462,6 +498,52 @@ async def test_a_persons_tabs_check_their_session_once_redis_hears_them_again(
 
     got = await asyncio.wait_for(here.receive(tab), 5)
     assert got == {"type": "session.check", "group": "user.7"}
+
+
+class ScriptedRelay:
+    """Redis's answers to the layer's group subscriptions, in the order asked."""
+
+    def __init__(self, answers: list[bool]) -> None:
+        self.answers = answers
+
+    async def subscribe(self, channel: str) -> bool:
+        if not channel.startswith("builtit:group:"):
+            return True  # the process's own channel
+        return self.answers.pop(0)
+
+
+async def test_once_redis_takes_a_subscription_again_a_new_refusal_waits_the_shortest_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    waits: list[float] = []
+
+    class Recorded(Backoff):
+        def next(self) -> float:
+            wait = super().next()
+            waits.append(wait)
+            return wait
+
+    monkeypatch.setattr(layer_module, "Backoff", Recorded)
+    monkeypatch.setattr(layer_module, "RETRY_FIRST", 0.001)
+    here = LiveLayer(redis_url="redis://127.0.0.1:1/0")
+    # Both joins refused; the first try refused; the second takes one group and
+    # Redis fails again on the other; the third takes it.
+    here._remote().relay = ScriptedRelay([False, False, False, True, False, True])  # type: ignore[union-attr]
+    tab = await here.new_channel()
+    await here.group_add("project.a", tab)
+    await here.group_add("project.b", tab)
+
+    got = [await asyncio.wait_for(here.receive(tab), 5) for _ in range(2)]
+
+    assert sorted(message["group"] for message in got) == ["project.a", "project.b"]
+    assert waits == [0.001, 0.002, 0.001]
+
+
+def test_a_backoff_doubles_up_to_its_most_and_starts_again_once_reset() -> None:
+    backoff = Backoff(first=1.0, most=5.0)
+    assert [backoff.next() for _ in range(5)] == [1.0, 2.0, 4.0, 5.0, 5.0]
+    backoff.reset()
+    assert backoff.next() == 1.0
 
 
 @pytest.mark.django_db(transaction=True)
