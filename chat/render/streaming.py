@@ -14,12 +14,15 @@ open part are then the finished answer's own blocks, and the swap to the
 finished answer when the block ends changes nothing a person sees.
 
 Every tab following a turn draws the same parts, so drawings are kept in a
-small cache: a process draws each part once however many tabs watch. The open
-part is drawn again as it grows by a share of its length, or after a tenth of
-a second, so one answer costs a bounded multiple of its length to draw and to
-send, never its square. Between two drawings the words that came are added as
-plain text at the end of the open part's last element (its "tail"), so each
-shows as it comes, and the next drawing puts them in their Markdown form.
+small cache: a process draws each part once however many tabs watch.
+
+The words that come between two drawings are added as plain text at the end
+of the open part's last block (its "tail"), so each shows as it comes. Words
+with nothing Markdown reads inline (no emphasis, code, link, HTML, entity or
+new line) look the same drawn, so they are never drawn again; others are, once
+the open part has grown by a quarter of its length or a fifth of a second after
+its last drawing, so one answer costs a bounded multiple of its length to draw
+and to send, never its square.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from chat.render.markdown import fence_after, render_markdown
+from common.text import clean_text
 
 # A line that may continue the block above a blank line: indented (a list item's
 # second paragraph, indented code), a quote, or a list's next item.
@@ -39,10 +43,15 @@ _CONTINUES = re.compile(r"[ \t>]|[-*+][ \t]|\d{1,9}[.)][ \t]")
 _MAY_CONTINUE = {"", " ", "\t", ">", "-", "*", "+", *"0123456789"}
 # The open part is drawn again once it has grown by 1/_REDRAW_SHARE of its length
 # since it was last drawn (so an answer costs a bounded multiple of its length to
-# draw and send), or once REDRAW_AFTER seconds have passed (so a slow model's words
-# show as they come).
-_REDRAW_SHARE = 16
-REDRAW_AFTER = 0.1
+# draw and send), or once REDRAW_AFTER seconds have passed (so words shown as
+# plain text meanwhile take their Markdown form soon). Drawing is most of what a
+# tab costs the server while an answer streams (bench/ws_fanout.py): the words
+# themselves show at once either way.
+_REDRAW_SHARE = 4
+REDRAW_AFTER = 0.2
+# Words whose drawing is themselves, escaped: nothing Markdown reads inline (an
+# emphasis, a code span, a link, HTML, an entity, an escape) and no new line.
+_PLAIN = re.compile(r"[^\\`*_\[\]!<>&|#\n]*")
 _CLOSING_TAG = re.compile(r"</([a-z][a-z0-9]*)\s*>")
 # Elements the renderer draws as blocks (chat.render.markdown): the open part's
 # tail goes inside the last of them.
@@ -97,6 +106,9 @@ class LiveAnswer:
     open_shown: int = 0  # how much of the open part the page shows (more is added after it)
     drawn_at: float = 0.0
     has_tail: bool = False  # whether the open part on the page has a tail
+    # Whether the page shows what drawing the open part would: only plain words
+    # were added to its tail since it was drawn.
+    exact: bool = True
 
     def draw(self, text: str) -> Drawn:
         point = settle_point(text, self.settled)
@@ -105,29 +117,40 @@ class LiveAnswer:
             settled = drawn_markdown(text[self.settled : point])
             self.settled, self.open_drawn = point, -1
         tail = text[self.settled :]
-        now = self.clock()
-        if not self._due(len(tail), now):
-            more = ""
-            if self.has_tail and len(tail) > self.open_seen:
-                more, self.open_shown = tail[self.open_shown :], len(tail)
-            self.open_seen = len(tail)
-            return Drawn(settled, None, more)
+        if self.open_drawn >= 0 and self.has_tail:
+            added = tail[self.open_seen :]
+            if self.exact and _PLAIN.fullmatch(added):
+                # Drawing it again would show the same: no Markdown in the words.
+                self.open_drawn = len(tail)
+                return Drawn(settled, None, self._added(tail))
+            if not self._due(len(tail), self.clock()):
+                self.exact = self.exact and not added
+                return Drawn(settled, None, self._added(tail))
+        elif not self._due(len(tail), self.clock()):
+            return Drawn(settled, None)
         self.open_drawn = self.open_seen = len(tail)
         # A drawing ends at its last words: white space after them comes with the
         # next words added, so they do not run into them.
         self.open_shown = len(tail.rstrip())
-        self.drawn_at = now
+        self.drawn_at, self.exact = self.clock(), True
         self.has_tail = bool(self.tail_id and tail.strip())
         if not tail.strip():
             return Drawn(settled, "")
         drawing = drawn_open(tail, self.tail_id) if self.tail_id else drawn_markdown(tail)
         return Drawn(settled, drawing)
 
+    def _added(self, tail: str) -> str:
+        """The words for the tail: what the page does not show yet."""
+        more = tail[self.open_shown :] if len(tail) > self.open_seen else ""
+        self.open_seen = len(tail)
+        self.open_shown += len(more)
+        return clean_text(more)
+
     @property
     def waiting(self) -> bool:
-        """Whether words were added to the tail since the open part was drawn (the
-        next drawing is due REDRAW_AFTER after it at the latest)."""
-        return self.has_tail and self.open_seen != self.open_drawn
+        """Whether words with Markdown in them were added to the tail since the open
+        part was drawn (the next drawing is due REDRAW_AFTER after it at the latest)."""
+        return self.has_tail and not self.exact
 
     def _due(self, length: int, now: float) -> bool:
         if length == self.open_drawn:
@@ -150,7 +173,10 @@ def drawn_open(text: str, tail_id: str) -> str:
     block's. Text added there reads on from them until the next drawing."""
     html = drawn_markdown(text)
     at = _tail_point(html)
-    return f'{html[:at]}<span class="answer-tail" id="{tail_id}"></span>{html[at:]}'
+    # What follows is closing tags and white space; the space goes, as the words
+    # added come with their own (a paragraph's last space, a code block's newline).
+    closing = "".join(html[at:].split())
+    return f'{html[:at]}<span class="answer-tail" id="{tail_id}"></span>{closing}'
 
 
 def _tail_point(html: str) -> int:

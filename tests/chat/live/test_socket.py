@@ -264,8 +264,9 @@ _SWAP = re.compile(r'<div hx-swap-oob="([^"]+)">(.*)</div>\s*\Z', re.S)
 
 def streamed_html(frames: list[str], block: str) -> str:
     """Answer block `block` as the tab last showed it while it streamed: the blocks
-    that settled, then its open part as last drawn (chat.render.streaming)."""
-    settled, open_part = "", ""
+    that settled, then its open part as last drawn, with the words added to its
+    tail since (chat.render.streaming)."""
+    settled, open_part, tail = "", "", ""
     for frame in frames:
         for swap in re.split(r'(?=<div hx-swap-oob=")', frame):
             found = _SWAP.match(swap)
@@ -274,8 +275,11 @@ def streamed_html(frames: list[str], block: str) -> str:
             if found[1] == f"beforebegin:#{block}-open":
                 settled += found[2]
             elif found[1] == f"innerHTML:#{block}-open":
-                open_part = found[2]
-    return settled + open_part
+                open_part, tail = found[2], ""
+            elif found[1] == f"beforeend:#{block}-tail":
+                tail += found[2]
+    span = f'<span class="answer-tail" id="{block}-tail">'
+    return settled + open_part.replace(f"{span}</span>", f"{span}{tail}</span>")
 
 
 def streamed_text(frames: list[str], block: str) -> str:

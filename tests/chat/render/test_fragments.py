@@ -270,12 +270,17 @@ def test_appended_reasoning_keeps_its_spaces() -> None:
 
 
 def test_an_appended_answer_keeps_its_spaces() -> None:
-    _, (*_, more) = drawn(ContentText("Fresh"), ContentText(" bread "), ContentText("daily"))
+    _, (*_, first, second, third) = drawn(
+        ContentText("Fresh"), ContentText(" bread "), ContentText("daily")
+    )
 
-    assert more.endswith(
-        '<div hx-swap-oob="innerHTML:#t7-b1-open"><p>Fresh bread daily'
+    assert first.endswith(
+        '<div hx-swap-oob="innerHTML:#t7-b1-open"><p>Fresh'
         '<span class="answer-tail" id="t7-b1-tail"></span></p></div>'
     )
+    # Plain words: drawing them would show the same, so they are added as they are.
+    assert second == '<div hx-swap-oob="beforeend:#t7-b1-tail"> bread </div>'
+    assert third == '<div hx-swap-oob="beforeend:#t7-b1-tail">daily</div>'
 
 
 def test_tool_cards_go_queued_running_done_under_stable_ids() -> None:

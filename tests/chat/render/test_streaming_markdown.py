@@ -4,13 +4,14 @@ arrives, and that the finished answer replaces it without a visible change."""
 from __future__ import annotations
 
 import re
+from html import escape, unescape
 
 import pytest
 
 from chat.agent.events import ContentText, Done, TurnStarted
 from chat.render.fragments import TurnDrawing
 from chat.render.markdown import render_markdown
-from chat.render.streaming import Drawn, LiveAnswer, settle_point
+from chat.render.streaming import REDRAW_AFTER, Drawn, LiveAnswer, settle_point
 from chat.render.transcript import SHOWN_TEXT_CHARS
 
 ANSWERS = {
@@ -71,6 +72,65 @@ def test_the_streamed_drawing_is_the_finished_answer(name: str, size: int) -> No
     assert same_look(settled + open_part) == same_look(render_markdown(text))
 
 
+def page(live: LiveAnswer, text: str, pieces: list[str]) -> tuple[str, int]:
+    """The page's answer block after each piece was handed to a tab that draws with a
+    tail (settled + open part + the words added to its tail), and how often the open
+    part was drawn."""
+    settled, open_part, tail, drawings = "", "", "", 0
+    for end in _ends(text, pieces):
+        drawn = live.draw(text[:end])
+        settled += drawn.settled
+        if drawn.open is not None:
+            open_part, tail, drawings = drawn.open, "", drawings + 1
+        tail += escape(drawn.more)
+    return settled + open_part.replace(TAIL, f"{TAIL[:-7]}{tail}</span>"), drawings
+
+
+TAIL = '<span class="answer-tail" id="T"></span>'
+
+
+def looks(html: str) -> str:
+    """What a person reads: the markup without the tail's span, spaces as a browser
+    lays them out (none at a block's end), characters as shown."""
+    html = html.replace(TAIL[:-7], "").replace("</span>", "")
+    return re.sub(r" </", "</", " ".join(unescape(same_look(html)).split()))
+
+
+@pytest.mark.parametrize("name", ANSWERS)
+@pytest.mark.parametrize("size", [1, 3, 17])
+def test_with_words_added_at_the_tail_the_page_reads_as_the_finished_answer(
+    name: str, size: int
+) -> None:
+    text, ticks = ANSWERS[name], iter(range(1_000_000))
+    shown, _ = page(LiveAnswer(clock=lambda: next(ticks), tail_id="T"), text, chunked(text, size))
+
+    assert looks(shown) == looks(render_markdown(text))
+
+
+def test_plain_words_are_added_as_they_come_and_never_drawn_again() -> None:
+    text = "Fresh bread and cakes every morning, baked by hand. " * 60
+    shown, drawings = page(LiveAnswer(clock=lambda: 0.0, tail_id="T"), text, chunked(text, 5))
+
+    assert drawings == 1  # the first word
+    assert looks(shown) == looks(render_markdown(text))
+
+
+def test_words_with_markdown_wait_for_the_next_drawing() -> None:
+    now = [0.0]
+    live = LiveAnswer(clock=lambda: now[0], tail_id="T")
+    text = "Fresh bread and cakes every morning. " * 20
+    live.draw(text)
+    assert live.draw(text + "Our ").more == " Our "
+    assert not live.waiting  # plain: the page is as drawn
+    assert live.draw(text + "Our **rye**").more == "**rye**"
+    assert live.waiting
+    now[0] += REDRAW_AFTER
+    drawn = live.draw(text + "Our **rye**")
+    assert drawn.open is not None
+    assert "Our <strong>rye</strong>" in drawn.open
+    assert not live.waiting
+
+
 # What the finished answer may hold (chat.render.markdown), and the Copy button's div.
 TAGS = {"p", "br", "hr", "h3", "h4", "h5", "h6", "strong", "em", "del", "code", "pre"}
 TAGS |= {"blockquote", "ul", "ol", "li", "a", "table", "thead", "tbody", "tr", "th", "td"}
@@ -119,10 +179,10 @@ def test_a_long_paragraph_is_drawn_a_bounded_number_of_times() -> None:
             draws += 1
             sent += len(drawn.open)
 
-    # Drawn again each time it grew by a sixteenth: what is sent is a bounded multiple
+    # Drawn again each time it grew by a quarter: what is sent is a bounded multiple
     # of the paragraph (drawn at every piece, it would be its square: 4,600 times).
-    assert draws < 200
-    assert sent < 20 * len(paragraph)
+    assert draws < 40
+    assert sent < 5 * len(paragraph)
 
 
 def test_a_slow_models_words_are_drawn_as_they_come() -> None:
@@ -140,7 +200,7 @@ def test_between_drawings_each_piece_shows_at_once_as_plain_text_after_the_last_
     text = "Fresh bread and cakes every morning. " * 100
     drawn = live.draw(text)
     assert drawn.open is not None
-    assert drawn.open.endswith('morning.<span class="answer-tail" id="T"></span> </p>')
+    assert drawn.open.endswith('morning.<span class="answer-tail" id="T"></span></p>')
 
     # A fast model's next pieces wait for the next drawing, but are not held back:
     # each comes as text for the tail, the space the drawing left out first.
@@ -148,7 +208,7 @@ def test_between_drawings_each_piece_shows_at_once_as_plain_text_after_the_last_
     assert live.draw(text + "Rye and *spelt*") == Drawn("", None, " and *spelt*")
     assert live.draw(text + "Rye and *spelt*") == Drawn("", None, "")  # nothing new
     # Once drawn again, the tail's text is in its Markdown form.
-    redrawn = live.draw(text + "Rye and *spelt*" + " loaves." * 40).open
+    redrawn = live.draw(text + "Rye and *spelt*" + " loaves." * 200).open
     assert redrawn is not None
     assert "Rye and <em>spelt</em> loaves." in redrawn
 
@@ -157,14 +217,14 @@ def test_between_drawings_each_piece_shows_at_once_as_plain_text_after_the_last_
     ("text", "ends"),
     [
         ("A paragraph", "<p>A paragraph<tail></p>"),
-        ("- one\n- two", "<li>two<tail></li>\n</ul>"),
-        ("> a quote\n> on", "<p>a quote\non<tail></p>\n</blockquote>"),
+        ("- one\n- two", "<li>two<tail></li></ul>"),
+        ("> a quote\n> on", "<p>a quote\non<tail></p></blockquote>"),
         ("# A heading", "<h3>A heading<tail></h3>"),
-        ("```py\nx = 1\n", "x = 1<tail>\n\n</code></pre></div>"),
+        ("```py\nx = 1\n", "x = 1<tail></code></pre></div>"),
         ("---", "<hr><tail>"),
         ("Some **bold**", "<p>Some <strong>bold</strong><tail></p>"),
         ("A page: `/about.html`", "<code>/about.html</code><tail></p>"),
-        ("| a | b |\n|---|---|\n| 1 | 2 |", "<td>2<tail></td>\n</tr>\n</tbody>\n</table>"),
+        ("| a | b |\n|---|---|\n| 1 | 2 |", "<td>2<tail></td></tr></tbody></table>"),
     ],
 )
 def test_the_tail_is_where_the_open_parts_last_words_are(text: str, ends: str) -> None:
