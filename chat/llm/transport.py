@@ -35,6 +35,7 @@ ConnectTimeout, not a PoolTimeout; errors.py words them alike).
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import urllib.request
@@ -79,7 +80,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         return httpx.Response(
             response.status,
             headers=response.raw_headers,
-            stream=_Body(response, request),
+            stream=_Body(response, request, read=request.extensions.get("timeout", {}).get("read")),
             request=request,
             extensions=extensions,
         )
@@ -130,25 +131,63 @@ class _Body(httpx.AsyncByteStream):
     transport hands it on (a provider's chunk is an event or a few; answers.py
     hands on the text of each read as one piece, so reads that joined chunks
     would change what a person sees stream). Closing it before the end closes
-    the connection."""
+    the connection.
 
-    def __init__(self, response: aiohttp.ClientResponse, request: httpx.Request) -> None:
+    The read timeout (no byte for `read` seconds) is kept here rather than by
+    aiohttp, which cancels and sets a timer on every network read: a tenth of
+    a server's work with many answers streaming (bench/ws_fanout.py). Here one
+    timer looks, when it fires, whether bytes came since, and sets itself again
+    from the last of them: each read only notes the time."""
+
+    def __init__(
+        self, response: aiohttp.ClientResponse, request: httpx.Request, *, read: float | None
+    ) -> None:
         self._response = response
         self._request = request
+        self._read = read
+        self._bytes = 0  # the body's bytes when the timer last looked
+        self._heard = (0.0, 0)  # the loop's time of the last read, and the bytes by then
+        self._timer: asyncio.TimerHandle | None = None
+        connection = response.connection
+        if read and connection is not None and connection.protocol is not None:
+            connection.protocol.read_timeout = None  # aiohttp's: ours below instead
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        content = self._response.content
+        content, loop = self._response.content, asyncio.get_running_loop()
+        if self._read and self._timer is None:
+            self._heard = (loop.time(), content.total_bytes)
+            self._look()
         try:
             while True:
                 received, chunk_ended = await content.readchunk()
+                self._heard = (loop.time(), content.total_bytes)
                 if received:
                     yield received
                 elif not chunk_ended:  # the end of the body
                     return
         except (aiohttp.ClientError, OSError) as error:  # OSError: TimeoutError too
             raise _httpx_error(error, self._request) from error
+        finally:
+            if self._timer is not None:
+                self._timer.cancel()
+
+    def _look(self) -> None:
+        """No byte came since the last look: the read timed out, as aiohttp's own
+        timer would have said. Else look again `read` seconds after the last."""
+        content, read, loop = self._response.content, self._read, asyncio.get_running_loop()
+        assert read is not None
+        if self._timer is not None and content.total_bytes == self._bytes:
+            content.set_exception(aiohttp.SocketTimeoutError("Timeout on reading data from socket"))
+            return
+        self._bytes = content.total_bytes
+        heard_at, heard_bytes = self._heard
+        # Bytes not read yet came at a time not known: counted from now.
+        last = heard_at if heard_bytes == self._bytes else loop.time()
+        self._timer = loop.call_at(max(last, loop.time() - read) + read, self._look)
 
     async def aclose(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
         if self._response.content.at_eof():
             self._response.release()  # read whole: the connection is reused
         else:
