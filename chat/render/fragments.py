@@ -123,12 +123,15 @@ class TurnDrawing:
         block = self.current
         if block is None or block.kind != "answer" or not block.streaming:
             return ""
-        drawn = self.live.draw(block.text)
+        # Past what a page shows, the drawing ends with a mark, once.
+        marking = block.trimmed and not self.live.marked
+        drawn = self.live.draw(block.text, now=marking)
         html = (
             oob(f"#{block.dom_id}-open", drawn.settled, how="beforebegin") if drawn.settled else ""
         )
         if drawn.open is not None:
             more = '<p class="answer-more">…</p>' if block.trimmed else ""
+            self.live.marked = block.trimmed
             html += oob(f"#{block.dom_id}-open", drawn.open + more, how="innerHTML")
         elif drawn.more:
             html += oob(f"#{self.live.tail_id}", escape(drawn.more))

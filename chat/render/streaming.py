@@ -109,15 +109,18 @@ class LiveAnswer:
     # Whether the page shows what drawing the open part would: only plain words
     # were added to its tail since it was drawn.
     exact: bool = True
+    marked: bool = False  # whether the open part on the page ends with the "…" of a cut answer
 
-    def draw(self, text: str) -> Drawn:
+    def draw(self, text: str, *, now: bool = False) -> Drawn:
+        """What the tab is sent for `text`, the answer so far; `now`: the open part
+        drawn again whatever has changed (it is to end with a mark)."""
         point = settle_point(text, self.settled)
         settled = ""
         if point > self.settled:
             settled = drawn_markdown(text[self.settled : point])
             self.settled, self.open_drawn = point, -1
         tail = text[self.settled :]
-        if self.open_drawn >= 0 and self.has_tail:
+        if not now and self.open_drawn >= 0 and self.has_tail:
             added = tail[self.open_seen :]
             if self.exact and _PLAIN.fullmatch(added):
                 # Drawing it again would show the same: no Markdown in the words.
@@ -126,7 +129,7 @@ class LiveAnswer:
             if not self._due(len(tail), self.clock()):
                 self.exact = self.exact and not added
                 return Drawn(settled, None, self._added(tail))
-        elif not self._due(len(tail), self.clock()):
+        elif not now and not self._due(len(tail), self.clock()):
             return Drawn(settled, None)
         self.open_drawn = self.open_seen = len(tail)
         # A drawing ends at its last words: white space after them comes with the

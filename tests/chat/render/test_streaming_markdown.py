@@ -268,6 +268,21 @@ def test_an_answer_past_what_a_page_shows_ends_its_drawing_with_a_mark() -> None
     assert "Showing the first" in ended
 
 
+def test_plain_words_that_reach_what_a_page_shows_end_the_drawing_with_a_mark() -> None:
+    turn = TurnDrawing(STARTED)
+    turn.start()
+    turn.show(ContentText("word "))
+    assert "answer-more" not in turn.flush()
+    # Plain words, a piece at a time: added at the tail, until the page is full.
+    fragments = ""
+    for _ in range(SHOWN_TEXT_CHARS // 5 + 10):
+        turn.show(ContentText("word "))
+        fragments += turn.flush()
+
+    assert fragments.count('<p class="answer-more">…</p>') == 1
+    assert turn.flush() == ""
+
+
 def test_a_batch_of_pieces_is_drawn_once() -> None:
     turn = TurnDrawing(STARTED)
     turn.start()
