@@ -19,7 +19,8 @@ small cache: a process draws each part once however many tabs watch.
 The words that come between two drawings are added as plain text at the end
 of the open part's last block (its "tail"), so each shows as it comes. Words
 with nothing Markdown reads inline (no emphasis, code, link, HTML, entity or
-new line) look the same drawn, so they are never drawn again; others are, once
+new line), added to a line whose kind is decided, look the same drawn, so they
+are never drawn again; others are, once
 the open part has grown by a quarter of its length or a fifth of a second after
 its last drawing, so one answer costs a bounded multiple of its length to draw
 and to send, never its square.
@@ -52,6 +53,10 @@ REDRAW_AFTER = 0.2
 # Words whose drawing is themselves, escaped: nothing Markdown reads inline (an
 # emphasis, a code span, a link, HTML, an entity, an escape) and no new line.
 _PLAIN = re.compile(r"[^\\`*_\[\]!<>&|#\n]*")
+# The start of a line whose kind (a paragraph's, a list item's, a quote's) no
+# word added after it can change: a character that begins no block, after any
+# markers that did.
+_DECIDED_LINE = re.compile(r" {0,3}(?:(?:[-+*]|\d{1,9}[.)]|>) +)*[^\s\d\\`*_\[\]!<>&|#=~+-]")
 _CLOSING_TAG = re.compile(r"</([a-z][a-z0-9]*)\s*>")
 # Elements the renderer draws as blocks (chat.render.markdown): the open part's
 # tail goes inside the last of them.
@@ -122,7 +127,7 @@ class LiveAnswer:
         tail = text[self.settled :]
         if not now and self.open_drawn >= 0 and self.has_tail:
             added = tail[self.open_seen :]
-            if self.exact and _PLAIN.fullmatch(added):
+            if self.exact and _PLAIN.fullmatch(added) and "\n" not in tail[self.open_shown :]:
                 # Drawing it again would show the same: no Markdown in the words.
                 self.open_drawn = len(tail)
                 return Drawn(settled, None, self._added(tail))
@@ -135,7 +140,11 @@ class LiveAnswer:
         # A drawing ends at its last words: white space after them comes with the
         # next words added, so they do not run into them.
         self.open_shown = len(tail.rstrip())
-        self.drawn_at, self.exact = self.clock(), True
+        self.drawn_at = self.clock()
+        # Plain words added to a line whose kind they could still change ("1" and
+        # ". Item", a list) are drawn again.
+        line = tail[tail.rfind("\n", 0, self.open_shown) + 1 : self.open_shown]
+        self.exact = bool(_DECIDED_LINE.match(line))
         self.has_tail = bool(self.tail_id and tail.strip())
         if not tail.strip():
             return Drawn(settled, "")
@@ -153,7 +162,7 @@ class LiveAnswer:
     def waiting(self) -> bool:
         """Whether words with Markdown in them were added to the tail since the open
         part was drawn (the next drawing is due REDRAW_AFTER after it at the latest)."""
-        return self.has_tail and not self.exact
+        return self.has_tail and self.open_seen != self.open_drawn
 
     def _due(self, length: int, now: float) -> bool:
         if length == self.open_drawn:

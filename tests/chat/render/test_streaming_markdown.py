@@ -115,6 +115,29 @@ def test_plain_words_are_added_as_they_come_and_never_drawn_again() -> None:
     assert looks(shown) == looks(render_markdown(text))
 
 
+@pytest.mark.parametrize(
+    ("first", "then", "drawn"),
+    [
+        ("Here is the plan, step by step:\n", "- open the page", "<li>open the page"),
+        ("Fresh bread and cakes every morning\n", "===", "<h3>"),
+        ("1", ". Open the page", "<ol>"),
+        ("   ", " make run", "<code>make run"),
+    ],
+)
+def test_plain_words_that_may_change_what_a_line_is_are_drawn_again(
+    first: str, then: str, drawn: str
+) -> None:
+    now = [0.0]
+    live = LiveAnswer(clock=lambda: now[0], tail_id="T")
+    pieces = [first, *then]  # a fast model, a character at a time
+    shown, _ = page(live, first + then, pieces)
+    if live.waiting:  # shown as plain text for now: drawn once its time has come
+        now[0] += REDRAW_AFTER
+        shown, _ = page(live, first + then, [first + then])
+    assert not live.waiting
+    assert drawn in shown.replace(TAIL[:-7], "").replace("</span>", "")
+
+
 def test_words_with_markdown_wait_for_the_next_drawing() -> None:
     now = [0.0]
     live = LiveAnswer(clock=lambda: now[0], tail_id="T")
