@@ -136,8 +136,11 @@ class _Body(httpx.AsyncByteStream):
     The read timeout (no byte for `read` seconds) is kept here rather than by
     aiohttp, which cancels and sets a timer on every network read: a tenth of
     a server's work with many answers streaming (bench/ws_fanout.py). Here one
-    timer looks, when it fires, whether bytes came since, and sets itself again
-    from the last of them: each read only notes the time."""
+    timer looks, when it fires, whether the reader has been waiting for bytes
+    that long, and otherwise sets itself again: each read only notes the time.
+    A reader busy elsewhere is not the provider's silence (its bytes may wait
+    unread, or aiohttp may have paused the socket for it), nor a body all
+    come."""
 
     def __init__(
         self, response: aiohttp.ClientResponse, request: httpx.Request, *, read: float | None
@@ -145,8 +148,8 @@ class _Body(httpx.AsyncByteStream):
         self._response = response
         self._request = request
         self._read = read
-        self._bytes = 0  # the body's bytes when the timer last looked
-        self._heard = (0.0, 0)  # the loop's time of the last read, and the bytes by then
+        self._heard = (0.0, 0)  # the loop's time of the last read, and the body's bytes then
+        self._waiting = False  # whether the reader waits for bytes (none are buffered)
         self._timer: asyncio.TimerHandle | None = None
         connection = response.connection
         if read and connection is not None and connection.protocol is not None:
@@ -156,10 +159,12 @@ class _Body(httpx.AsyncByteStream):
         content, loop = self._response.content, asyncio.get_running_loop()
         if self._read and self._timer is None:
             self._heard = (loop.time(), content.total_bytes)
-            self._look()
+            self._timer = loop.call_later(self._read, self._look)
         try:
             while True:
+                self._waiting = True
                 received, chunk_ended = await content.readchunk()
+                self._waiting = False
                 self._heard = (loop.time(), content.total_bytes)
                 if received:
                     yield received
@@ -168,22 +173,24 @@ class _Body(httpx.AsyncByteStream):
         except (aiohttp.ClientError, OSError) as error:  # OSError: TimeoutError too
             raise _httpx_error(error, self._request) from error
         finally:
+            self._waiting = False
             if self._timer is not None:
                 self._timer.cancel()
 
     def _look(self) -> None:
-        """No byte came since the last look: the read timed out, as aiohttp's own
-        timer would have said. Else look again `read` seconds after the last."""
         content, read, loop = self._response.content, self._read, asyncio.get_running_loop()
         assert read is not None
-        if self._timer is not None and content.total_bytes == self._bytes:
+        if content.is_eof():
+            return  # the whole body is here: nothing more to wait for
+        now = loop.time()
+        heard_at, heard_bytes = self._heard
+        silent = self._waiting and content.total_bytes == heard_bytes
+        if silent and now - heard_at >= read:
             content.set_exception(aiohttp.SocketTimeoutError("Timeout on reading data from socket"))
             return
-        self._bytes = content.total_bytes
-        heard_at, heard_bytes = self._heard
-        # Bytes not read yet came at a time not known: counted from now.
-        last = heard_at if heard_bytes == self._bytes else loop.time()
-        self._timer = loop.call_at(max(last, loop.time() - read) + read, self._look)
+        # Silent so far: due `read` after the last bytes. Else counted from now.
+        due = heard_at + read if silent else now + read
+        self._timer = loop.call_at(due, self._look)
 
     async def aclose(self) -> None:
         if self._timer is not None:

@@ -164,6 +164,38 @@ async def test_the_read_timeout_counts_from_the_last_byte_not_the_first() -> Non
     assert b"".join(rest).count(b"data:") == 7
 
 
+async def test_a_reader_slower_than_the_read_timeout_still_gets_every_byte() -> None:
+    big = b"x" * 4096
+    sent = HEAD + b"%X\r\n%s\r\n" % (len(big), big) * 300  # 1.2 MB: aiohttp pauses the socket
+
+    transport = AiohttpTransport(limits=httpx.Limits(max_connections=10))
+    async with (
+        httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(0.3)) as client,
+        Server(raw(HEAD + FRAME * 2 + b"0\r\n\r\n")) as whole,
+        Server(raw(sent, then_wait=True)) as stalled,
+    ):
+        # A body all come, read after a pause longer than the timeout.
+        async with client.stream("POST", whole, content=b"{}") as response:
+            pieces = response.aiter_bytes()
+            await anext(pieces)
+            await asyncio.sleep(0.8)
+            assert [piece async for piece in pieces] == [EVENT]
+        # Bytes waiting while the reader is busy, then the provider's silence.
+        received: list[bytes] = []
+        with pytest.raises(httpx.ReadTimeout):
+            await read_slowly(client, stalled, received)
+        assert sum(map(len, received)) == 300 * len(big)
+
+
+async def read_slowly(client: httpx.AsyncClient, url: str, received: list[bytes]) -> None:
+    """The body into `received`, pausing 0.8 s after its first piece."""
+    async with client.stream("POST", url, content=b"{}") as response:
+        async for piece in response.aiter_bytes():
+            if not received:
+                await asyncio.sleep(0.8)
+            received.append(piece)
+
+
 CUT_CHUNKED = HEAD + b"5\r\ndata:\r\n"
 FAILURES = [
     # (what the server does, the httpx exception, the words errors.py gives mid-stream or not)
