@@ -87,6 +87,13 @@ async def _gone(consumers: list[ChatConsumer], *, timeout: float) -> None:
             waiting.cancel()
 
 
+def _redraw_sent(sending: asyncio.Future[None]) -> None:
+    # A tab too far behind to take one more message (ChannelFull) draws its
+    # answer with the next piece instead.
+    if not sending.cancelled() and sending.exception() is not None:
+        logger.info("A tab's redraw was not queued: %s", sending.exception())
+
+
 class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     project: Project
     user: User
@@ -348,8 +355,11 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         # Through the tab's own channel, so the drawing comes between two of its
         # messages, never inside one.
         self._redraw = None
+        if self._is_closed:
+            return
         redraw: messages.AnswerRedraw = {"type": "answer.redraw"}
         self._redrawing = asyncio.ensure_future(self.channel_layer.send(self.channel_name, redraw))
+        self._redrawing.add_done_callback(_redraw_sent)
 
     async def answer_redraw(self, message: messages.AnswerRedraw) -> None:
         await self.follower.redraw()

@@ -152,6 +152,8 @@ class TurnFollower:
         html = self.drawing.flush()
         if html:
             await self._screen.send_html(html)
+        # Drawn since this was asked for, and words came after: not due yet.
+        self._redraw_soon()
 
     async def resync(self) -> None:
         """Live frames may have been lost (the relay's subscription broke): read

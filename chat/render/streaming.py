@@ -52,7 +52,11 @@ _REDRAW_SHARE = 4
 REDRAW_AFTER = 0.2
 # Words whose drawing is themselves, escaped: nothing Markdown reads inline (an
 # emphasis, a code span, a link, HTML, an entity, an escape) and no new line.
-_PLAIN = re.compile(r"[^\\`*_\[\]!<>&|#\n]*")
+_PLAIN = re.compile(r"[^\\`*_\[\]!<>&|#~\n\r]*")
+# What a drawing may hold unfinished that a plain word could finish: a link or a
+# reference ("[a](b" and ")"), an entity ("&amp" and ";"), an escape ("\\" and
+# "."), a table row (its cells).
+_UNFINISHED = re.compile(r"[\[&\\|]")
 # The start of a line whose kind (a paragraph's, a list item's, a quote's) no
 # word added after it can change: a character that begins no block, after any
 # markers that did.
@@ -144,7 +148,7 @@ class LiveAnswer:
         # Plain words added to a line whose kind they could still change ("1" and
         # ". Item", a list) are drawn again.
         line = tail[tail.rfind("\n", 0, self.open_shown) + 1 : self.open_shown]
-        self.exact = bool(_DECIDED_LINE.match(line))
+        self.exact = bool(_DECIDED_LINE.match(line)) and not _UNFINISHED.search(tail)
         self.has_tail = bool(self.tail_id and tail.strip())
         if not tail.strip():
             return Drawn(settled, "")

@@ -19,6 +19,7 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from chat import services
+from chat.agent.events import ContentText, TurnStarted
 from chat.live import layer as layer_module
 from chat.live import messages
 from chat.live.backoff import Backoff
@@ -28,6 +29,8 @@ from chat.live.inbox import Inbox
 from chat.live.layer import LiveLayer
 from chat.live.relay import Relay, Target, group_channel
 from chat.live.watchdog import Watchdog, watchdog
+from chat.render import streaming
+from chat.render.fragments import TurnDrawing
 from chat.selectors.running import TURN_LOCK, TurnState
 from projects.locks import lock_acquire
 from projects.models import Project, ProjectLock
@@ -262,6 +265,7 @@ async def test_a_relay_that_cannot_reach_redis_says_so_and_loses_nothing_here(
 class Screen:
     def __init__(self) -> None:
         self.frames: list[str] = []
+        self.redraws: list[float] = []  # the delays of the redraws asked for
 
     async def send_html(self, html: str) -> None:
         self.frames.append(html)
@@ -273,7 +277,7 @@ class Screen:
         return "<signal/>"
 
     def redraw_after(self, seconds: float) -> None:
-        pass  # JSON tabs draw nothing
+        self.redraws.append(seconds)
 
 
 def follower(project: Project, screen: Screen, log: list[messages.NumberedEvent]) -> Any:
@@ -292,6 +296,34 @@ def follower(project: Project, screen: Screen, log: list[messages.NumberedEvent]
         watch=lambda key: None,
     )
     return following, asked
+
+
+async def test_a_redraw_that_comes_before_its_time_asks_again(project: Project) -> None:
+    # The redraw asked for when the first words waited came after a later drawing,
+    # with words waiting since: not due yet, so it asks again rather than leave them.
+    now = [0.0]
+    drawing = TurnDrawing(TurnStarted(1, 7, "openai/gpt-5-mini", "Write"))
+    drawing.start()
+    drawing.show(ContentText("Fresh bread and cakes every morning. " * 4))
+    drawing.live.clock = lambda: now[0]
+    drawing.flush()
+    screen = Screen()
+    following, _ = follower(project, screen, [])
+    following.drawing = drawing
+
+    now[0] = 0.1
+    drawing.show(ContentText("Our *rye*"))
+    drawing.flush()
+    assert drawing.waiting
+    await following.redraw()  # asked for at 0.1: comes before its time
+    assert screen.frames == []
+    assert screen.redraws == [streaming.REDRAW_AFTER]
+
+    now[0] = 0.1 + streaming.REDRAW_AFTER
+    await following.redraw()
+    assert "Our <em>rye</em>" in screen.frames[-1]
+    assert not drawing.waiting
+    assert screen.redraws == [streaming.REDRAW_AFTER]
 
 
 async def a_running_turn(project: Project) -> None:

@@ -138,6 +138,31 @@ def test_plain_words_that_may_change_what_a_line_is_are_drawn_again(
     assert drawn in shown.replace(TAIL[:-7], "").replace("</span>", "")
 
 
+@pytest.mark.parametrize(
+    "pieces",
+    [
+        ["See the ", "[docs]", "(https://example.com/a", ")", " for more", " info."],
+        ["This is ", "~~old~~", " new text"],
+        ["Tom &amp", ";", " Jerry"],
+        ["Say hi\\", ".", " Then go"],
+        ["Title", "\r===", ""],
+        ["| a | b |\n|---|---|\n| c", " more words here"],
+    ],
+)
+def test_plain_words_that_finish_markdown_begun_before_are_drawn_again(
+    pieces: list[str],
+) -> None:
+    now = [0.0]
+    live = LiveAnswer(clock=lambda: now[0], tail_id="T")
+    text = "".join(pieces)
+    shown, _ = page(live, text, pieces)
+    if live.waiting:
+        now[0] += REDRAW_AFTER
+        shown, _ = page(live, text, [text])
+
+    assert looks(shown) == looks(render_markdown(text))
+
+
 def test_words_with_markdown_wait_for_the_next_drawing() -> None:
     now = [0.0]
     live = LiveAnswer(clock=lambda: now[0], tail_id="T")
