@@ -28,6 +28,7 @@ from projects.files.results import (
 from projects.files.text import bare_lines, split_lines
 from projects.models import (
     BinaryBlob,
+    FileRevision,
     Project,
     ProjectFile,
     RetiredPreviewToken,
@@ -133,6 +134,20 @@ def file_stamps(project: Project) -> dict[str, tuple[int, datetime]]:
     changes whenever a file's content does, even deleted and made again."""
     rows = ProjectFile.objects.filter(project=project).values_list("path", "version", "updated_at")
     return {path: (version, updated) for path, version, updated in rows}
+
+
+def revision_by(*, project: Project, path: str) -> Literal["assistant", "history", "person"]:
+    """Who made the last change to `path`, in a signal's words: the assistant, an
+    undo or restore ("history"), or the person."""
+    last = (
+        FileRevision.objects.filter(project=project)
+        .filter(Q(path=path) | Q(old_path=path))
+        .values_list("actor", "reversal_id")
+        .first()
+    )
+    if last is None or last[0] == FileRevision.Actor.ASSISTANT:
+        return "assistant"
+    return "history" if last[1] is not None else "person"
 
 
 def binary_infos(project: Project) -> dict[str, BinaryInfo]:

@@ -48,6 +48,8 @@ from chat.render import panel
 from common import threads
 from projects.lifecycle import project_remember_model
 from projects.models import Project
+from projects.selectors import HOME_PAGE as HOME
+from projects.selectors import file_stamps, revision_by
 from projects.web.workspace import tree_html
 
 logger = logging.getLogger(__name__)
@@ -198,8 +200,25 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         elif frame.action == "stop":
             if not await turns.stop(self.project.pk):
                 await self._notice("Nothing is running right now.", code="not_running")
+        elif frame.action == "files":
+            await self._files(frame)
         else:
             await self._start(frame)
+
+    async def _files(self, frame: Frame) -> None:
+        """The files as they are now, for a tab whose socket was down: what
+        changed meanwhile came to no one there. The tree, and news of the file
+        open in its editor if it changed (the page reloads its preview itself)."""
+        if self.as_json:
+            return
+        if not await threads.run(_still_there, self.project):
+            await self.project_gone({"type": "project.gone"})
+            return
+        tree = await threads.run(tree_html, self.project)
+        files, by = await threads.run(
+            open_file_news, self.project, frame.open_path, frame.open_version
+        )
+        await self.send_html(tree + (self._signal(files=files, by=by) if files else ""))
 
     async def _send_opening(self) -> None:
         """The request this project was started with on the dashboard, sent by
@@ -395,6 +414,18 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         return panel.signal_html(
             self.signals, sent=sent, files=files or [], by=by, tab=tab, draft=draft
         )
+
+
+def open_file_news(project: Project, path: str, version: int) -> tuple[list[str], str]:
+    """Whether the file a tab's editor shows at `version` changed since (or, with
+    none open, the home page now exists), as a signal's files and who changed it."""
+    stamps = file_stamps(project)
+    if not path:
+        return ([HOME], "assistant") if HOME in stamps else ([], "")
+    stamp = stamps.get(path)
+    if stamp is not None and stamp[0] == version:
+        return [], ""
+    return [path], revision_by(project=project, path=path)
 
 
 def _still_there(project: Project) -> bool:

@@ -28,12 +28,15 @@ from common.refusals import Refusal
 
 @dataclass(frozen=True)
 class Frame:
-    action: Literal["message", "stop"]
+    action: Literal["message", "stop", "files"]
     message: str = ""
     model: str = ""
     attachments: tuple[Attachment, ...] = ()
     images: tuple[int, ...] = ()  # pictures uploaded first (chat.images), by id
     plan: bool = False
+    # "files": the file open in the tab's editor ("" for none) and its version there.
+    open_path: str = ""
+    open_version: int = 0
 
 
 @dataclass(frozen=True)
@@ -57,9 +60,20 @@ def parse_frame(text: str | None) -> Frame | FrameRefused:
     action = body.get("action", "message" if "message" in body else None)
     if action == "stop":
         return Frame("stop")
+    if action == "files":  # a tab back after its socket was down: the files as they are
+        return _files(body)
     if action != "message":
         return FrameRefused('Unknown request: send {"message": "…"} or {"action": "stop"}.')
     return _message(body)
+
+
+def _files(body: JSONObject) -> Frame | FrameRefused:
+    path, version = body.get("open", ""), body.get("version", 0)
+    if not isinstance(path, str) or len(path) > 1000:
+        return FrameRefused("The open file must be given as a path.")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        return FrameRefused("The open file's version must be a number.")
+    return Frame("files", open_path=path, open_version=version)
 
 
 def _message(body: JSONObject) -> Frame | FrameRefused:

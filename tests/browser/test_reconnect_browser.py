@@ -12,8 +12,10 @@ from playwright.sync_api import Page, WebSocketRoute, expect
 
 from chat.models import Message
 from fakes.script import text
+from projects.files.results import FileError
 from projects.lifecycle import project_create
-from projects.models import Project
+from projects.models import Project, ProjectFile
+from projects.services import Author, file_create, file_update
 from tests.browser.conftest import ChatServer, sign_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -67,3 +69,51 @@ def test_a_message_waits_for_the_connection_and_is_sent_once(
     assert list(
         Message.objects.filter(role=Message.Role.USER).values_list("content", flat=True)
     ) == ["Hello once"]
+
+
+def test_a_tab_back_after_its_socket_was_down_shows_the_files_as_they_are(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = project_create(owner=browser_user, name="Away", starter=True)
+    assert isinstance(project, Project)
+    sockets: list[WebSocketRoute] = []
+    refused = [False]
+
+    def through(route: WebSocketRoute) -> None:
+        if refused[0]:
+            route.close(code=1012, reason="still away")
+            return
+        sockets.append(route)
+        route.connect_to_server()
+
+    page.route_web_socket(re.compile(r"/ws/projects/"), through)
+    sign_in(page, chat_server.url)
+    page.goto(f"{chat_server.url}/projects/{project.pk}/")
+    page.wait_for_selector("#chat-signal[data-signal]", state="attached")
+    page.wait_for_function("() => builtitWorkspace.text().includes('<')")
+    page.evaluate("htmx.config.wsReconnectDelay = () => 500")
+
+    # The socket goes, and while it is away another tab saves the home page and
+    # makes a page: no one on this page hears of it.
+    refused[0] = True
+    sockets[0].close(code=1012, reason="restarting")
+    expect(page.locator("#chat-connection")).to_contain_text("Lost the connection")
+    person = Author.person(browser_user)
+    home = ProjectFile.objects.get(project=project, path="/index.html")
+    saved = file_update(
+        project=project, path="/index.html", content="<h1>Saved away</h1>\n", author=person
+    )
+    assert not isinstance(saved, FileError)
+    assert home.version != saved.version
+    made = file_create(
+        project=project, path="/about.html", content="<h1>About</h1>\n", author=person
+    )
+    assert not isinstance(made, FileError)
+    refused[0] = False
+
+    expect(page.locator("#chat-connection")).to_be_hidden()
+    expect(page.locator("#file-tree")).to_contain_text("about.html")
+    page.wait_for_function("() => builtitWorkspace.text().includes('Saved away')")
+    expect(page.locator("#editor-status")).to_contain_text(
+        "Updated: this file was saved in another tab"
+    )

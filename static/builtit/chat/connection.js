@@ -29,11 +29,20 @@ htmx.config.wsReconnectDelay = () => {
   return retryIn;
 };
 
-on("htmx:wsOpen", () => {
+let opened = false;
+on("htmx:wsOpen", (event) => {
   signalsRestart();
   openedAt = Date.now();
   setConnected(true);
   connection("");
+  // Back after the socket was down: what changed meanwhile came to no one here.
+  // The workspace asks for the files as they are (workspace/follow.js).
+  const wrapper = event.detail && event.detail.socketWrapper;
+  if (opened && wrapper) {
+    const ask = (frame) => wrapper.sendImmediately(JSON.stringify({ action: "files", ...frame }));
+    document.body.dispatchEvent(new CustomEvent("builtit:reconnected", { detail: { ask } }));
+  }
+  opened = true;
 });
 
 // Daphne sends no close reason, so the page carries the server's close codes

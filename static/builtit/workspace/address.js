@@ -88,3 +88,6 @@ on("filesChanged", (event) => {
 on("submit", (event) => {
   if (event.target.matches(".preview-address")) { event.preventDefault(); reloadPreview(); }
 });
+
+// Back after the chat's socket was down: the files may have changed meanwhile.
+on("builtit:reconnected", () => reloadPreview(), { target: document.body });

@@ -1,6 +1,7 @@
 // Changes made elsewhere: the assistant, an undo or restore, or the person in
 // another tab changed files (chat/signals.js hears it over the socket): the open one
 // follows, in place. This page's own saves already update its editor.
+import { on } from "../events.js";
 import { openUrl, answerText } from "./page.js";
 import { CHANGED_BY, isDirty, mountEditor, openPath, placeKept, placeOf } from "./editor.js";
 
@@ -110,3 +111,11 @@ function showGone(by) {
   }
   editorNotice(`${who} Your text is still here: save it as a new file to keep it.`, [SAVE_AS_NEW]);
 }
+
+// The chat's socket is back after a while down (chat/connection.js): the server
+// sends the file tree as it is, and news of the open file if it changed since
+// the version this editor holds; the preview loads again (workspace/address.js).
+on("builtit:reconnected", (event) => {
+  const version = Number(document.getElementById("editor-version")?.value) || 0;
+  event.detail.ask({ open: openPath() || "", version });
+}, { target: document.body });

@@ -70,3 +70,38 @@ async def test_a_rename_names_both_paths_and_a_strange_tab_name_is_not_echoed(
             "person",
             "",
         )
+
+
+async def test_a_tab_back_after_its_socket_was_down_gets_the_files_as_they_are(
+    starter_project: Project, user: User
+) -> None:
+    # While the tab's socket was down, the person saved the home page elsewhere.
+    url = f"/projects/{starter_project.pk}/files/save/"
+    saved = {"path": "/index.html", "content": "<h1>Saved elsewhere</h1>\n", "version": 1}
+    assert await _post(user, url, saved, "other1") == 200
+
+    async with opened(starter_project, user, as_json=False) as page:
+        await frames_until(page, 'id="chat-signal"')
+        # The editor holds the version it had: the tree, and news of that file.
+        await page.send_to(
+            text_data=json.dumps({"action": "files", "open": "/index.html", "version": 1})
+        )
+        shown = (await frames_until(page, 'id="file-tree"'))[-1]
+        signal = _signal(shown)
+        assert (signal["files"], signal["by"]) == (["/index.html"], "person")
+
+        # The version it holds is the latest: the tree alone.
+        await page.send_to(
+            text_data=json.dumps({"action": "files", "open": "/index.html", "version": 2})
+        )
+        shown = (await frames_until(page, 'id="file-tree"'))[-1]
+        assert "data-signal" not in shown
+
+        # An empty editor hears that the home page exists.
+        await page.send_to(text_data=json.dumps({"action": "files", "open": "", "version": 0}))
+        shown = (await frames_until(page, 'id="file-tree"'))[-1]
+        assert _signal(shown)["files"] == ["/index.html"]
+
+        await page.send_to(text_data=json.dumps({"action": "files", "version": "two"}))
+        refused = await frames_until(page, "chat-notice")
+        assert "version must be a number" in refused[-1]
