@@ -285,6 +285,24 @@ def test_composer_keyboard_and_accessibility(page, chat_server, browser_user) ->
     assert style[0] != "none" or style[1] != "none", style
 
 
+def test_stop_pressed_from_the_keyboard_leaves_the_focus_in_the_message_box(
+    page, chat_server, browser_user
+) -> None:
+    project = _starter(browser_user)
+    sign_in(page, chat_server.url)
+    _open(page, chat_server, project)
+    chat_server.fake.script(Stream([*text("Working on it").to_stream().events[:2], Pause(25)]))
+    _send(page, "Take your time")
+    stop = page.locator("#stop-form button")
+    expect(stop).to_be_visible()
+    stop.focus()
+    page.keyboard.press("Enter")
+
+    _finished(_last_turn(page), "stopped")
+    expect(stop).to_have_count(0)
+    expect(page.locator("#composer-input")).to_be_focused()
+
+
 def test_no_api_key_explains_and_links_to_settings(page, chat_server, browser_user) -> None:
     project = _starter(browser_user)
     sign_in(page, chat_server.url)

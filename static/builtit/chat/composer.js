@@ -82,6 +82,19 @@ on("htmx:wsAfterMessage", () => {
   // For the rest of the page (workspace/editor.js, preview/past.js): a turn began, in any tab.
   if (found.length) document.dispatchEvent(new CustomEvent("builtit:turn"));
 });
+// Stop goes with the turn it stopped: a person who pressed it from the keyboard
+// goes on in the message box, not from the top of the page.
+let stopFocused = false;
+on("htmx:wsBeforeMessage", () => {
+  stopFocused = Boolean(document.activeElement && document.activeElement.closest("#chat-status"));
+});
+on("htmx:wsAfterMessage", () => {
+  if (stopFocused && !document.activeElement?.closest("#chat-status")) {
+    const input = document.getElementById("composer-input");
+    if (input && (document.activeElement === document.body || !document.activeElement)) input.focus();
+  }
+  stopFocused = false;
+});
 on("DOMContentLoaded", () => {
   newTurns();
   let on = false;
