@@ -413,7 +413,7 @@ async def test_words_shown_as_they_come_are_drawn_as_markdown_while_the_model_pa
             *Reply(content=piece, content_pieces=1, finish_reason=None, usage=None, done=False)
             .to_stream()
             .events,
-            Pause(0.3),  # each piece in a batch of its own
+            Pause(0.8),  # each piece in a batch of its own, even on a busy machine
         ]
     ]
     scripted.script(Stream([*events, Pause(SLOW)]))
