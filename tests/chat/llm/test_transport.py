@@ -137,12 +137,12 @@ async def test_leaving_a_body_early_closes_its_connection(http: httpx.AsyncClien
 
 
 async def steady_stream(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    """Eight HTTP chunks 0.15 s apart, then the end: longer in all than a read timeout."""
+    """Eight HTTP chunks 0.2 s apart, then the end: longer in all than a read timeout."""
     writer.write(HEAD)
     for _ in range(8):
         writer.write(FRAME)
         await writer.drain()
-        await asyncio.sleep(0.15)
+        await asyncio.sleep(0.2)
     writer.write(b"0\r\n\r\n")
     await writer.drain()
 
@@ -150,7 +150,7 @@ async def steady_stream(reader: asyncio.StreamReader, writer: asyncio.StreamWrit
 async def test_the_read_timeout_counts_from_the_last_byte_not_the_first() -> None:
     transport = AiohttpTransport(limits=httpx.Limits(max_connections=10))
     async with (
-        httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(0.6)) as client,
+        httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(1.0)) as client,
         Server(steady_stream) as url,
     ):
         assert len(await read_all(client, url)) == 8
@@ -158,7 +158,7 @@ async def test_the_read_timeout_counts_from_the_last_byte_not_the_first() -> Non
         async with client.stream("POST", url, content=b"{}") as response:
             pieces = response.aiter_bytes()
             first = await anext(pieces)
-            await asyncio.sleep(1.3)
+            await asyncio.sleep(2.0)
             rest = [piece async for piece in pieces]
     assert first
     assert b"".join(rest).count(b"data:") == 7
