@@ -23,6 +23,21 @@ _NEXT_LINE = re.compile(
 )
 
 
+# A last line that is, or may yet become, the "Next:" line as it streams: "N",
+# "Ne", "Nex", or anything from "Next" on, however dressed.
+_MAY_BE_NEXT = re.compile(r"[ \t>*_-]*n(?:e(?:x(?:t[^\n]*)?)?)?\Z", re.IGNORECASE)
+
+
+def shown_while_streaming(answer: str) -> str:
+    """`answer` as a tab shows it while it streams: without a last line that may
+    be the "Next:" line, which is taken off when the answer ends (shown, it
+    would vanish then). A line that was not shows once the next one begins."""
+    start = answer.rfind("\n") + 1
+    if _MAY_BE_NEXT.match(answer, start):
+        return answer[:start]
+    return answer
+
+
 def split_next(answer: str) -> tuple[str, tuple[str, ...]]:
     """`answer` without its closing "Next:" line, and that line's suggestions;
     the answer as it was, and none, when it has no such line."""

@@ -41,7 +41,7 @@ from chat.agent.events import (
     UsageEvent,
     chip_labels,
 )
-from chat.next_steps import split_next
+from chat.next_steps import shown_while_streaming, split_next
 from chat.render.card_text import shown_result
 from chat.render.cards import CardGroup, ToolCard, group_of
 from chat.render.events import draw
@@ -125,7 +125,7 @@ class TurnDrawing:
             return ""
         # Past what a page shows, the drawing ends with a mark, once.
         marking = block.trimmed and not self.live.marked
-        drawn = self.live.draw(block.text, now=marking)
+        drawn = self.live.draw(shown_while_streaming(block.text), now=marking)
         html = (
             oob(f"#{block.dom_id}-open", drawn.settled, how="beforebegin") if drawn.settled else ""
         )

@@ -30,7 +30,7 @@ def test_live_the_next_line_leaves_the_answer_and_becomes_chips() -> None:
     # In pieces, as a model streams it: the length counted as it comes.
     streamed = turn.show(ContentText(ANSWER)) + turn.flush()
     streamed += turn.show(ContentText(f"\n\nNext: {' | '.join(SUGGESTIONS)}")) + turn.flush()
-    assert "Next:" in streamed  # as the model wrote it, until the turn ends
+    assert "Next:" not in streamed  # held back: it would vanish when the turn ends
     ended = turn.show(Done("stop", "completed", 1, 9, suggestions=SUGGESTIONS))
 
     answer, footer = ended.split('<footer class="turn-footer', 1)

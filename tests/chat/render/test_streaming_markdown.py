@@ -344,3 +344,43 @@ def test_a_batch_of_pieces_is_drawn_once() -> None:
         '<span class="answer-tail" id="t7-b1-tail"></span></p></div>'
     )
     assert turn.flush() == ""
+
+
+def composed(fragments: str, block: str = "t7-b1") -> str:
+    """What a tab's answer block reads after these fragments: the settled blocks,
+    the open part as last drawn, the words added to its tail since."""
+    settled, open_part, tail = "", "", ""
+    for swap in re.findall(
+        r'<div hx-swap-oob="([^"]+)">(.*?)</div>(?=<div hx-swap-oob|\Z)', fragments, re.S
+    ):
+        how, html = swap
+        if how == f"beforebegin:#{block}-open":
+            settled += html
+        elif how == f"innerHTML:#{block}-open":
+            open_part, tail = html, ""
+        elif how == f"beforeend:#{block}-tail":
+            tail += html
+    return looks(settled + open_part.replace(TAIL.replace('"T"', f'"{block}-tail"'), tail))
+
+
+def test_the_closing_next_line_never_shows_while_the_answer_streams() -> None:
+    turn = TurnDrawing(STARTED)
+    turn.start()
+    answer = "Done: the site is built.\nNext: Add a contact form | Make the header green"
+    shown = ""
+    for piece in chunked(answer, 3):
+        turn.show(ContentText(piece))
+        shown += turn.flush()
+    # It would vanish when the answer ends, into the suggestions under the turn.
+    assert composed(shown) == "<p>Done: the site is built.</p>"
+    assert "Next" not in shown
+
+
+def test_a_line_that_only_began_like_the_next_line_shows_once_the_next_one_begins() -> None:
+    turn = TurnDrawing(STARTED)
+    turn.start()
+    shown = ""
+    for piece in chunked("Here it is.\nNext, open the page.\nNew pages follow", 4):
+        turn.show(ContentText(piece))
+        shown += turn.flush()
+    assert composed(shown) == "<p>Here it is. Next, open the page. New pages follow</p>"
