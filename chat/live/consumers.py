@@ -103,6 +103,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     _is_closed = False
     joined = False  # in the project's group
     follower: TurnFollower
+    _noticed = False  # whether this socket's last notice (a refusal) may still show
     _redraw: asyncio.TimerHandle | None = None  # the follower's redraw, when one is due
     _redrawing: asyncio.Task[None] | None = None
 
@@ -254,6 +255,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             # refused as busy changes nothing.
             await threads.run(project_remember_model, project=self.project, model=order.model)
         if not self.as_json:
+            self._noticed = False
             await self.send(text_data=panel.notice_html("") + self._signal(sent=True))
         return True
 
@@ -399,7 +401,14 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             error = {"type": "error", "code": code, "message": message, "retryable": False}
             await self.send(text_data=json.dumps(error, ensure_ascii=False))
         else:
+            self._noticed = bool(message)
             await self.send(text_data=panel.notice_html(message))
+
+    def notice_done(self) -> str:
+        if not self._noticed:
+            return ""
+        self._noticed = False
+        return panel.notice_html("")
 
     def _signal(
         self,

@@ -52,6 +52,10 @@ class Screen(Protocol):
     def redraw_after(self, seconds: float) -> None:
         """Call the follower's `redraw` in `seconds`, in turn with the tab's messages."""
 
+    def notice_done(self) -> str:
+        """The chat's notice cleared, if this socket put one there that a turn's
+        end makes stale ("busy"): never another's (a summary's result)."""
+
 
 class Replay(Protocol):
     async def __call__(self, key: str, after: int) -> list[messages.NumberedEvent] | None: ...
@@ -188,7 +192,7 @@ class TurnFollower:
                 changed.extend(event.paths)
             if isinstance(event, Done):
                 # Idle again: a "busy" notice from a refused send no longer holds.
-                parts.append(panel.status_html(False) + panel.notice_html(""))
+                parts.append(panel.status_html(False) + self._screen.notice_done())
                 if self.own and self.conversation is not None:
                     parts.append(await threads.run(panel.conversation_html, self.conversation))
         parts.append(await self._after_batch(changed))

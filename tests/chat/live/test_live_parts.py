@@ -279,6 +279,9 @@ class Screen:
     def redraw_after(self, seconds: float) -> None:
         self.redraws.append(seconds)
 
+    def notice_done(self) -> str:
+        return ""
+
 
 def follower(project: Project, screen: Screen, log: list[messages.NumberedEvent]) -> Any:
     asked: list[tuple[str, int]] = []

@@ -619,6 +619,33 @@ async def test_a_second_message_while_a_turn_runs_is_refused_as_busy(
     assert [row.content for row in rows if row.role == "user"] == ["first"]
 
 
+async def test_a_turns_end_clears_only_the_notice_its_own_socket_put_there(
+    scripted: FakeOpenRouter, project: Project, user: User
+) -> None:
+    held = Held(answer("Done."))
+    scripted.responder = held
+    async with (
+        opened(project, user, as_json=False) as sender,
+        opened(project, user, as_json=False) as watcher,
+    ):
+        await sender.receive_from()
+        await watcher.receive_from()
+        await send(sender, message="first")
+        await frames_until(sender, "chat-status")
+        await send(sender, message="second")
+        refused = await frames_until(sender, 'role="alert"')
+        assert turns.busy_message() in html.unescape(refused[-1])
+        held.release()
+        ended_here = "".join(await frames_until(sender, "turn-footer completed"))
+        idle = '<div id="chat-status" class="chat-status" hx-swap-oob="true">'
+        ended_there = "".join(await frames_until(watcher, idle))
+
+    # The refused tab's "busy" no longer holds; the other tab's notice (a
+    # summary's result, say) is not this turn's to clear.
+    assert '<div id="chat-notice" class="chat-notice" hx-swap-oob="true"></div>' in ended_here
+    assert 'id="chat-notice"' not in ended_there
+
+
 async def test_a_message_refused_as_busy_leaves_the_projects_model_alone(
     scripted: FakeOpenRouter, project: Project, user: User
 ) -> None:
