@@ -136,6 +136,18 @@ def file_stamps(project: Project) -> dict[str, tuple[int, datetime]]:
     return {path: (version, updated) for path, version, updated in rows}
 
 
+def open_file_news(*, project: Project, path: str, version: int) -> tuple[list[str], str]:
+    """Whether the file an editor shows at `version` changed since (or, with none
+    open, the home page now exists), as a signal's files and who changed it."""
+    if not path:
+        home = ProjectFile.objects.filter(project=project, path=HOME_PAGE).exists()
+        return ([HOME_PAGE], "assistant") if home else ([], "")
+    now = ProjectFile.objects.filter(project=project, path=path).values_list("version", flat=True)
+    if now.first() == version:
+        return [], ""
+    return [path], revision_by(project=project, path=path)
+
+
 def revision_by(*, project: Project, path: str) -> Literal["assistant", "history", "person"]:
     """Who made the last change to `path`, in a signal's words: the assistant, an
     undo or restore ("history"), or the person."""

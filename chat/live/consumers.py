@@ -48,8 +48,7 @@ from chat.render import panel
 from common import threads
 from projects.lifecycle import project_remember_model
 from projects.models import Project
-from projects.selectors import HOME_PAGE as HOME
-from projects.selectors import file_stamps, revision_by
+from projects.selectors import open_file_news
 from projects.web.workspace import tree_html
 
 logger = logging.getLogger(__name__)
@@ -212,13 +211,11 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         open in its editor if it changed (the page reloads its preview itself)."""
         if self.as_json:
             return
-        if not await threads.run(_still_there, self.project):
+        found = await threads.run(_files_now, self.project, frame.open_path, frame.open_version)
+        if found is None:
             await self.project_gone({"type": "project.gone"})
             return
-        tree = await threads.run(tree_html, self.project)
-        files, by = await threads.run(
-            open_file_news, self.project, frame.open_path, frame.open_version
-        )
+        tree, files, by = found
         await self.send_html(tree + (self._signal(files=files, by=by) if files else ""))
 
     async def _send_opening(self) -> None:
@@ -425,16 +422,13 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         )
 
 
-def open_file_news(project: Project, path: str, version: int) -> tuple[list[str], str]:
-    """Whether the file a tab's editor shows at `version` changed since (or, with
-    none open, the home page now exists), as a signal's files and who changed it."""
-    stamps = file_stamps(project)
-    if not path:
-        return ([HOME], "assistant") if HOME in stamps else ([], "")
-    stamp = stamps.get(path)
-    if stamp is not None and stamp[0] == version:
-        return [], ""
-    return [path], revision_by(project=project, path=path)
+def _files_now(project: Project, path: str, version: int) -> tuple[str, list[str], str] | None:
+    """In one job: the tree, and news of the file open at `version` (None: the
+    project was deleted meanwhile)."""
+    if not _still_there(project):
+        return None
+    files, by = open_file_news(project=project, path=path, version=version)
+    return tree_html(project), files, by
 
 
 def _still_there(project: Project) -> bool:
