@@ -166,7 +166,7 @@ class TurnFollower:
         what was lost)."""
         key = self.turn_key
         if key is None:
-            running = await threads.run(_running, self.project)
+            running = await threads.run(running_turn, project=self.project)
             if running is not None:
                 self._watch(running.key)
                 await self._from_start(running)
@@ -273,7 +273,3 @@ def _events(
 
 def _closed(request_id: int) -> ClosedTurn | None:
     return turn_closed(request_id=request_id)
-
-
-def _running(project: Project) -> RunningTurn | None:
-    return running_turn(project=project)

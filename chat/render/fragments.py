@@ -112,16 +112,17 @@ class TurnDrawing:
     @property
     def waiting(self) -> bool:
         """Whether the streaming answer shows words not yet drawn as Markdown."""
+        return self._streaming_answer() is not None and self.live.waiting
+
+    def _streaming_answer(self) -> Block | None:
         block = self.current
-        return (
-            block is not None and block.kind == "answer" and block.streaming and self.live.waiting
-        )
+        return block if block is not None and block.kind == "answer" and block.streaming else None
 
     def flush(self) -> str:
         """The streaming answer as it now stands, when it grew since last drawn;
         called once a batch of events has been shown."""
-        block = self.current
-        if block is None or block.kind != "answer" or not block.streaming:
+        block = self._streaming_answer()
+        if block is None:
             return ""
         # Past what a page shows, the drawing ends with a mark, once.
         marking = block.trimmed and not self.live.marked

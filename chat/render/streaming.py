@@ -20,10 +20,9 @@ The words that come between two drawings are added as plain text at the end
 of the open part's last block (its "tail"), so each shows as it comes. Words
 with nothing Markdown reads inline (no emphasis, code, link, HTML, entity or
 new line), added to a line whose kind is decided, look the same drawn, so they
-are never drawn again; others are, once
-the open part has grown by a quarter of its length or a fifth of a second after
-its last drawing, so one answer costs a bounded multiple of its length to draw
-and to send, never its square.
+are never drawn again; others are, once the open part has grown by a quarter
+of its length or a fifth of a second after its last drawing, so one answer
+costs a bounded multiple of its length to draw and to send, never its square.
 """
 
 from __future__ import annotations
@@ -128,23 +127,23 @@ class LiveAnswer:
         if point > self.settled:
             settled = drawn_markdown(text[self.settled : point])
             self.settled, self.open_drawn = point, -1
-        tail = text[self.settled :]
+        tail, clock = text[self.settled :], self.clock()
         if not now and self.open_drawn >= 0 and self.has_tail:
             added = tail[self.open_seen :]
             if self.exact and _PLAIN.fullmatch(added) and "\n" not in tail[self.open_shown :]:
                 # Drawing it again would show the same: no Markdown in the words.
                 self.open_drawn = len(tail)
                 return Drawn(settled, None, self._added(tail))
-            if not self._due(len(tail), self.clock()):
+            if not self._due(len(tail), clock):
                 self.exact = self.exact and not added
                 return Drawn(settled, None, self._added(tail))
-        elif not now and not self._due(len(tail), self.clock()):
+        elif not now and not self._due(len(tail), clock):
             return Drawn(settled, None)
         self.open_drawn = self.open_seen = len(tail)
         # A drawing ends at its last words: white space after them comes with the
         # next words added, so they do not run into them.
         self.open_shown = len(tail.rstrip())
-        self.drawn_at = self.clock()
+        self.drawn_at = clock
         # Plain words added to a line whose kind they could still change ("1" and
         # ". Item", a list) are drawn again.
         line = tail[tail.rfind("\n", 0, self.open_shown) + 1 : self.open_shown]

@@ -89,10 +89,9 @@ on("htmx:wsBeforeMessage", () => {
   stopFocused = Boolean(document.activeElement && document.activeElement.closest("#chat-status"));
 });
 on("htmx:wsAfterMessage", () => {
-  if (stopFocused && !document.activeElement?.closest("#chat-status")) {
-    const input = document.getElementById("composer-input");
-    if (input && (document.activeElement === document.body || !document.activeElement)) input.focus();
-  }
+  // Only when the button went and took the focus with it.
+  const lost = !document.activeElement || document.activeElement === document.body;
+  if (stopFocused && lost) document.getElementById("composer-input")?.focus();
   stopFocused = false;
 });
 on("DOMContentLoaded", () => {
