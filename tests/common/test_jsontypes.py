@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 
 import pytest
@@ -32,6 +33,26 @@ DEEP = "[" * 200_000 + "]" * 200_000
 )
 def test_json_is_decoded_from_text_or_utf8_bytes(text: str | bytes, value: object) -> None:
     assert decoded(text) == value
+
+
+@pytest.mark.parametrize("form", [str, str.encode])
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # orjson reads these as a float, or refuses them; json's reading counts.
+        ('{"tokens": 123456789012345678901234567890}', {"tokens": 123456789012345678901234567890}),
+        ("-18446744073709551616", -18446744073709551616),
+        ('{"cost": NaN}', {"cost": float("nan")}),
+        ("[1e400, -Infinity]", [float("inf"), float("-inf")]),
+        ('"\\ud800"', "\ud800"),  # a lone surrogate, escaped
+    ],
+)
+def test_what_json_accepts_is_read_as_json_reads_it(
+    form: Callable[[str], str | bytes], text: str, value: object
+) -> None:
+    found = decoded(form(text))
+    assert repr(found) == repr(value)  # NaN is not equal to itself; the repr says it is one
+    assert type(found) is type(value)
 
 
 def test_null_is_a_value_not_a_failure() -> None:
