@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncGenerator
+from typing import cast
 
 import httpx
 
@@ -38,12 +39,18 @@ _TEXT = (ContentDelta, ReasoningDelta)
 async def response_events(
     response: httpx.Response, max_answer_bytes: int
 ) -> AsyncGenerator[StreamEvent, None]:
+    # The network reads, their events and pieces in one generator rather than a
+    # generator for each step: each step was a trip through the event loop's
+    # machinery for every read of every answer (bench/ws_fanout.py).
     parser = ChunkParser()
+    decoder = SSEDecoder(max_line=event_limit(max_answer_bytes))
     finished = False
     size = _AnswerSize(max_answer_bytes)
-    async with contextlib.aclosing(_event_data(response, max_answer_bytes)) as batches:
+    async with contextlib.aclosing(_received(response)) as reads:
         try:
-            async for batch in batches:
+            more = True
+            while more:
+                batch, more = await _next_events(reads, decoder)
                 pieces, ended, failure = _batch_pieces(parser, batch)
                 for piece in pieces:
                     size.add(piece)
@@ -61,6 +68,27 @@ async def response_events(
             return
     if not finished:
         raise StreamCutError("The answer stopped before it was complete")
+
+
+def _received(response: httpx.Response) -> AsyncGenerator[bytes, None]:
+    """The body's network reads. Without a content encoding (a stream's usual
+    case) they are read as sent: httpx's decoding layer would add nothing but a
+    generator step per read."""
+    encoding = response.headers.get("content-encoding", "").strip().lower()
+    reads = response.aiter_raw() if encoding in ("", "identity") else response.aiter_bytes()
+    return cast(AsyncGenerator[bytes, None], reads)  # httpx's are generators, typed as iterators
+
+
+async def _next_events(
+    reads: AsyncGenerator[bytes, None], decoder: SSEDecoder
+) -> tuple[list[bytes], bool]:
+    """The data of the events the next read completes, and whether more may come."""
+    try:
+        return decoder.feed(await reads.__anext__()), True
+    except StopAsyncIteration:
+        return decoder.close(), False  # an unterminated last event still counts
+    except httpx.RequestError as error:
+        raise error_from_transport(error, mid_stream=True) from error
 
 
 class _AnswerSize:
@@ -104,14 +132,17 @@ def _batch_pieces(
     Text that arrived together is handed on as one piece (a busy server reads
     many chunks at once)."""
     pieces: list[StreamEvent] = []
+    ended, failure = False, None
     for data in batch:
         if data == _DONE:
-            return joined_text(pieces, _TEXT), True, None
+            ended = True
+            break
         try:
             pieces += _chunk_pieces(parser, data)
         except InStreamError as error:
-            return joined_text(pieces, _TEXT), False, error
-    return joined_text(pieces, _TEXT), False, None
+            failure = error
+            break
+    return joined_text(pieces, _TEXT), ended, failure
 
 
 def _chunk_pieces(parser: ChunkParser, data: bytes) -> list[StreamEvent]:
@@ -123,21 +154,6 @@ def _chunk_pieces(parser: ChunkParser, data: bytes) -> list[StreamEvent]:
     if isinstance(pieces, InStreamError):
         raise pieces
     return pieces
-
-
-async def _event_data(
-    response: httpx.Response, max_answer_bytes: int
-) -> AsyncGenerator[list[bytes], None]:
-    """The data of each event, a network read's worth at a time."""
-    decoder = SSEDecoder(max_line=event_limit(max_answer_bytes))
-    try:
-        async for received in response.aiter_bytes():
-            if batch := decoder.feed(received):
-                yield batch
-    except httpx.RequestError as error:
-        raise error_from_transport(error, mid_stream=True) from error
-    if batch := decoder.close():
-        yield batch
 
 
 def message_pieces(body: bytes) -> list[StreamEvent]:
