@@ -68,15 +68,6 @@ class Overheard:
 
 
 @pytest.fixture
-async def two() -> AsyncIterator[tuple[LiveLayer, LiveLayer]]:
-    """Two processes' layers on the same Redis."""
-    here, there = LiveLayer(redis_url=_REDIS), LiveLayer(redis_url=_REDIS)
-    yield here, there
-    await here.close()
-    await there.close()
-
-
-@pytest.fixture
 async def overheard() -> AsyncIterator[tuple[str, Overheard]]:
     group = f"project.{uuid.uuid4().hex}"
     spy = Overheard(_REDIS, group)
