@@ -18,7 +18,10 @@ never interleaved, so for a listener each batch is either
 - published after it joined: heard if the subscription had taken, else logged
   before the subscription and read there too.
 
-No announcement, and nothing the sender must remember. A turn's last batch
+No announcement, and nothing the sender must remember. The script also
+publishes while the group's Redis channel has a subscriber besides the sender
+that is in no set: a process of an earlier version (during a rolling deploy),
+or one whose entry Redis lost (a FLUSHALL, an eviction). A turn's last batch
 (its `done`) is published whatever the set says. A process that dies leaves its
 entry behind: that group's batches are published again, as before this, and
 nothing is lost; the entries go with Redis's data (a restart), after which each
@@ -36,9 +39,9 @@ from typing import Any
 _LOG_AND_PUBLISH = """
 redis.pcall('XADD', KEYS[1], ARGV[1], 'm', ARGV[2])
 if ARGV[3] ~= '0' then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
-local listening = redis.call('SCARD', KEYS[2])
-if ARGV[7] == '1' or listening > 1
-    or (listening == 1 and redis.call('SISMEMBER', KEYS[2], ARGV[6]) == 0) then
+local mine = redis.call('SISMEMBER', KEYS[2], ARGV[6])
+if ARGV[7] == '1' or redis.call('SCARD', KEYS[2]) > mine
+    or redis.call('PUBSUB', 'NUMSUB', ARGV[4])[2] > mine then
   return redis.call('PUBLISH', ARGV[4], ARGV[5] .. ARGV[2] .. '}')
 end
 return -1

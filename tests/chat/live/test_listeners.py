@@ -12,7 +12,7 @@ import socket
 import subprocess
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -38,50 +38,50 @@ def _seqs(message: dict[str, Any]) -> list[int]:
     return [item["seq"] for item in message["events"]]
 
 
-class Overheard:
-    """Every publication on a group's Redis channel, heard by a plain subscriber
-    that is in no set of listeners: what the layer published, not what it skipped."""
+class Heard:
+    """Raw publications on a group's Redis channel, each with a wake."""
 
-    def __init__(self, url: str, group: str) -> None:
-        self.redis = Redis.from_url(url)
-        self.pubsub = self.redis.pubsub()
-        self.channel = group_channel(group)
+    def __init__(self) -> None:
         self.heard: list[bytes] = []
+        self._wake = asyncio.Event()
 
-    async def start(self) -> None:
-        await self.pubsub.subscribe(self.channel)
-        confirmed = await self.pubsub.get_message(timeout=5)
-        assert confirmed is not None
-        assert confirmed["type"] == "subscribe"
+    def add(self, data: bytes) -> None:
+        self.heard.append(data)
+        self._wake.set()
 
-    async def next(self) -> bytes:
+    async def until(self, count: int) -> list[bytes]:
         async with asyncio.timeout(WAIT):
-            while True:
-                message = await self.pubsub.get_message(ignore_subscribe_messages=True, timeout=1)
-                if message is not None:
-                    self.heard.append(message["data"])
-                    return bytes(message["data"])
-
-    async def aclose(self) -> None:
-        await self.pubsub.aclose()  # type: ignore[no-untyped-call]
-        await self.redis.aclose()
+            while len(self.heard) < count:
+                await self._wake.wait()
+                self._wake.clear()
+        return self.heard
 
 
 @pytest.fixture
-async def overheard() -> AsyncIterator[tuple[str, Overheard]]:
-    group = f"project.{uuid.uuid4().hex}"
-    spy = Overheard(_REDIS, group)
-    await spy.start()
-    yield group, spy
-    await spy.aclose()
+async def echoes(two: tuple[LiveLayer, LiveLayer], monkeypatch: pytest.MonkeyPatch) -> Heard:
+    """What the first layer's own subscription hears back of its publications
+    (it drops them: its members had them already): what it published, and not
+    what it skipped."""
+    remote = two[0]._remote()  # the running loop's way to Redis
+    assert remote is not None
+    relay = remote.relay
+    echoes = Heard()
+    hear = relay._heard
+
+    def heard(message: dict[str, Any]) -> None:
+        if message.get("type") == "message":
+            echoes.add(bytes(message["data"]))
+        hear(message)
+
+    monkeypatch.setattr(relay, "_heard", heard)
+    return echoes
 
 
 async def test_a_process_listening_mid_turn_reads_what_was_skipped_and_hears_the_rest(
-    two: tuple[LiveLayer, LiveLayer], overheard: tuple[str, Overheard]
+    two: tuple[LiveLayer, LiveLayer], echoes: Heard
 ) -> None:
     here, there = two
-    group, spy = overheard
-    turn = uuid.uuid4().hex
+    group, turn = f"project.{uuid.uuid4().hex}", uuid.uuid4().hex
     await here.group_add(group, await here.new_channel())  # the tab running the turn
     await here.group_send(group, _events(turn, 1))
     await here.drain()
@@ -100,16 +100,15 @@ async def test_a_process_listening_mid_turn_reads_what_was_skipped_and_hears_the
     ]
     assert _seqs(await asyncio.wait_for(there.receive(joined), WAIT)) == [3]
     # Only the batch sent once another process listened was published.
-    assert b'"seq":3' in await spy.next()
-    assert not any(b'"seq":1' in data or b'"seq":2' in data for data in spy.heard)
+    [published] = await echoes.until(1)
+    assert b'"seq":3' in published
 
 
 async def test_a_turns_end_and_a_stop_cross_while_no_other_process_listens(
-    two: tuple[LiveLayer, LiveLayer], overheard: tuple[str, Overheard]
+    two: tuple[LiveLayer, LiveLayer], echoes: Heard
 ) -> None:
     here, there = two
-    group, spy = overheard
-    turn = uuid.uuid4().hex
+    group, turn = f"project.{uuid.uuid4().hex}", uuid.uuid4().hex
     await here.group_add(group, await here.new_channel())
     control = await there.new_channel()  # a turn's channel, in the other process
 
@@ -120,10 +119,37 @@ async def test_a_turns_end_and_a_stop_cross_while_no_other_process_listens(
     await here.drain()
 
     assert await asyncio.wait_for(there.receive(control), WAIT) == {"type": "turn.stop"}
-    ended = await spy.next()
+    [ended] = await echoes.until(1)
     assert b'"type":"done"' in ended
     assert b'"seq":1' not in ended
-    assert len(spy.heard) == 1
+
+
+async def test_a_subscriber_in_no_set_still_hears_every_batch(
+    two: tuple[LiveLayer, LiveLayer],
+) -> None:
+    """A process of an earlier version, during a rolling deploy, or one whose
+    entry Redis lost (a FLUSHALL, an eviction), listens without being listed."""
+    here, _ = two
+    group, turn = f"project.{uuid.uuid4().hex}", uuid.uuid4().hex
+    await here.group_add(group, await here.new_channel())
+    redis = Redis.from_url(_REDIS)
+    pubsub = redis.pubsub()
+    heard = Heard()
+    try:
+        await pubsub.subscribe(group_channel(group))
+        assert (await pubsub.get_message(timeout=5) or {}).get("type") == "subscribe"
+        await here.group_send(group, _events(turn, 1))
+        await here.drain()
+        async with asyncio.timeout(WAIT):
+            while not heard.heard:
+                message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1)
+                if message is not None:
+                    heard.add(bytes(message["data"]))
+    finally:
+        await pubsub.aclose()  # type: ignore[no-untyped-call]
+        await redis.aclose()
+
+    assert b'"seq":1' in heard.heard[0]
 
 
 # --- Redis going away -------------------------------------------------------------------
