@@ -25,7 +25,7 @@ from chat.records.user_message import UserRecord
 from chat.selectors.conversations import next_sequence
 from chat.selectors.running import TURN_LOCK, lapsed_turns, running_turn_of, turns_running_elsewhere
 from chat.selectors.turns import turn_so_far
-from chat.spending import charge_record
+from chat.spending import charge_add, charge_record
 from common.jsontypes import JSONObject
 from common.refusals import Refusal
 from common.text import plain_excerpt, well_formed
@@ -121,7 +121,7 @@ def message_create(
         metadata=record.to_stored() if record is not None else {},
         cost=cost,
     )
-    charge_record(message=message)
+    charge_add(message=message, conversation=conversation)
     return message
 
 

@@ -10,11 +10,14 @@ channel (chat.live.layer) goes out in one pipelined round trip per flush:
   stream `builtit:turn:<key>` whose entry ids are the batch's last sequence
   number, so a tab that joins late or comes back reads "its last number → now"
   (`since`); the log lapses LOG_TTL after its last renewal (every RENEW_EVERY
-  events), and soon after the turn's `done`.
+  events), and soon after the turn's `done`. The batch is published only where
+  another process listens to the group, or when it holds the turn's end
+  (chat.live.listeners): most tabs follow a turn on its own process.
 
-The log is written before the publication in the same pipeline, and a tab
-subscribes (and waits for Redis to confirm it) before it reads the log: a batch
-is then either in what it reads or in what it hears after, never in neither.
+The log is written before the publication, in one script Redis runs at once,
+and a tab's process joins the group's listeners, then subscribes (and waits
+for Redis to confirm it) before the tab reads the log: a batch is then either
+in what it reads or in what it hears after, never in neither.
 Batches of one turn waiting for the same flush go as one, their text merged
 (chat.live.numbering.merged_json), so a busy process makes fewer, larger
 messages and an idle one sends each at once; any other message keeps its place.
@@ -38,6 +41,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from chat.live import messages
+from chat.live.listeners import listeners_of, log_and_publish
 from chat.live.numbering import merged_json
 from common.jsontypes import decoded_object
 
@@ -82,6 +86,9 @@ class Relay:
         # The process's publications come back: skipped (32 hex characters).
         self.origin = origin or uuid.uuid4().hex
         self._origin_bytes = self.origin.encode()
+        # This relay in the sets of the groups it hears (chat.live.listeners): one
+        # per event loop, as each loop subscribes on its own.
+        self.listener = uuid.uuid4().hex
         self._outbox: list[tuple[str, Target, Message]] = []  # Redis channel, target, message
         self._flushing: asyncio.Task[None] | None = None
         # Done once the flush under way, or the next one (it takes what waits in
@@ -149,12 +156,28 @@ class Relay:
     async def _write(self, sending: list[Encoded]) -> None:
         pipe = self._redis.pipeline(transaction=False)
         for channel, target, message, body in sending:
-            if message.get("type") == "turn.events":
-                _log(pipe, cast("messages.TurnEvents", message), body)
             to = json.dumps(list(target), ensure_ascii=False, separators=(",", ":"))
             # The sender first, in a fixed width: a process skips its own
             # publications without decoding them.
-            pipe.publish(channel, f'{self.origin}{{"to":{to},"message":{body}}}')
+            head = f'{self.origin}{{"to":{to},"message":'
+            if message.get("type") == "turn.events":
+                # Logged, and published only where another process listens.
+                events = cast("messages.TurnEvents", message)["events"]
+                log_and_publish(
+                    pipe,
+                    log=log_of(message["turn"]),
+                    entry=f"{events[-1]['seq']}-0",
+                    body=body,
+                    expiry=_log_expiry(events, message.get("first", events[0]["seq"])),
+                    channel=channel,
+                    head=head,
+                    sender=self.listener,
+                    # A turn's end crosses whoever listens; so does what goes to
+                    # one channel of a process (no set lists who hears it).
+                    always=_ended(events) or not channel.startswith(_GROUP),
+                )
+            else:
+                pipe.publish(channel, f"{head}{body}}}")
         await pipe.execute(raise_on_error=False)
 
     async def since(self, turn: str, after: int) -> list[messages.NumberedEvent] | None:
@@ -190,6 +213,10 @@ class Relay:
             if confirmed is None:
                 confirmed = self._confirmed[channel] = asyncio.get_running_loop().create_future()
                 try:
+                    if channel.startswith(_GROUP):
+                        # Before subscribing: from here on, senders publish the
+                        # group's batches (what they logged before, the tab reads).
+                        await self._redis.sadd(listeners_of(channel), self.listener)
                     if self._pubsub is None:
                         self._pubsub = self._redis.pubsub()
                     await self._pubsub.subscribe(channel)
@@ -213,10 +240,15 @@ class Relay:
     async def unsubscribe(self, channel: str, *, wanted: Callable[[], bool]) -> None:
         """Stop hearing `channel`, unless `wanted()` says a member joined meanwhile."""
         async with self._commands:
-            if wanted() or self._pubsub is None or self._confirmed.pop(channel, None) is None:
+            if wanted():
                 return
+            heard = self._confirmed.pop(channel, None) is not None
             with contextlib.suppress(RedisError, OSError):
-                await self._pubsub.unsubscribe(channel)
+                if heard and self._pubsub is not None:
+                    await self._pubsub.unsubscribe(channel)
+                if channel.startswith(_GROUP):
+                    # After: while it was in the set, it was still subscribed.
+                    await self._redis.srem(listeners_of(channel), self.listener)
 
     async def _listen(self) -> None:
         pubsub = self._pubsub
@@ -273,7 +305,16 @@ class Relay:
         for task in (self._listening, self._flushing):
             if task is not None:
                 task.cancel()
+        groups = [channel for channel in self._confirmed if channel.startswith(_GROUP)]
         await self._lost()
+        if groups:
+            # Out of the groups' listeners, or their batches go on being published
+            # (for nobody: a process that dies leaves its entries behind too).
+            with contextlib.suppress(RedisError, OSError):
+                pipe = self._redis.pipeline(transaction=False)
+                for channel in groups:
+                    pipe.srem(listeners_of(channel), self.listener)
+                await pipe.execute()
         with contextlib.suppress(RedisError, OSError):
             await self._redis.aclose()
 
@@ -324,14 +365,16 @@ def encoded(sending: list[tuple[str, Target, Message]]) -> list[Encoded]:
     return out
 
 
-def _log(pipe: Any, message: messages.TurnEvents, body: str) -> None:
-    events = message["events"]
-    key = log_of(message["turn"])
-    pipe.xadd(key, {"m": body}, id=f"{events[-1]['seq']}-0")
-    if any(item["event"].get("type") == "done" for item in events):
-        pipe.expire(key, ENDED_TTL)
-    elif _renews(message.get("first", events[0]["seq"]), events[-1]["seq"]):
-        pipe.expire(key, LOG_TTL)
+def _log_expiry(events: list[messages.NumberedEvent], first: int) -> int:
+    """The turn's log's new expiry in seconds once these events are in it (0:
+    left as it is): soon after the turn's end, else renewed now and then."""
+    if _ended(events):
+        return ENDED_TTL
+    return LOG_TTL if _renews(first, events[-1]["seq"]) else 0
+
+
+def _ended(events: list[messages.NumberedEvent]) -> bool:
+    return any(item["event"].get("type") == "done" for item in events)
 
 
 def _renews(first: int, last: int) -> bool:

@@ -97,6 +97,44 @@ async def test_a_turn_through_A_is_seen_live_on_B_also_by_a_tab_that_joins_mid_t
     assert await page_kept(project)
 
 
+async def test_a_tab_on_B_joining_a_turn_only_A_followed_sees_every_frame_and_stops_it(
+    servers: Servers, project: Project, user: User
+) -> None:
+    """Until B's tab comes, no process but A listens: A's batches are logged, not
+    published (chat.live.listeners). The tab reads them, hears the rest, and its
+    stop reaches A."""
+    a, b = servers.start("A"), servers.start("B")
+    token = await bearer(user)
+    held = Held(Reply(content="The bakery's page is ready."))
+    servers.fake.responder = WriteThenHold(held)
+    async with tab(a, project, token) as on_a:
+        await on_a.send(message="Build the bakery's page")
+        seen_on_a = await on_a.until("files_changed")
+        async with tab(b, project, token) as joined:
+            caught_up = await joined.until("files_changed")
+            held.release()
+            finished = await joined.until("done")
+        seen_on_a += await on_a.until("done")
+        never = Held(Reply(content="Never said."))
+        servers.fake.responder = WriteThenHold(never)
+        await on_a.send(message="And a contact page")
+        await on_a.until("tool_calls")  # the same page again: no file changes
+        async with tab(b, project, token) as stopping:
+            await stopping.until("tool_calls")
+            await stopping.send(action="stop")
+            stopped_on_b = await stopping.until("done")
+        stopped_on_a = await on_a.until("done")
+        never.release()
+
+    assert types(caught_up)[0] == "turn_started", "the late tab got the turn from its start"
+    assert finished[-1]["status"] == "completed"
+    on_b = caught_up + finished
+    answer = "".join(e["text"] for e in on_b if e["type"] == "content")
+    assert answer == "".join(e["text"] for e in seen_on_a if e["type"] == "content")
+    assert answer.endswith("The bakery's page is ready.")
+    assert stopped_on_b[-1]["status"] == stopped_on_a[-1]["status"] == "stopped"
+
+
 async def test_one_turn_at_a_time_per_project_across_processes_and_stop_from_either(
     servers: Servers, project: Project, user: User
 ) -> None:

@@ -417,3 +417,29 @@ def test_the_model_list_gives_prices_and_limits_or_nothing(
     entry: dict[str, Any], expected: ModelInfo
 ) -> None:
     assert catalog_from(json.dumps({"data": [entry]}).encode()) == {"m": expected}
+
+
+def test_a_stored_reply_is_in_the_ledger_under_its_project_and_person(user: User) -> None:
+    """One INSERT when the conversation came with its project (a turn's), the
+    lookup when it did not; the same entry either way."""
+    project = project_create(owner=user, name="Bakery", starter=True)
+    assert isinstance(project, Project)
+    with_project = conversation_create(project=project)
+    alone = Conversation.objects.get(pk=conversation_create(project=project).pk)
+    assert not Conversation.project.is_cached(alone)
+
+    for sequence, conversation in enumerate((with_project, alone), start=1):
+        message = message_create(
+            conversation=conversation,
+            sequence=sequence,
+            role=Message.Role.ASSISTANT,
+            content="Done.",
+            cost=Decimal("0.25"),
+        )
+        charge = Charge.objects.get(message=message)
+        assert (charge.cost, charge.user_id, charge.project_id, charge.project_name) == (
+            Decimal("0.25"),
+            user.pk,
+            project.pk,
+            "Bakery",
+        )

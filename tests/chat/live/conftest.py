@@ -1,14 +1,15 @@
 """What every socket test shares: the fake OpenRouter as the server's provider,
-and no turn left running into the next test."""
+no turn left running into the next test, and two processes' layers."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 
 import pytest
 from pytest_django.fixtures import Settings as SettingsWrapper
 
-from chat.live.layer import close_layer
+from chat.live.layer import LiveLayer, close_layer
 from chat.llm import close_client
 from fakes.openrouter import FakeOpenRouter
 from tests.chat.live.tabs import settled
@@ -31,3 +32,14 @@ def scripted(settings: SettingsWrapper, fake_openrouter: FakeOpenRouter) -> Fake
     settings.OPENROUTER_API_KEY = "sk-test"
     settings.OPENROUTER_MAX_RETRIES = 0
     return fake_openrouter
+
+
+@pytest.fixture
+async def two() -> AsyncIterator[tuple[LiveLayer, LiveLayer]]:
+    """Two processes' layers on the same Redis (REDIS_URL; tests that use it skip
+    without it)."""
+    url = os.environ.get("REDIS_URL", "")
+    here, there = LiveLayer(redis_url=url), LiveLayer(redis_url=url)
+    yield here, there
+    await here.close()
+    await there.close()

@@ -8,7 +8,6 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -155,15 +154,6 @@ async def test_a_channel_no_process_made_is_served_here() -> None:
 
 _REDIS = os.environ.get("REDIS_URL", "")
 needs_redis = pytest.mark.skipif(not _REDIS, reason="needs Redis (REDIS_URL): make test-services")
-
-
-@pytest.fixture
-async def two() -> AsyncIterator[tuple[LiveLayer, LiveLayer]]:
-    """Two processes' layers on the same Redis."""
-    here, there = LiveLayer(redis_url=_REDIS), LiveLayer(redis_url=_REDIS)
-    yield here, there
-    await here.close()
-    await there.close()
 
 
 @needs_redis
