@@ -1,0 +1,90 @@
+"""Generations: how every process of the server learns that what it kept from
+the database is out of date, without asking the database.
+
+A generation is a random word, named for what it guards ("sites", a project's
+preview), stored where every process sees it: the cache when it is Redis
+(REDIS_URL: every machine), else a file in the data directory (every process of
+one machine, which is every process an embedded database has). Reading one
+costs a small file's read or one Redis GET; reading the rows would cost a
+query, and under ASGI each request's thread opens its own database connection,
+which costs more.
+
+A process keeps what it read with the generation it read *before* reading it;
+a change moves the generation on (a new random word), so a process that finds
+another word reads again. It moves when the change commits (so no process
+keeps what it read before the change was visible) and also at once (so the
+same transaction, as in a test, sees its own change). A word that is missing
+(never moved, dropped, or expired in Redis) is made by whoever reads it: any
+new word only makes processes read again, never keep what changed."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+from django.utils.crypto import get_random_string
+
+_PREFIX = "builtit:generation:"
+# In Redis, a generation nobody moved for this long goes (a project's, long
+# deleted); it is made again, as a new word, when read.
+_LIFETIME = 30 * 86400  # seconds
+
+
+def generation(name: str) -> str:
+    """`name`'s word now."""
+    if _shared_by_cache():
+        word = cache.get(_PREFIX + name)
+        if word is None:
+            cache.add(_PREFIX + name, get_random_string(16), timeout=_LIFETIME)
+            word = cache.get(_PREFIX + name, "")
+        return str(word)
+    try:
+        return _file(name).read_text()
+    except FileNotFoundError:
+        return _moved(name)
+
+
+def generation_advance(name: str) -> None:
+    """Every process reads again what it kept under `name`, now and when the
+    change commits."""
+    _moved(name)
+    transaction.on_commit(lambda: _moved(name))
+
+
+def generation_drop(name: str) -> None:
+    """`name` is no more (its project deleted): every process reads again, and
+    nothing of it stays behind."""
+    _drop(name)
+    transaction.on_commit(lambda: _drop(name))
+
+
+def _shared_by_cache() -> bool:
+    return "redis" in settings.CACHES["default"]["BACKEND"].lower()
+
+
+def _file(name: str) -> Path:
+    return Path(settings.DATA_DIR) / "generations" / name
+
+
+def _moved(name: str) -> str:
+    word = get_random_string(16)
+    if _shared_by_cache():
+        cache.set(_PREFIX + name, word, timeout=_LIFETIME)
+        return word
+    path = _file(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Written beside, then moved over: a reader sees the old word or the new.
+    fresh = path.with_name(f".{path.name}.{get_random_string(8)}")
+    fresh.write_text(word)
+    os.replace(fresh, path)
+    return word
+
+
+def _drop(name: str) -> None:
+    if _shared_by_cache():
+        cache.delete(_PREFIX + name)
+        return
+    _file(name).unlink(missing_ok=True)
