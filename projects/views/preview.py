@@ -1,5 +1,6 @@
 """The live preview: `/preview/<token>/<path>` on the sites origin (never the
-app's: projects.web.sites) serves a project's stored files.
+app's: projects.web.sites) serves a project's stored files, as they are now,
+through what the process keeps of them (projects.live_previews).
 
 The token is the only credential (no cookies are needed), and every response
 carries `Content-Security-Policy: sandbox` without `allow-same-origin`, so the
