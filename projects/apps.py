@@ -11,9 +11,10 @@ class ProjectsConfig(AppConfig):
 
     def ready(self) -> None:
         pillow_configure()
-        # Imported for what importing does: the checks register.
-        from projects import checks  # noqa: F401, PLC0415
-        from projects.publish import live_sites, services  # noqa: PLC0415  (they read models)
+        # checks: imported for what importing does, they register. The others read models.
+        from projects import checks, live_previews  # noqa: F401, PLC0415
+        from projects.publish import live_sites, services  # noqa: PLC0415
 
+        live_previews.connect()
         live_sites.connect()
         services.connect()

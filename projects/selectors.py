@@ -114,10 +114,6 @@ def file_for_preview(*, project: Project, path: str) -> ProjectFile | None:
     return ProjectFile.objects.filter(project=project, path=path).only("content", "path").first()
 
 
-def file_exists(*, project: Project, path: str) -> bool:
-    return ProjectFile.objects.filter(project=project, path=path).exists()
-
-
 def file_list(project: Project) -> list[FileInfo]:
     rows = ProjectFile.objects.filter(project=project).values_list(
         "path", "size", "version", "updated_at"

@@ -36,6 +36,7 @@ from projects.files.paths import (
     normalize_path,
 )
 from projects.files.results import ErrorCode, FileError, FileWrite
+from projects.live_previews import preview_changed
 from projects.models import (
     BinaryBlob,
     FileRevision,
@@ -368,6 +369,9 @@ def file_upload_checked(
 
 
 def _touch(project: Project) -> None:
+    """After every write of a file: the project was updated, and its preview
+    is read again in every process."""
+    preview_changed(project.pk)
     now = timezone.now()
     Project.objects.filter(pk=project.pk).update(updated_at=now)
     project.updated_at = now

@@ -4,40 +4,27 @@ change rather than once per request.
 A site's address asks which version is live, whether it is kept by a
 password, taken down, in the trash, or its owner's account closed: the rows
 of Site, Project and User. Each process keeps what it read, with the
-*generation* it read it under; anything that changes those rows (a save or a
-delete, through the signals in `connect`) moves the generation on, and a
-process that sees a new generation forgets all it kept. The generation lives
-where every process sees it: the cache when it is Redis (REDIS_URL: every
-machine), else a stamp file in the data directory (every process of one
-machine, which is every process an embedded database has). Reading it costs a
-file's read or one Redis GET; reading the rows costs a query, and under ASGI each
-request's thread opens its own database connection, which costs more.
-
-The generation moves when a change commits (so no process keeps what it read
-before the change was visible) and also at once (so the same transaction,
-as in a test, sees its own change)."""
+*generation* it read it under (projects.generations: one for every site);
+anything that changes those rows (a save or a delete, through the signals in
+`connect`) moves the generation on, and a process that sees a new generation
+forgets all it kept."""
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.models import User
-from django.core.cache import cache
-from django.db import transaction
 from django.db.models.signals import post_delete, post_save
-from django.utils.crypto import get_random_string
 
+from projects.generations import generation, generation_advance
 from projects.models import Project, Site
 
 MAX_KEPT = 10_000  # sites (and names no site has) a process remembers
-_KEY = "builtit:sites-generation"
+GENERATION = "sites"
 
 
 @dataclass(frozen=True)
@@ -59,17 +46,17 @@ class LiveSite:
 def live_site(*, name: str | None = None, domain: str | None = None) -> LiveSite | None:
     """The site named `name`, or the one at `domain`, as its address serves it."""
     key = ("name", name) if name is not None else ("domain", domain or "")
-    generation = _generation()
+    now = generation(GENERATION)
     with _lock:
-        if _kept.generation != generation:
+        if _kept.generation != now:
             _kept.sites.clear()
-            _kept.generation = generation
+            _kept.generation = now
         if key in _kept.sites:
             _kept.sites.move_to_end(key)
             return _kept.sites[key]
     found = _read(name=name, domain=domain)
     with _lock:
-        if _kept.generation == generation:
+        if _kept.generation == now:
             _kept.sites[key] = found
             # The least used first: a stream of made-up hosts pushes out only
             # each other, not the sites people visit.
@@ -80,8 +67,7 @@ def live_site(*, name: str | None = None, domain: str | None = None) -> LiveSite
 
 def sites_changed() -> None:
     """Every process forgets what it kept, now and when the change commits."""
-    _advance()
-    transaction.on_commit(_advance)
+    generation_advance(GENERATION)
 
 
 def _read(*, name: str | None, domain: str | None) -> LiveSite | None:
@@ -121,35 +107,6 @@ class _Kept:
 
 _kept = _Kept()
 _lock = threading.Lock()
-
-
-def _shared_by_cache() -> bool:
-    return "redis" in settings.CACHES["default"]["BACKEND"].lower()
-
-
-def _stamp() -> Path:
-    return Path(settings.DATA_DIR) / "sites-generation"
-
-
-def _generation() -> object:
-    if _shared_by_cache():
-        return cache.get(_KEY)
-    try:
-        return _stamp().read_text()
-    except FileNotFoundError:
-        return None
-
-
-def _advance() -> None:
-    if _shared_by_cache():
-        cache.set(_KEY, get_random_string(16), timeout=None)
-        return
-    stamp = _stamp()
-    stamp.parent.mkdir(parents=True, exist_ok=True)
-    # Written beside, then moved over: a reader sees the old text or the new.
-    fresh = stamp.with_name(f"{stamp.name}.{get_random_string(8)}")
-    fresh.write_text(get_random_string(16))
-    os.replace(fresh, stamp)
 
 
 # What a site's address reads of each model besides Site: a save that names

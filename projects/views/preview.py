@@ -1,5 +1,6 @@
 """The live preview: `/preview/<token>/<path>` on the sites origin (never the
-app's: projects.web.sites) serves a project's stored files.
+app's: projects.web.sites) serves a project's stored files, as they are now,
+through what the process keeps of them (projects.live_previews).
 
 The token is the only credential (no cookies are needed), and every response
 carries `Content-Security-Policy: sandbox` without `allow-same-origin`, so the
@@ -27,11 +28,10 @@ from django.utils.http import content_disposition_header, escape_leading_slashes
 from django.views.decorators.csrf import csrf_exempt
 
 from common.bridge import FIELD_CHARS, PROBLEMS_PER_PAGE
-from projects.files.binaries import blob_bytes, blob_for_marker, is_marker
+from projects.files.binaries import is_marker
 from projects.files.instructions import is_instructions
 from projects.files.paths import PathError, content_type_for, normalize_path
-from projects.models import Project
-from projects.selectors import file_exists, file_for_preview, preview_project
+from projects.live_previews import OpenPreview, PreviewFile, preview_file, preview_open
 from projects.web.methods import method_refused, safe_only
 from projects.web.plain import PAGES_CSS, plain_page
 from projects.web.sandbox import SANDBOX
@@ -147,28 +147,30 @@ def secured(response: HttpResponse) -> HttpResponse:
 @login_not_required
 @csrf_exempt  # only GET and HEAD are served, and no cookie is read: a POST gets 405
 def serve(request: HttpRequest, token: str, path: str) -> HttpResponse:
-    project = project_for(request, token)
-    if isinstance(project, HttpResponse):
-        return project
-    return live_file(request, project, path, script=_script_for(request))
+    preview = project_for(request, token)
+    if isinstance(preview, HttpResponse):
+        return preview
+    return live_file(request, preview, path, script=_script_for(request))
 
 
-def project_for(request: HttpRequest, token: str) -> Project | HttpResponse:
-    """The project whose preview `token` opens, or the answer that says why none does."""
+def project_for(request: HttpRequest, token: str) -> OpenPreview | HttpResponse:
+    """The preview `token` opens, or the answer that says why none does."""
     refused = method_refused(request, secured)
     if refused is not None:
         return refused
-    project = preview_project(token=token)
-    if project == "taken_down":
+    preview = preview_open(token=token)
+    if preview == "taken_down":
         return not_found_page(_TAKEN_DOWN_PAGE, status=410)
-    if project == "replaced":
+    if preview == "replaced":
         return not_found_page(_REPLACED_PAGE, status=410)
-    if project == "unknown":
+    if preview == "unknown":
         return not_found_page()
-    return project
+    return preview
 
 
-def live_file(request: HttpRequest, project: Project, path: str, *, script: str) -> HttpResponse:
+def live_file(
+    request: HttpRequest, preview: OpenPreview, path: str, *, script: str
+) -> HttpResponse:
     """The project's file at `path` as it is now; an HTML page with `script` added."""
     wanted = path + "index.html" if path == "" or path.endswith("/") else path
     canonical = normalize_path(wanted)
@@ -176,12 +178,12 @@ def live_file(request: HttpRequest, project: Project, path: str, *, script: str)
         None
         # The owner's instructions to the assistant are not part of the site.
         if isinstance(canonical, PathError) or is_instructions(canonical)
-        else file_for_preview(project=project, path=canonical)
+        else preview_file(preview=preview, path=canonical)
     )
     if record is None:
-        return _missing(request, project, path, wanted)
+        return _missing(request, preview, path, wanted)
     if is_marker(record.content):
-        return _binary(request, project, record.content, record.path.rsplit("/", 1)[-1])
+        return _binary(request, record)
     content_type = content_type_for(record.path)
     content = record.content
     if content_type.startswith("text/html"):
@@ -210,16 +212,17 @@ def pages_css(request: HttpRequest) -> HttpResponse:
     return response
 
 
-def _binary(request: HttpRequest, project: Project, marker: str, name: str) -> HttpResponse:
+def _binary(request: HttpRequest, record: PreviewFile) -> HttpResponse:
     """A binary file's bytes, with its type, an ETag from its content and byte
     ranges (projects.web.static_files)."""
-    blob = blob_for_marker(project.pk, marker)
+    blob = record.blob
     if blob is None:
         return not_found_page()
-    response = content_response(request, blob_bytes(blob), blob.content_type, blob.digest)
+    response = content_response(request, blob.data, blob.content_type, blob.digest)
     if request.GET.get("download") and response.status_code == 200:
         # The editor's Download link: the app's page is another origin, where
         # a link's `download` attribute is ignored.
+        name = record.path.rsplit("/", 1)[-1]
         response["Content-Disposition"] = content_disposition_header(True, name)
     answer = secured(response)
     # Unlike the pages, bytes named by their content may be kept, if checked first.
@@ -227,8 +230,8 @@ def _binary(request: HttpRequest, project: Project, marker: str, name: str) -> H
     return answer
 
 
-def _missing(request: HttpRequest, project: Project, path: str, wanted: str) -> HttpResponse:
-    if wanted == path and _is_folder(project, path):
+def _missing(request: HttpRequest, preview: OpenPreview, path: str, wanted: str) -> HttpResponse:
+    if wanted == path and _is_folder(preview, path):
         # /about -> /about/ so the folder's index.html resolves its relative links.
         return secured(HttpResponseRedirect(escape_leading_slashes(request.path + "/")))
     if wanted == "index.html":
@@ -252,11 +255,11 @@ def _script_for(request: HttpRequest) -> str:
     return SHARED_PAGE_SCRIPT if opened_alone else PAGE_REPORT_SCRIPT
 
 
-def _is_folder(project: Project, path: str) -> bool:
+def _is_folder(preview: OpenPreview, path: str) -> bool:
     index = normalize_path(path + "/index.html")
     if isinstance(index, PathError):
         return False
-    return file_exists(project=project, path=index)
+    return preview_file(preview=preview, path=index) is not None
 
 
 def not_found_page(page: str = _NOT_FOUND_PAGE, *, status: int = 404) -> HttpResponse:

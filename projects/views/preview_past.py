@@ -60,12 +60,14 @@ _NOTHING_THEN = plain_page(
 @login_not_required
 @csrf_exempt  # as the live preview: only GET and HEAD, no cookie read
 def serve_point(request: HttpRequest, token: str, point: str, seal: str, path: str) -> HttpResponse:
-    project = project_for(request, token)
-    if isinstance(project, HttpResponse):
-        return project
-    if not past_seal_valid(project_id=project.pk, kind="point", number=int(point), seal=seal):
+    preview = project_for(request, token)
+    if isinstance(preview, HttpResponse):
+        return preview
+    if not past_seal_valid(
+        project_id=preview.project.pk, kind="point", number=int(point), seal=seal
+    ):
         return not_found_page(_SEAL_LAPSED)
-    files = past_files(project_id=project.pk, point=int(point))
+    files = past_files(project_id=preview.project.pk, point=int(point))
     found = file_for("/" + path, files)
     if found is None or is_instructions(found.path):
         return not_found_page(_NOTHING_THEN) if path in {"", "index.html"} else not_found_page()
@@ -79,17 +81,19 @@ def serve_point(request: HttpRequest, token: str, point: str, seal: str, path: s
 def serve_version(
     request: HttpRequest, token: str, revision: str, seal: str, path: str
 ) -> HttpResponse:
-    project = project_for(request, token)
-    if isinstance(project, HttpResponse):
-        return project
-    if not past_seal_valid(project_id=project.pk, kind="file", number=int(revision), seal=seal):
+    preview = project_for(request, token)
+    if isinstance(preview, HttpResponse):
+        return preview
+    if not past_seal_valid(
+        project_id=preview.project.pk, kind="file", number=int(revision), seal=seal
+    ):
         return not_found_page(_SEAL_LAPSED)
-    version = past_version(project_id=project.pk, revision_id=int(revision))
+    version = past_version(project_id=preview.project.pk, revision_id=int(revision))
     if version is None or is_instructions(version.path):
         return not_found_page()
     wanted = path + "index.html" if path == "" or path.endswith("/") else path
     if normalize_path(wanted) != version.path:
-        return live_file(request, project, path, script=SHARED_PAGE_SCRIPT)
+        return live_file(request, preview, path, script=SHARED_PAGE_SCRIPT)
     return _past_text(request, version.text, version.path)
 
 
@@ -98,12 +102,14 @@ def serve_version(
 def serve_published(
     request: HttpRequest, token: str, number: str, seal: str, path: str
 ) -> HttpResponse:
-    project = project_for(request, token)
-    if isinstance(project, HttpResponse):
-        return project
-    if not past_seal_valid(project_id=project.pk, kind="published", number=int(number), seal=seal):
+    preview = project_for(request, token)
+    if isinstance(preview, HttpResponse):
+        return preview
+    if not past_seal_valid(
+        project_id=preview.project.pk, kind="published", number=int(number), seal=seal
+    ):
         return not_found_page(_SEAL_LAPSED)
-    version = SiteVersion.objects.filter(site__project=project, number=int(number)).first()
+    version = SiteVersion.objects.filter(site__project=preview.project, number=int(number)).first()
     if version is None:
         return not_found_page(_NO_VERSION, status=410)
     files = version_index(version.pk, version.created_at)

@@ -15,6 +15,7 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.test import Client, override_settings
 
+from projects.generations import generation
 from projects.lifecycle import project_trash
 from projects.models import Project, Site
 from projects.publish import live_sites, passwords
@@ -409,9 +410,9 @@ def test_a_sign_in_leaves_what_every_process_keeps_alone(user: User, site_projec
     """Only a change to what an address serves moves the generation on: a
     sign-in's last_login would empty every process's cache each time."""
     published(site_project)
-    before = live_sites._generation()
+    before = generation(live_sites.GENERATION)
     user.save(update_fields=["last_login"])
-    assert live_sites._generation() == before
+    assert generation(live_sites.GENERATION) == before
     user.is_active = False
     user.save(update_fields=["is_active"])
-    assert live_sites._generation() != before
+    assert generation(live_sites.GENERATION) != before

@@ -1,0 +1,45 @@
+"""Generations (projects.generations): a new word whenever what they guard
+changes, and never a word something was kept under when the word is unsure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pytest_django.fixtures import Settings as SettingsWrapper
+
+from projects import generations
+from projects.generations import generation, generation_advance, generation_drop
+
+
+@pytest.fixture(params=["file", "cache"])
+def store(
+    request: pytest.FixtureRequest,
+    settings: SettingsWrapper,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> str:
+    """In the data directory, or in the cache (Redis's part played by the
+    test's own cache, whatever its backend)."""
+    settings.DATA_DIR = tmp_path
+    monkeypatch.setattr(generations, "_shared_by_cache", lambda: request.param == "cache")
+    return str(request.param)
+
+
+def test_a_word_stays_until_it_is_moved_on(store: str, db: None) -> None:
+    first = generation("preview-a")
+    assert generation("preview-a") == first
+    generation_advance("preview-a")
+    moved = generation("preview-a")
+    assert moved != first
+    assert generation("preview-b") != moved
+    generation_drop("preview-a")
+    assert generation("preview-a") not in {first, moved}
+
+
+@pytest.mark.parametrize("store", ["file"], indirect=True)
+def test_a_word_read_while_its_file_is_made_matches_nothing(store: str, tmp_path: Path) -> None:
+    generation("preview-a")
+    made = tmp_path / "generations" / "preview-a"
+    made.write_text("")  # as a reader finds it between its making and its word
+    assert generation("preview-a") != generation("preview-a")
