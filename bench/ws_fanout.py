@@ -39,9 +39,10 @@ machine); and each server's peak RSS (VmHWM, so it only grows from one N to
 the next). One untimed turn per server process runs first.
 
 `--idle N` runs no turns: N HTML chat sockets (one project each) open, spread
-over the processes, and stay open `--idle-seconds`; it prints each server's
-resident memory before and after they opened, its peak, and the CPU it used
-while they sat there.
+over the processes, and stay open `--idle-seconds`; it prints how long they
+took to open and the CPU the servers and the clients used meanwhile (a
+connect's share of each), each server's resident memory before and after they
+opened, its peak, and the CPU it used while they sat there.
 
 Targets on the 2-core machine, with no errors and nothing dropped or repeated:
 p99 added latency at most 25 ms with 50 clients x 200 chunks 5 ms apart on one
@@ -271,12 +272,14 @@ async def sample_cpu(pids: list[int], fake: int, samples: list[Sample]) -> None:
     """CPU seconds of the servers, the fake, this process and the whole machine,
     ten times a second: anything else running on the machine skews every figure."""
     while True:
-        used = tuple(servers.cpu_seconds(pid) for pid in pids)
-        clients, machine = time.process_time(), servers.machine_busy()
-        samples.append(
-            Sample(time.monotonic_ns(), used, servers.cpu_seconds(fake), clients, machine)
-        )
+        samples.append(sample_now(pids, fake))
         await asyncio.sleep(0.1)
+
+
+def sample_now(pids: list[int], fake: int) -> Sample:
+    used = tuple(servers.cpu_seconds(pid) for pid in pids)
+    clients, machine = time.process_time(), servers.machine_busy()
+    return Sample(time.monotonic_ns(), used, servers.cpu_seconds(fake), clients, machine)
 
 
 def cores_between(first: Sample, last: Sample) -> tuple[list[float], float, float, float]:
@@ -433,6 +436,7 @@ class Idle:
     rss_after: list[float] = field(default_factory=list)
     peak_rss: list[float] = field(default_factory=list)
     samples: list[Sample] = field(default_factory=list)  # while idle
+    opening: list[Sample] = field(default_factory=list)  # as the opening began, and ended
     errors: list[str] = field(default_factory=list)
 
 
@@ -442,8 +446,10 @@ async def sit_idle(projects: list[uuid.UUID], bench: Bench, seconds: float) -> I
     figures.rss_before = [servers.memory_mb(pid, "VmRSS") for pid in bench.pids]
     tabs = tabs_for(projects, bench.bases, as_json=False)
     began = time.monotonic()
+    figures.opening.append(sample_now(bench.pids, bench.fake))
     live = await open_tabs(tabs, bench.cookie, as_json=False)
     figures.opening_s, figures.opened = time.monotonic() - began, len(live)
+    figures.opening.append(sample_now(bench.pids, bench.fake))
     await asyncio.sleep(2)  # the last connects' database work ends
     sampler = asyncio.create_task(sample_cpu(bench.pids, bench.fake, figures.samples))
     await asyncio.sleep(seconds)
@@ -462,6 +468,14 @@ def report_idle(figures: Idle, kind: str) -> None:
     each, _, clients, rest = cores_between(figures.samples[0], figures.samples[-1])
     seconds = (figures.samples[-1].at - figures.samples[0].at) / 1e9
     print(f"{figures.opened:,}/{figures.sockets:,} sockets opened in {figures.opening_s:.1f} s")
+    opening, _, opening_clients, opening_rest = cores_between(*figures.opening)
+    print(
+        f"while opening: servers {' + '.join(f'{cores:.2f}' for cores in opening)} cores,"
+        f" clients {opening_clients:.2f}, rest of the machine {opening_rest:.2f}"
+        f" ({sum(opening) * figures.opening_s * 1e3 / max(figures.opened, 1):.2f} ms of server"
+        f" CPU and {opening_clients * figures.opening_s * 1e3 / max(figures.opened, 1):.2f} ms"
+        " of the clients' a socket)"
+    )
     print(f"{'server':>6} {'RSS before':>10} {'RSS open':>9} {'VmHWM':>7} {'cores idle':>10}")
     for number, cores in enumerate(each):
         before, after = figures.rss_before[number], figures.rss_after[number]

@@ -10,7 +10,10 @@ application (builtit.asgi):
   as the application does (builtit.server.client_address);
 - its application checker, so it looks only at connections whose application
   ended or whose socket closed, not at every one each second
-  (builtit.server.reaping).
+  (builtit.server.reaping);
+- its websocket factory, so a socket's options are read from its protocol's
+  class, not copied onto (and printed for) each socket as it opens
+  (builtit.server.socket_options).
 
 How often an idle websocket is pinged is daphne's own `--ping-interval`, given
 on its command line (docs/production.md), not changed here.
@@ -28,10 +31,11 @@ from __future__ import annotations
 from importlib.metadata import version
 
 from daphne import http_protocol, ws_protocol
+from daphne import server as daphne_server
 from daphne.server import Server
 from django.core.exceptions import ImproperlyConfigured
 
-from builtit.server import bodylimit, client_address, reaping, shutdown
+from builtit.server import bodylimit, client_address, reaping, shutdown, socket_options
 
 _REPLACED = (
     (http_protocol, "WebRequest"),
@@ -41,6 +45,7 @@ _REPLACED = (
     (Server, "application_checker"),
     (Server, "create_application"),
     (Server, "protocol_disconnected"),
+    (daphne_server, "WebSocketFactory"),
 )
 
 
@@ -56,3 +61,4 @@ def install() -> None:
     shutdown.install()
     client_address.install()
     reaping.install()
+    socket_options.install()

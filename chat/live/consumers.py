@@ -37,6 +37,7 @@ from chat.live.following import TurnFollower
 from chat.live.frames import Frame, FrameRefused, parse_frame
 from chat.live.framing import html_frames
 from chat.live.layer import Addressed
+from chat.live.snapshot import Snapshot, snapshot
 from chat.live.socket_auth import (
     session_follow,
     session_valid,
@@ -144,8 +145,9 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         # this channel, and the catch-up below reads what it sent before.
         self.joined = True
         await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.follower.catch_up()
-        await self._send_opening()
+        state, opening = await threads.run(_opened, self.project, conversation)
+        await self.follower.catch_up(state)
+        await self._send_opening(opening)
 
     async def _leave(self) -> None:
         """Out of the project's group and the watchdog, once."""
@@ -218,13 +220,10 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         tree, files, by = found
         await self.send_html(tree + (self._signal(files=files, by=by) if files else ""))
 
-    async def _send_opening(self) -> None:
-        """The request this project was started with on the dashboard, sent by
-        the first socket to take it (chat.openings); if it cannot go, it goes
-        into the message box, to send once the notice's reason is dealt with."""
-        if self.conversation is None:
-            return
-        text = await threads.run(openings.opening_take, conversation=self.conversation)
+    async def _send_opening(self, text: str) -> None:
+        """The request this project was started with on the dashboard, taken by
+        this socket (`_opened`), sent; if it cannot go, it goes into the message
+        box, to send once the notice's reason is dealt with."""
         if text and not await self._start(Frame("message", text)) and not self.as_json:
             await self.send(text_data=self._signal(draft=text))
 
@@ -420,6 +419,16 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         return panel.signal_html(
             self.signals, sent=sent, files=files or [], by=by, tab=tab, draft=draft
         )
+
+
+def _opened(project: Project, conversation: Conversation | None) -> tuple[Snapshot, str]:
+    """In one job, once the tab hears the project: what it shows first, and the
+    request the project was started with on the dashboard if this is the first
+    socket to take it (chat.openings; "" otherwise)."""
+    state = snapshot(project, conversation)
+    if conversation is None:
+        return state, ""
+    return state, openings.opening_take(conversation=conversation)
 
 
 def _files_now(project: Project, path: str, version: int) -> tuple[str, list[str], str] | None:

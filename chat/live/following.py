@@ -222,9 +222,11 @@ class TurnFollower:
 
     # --- catching up --------------------------------------------------------------------
 
-    async def catch_up(self) -> None:
-        """What is stored, then the running turn from its start, then live."""
-        state = await threads.run(snapshot.snapshot, self.project, self.conversation)
+    async def catch_up(self, state: snapshot.Snapshot | None = None) -> None:
+        """What is stored (`state`, when the caller read it already), then the
+        running turn from its start, then live."""
+        if state is None:
+            state = await threads.run(snapshot.snapshot, self.project, self.conversation)
         if not self.as_json:
             await self._screen.send_html(snapshot.snapshot_html(state) + self._screen.signal())
         running = state.running

@@ -19,7 +19,7 @@ from chat.live.frames import Frame
 from chat.models import Conversation
 from chat.personal_keys import key_for
 from chat.providers import client_for, is_offline
-from chat.selectors.conversations import conversation_for
+from chat.selectors.conversations import conversation_of_owner
 from common import threads
 from common.refusals import Refusal
 from projects.models import Project
@@ -94,12 +94,20 @@ async def _pictures_refused(
 def socket_project(
     user: User, project_id: uuid.UUID, raw_conversation: str
 ) -> tuple[Project, Conversation | None] | None:
-    """The user's project and the conversation asked for; None refuses the socket."""
-    project = Project.objects.filter(pk=project_id, owner_id=user.pk).first()
-    if project is None:
-        return None
+    """The user's project and the conversation asked for (the latest when none
+    was); None refuses the socket. One query when the conversation exists (it
+    brings its project), a second for a project that has none yet."""
+    conversation = conversation_of_owner(
+        user_id=user.pk, project_id=project_id, raw=raw_conversation
+    )
+    if conversation is not None:
+        project = conversation.project
+    elif raw_conversation:
+        return None  # not one of this project's conversations (or not this person's project)
+    else:
+        found = Project.objects.filter(pk=project_id, owner_id=user.pk).first()
+        if found is None:
+            return None
+        project = found
     project.owner = user  # the person the socket is signed in as: not read again
-    conversation = conversation_for(project=project, raw=raw_conversation)
-    if raw_conversation and conversation is None:
-        return None  # not one of this project's conversations
     return project, conversation

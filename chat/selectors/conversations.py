@@ -3,6 +3,7 @@ sequence number, its summaries, what it used and how full its context was."""
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 
 from django.db.models import Max, Sum
@@ -31,9 +32,27 @@ def conversation_for(*, project: Project, raw: str | None) -> Conversation | Non
     project's), or the project's latest when none was asked for."""
     if not raw:
         return project.conversations.first()
-    if not raw.isdigit() or len(raw) > 18:
-        return None
-    return conversation_get(project=project, conversation_id=int(raw))
+    asked = _asked_id(raw)
+    return None if asked is None else conversation_get(project=project, conversation_id=asked)
+
+
+def conversation_of_owner(
+    *, user_id: int, project_id: uuid.UUID, raw: str | None
+) -> Conversation | None:
+    """As `conversation_for`, of the project `project_id` only if `user_id` owns
+    it, read with its project in one query."""
+    found = Conversation.objects.select_related("project").filter(
+        project_id=project_id, project__owner_id=user_id
+    )
+    if not raw:
+        return found.first()
+    asked = _asked_id(raw)
+    return None if asked is None else found.filter(pk=asked).first()
+
+
+def _asked_id(raw: str) -> int | None:
+    """The id a page or socket asked for; None when `raw` cannot be one."""
+    return int(raw) if raw.isdigit() and len(raw) <= 18 else None
 
 
 def conversation_title(*, conversation_id: int | None) -> str:

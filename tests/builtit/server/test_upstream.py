@@ -90,6 +90,23 @@ UPSTREAM = [
         "1e0fba13ca26ee31",
         "reaping",
     ),
+    # autobahn's, under daphne: copies each option the protocol lacks from the
+    # factory as a socket opens (socket_options leaves it none to copy).
+    Upstream(
+        "autobahn.websocket.protocol",
+        "WebSocketProtocol._connectionMade",
+        ("self",),
+        "c30299214c03bd25",
+        "socket_options",
+    ),
+    # Sets the options as attributes of the factory, which socket_options reads.
+    Upstream(
+        "autobahn.websocket.protocol",
+        "WebSocketServerFactory.resetProtocolOptions",
+        ("self",),
+        "9c4bd97347b92403",
+        "socket_options",
+    ),
     # Called for the scheme; its address is replaced by ours.
     Upstream(
         "daphne.utils",
@@ -122,6 +139,8 @@ REACHED = [
         'reactor.addSystemEventTrigger("before", "shutdown", self.kill_all_applications)',
     ),
     ("daphne.server", "Server.run", "reactor.callLater(1, self.application_checker)"),
+    # The websocket factory is read from the module when the server starts.
+    ("daphne.server", "Server.run", "self.ws_factory = WebSocketFactory(self, server="),
     (
         "daphne.server",
         "Server.application_checker",

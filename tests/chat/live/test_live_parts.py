@@ -588,7 +588,7 @@ async def test_a_tab_whose_handler_failed_leaves_its_groups(
     """Channels ends a consumer whose handler raised without a disconnect: its
     channel must not stay in the project's group, gathering every later turn's events."""
 
-    async def broken(self: TurnFollower) -> None:
+    async def broken(self: TurnFollower, state: object = None) -> None:
         raise RuntimeError("the database went away")
 
     monkeypatch.setattr(TurnFollower, "catch_up", broken)

@@ -27,10 +27,11 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat import services
 from chat.agent.compaction import COMPACTION_LOCK
-from chat.live import turns
+from chat.live import orders, turns
 from chat.models import Conversation, Message
 from chat.personal_keys import key_save
 from chat.render import streaming
+from common import threads
 from fakes.openrouter import FakeOpenRouter
 from fakes.script import Chunk, Drop, HttpError, Pause, Reply, Stream, ToolCallScript
 from projects.lifecycle import project_create
@@ -187,6 +188,44 @@ async def test_a_conversation_of_the_project_is_accepted(project: Project, user:
     ours = await sync_to_async(services.conversation_create)(project=project)
     async with opened(project, user, query=f"conversation={ours.pk}") as socket:
         assert await socket.receive_nothing()
+
+
+async def test_another_users_project_with_a_conversation_is_refused(
+    project: Project, other_user: User
+) -> None:
+    ours = await sync_to_async(services.conversation_create)(project=project)
+    await refused(socket_path(project), other_user)
+    await refused(socket_path(project, query=f"conversation={ours.pk}"), other_user)
+
+
+async def test_a_tab_opening_on_a_conversation_reads_the_database_in_three_jobs(
+    project: Project, user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The session; the project with its conversation; what the tab shows first
+    # with the request it was started with. Each job is a hop to a pool thread
+    # and back, a share of a connect's time (bench/ws_fanout.py --idle).
+    await sync_to_async(services.conversation_create)(project=project)
+    jobs: list[str] = []
+    run = threads.run
+
+    async def counted(fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        jobs.append(fn.__name__)
+        return await run(fn, *args, **kwargs)
+
+    monkeypatch.setattr(threads, "run", counted)
+    async with opened(project, user, as_json=False) as socket:
+        assert "chat-log" in await socket.receive_from()
+        assert jobs == ["session_user", "socket_project", "_opened"]
+
+
+def test_the_project_and_its_conversation_are_read_in_one_query(
+    project: Project, user: User, django_assert_num_queries: Any
+) -> None:
+    ours = services.conversation_create(project=project)
+    with django_assert_num_queries(1):
+        assert orders.socket_project(user, project.pk, "") == (project, ours)
+    with django_assert_num_queries(1):
+        assert orders.socket_project(user, project.pk, str(ours.pk)) == (project, ours)
 
 
 # --- a turn in JSON mode ------------------------------------------------------------

@@ -1,0 +1,50 @@
+"""A websocket's options (ping timeout, frame sizes, handshake timeout, ...) read
+from its protocol's class, set once per factory, not copied onto each socket.
+
+autobahn copies about thirty options from the factory onto every protocol as it
+connects (`WebSocketProtocol._connectionMade`), so that a later change to the
+factory leaves open sockets as they were, and pretty-prints all of them for a
+debug line whether anything logs it or not: 7% of the server's time opening
+10,000 sockets (py-spy, bench/ws_fanout.py --idle) and the bulk of each
+protocol's attribute dict. autobahn copies only what a protocol does not
+already have; here daphne's factory builds its protocols from a subclass that
+carries the options as class attributes, made again whenever they change, so
+the copy finds every option present and has nothing to copy or print. A
+socket keeps the options its factory had as it opened, as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from daphne import server as daphne_server
+from daphne.ws_protocol import WebSocketFactory
+
+
+class OptionsOnFactory(WebSocketFactory):  # type: ignore[misc]
+    """daphne's websocket factory, its options on its protocol's class."""
+
+    def resetProtocolOptions(self) -> None:
+        super().resetProtocolOptions()
+        self._options_on_class()
+
+    def setProtocolOptions(self, *args: Any, **kwargs: Any) -> None:
+        super().setProtocolOptions(*args, **kwargs)
+        self._options_on_class()
+
+    def _options_on_class(self) -> None:
+        base = WebSocketFactory.protocol
+        options = {name: _as_class_attribute(getattr(self, name)) for name in base.CONFIG_ATTRS}
+        # CONFIG_ATTRS empty: autobahn's copy loop (and its pformat) is left
+        # with nothing to do; every option is found on the class.
+        self.protocol = type(base.__name__, (base,), {**options, "CONFIG_ATTRS": ()})
+
+
+def _as_class_attribute(value: Any) -> Any:
+    # A function on a class would become a method of each protocol (the
+    # compression offer's acceptor is one): kept as the plain function it was.
+    return staticmethod(value) if callable(value) else value
+
+
+def install() -> None:
+    daphne_server.WebSocketFactory = OptionsOnFactory
