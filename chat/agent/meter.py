@@ -14,7 +14,10 @@ A model whose price is not known at all (a local server, the provider's list
 never read) is bounded by length instead: an answer past LENGTH_SLACK times
 the tokens it asked for at most, counted the same way, is ended as too large.
 A model priced at nothing is bounded only as every answer is
-(BUILTIT_MAX_ANSWER_BYTES).
+(BUILTIT_MAX_ANSWER_BYTES). A one-off answer (a summary, an improved request)
+is bounded by that length whatever its price too: it is thrown away when cut,
+so a model that ignores `max_tokens` would otherwise spend all the caps leave
+(a whole day's, with a loose turn cap) on words nobody sees.
 """
 
 from __future__ import annotations
@@ -88,7 +91,7 @@ class Meter:
     async def settle(self) -> None:
         """The answer passed its limit: hold more, or end it (CostCapError, or
         AnswerTooLargeError for a model without a price)."""
-        if self.price is None:
+        if self.price is None or (not self.in_turn and self.chars > self._length()):
             raise AnswerTooLargeError(
                 f"The model wrote far past the {self.max_tokens:,} tokens it was asked for at most"
             )
@@ -106,11 +109,18 @@ class Meter:
     def _limit(self) -> int:
         """The characters of answer it may reach before `settle` is due."""
         if self.price is None:
-            return budget.chars_of_tokens(self.max_tokens * LENGTH_SLACK)
+            return self._length()
         room = self._room()
-        if not self.price or room is None:
-            return _UNBOUNDED
-        return budget.chars_within(room - self.base, self.price)
+        money = (
+            _UNBOUNDED
+            if not self.price or room is None
+            else budget.chars_within(room - self.base, self.price)
+        )
+        return money if self.in_turn else min(money, self._length())
+
+    def _length(self) -> int:
+        """The characters past which an answer is far longer than it was asked to be."""
+        return budget.chars_of_tokens(self.max_tokens * LENGTH_SLACK)
 
     def _room(self) -> Decimal | None:
         """What the turn's own cap leaves and what it holds of the shared caps,

@@ -200,7 +200,7 @@ async def test_a_one_off_request_is_cut_at_the_cap_too(
         model=SONNET,
         api_key=None,
         messages=[ChatMessage.user("Rewrite my request")],
-        max_tokens=800,
+        max_tokens=4000,  # longer than the cap pays for: the cap binds first
         seconds=10,
         client=llm_client(),
     )
@@ -211,6 +211,39 @@ async def test_a_one_off_request_is_cut_at_the_cap_too(
     assert "what it wrote is kept" not in answer.message, "a rewrite cut short is not kept"
     assert fake_openrouter.wait_for_disconnect()
     assert CAP - PIECE <= await charged(project) <= CAP + PIECE
+    assert not await SpendingHold.objects.aexists()
+
+
+async def test_a_one_off_request_is_bounded_by_length_under_a_loose_cap(
+    fake_openrouter: FakeOpenRouter,
+    project: Project,
+    settings: SettingsWrapper,
+    llm_client: Clients,
+) -> None:
+    """A summary or an improved request is thrown away when cut: a priced model
+    that ignores `max_tokens` is ended at three times the length asked for, not
+    let run to what the caps leave (here $100 a turn and a day) on words nobody
+    sees."""
+    settings.BUILTIT_TURN_COST_LIMIT = Decimal(100)
+    settings.BUILTIT_USER_DAILY_COST_LIMIT = Decimal(100)
+    fake_openrouter.script(never_stops())
+
+    answer = await ask_once(
+        project=project,
+        model=SONNET,
+        api_key=None,
+        messages=[ChatMessage.user("Summarise this")],
+        max_tokens=800,
+        seconds=10,
+        client=llm_client(),
+    )
+
+    assert isinstance(answer, AskRefused)
+    assert answer.code == "answer_too_large"
+    assert "far past the 800 tokens it was asked for" in answer.message
+    assert fake_openrouter.wait_for_disconnect()
+    written = 800 * 3 * 3 + len(ENDLESS_PIECE)  # three times the tokens, three characters each
+    assert await charged(project) <= (math.ceil(written / 3) + 1000) * ANSWER_PRICE
     assert not await SpendingHold.objects.aexists()
 
 
