@@ -18,15 +18,13 @@ MAX_KEPT_FILES paths. Shared by the process's threads."""
 from __future__ import annotations
 
 import sys
-import threading
 import uuid
-from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from django.db.models.signals import post_delete, post_save
 
+from common.kept import Kept
 from projects.files.binaries import blob_bytes, blob_for_marker, is_marker
 from projects.generations import generation, generation_advance, generation_drop
 from projects.models import Project, Site
@@ -130,66 +128,8 @@ def _weight(kept: tuple[str, PreviewFile | None]) -> int:
     return _PATH_WEIGHT + sys.getsizeof(found.content) + blob
 
 
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-class _Kept(Generic[K, V]):
-    """Least recently used first out, past `count` entries or `limit` in weight."""
-
-    def __init__(
-        self, *, count: int, limit: int = sys.maxsize, weight: Callable[[V], int] | None = None
-    ) -> None:
-        self.count = count
-        self.limit = limit
-        self._weight: Callable[[V], int] = weight or (lambda value: 0)
-        self._lock = threading.Lock()
-        self._items: OrderedDict[K, V] = OrderedDict()
-        self._total = 0
-
-    def get(self, key: K) -> V | None:
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return found
-
-    def put(self, key: K, value: V) -> None:
-        weight = self._weight(value)
-        # One value past a quarter of the room would push out too much of the rest.
-        if weight > self.limit // 4:
-            self.drop(key)
-            return
-        with self._lock:
-            self._pop(key)
-            self._items[key] = value
-            self._total += weight
-            while len(self._items) > self.count or self._total > self.limit:
-                self._pop(next(iter(self._items)))
-
-    def drop(self, key: K) -> None:
-        with self._lock:
-            self._pop(key)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-            self._total = 0
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    @property
-    def total(self) -> int:
-        return self._total
-
-    def _pop(self, key: K) -> None:
-        if key in self._items:
-            self._total -= self._weight(self._items.pop(key))
-
-
-_tokens: _Kept[str, tuple[uuid.UUID, str]] = _Kept(count=MAX_KEPT_TOKENS)
-_files: _Kept[tuple[uuid.UUID, str], tuple[str, PreviewFile | None]] = _Kept(
+_tokens: Kept[str, tuple[uuid.UUID, str]] = Kept(count=MAX_KEPT_TOKENS)
+_files: Kept[tuple[uuid.UUID, str], tuple[str, PreviewFile | None]] = Kept(
     count=MAX_KEPT_FILES, limit=MAX_KEPT_BYTES, weight=_weight
 )
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import gzip
 import re
+import sys
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
+from common.kept import Kept
 from projects.files.binaries import blob_bytes, blob_for_marker, is_marker
 from projects.files.paths import content_type_for
 from projects.models import RevisionBlob, SiteFile
@@ -86,38 +87,11 @@ def _read(blob_id: int, path: str) -> Content | None:
     return Content(data, content_type, blob.digest, gzip_of(data, content_type))
 
 
-class _BytesCache:
-    """Least recently used first out, past `limit` bytes in all."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._lock = threading.Lock()
-        self._items: OrderedDict[tuple[str, str], Content] = OrderedDict()
-        self._total = 0
-
-    def get(self, key: tuple[str, str]) -> Content | None:
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return found
-
-    def put(self, key: tuple[str, str], content: Content) -> None:
-        # The largest file a site may hold (10 MiB) is kept, and asked for again
-        # served from here; one bigger than a quarter would push out too much.
-        if content.weight > self.limit // 4:
-            return
-        with self._lock:
-            if key in self._items:
-                return
-            self._items[key] = content
-            self._total += content.weight
-            while self._total > self.limit:
-                _, dropped = self._items.popitem(last=False)
-                self._total -= dropped.weight
-
-
-_CACHE = _BytesCache(MAX_CACHED_BYTES)
+# The largest file a site may hold (10 MiB) is kept, and asked for again served
+# from here; one bigger than a quarter of the room is not (common.kept).
+_CACHE: Kept[tuple[str, str], Content] = Kept(
+    count=sys.maxsize, limit=MAX_CACHED_BYTES, weight=lambda content: content.weight
+)
 _READING = threading.BoundedSemaphore(4)
 
 
