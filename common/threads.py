@@ -65,6 +65,6 @@ class Background:
         """Start `fn` later; False (nothing started) when `pending` jobs already wait."""
         if not self._room.acquire(blocking=False):
             return False
-        future = self._pool.submit(_job, fn, *args, **kwargs)
+        future = self._pool.submit(partial(_job, fn, *args, **kwargs))
         future.add_done_callback(lambda _: self._room.release())
         return True

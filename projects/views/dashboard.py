@@ -25,6 +25,7 @@ from projects.lifecycle import (
     trash_purge_date,
 )
 from projects.models import Project, ProjectFile
+from projects.publish.forms.selectors import unread_annotation
 from projects.selectors import (
     owned_project,
     project_list_for,
@@ -38,7 +39,7 @@ from projects.web.sites import frame_sites
 
 @require_GET
 def dashboard(request: HttpRequest) -> HttpResponse:
-    projects = project_list_for(request.user)
+    projects = project_list_for(request.user).annotate(unread_forms=unread_annotation())
     context = {
         "projects": projects,
         "storage": _storage(request),

@@ -21,14 +21,14 @@ from django.utils.html import escape
 from django.utils.http import escape_leading_slashes, urlencode
 from django.views.decorators.csrf import csrf_exempt
 
-from projects.publish.forms.receiving import Posted, Received, Refused, form_receive
 from projects.live_previews import OpenPreview, preview_open
+from projects.publish.forms.receiving import Posted, Received, Refused, form_receive
 from projects.publish.forms.targets import Target, preview_target, site_target
-from projects.publish.live_sites import LiveSite, live_site
 from projects.publish.forms.thanks import thanks_for
+from projects.publish.live_sites import LiveSite, live_site
+from projects.views.preview import secured
 from projects.web.methods import Headed
 from projects.web.plain import PAGES_CSP, plain_page
-from projects.views.preview import secured
 from projects.web.sites import published_shared as shared_headers
 from projects.web.sites import raw_host
 
@@ -48,24 +48,27 @@ def form_answer(
     request: HttpRequest, target: Target, form: str, *, sent: bool, headed: Headed
 ) -> HttpResponse:
     """The answer to a POST of `form` to `target`; `sent`: its thank-you page."""
+    return headed(_answer(request, target, form, sent=sent))
+
+
+def _answer(request: HttpRequest, target: Target, form: str, *, sent: bool) -> HttpResponse:
     if sent:
-        if request.method not in {"GET", "HEAD"}:
-            return headed(_refused(request, _NOT_A_FORM))
-        return headed(_thanks(request, target))
+        safe = request.method in {"GET", "HEAD"}
+        return _thanks(request, target) if safe else _refused(request, _NOT_A_FORM)
     if request.method == "OPTIONS":
-        return headed(_preflight())
+        return _preflight()
     if request.method != "POST":
-        return headed(_refused(request, _NOT_A_PAGE))
+        return _refused(request, _NOT_A_PAGE)
     length = request.META.get("CONTENT_LENGTH") or "0"
-    if not length.isdigit() or int(length) > settings.BUILTIT_FORMS_MAX_BYTES:
-        return headed(_refused(request, _too_large()))
-    posted = _posted(request, form)
-    if isinstance(posted, Refused):
-        return headed(_refused(request, posted))
-    result = form_receive(target=target, posted=posted)
+    posted = (
+        _too_large()
+        if not length.isdigit() or int(length) > settings.BUILTIT_FORMS_MAX_BYTES
+        else _posted(request, form)
+    )
+    result = posted if isinstance(posted, Refused) else form_receive(target=target, posted=posted)
     if isinstance(result, Refused):
-        return headed(_refused(request, result))
-    return headed(_received(request, target, form, result))
+        return _refused(request, result)
+    return _received(request, target, form, result)
 
 
 def refused_answer(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
@@ -139,14 +142,16 @@ def _thanks(request: HttpRequest, target: Target) -> HttpResponse:
     more = f'<p><a href="{escape(escape_leading_slashes(link))}">{escape(thanks.back)}</a></p>'
     if target.test:
         more = f"<p>{escape(_TEST_NOTE)}</p>" + more
-    html = plain_page(thanks.title, escape(thanks.text), site=target.name, more=more, lang=thanks.lang)
+    html = plain_page(
+        thanks.title, escape(thanks.text), site=target.name, more=more, lang=thanks.lang
+    )
     response = HttpResponse(html, content_type="text/html; charset=utf-8")
     response["Cache-Control"] = "no-store"
     return response
 
 
 def _preflight() -> HttpResponse:
-    """A fetch() sending JSON asks first: it may (the answer's own CORS headers say who reads it)."""
+    """A fetch() sending JSON asks first: it may (the answer's CORS headers say who reads it)."""
     response = HttpResponse(status=204)
     response["Access-Control-Allow-Methods"] = "POST"
     response["Access-Control-Allow-Headers"] = "Content-Type, Accept"
@@ -160,7 +165,9 @@ def _refused(request: HttpRequest, refused: Refused) -> HttpResponse:
         response = JsonResponse({"ok": False, "error": refused.message}, status=refused.status)
     else:
         html = plain_page(refused.title, escape(refused.message))
-        response = HttpResponse(html, status=refused.status, content_type="text/html; charset=utf-8")
+        response = HttpResponse(
+            html, status=refused.status, content_type="text/html; charset=utf-8"
+        )
     if refused.retry_after is not None:
         response["Retry-After"] = str(refused.retry_after)
     if refused is _NOT_A_PAGE:

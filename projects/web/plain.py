@@ -34,4 +34,11 @@ def plain_page(title: str, html: str, *, site: str = "", more: str = "", lang: s
     above the title and in the tab; `lang`, the language it is written in."""
     named = f'<p class="site">{escape(site)}</p>' if site else ""
     tab = f"{title} · {site}" if site else title
-    return _PAGE.format(lang=escape(lang), title=escape(tab), site=named, heading=escape(title), text=html, more=more)
+    return _PAGE.format(
+        lang=escape(lang),
+        title=escape(tab),
+        site=named,
+        heading=escape(title),
+        text=html,
+        more=more,
+    )

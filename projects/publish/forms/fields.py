@@ -29,7 +29,7 @@ class Fields:
         """The fields as a submission's JSON column holds them (the one reader of it)."""
         pairs: list[tuple[str, str]] = []
         for item in raw if isinstance(raw, list) else []:
-            if isinstance(item, list) and len(item) == 2:  # noqa: PLR2004 (a pair)
+            if isinstance(item, list) and len(item) == 2:
                 pairs.append((str(item[0]), str(item[1])))
         return cls(tuple(pairs))
 
@@ -83,15 +83,18 @@ def _problem(pairs: Iterable[tuple[str, str]]) -> str | None:
         return "The form sent no fields: nothing to keep."
     if len(listed) > MAX_FIELDS:
         return f"The form sent {len(listed)} fields; a form here may send at most {MAX_FIELDS}."
-    for name, value in listed:
-        if not name.strip():
-            return "The form sent a field without a name."
-        if len(name) > MAX_NAME:
-            return f"A field's name is longer than {MAX_NAME} characters."
-        if len(value) > MAX_VALUE:
-            return f"The field {name[:40]} is longer than {MAX_VALUE:,} characters."
     if sum(len(value) for _, value in listed) > MAX_TEXT:
         return f"The form sent more than {MAX_TEXT:,} characters in all."
+    return next(filter(None, (_field_problem(name, value) for name, value in listed)), None)
+
+
+def _field_problem(name: str, value: str) -> str | None:
+    if not name.strip():
+        return "The form sent a field without a name."
+    if len(name) > MAX_NAME:
+        return f"A field's name is longer than {MAX_NAME} characters."
+    if len(value) > MAX_VALUE:
+        return f"The field {name[:40]} is longer than {MAX_VALUE:,} characters."
     return None
 
 

@@ -91,7 +91,10 @@ def form_receive(*, target: Target, posted: Posted) -> Received | Refused:
         )
         mail_later(submission_id=kept.pk, mail=kept.mail)
     return Received(
-        submission_id=kept.pk, spam=kept.spam, page=page, goes_to=_next(target, posted, sent.next, page)
+        submission_id=kept.pk,
+        spam=kept.spam,
+        page=page,
+        goes_to=_next(target, posted, sent.next, page),
     )
 
 

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from projects.models import FormSettings, FormSubmission, Project
 from projects.publish.forms.fields import Sent
-from projects.publish.forms.selectors import mail_configured, mail_choice
+from projects.publish.forms.selectors import mail_choice, mail_configured
 
 Mail = FormSubmission.Mail
 

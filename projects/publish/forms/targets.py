@@ -49,7 +49,9 @@ class Target:
 
 class _Version:
     def __init__(self, site: LiveSite) -> None:
-        assert site.version_id is not None and site.version_made is not None  # a live site's
+        # A live site's (projects.views.site_forms checks before it asks).
+        assert site.version_id is not None
+        assert site.version_made is not None
         self._index = version_index(site.version_id, site.version_made)
 
     def page_for(self, address: str) -> str | None:
