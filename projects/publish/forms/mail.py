@@ -75,7 +75,7 @@ def digests_send() -> int:
         FormSubmission.objects.filter(waiting).values_list("project_id", flat=True).distinct()
     )
     sent = 0
-    for project in Project.all_objects.select_related("owner").filter(pk__in=list(project_ids)):
+    for project in Project.objects.select_related("owner").filter(pk__in=list(project_ids)):
         rows = list(FormSubmission.objects.filter(waiting, project=project).order_by("created_at"))
         if _sent(_message(project, rows, digest=True), project):
             _mark([row.pk for row in rows], Mail.SENT)
