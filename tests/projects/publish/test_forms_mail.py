@@ -81,7 +81,7 @@ def test_a_daily_digest_gathers_the_days_submissions_in_one_mail(
     receive(project, "Robot", spam=True)
     assert smtp.received() == []
     daily_job()
-    to, message = smtp.wait_for("name: Ana")
+    _, message = smtp.wait_for("name: Ana")
     assert message["Subject"] == "Empty site: 3 form submissions"
     body = body_of(message)
     assert "name: Bo" in body
