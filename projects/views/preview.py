@@ -73,7 +73,7 @@ FORMS_SCRIPT = (
     'const own=s&&s.hasAttribute("formaction"),there=to(own?s.formAction:f.action);'
     'if(there)(own?s:f).setAttribute(own?"formaction":"action",there)},true);'
     "const send=window.fetch;window.fetch=(i,o)=>{"
-    "const there=typeof i==\"string\"||i instanceof URL?to(String(i)):null;"
+    'const there=typeof i=="string"||i instanceof URL?to(String(i)):null;'
     "return send.call(window,there||i,o)}})()</script>"
 )
 
@@ -107,7 +107,9 @@ _BRIDGE_BOUNDS = escape(
 # A classic script without async or defer: it runs before anything after it
 # in the page, so it hears the page's first error.
 PAGE_REPORT_SCRIPT = (
-    DIALOG_SCRIPT + FORMS_SCRIPT + f'<script src="{BRIDGE_PATH}" data-bounds="{_BRIDGE_BOUNDS}"></script>'
+    DIALOG_SCRIPT
+    + FORMS_SCRIPT
+    + f'<script src="{BRIDGE_PATH}" data-bounds="{_BRIDGE_BOUNDS}"></script>'
 )
 SHARED_PAGE_SCRIPT = DIALOG_SCRIPT + FORMS_SCRIPT
 if any(mark in PAGE_REPORT_SCRIPT for mark in "\r\n\f"):  # see above
