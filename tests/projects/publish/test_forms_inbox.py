@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import csv
 import io
+import zipfile
 
 import pytest
 from django.core.cache import cache
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client, override_settings
 
+from projects.archive import FORMS_CSV
 from projects.models import FormSettings, FormSubmission, Project, Site
 from tests.conftest import SITES_HOST
 from tests.projects.publish.test_publish import published, site_project
@@ -46,18 +49,19 @@ def inbox(client: Client, project: Project, **query: str) -> str:
 def test_the_owner_reads_submissions_by_form_newest_first(
     user_client: Client, site: Site, site_project: Project
 ) -> None:
-    send(name="Ana", message="Two loaves")
-    send(name="Bo", message="A cake for Sunday")
-    send("rsvp", name="Cy", attending="yes")
+    send(name="Ana Lima", message="Two loaves")
+    send(name="Bo Brandt", message="A cake for Sunday")
+    send("rsvp", name="Cy Coelho", attending="yes")
     page = inbox(user_client, site_project)
-    assert page.index("Cy") < page.index("Bo") < page.index("Ana")  # newest first
+    # newest first
+    assert page.index("Cy Coelho") < page.index("Bo Brandt") < page.index("Ana Lima")
     assert "<dt>message</dt><dd>A cake for Sunday</dd>" in page
     assert page.count('class="submission card unread"') == 3
     only_contact = inbox(user_client, site_project, form="contact")
-    assert "Ana" in only_contact
-    assert "Cy" not in only_contact
-    assert "Bo" not in inbox(user_client, site_project, q="loaves")
-    assert "Ana" in inbox(user_client, site_project, q="LOAVES")
+    assert "Ana Lima" in only_contact
+    assert "Cy Coelho" not in only_contact
+    assert "Bo Brandt" not in inbox(user_client, site_project, q="loaves")
+    assert "Ana Lima" in inbox(user_client, site_project, q="LOAVES")
 
 
 def test_read_and_unread_are_counted_on_the_dashboard_and_in_the_workspace(
@@ -85,14 +89,14 @@ def test_read_and_unread_are_counted_on_the_dashboard_and_in_the_workspace(
 def test_spam_is_kept_apart_and_deleted_on_its_own(
     user_client: Client, site: Site, site_project: Project
 ) -> None:
-    send(name="Ana")
-    send(name="Robot", _gotcha="http://spam.example")
+    send(name="Ana Lima")
+    send(name="Robot Spammer", _gotcha="http://spam.example")
     page = inbox(user_client, site_project)
-    assert "Ana" in page
-    assert "Robot" not in page
+    assert "Ana Lima" in page
+    assert "Robot Spammer" not in page
     spam = inbox(user_client, site_project, spam="1")
-    assert "Robot" in spam
-    assert "Ana" not in spam
+    assert "Robot Spammer" in spam
+    assert "Ana Lima" not in spam
     user_client.post(f"/projects/{site_project.pk}/forms/delete/", {"which": "spam"})
     assert list(FormSubmission.objects.values_list("spam", flat=True)) == [False]
 
@@ -183,3 +187,25 @@ def test_the_owner_chooses_how_mail_comes(user_client: Client, site: Site, site_
         )
         assert "Choose one of the ways offered." in refused.content.decode()
         assert FormSettings.objects.get(project=site_project).mail == "off"
+
+
+def test_the_projects_zip_holds_the_submissions_only_when_asked(
+    user_client: Client, site: Site, site_project: Project
+) -> None:
+    send(name="Ana", message="Two loaves")
+    plain = zipfile.ZipFile(
+        io.BytesIO(user_client.get(f"/projects/{site_project.pk}/export.zip").content)
+    )
+    assert FORMS_CSV not in plain.namelist()
+    asked = user_client.get(f"/projects/{site_project.pk}/export.zip", {"forms": "1"})
+    archive = zipfile.ZipFile(io.BytesIO(asked.content))
+    assert "index.html" in archive.namelist()
+    rows = list(csv.reader(io.StringIO(archive.read(FORMS_CSV).decode())))
+    assert rows[1][6:] == ["Ana", "Two loaves"]
+    # Imported again, it is the site: the submissions are not a file of it, and not said to be left out.
+    imported = user_client.post(
+        "/projects/import/", {"archive": SimpleUploadedFile("site.zip", asked.content)}, follow=True
+    )
+    said = imported.content.decode()
+    assert "Imported" in said
+    assert "Left out" not in said
