@@ -202,7 +202,7 @@ def test_the_projects_zip_holds_the_submissions_only_when_asked(
     assert "index.html" in archive.namelist()
     rows = list(csv.reader(io.StringIO(archive.read(FORMS_CSV).decode())))
     assert rows[1][6:] == ["Ana", "Two loaves"]
-    # Imported again, it is the site: the submissions are not a file of it, and not said to be left out.
+    # Imported again, it is the site: the submissions are no file of it, and go unsaid.
     imported = user_client.post(
         "/projects/import/", {"archive": SimpleUploadedFile("site.zip", asked.content)}, follow=True
     )
