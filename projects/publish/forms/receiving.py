@@ -9,10 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
-from django.db import transaction
 from django.http import QueryDict
 
-from projects.models import Project
 from projects.publish.addresses import link_target
 from projects.publish.forms.fields import FieldsRefused, fields_read
 from projects.publish.forms.mail import mail_later
@@ -79,17 +77,15 @@ def form_receive(*, target: Target, posted: Posted) -> Received | Refused:
     if isinstance(sent, FieldsRefused):
         return Refused(400, "The form could not be kept", sent.message + " Nothing was kept.")
     page = _page(target, posted)
-    with transaction.atomic():
-        project = Project.objects.select_related("owner").get(pk=target.project_id)
-        kept = submission_receive(
-            project=project,
-            form=posted.form,
-            sent=sent,
-            page=page,
-            address_hash=visitor,
-            test=target.test,
-        )
-        mail_later(submission_id=kept.pk, mail=kept.mail)
+    kept = submission_receive(
+        project_id=target.project_id,
+        form=posted.form,
+        sent=sent,
+        page=page,
+        address_hash=visitor,
+        test=target.test,
+    )
+    mail_later(submission_id=kept.pk, mail=kept.mail)
     return Received(
         submission_id=kept.pk,
         spam=kept.spam,

@@ -19,7 +19,7 @@ LIST = "/admin/projects/formsubmission/"
 def test_staff_list_search_read_and_delete_submissions(admin_client: Client, project: Project):
     sent = Sent(fields=Fields((("name", "Ana <b>Lima</b>"), ("message", "Hi"))), spam=True, next="")
     row = submission_receive(
-        project=project, form="contact", sent=sent, page="/", address_hash="h", test=False
+        project_id=project.pk, form="contact", sent=sent, page="/", address_hash="h", test=False
     )
     listed = unescape(admin_client.get(LIST).content.decode())
     assert "contact" in listed

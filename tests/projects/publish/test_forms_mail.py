@@ -41,7 +41,7 @@ def smtp() -> Iterator[FakeSMTP]:
 def receive(project: Project, name: str, *, spam: bool = False) -> FormSubmission:
     sent = Sent(fields=Fields((("name", name),)), spam=spam, next="")
     return submission_receive(
-        project=project, form="contact", sent=sent, page="/", address_hash="h", test=False
+        project_id=project.pk, form="contact", sent=sent, page="/", address_hash="h", test=False
     )
 
 
