@@ -305,6 +305,31 @@ BUILTIT_MAX_FORM_BYTES = env_int("BUILTIT_MAX_FORM_BYTES", 64 * 1024, minimum=10
 BUILTIT_BODY_TIMEOUT = env_float("BUILTIT_BODY_TIMEOUT", 20.0, minimum=1.0)
 BUILTIT_BODY_MIN_RATE = env_int("BUILTIT_BODY_MIN_RATE", 500, minimum=1)
 
+# --- Forms on published sites (projects.publish.forms) ----------------------
+
+# A form's submission is a stranger's POST to the sites origin: refused with 413
+# past this many bytes before it is read (builtit.server.bodylimit).
+BUILTIT_FORMS_MAX_BYTES = env_int("BUILTIT_FORMS_MAX_BYTES", 64 * 1024, minimum=1024)
+# Submissions one address may send to the server's sites in a minute, and one
+# site may take from every address together; past them, 429 with Retry-After.
+BUILTIT_FORMS_PER_ADDRESS = env_int("BUILTIT_FORMS_PER_ADDRESS", 10, minimum=1)
+BUILTIT_FORMS_PER_SITE = env_int("BUILTIT_FORMS_PER_SITE", 120, minimum=1)
+# Days a submission is kept; older ones go with the daily `manage.py purge_trash`.
+BUILTIT_FORMS_RETENTION_DAYS = env_int("BUILTIT_FORMS_RETENTION_DAYS", 365, minimum=1)
+
+# Mail (each submission to its site's owner, or a daily digest): Django's own
+# settings, from the environment. No EMAIL_HOST: nothing is mailed, and the
+# inbox says so.
+EMAIL_HOST = env_str("EMAIL_HOST", "").strip()
+EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", EMAIL_PORT == 587)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", EMAIL_PORT == 465)
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Built-It <builtit@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+
 # --- Static files, i18n -----------------------------------------------------
 
 STATIC_URL = "static/"

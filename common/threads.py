@@ -9,6 +9,7 @@ thread even when cancelled or timed out.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -49,3 +50,21 @@ def _job(fn: Callable[..., T], *args: object, **kwargs: object) -> T:
         return fn(*args, **kwargs)
     finally:
         close_old_connections()
+
+
+class Background:
+    """A few threads of their own for work that follows a request (mail to
+    send once the visitor has their answer): the request never waits for it,
+    the chat's pool is never taken by it, and at most `pending` jobs wait."""
+
+    def __init__(self, *, name: str, workers: int, pending: int) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
+        self._room = threading.BoundedSemaphore(pending)
+
+    def submit(self, fn: Callable[P, object], /, *args: P.args, **kwargs: P.kwargs) -> bool:
+        """Start `fn` later; False (nothing started) when `pending` jobs already wait."""
+        if not self._room.acquire(blocking=False):
+            return False
+        future = self._pool.submit(partial(_job, fn, *args, **kwargs))
+        future.add_done_callback(lambda _: self._room.release())
+        return True

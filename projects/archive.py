@@ -16,6 +16,7 @@ from typing import IO
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.utils import timezone
 
 from common.refusals import Refusal
 from common.sizes import human_size
@@ -26,14 +27,17 @@ from projects.files.media.budget import decoding_shared
 from projects.files.paths import PathError, is_binary_path, normalize_path
 from projects.files.results import ErrorCode, FileError
 from projects.lifecycle import ProjectRefused, project_create
-from projects.models import Project, ProjectFile
+from projects.models import FormSubmission, Project, ProjectFile
+from projects.publish.forms.table import submissions_csv
 from projects.services import Author, file_create, file_upload_checked
 from projects.sweep import stored_files_delete
 from projects.usage import storage_used
 from projects.write_checks import upload_checked
 
 # Files that operating systems add to archives on their own; skipped, not refused.
-_JUNK_NAMES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
+# What an export holds besides the site's files, when asked (project_export_zip).
+FORMS_CSV = "form-submissions.csv"
+_JUNK_NAMES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini", FORMS_CSV})
 _JUNK_FOLDERS = ("__MACOSX/",)
 # Files an import's refusal or report names one by one; the rest as a count.
 _MAX_FILES_LISTED = 10
@@ -60,13 +64,19 @@ class Imported:
     folder: str = ""  # the one top folder taken off ("site/"), if there was one
 
 
-def project_export_zip(project: Project) -> bytes:
+def project_export_zip(project: Project, *, with_forms: bool = False) -> bytes:
+    """The project's files as a ZIP; `with_forms`: and what its site's forms
+    received, as FORMS_CSV (asked for: visitors' words are not the site's)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.comment = EXPORT_MARK
         for record in ProjectFile.objects.filter(project=project).order_by("path"):
             entry = zip_entry(record.path, record.updated_at)
             archive.writestr(entry, file_bytes(project, record.content))
+        if with_forms:
+            rows = FormSubmission.objects.filter(project=project).order_by("-created_at", "-pk")
+            entry = zip_entry("/" + FORMS_CSV, timezone.now())
+            archive.writestr(entry, submissions_csv(rows.iterator()))
     return buffer.getvalue()
 
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 from django.urls import path, re_path
 
 from projects.publish.names import NAME_PATTERN, RESERVED
-from projects.views import preview, preview_past, published
+from projects.views import preview, preview_past, published, site_forms
 from projects.web.past_seals import SEAL_PATTERN
 from projects.web.plain import PAGES_CSS_PATH
 
+_FORM = rf"_forms/(?P<form>{site_forms.FORM_NAME})(?:/(?P<sent>sent))?/?"
 _NAME = rf"(?!(?:{'|'.join(sorted(RESERVED))})/)(?P<name>{NAME_PATTERN})"
 
 urlpatterns = [
@@ -36,10 +37,15 @@ urlpatterns = [
         preview_past.serve_published,
         name="preview_published",
     ),
+    # A site's forms (projects.views.site_forms): before the files, whose paths
+    # they are not.
+    re_path(rf"^preview/(?P<token>[^/]+)/{_FORM}$", site_forms.preview_form, name="preview_form"),
+    re_path(rf"^{_FORM}$", site_forms.nowhere_form, name="nowhere_form"),
     path("preview/<str:token>/", preview.serve, {"path": ""}, name="preview_root"),
     path("preview/<str:token>/<path:path>", preview.serve, name="preview"),
     # Under /s/, not at the root: a page's root-absolute reference ("/app.js"),
     # in a preview or a published site, must never reach another person's site.
+    re_path(rf"^s/{_NAME}/{_FORM}$", site_forms.shared_form, name="shared_form"),
     re_path(rf"^s/{_NAME}/$", published.serve, name="published_root"),
     re_path(rf"^s/{_NAME}/(?P<path>.+)$", published.serve, name="published"),
 ]

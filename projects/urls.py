@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import include, path
 
-from projects.views import dashboard, files, history, preferences, publish, search
+from projects.views import dashboard, files, forms, history, preferences, publish, search
 
 # What concerns one project, under projects/<id>/.
 project_patterns = [
@@ -33,6 +33,11 @@ project_patterns = [
     path("publish/domain/state/", publish.domain_state, name="site_domain_state"),
     path("publish/versions/<int:number>/live/", publish.version_live, name="site_version_live"),
     path("publish/versions/<int:number>/zip/", publish.version_zip, name="site_version_zip"),
+    path("forms/", forms.inbox, name="forms_inbox"),
+    path("forms.csv", forms.inbox_csv, name="forms_csv"),
+    path("forms/read/", forms.inbox_read, name="forms_read"),
+    path("forms/delete/", forms.inbox_delete, name="forms_delete"),
+    path("forms/settings/", forms.inbox_settings, name="forms_settings"),
 ]
 
 urlpatterns = [

@@ -38,10 +38,12 @@ from typing import IO, Any
 
 from daphne import http_protocol
 from django.conf import settings
+from django.http.request import split_domain_port, validate_host
 
 from builtit.server import bodypages, bodystream
 from builtit.server.bodypace import Pace
 from builtit.server.bodysession import SignIn, session_check_later, session_key
+from common.sites import is_sites_domain
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +66,25 @@ def body_limit(path: bytes) -> int:
         # A whole file in a form (the editor, the admin), as Django itself allows.
         return int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
     return int(settings.BUILTIT_MAX_FORM_BYTES)
+
+
+def sites_limit(host: bytes) -> int | None:
+    """The largest body any request to the sites origin may send (a form a
+    visitor posts to a site: BUILTIT_FORMS_MAX_BYTES), whoever sends it: no
+    session counts there. None for the app's own hosts (the sites host, a
+    site's name under it, or a domain no setting names are the sites origin's,
+    as projects.web.sites.request_place decides)."""
+    domain, _ = split_domain_port(host.decode("latin-1").strip().lower())
+    label, _, rest = domain.partition(".")
+    configured = settings.BUILTIT_SITES_ORIGIN
+    sites = is_sites_domain(domain, configured) or (
+        bool(settings.BUILTIT_SITES_SUBDOMAINS)
+        and bool(label)
+        and is_sites_domain(rest, configured)
+    )
+    if not sites and domain and validate_host(domain, settings.ALLOWED_HOSTS):
+        return None
+    return min(int(settings.BUILTIT_MAX_FORM_BYTES), int(settings.BUILTIT_FORMS_MAX_BYTES))
 
 
 def stranger_limit(path: bytes) -> int:
@@ -101,6 +122,9 @@ class LimitedWebRequest(http_protocol.WebRequest):  # type: ignore[misc]
         path = getattr(self.channel, "_path", b"") or b""
         self._route = body_limit(path)
         self._limit = stranger_limit(path)
+        sites = sites_limit(self._host())
+        if sites is not None:
+            self._route = self._limit = sites
         self._declared = length
         self._pace.body(time.monotonic())
         if length is not None and length > self._route:
@@ -186,6 +210,13 @@ class LimitedWebRequest(http_protocol.WebRequest):  # type: ignore[misc]
         self.channel._networkProducer.resumeProducing()
         if self._process_later:
             self.process()
+
+    def _host(self) -> bytes:
+        """The host the request names, as projects.web.sites.raw_host reads it."""
+        headers = self.requestHeaders
+        if settings.USE_X_FORWARDED_HOST and headers.hasHeader(b"x-forwarded-host"):
+            return bytes((headers.getRawHeaders(b"x-forwarded-host") or [b""])[0])
+        return bytes((headers.getRawHeaders(b"host") or [b""])[0])
 
     def _expects_continue(self) -> bool:
         expect = self.requestHeaders.getRawHeaders(b"Expect") or [b""]

@@ -36,6 +36,16 @@ create_file for new files.
 src="js/app.js"), never with a leading slash: the site is served under a sub-path.
 - Write accessible, responsive pages that work without network access to other sites \
 where you can (no images to download: use CSS, inline SVG or .svg files).
+- Forms work on the published site with nothing else to run: give a form \
+method="post" and action="/_forms/<name>", with a short name of letters, digits, - or _ \
+(contact, booking, signup); this one address starts with a slash, as it is the server's, \
+not a file. What visitors send reaches the owner's inbox and mail. Give every field a \
+name and a visible <label>, and add a honeypot that holds spam back: \
+<p hidden aria-hidden="true"><label>Leave this empty <input type="text" name="_gotcha" \
+tabindex="-1" autocomplete="off"></label></p>. After sending, visitors see /thanks.html \
+if the site has one (or the page of the site a hidden _next field names), else a plain \
+thank-you page. Forms cannot send files. Never post a form to another service, a \
+mailto: address or "#".
 - If a tool call fails, read its error and correct the call; do not repeat it unchanged.
 - The person may edit files while you work. If a write is refused because the file \
 changed, read it again and redo the change on the new content.

@@ -4,6 +4,7 @@ The app's models, one module per part, gathered here as Django finds an app's
 models (and as migrations name them: `projects.models.new_preview_token`)."""
 
 from projects.models.files import BinaryBlob, FileRevision, ProjectFile, Reversal, RevisionBlob
+from projects.models.forms import FormSettings, FormSubmission
 from projects.models.projects import (
     LiveProjectManager,
     Project,
@@ -25,6 +26,8 @@ __all__ = [
     "BinaryBlob",
     "DomainClaim",
     "FileRevision",
+    "FormSettings",
+    "FormSubmission",
     "HeldSiteName",
     "LiveProjectManager",
     "Project",

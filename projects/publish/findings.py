@@ -13,6 +13,7 @@ from typing import Literal, get_args
 Kind = Literal[
     "secret",
     "broken_link",
+    "form",
     "markup",
     "css",
     "page",
@@ -24,6 +25,7 @@ ORDER: tuple[Kind, ...] = get_args(Kind)
 HEADINGS: dict[Kind, str] = {
     "secret": "Files that look like secrets",
     "broken_link": "Links and files that lead nowhere",
+    "form": "Forms that lose what visitors send, or that screen readers cannot fill in",
     "markup": "Markup browsers will read differently from how it is written",
     "css": "Styles browsers will skip",
     "page": "Pages browsers and search engines will read badly",

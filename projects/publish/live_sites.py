@@ -12,6 +12,7 @@ forgets all it kept."""
 from __future__ import annotations
 
 import threading
+import uuid
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
@@ -30,6 +31,7 @@ GENERATION = "sites"
 @dataclass(frozen=True)
 class LiveSite:
     pk: int
+    project_id: uuid.UUID
     name: str
     domain: str | None
     password: str  # a hash; empty: public
@@ -76,6 +78,7 @@ def _read(*, name: str | None, domain: str | None) -> LiveSite | None:
     )
     row = query.values(
         "pk",
+        "project_id",
         "name",
         "domain",
         "password",
@@ -89,6 +92,7 @@ def _read(*, name: str | None, domain: str | None) -> LiveSite | None:
         return None
     return LiveSite(
         pk=row["pk"],
+        project_id=row["project_id"],
         name=row["name"],
         domain=row["domain"],
         password=row["password"],

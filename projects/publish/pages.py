@@ -31,6 +31,11 @@ class Tag:
     attributes: Mapping[str, str]
     line: int  # where the tag ends
     html: bool  # not inside <svg> or <math>, where <title> and <style> mean other things
+    within: frozenset[str] = frozenset()  # of WATCHED, the elements it is inside
+
+
+# The elements a tag is said to be inside (Tag.within): a form's fields and their labels.
+WATCHED = frozenset({"form", "label"})
 
 
 @dataclass(frozen=True)
@@ -121,7 +126,10 @@ class _Builder(_EtreeBuilder):
         # In <svg> and <math>, html5lib names some attributes by (prefix, name, namespace).
         attributes = {k: v for k, v in token["data"].items() if isinstance(k, str)}
         html = element.namespace is None
-        self.tags.append(Tag(element.name, attributes, line, html))
+        # The open elements above it (html5lib is already quadratic in how deep
+        # tags nest; this adds a walk of the same depth).
+        within = frozenset(e.name for e in self.openElements[:-1] if e.name in WATCHED)
+        self.tags.append(Tag(element.name, attributes, line, html, within))
         if html and element.name == "title" and self.title is None:
             self.title, self._title_element = [], element
         elif element.name == "style":

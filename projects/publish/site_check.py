@@ -1,9 +1,11 @@
 """What to tell a person before their site goes out, in words: links and assets
 that lead nowhere, markup and styles browsers will read differently from how
 they are written, pages a browser or a search engine will read badly, ids used
-twice, images without a text alternative, text left from a template, and files
-that look like secrets. Nothing here refuses a publish; the person reads it and
-may publish anyway. The assistant is told the same (projects.publish.for_model).
+twice, images without a text alternative, text left from a template, files
+that look like secrets, and forms that lose what visitors send or have fields
+without labels (projects.publish.form_checks). Nothing here refuses a
+publish; the person reads it and may publish anyway. The assistant is told
+the same (projects.publish.for_model).
 
 It reads the project's text files only (a binary file holds no link, and a
 project holds no `.env` or `.pem`: projects.files.paths allows none), each
@@ -23,6 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from projects.files.paths import extension_of
 from projects.publish.addresses import is_form_endpoint
 from projects.publish.findings import HEADINGS, MAX_FINDINGS, ORDER, Finding, Kind, SiteCheck
+from projects.publish.form_checks import form_findings
 from projects.publish.links import Reference, broken_links
 from projects.publish.markup import markup_findings
 from projects.publish.pages import Page, Tag, page_read
@@ -77,6 +80,7 @@ def _page_findings(
     yield from broken_links(path, references, files, own_host=own_host)
     yield from markup_findings(path, page.errors)
     yield from css_findings(path, sheets)
+    yield from form_findings(path, page.tags)
     yield from _page_problems(path, page)
     yield from _duplicate_ids(path, page.tags)
     yield from _missing_alt(path, page.tags)

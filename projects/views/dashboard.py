@@ -25,6 +25,7 @@ from projects.lifecycle import (
     trash_purge_date,
 )
 from projects.models import Project, ProjectFile
+from projects.publish.forms.selectors import unread_annotation
 from projects.selectors import (
     owned_project,
     project_list_for,
@@ -38,7 +39,7 @@ from projects.web.sites import frame_sites
 
 @require_GET
 def dashboard(request: HttpRequest) -> HttpResponse:
-    projects = project_list_for(request.user)
+    projects = project_list_for(request.user).annotate(unread_forms=unread_annotation())
     context = {
         "projects": projects,
         "storage": _storage(request),
@@ -198,6 +199,8 @@ def project_restore_view(request: HttpRequest, project_id: uuid.UUID) -> HttpRes
 def project_export(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     project = owned_project(request, project_id)
     filename = f"{slugify(project.name) or 'site'}.zip"
-    response = HttpResponse(project_export_zip(project), content_type="application/zip")
+    # ?forms=1: with what the site's forms received (the forms inbox offers it).
+    data = project_export_zip(project, with_forms=request.GET.get("forms") == "1")
+    response = HttpResponse(data, content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response

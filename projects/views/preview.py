@@ -59,6 +59,24 @@ DIALOG_SCRIPT = (
     'prompt=m=>{note("prompt",m);return null};print=()=>{note("print","")}})()</script>'
 )
 
+# A site's forms post to `/_forms/<name>` at its own host's root
+# (projects.views.site_forms); in the preview that root is the sites host's, so
+# a form (or a fetch) sent there goes to this preview's own form address,
+# `/preview/<token>/_forms/<name>`, where it is kept as a test.
+FORMS_SCRIPT = (
+    "<script>(()=>{const m=location.pathname.match(/^\\/preview\\/[^/]+\\//);if(!m)return;"
+    "const to=u=>{try{const a=new URL(u,location.href);"
+    'if(a.host===location.host&&a.pathname.startsWith("/_forms/"))'
+    "return m[0]+a.pathname.slice(1)+a.search}catch(e){}return null};"
+    'addEventListener("submit",e=>{const f=e.target,s=e.submitter;'
+    "if(!(f instanceof HTMLFormElement))return;"
+    'const own=s&&s.hasAttribute("formaction"),there=to(own?s.formAction:f.action);'
+    'if(there)(own?s:f).setAttribute(own?"formaction":"action",there)},true);'
+    "const send=window.fetch;window.fetch=(i,o)=>{"
+    'const there=typeof i=="string"||i instanceof URL?to(String(i)):null;'
+    "return send.call(window,there||i,o)}})()</script>"
+)
+
 # The bridge's page end (static/builtit/bridge/page.js): what the page reports to the
 # workspace that frames it. Adding it to the person's pages is safe: the frame
 # is sandboxed without allow-same-origin (an opaque origin, nothing of the
@@ -89,9 +107,11 @@ _BRIDGE_BOUNDS = escape(
 # A classic script without async or defer: it runs before anything after it
 # in the page, so it hears the page's first error.
 PAGE_REPORT_SCRIPT = (
-    DIALOG_SCRIPT + f'<script src="{BRIDGE_PATH}" data-bounds="{_BRIDGE_BOUNDS}"></script>'
+    DIALOG_SCRIPT
+    + FORMS_SCRIPT
+    + f'<script src="{BRIDGE_PATH}" data-bounds="{_BRIDGE_BOUNDS}"></script>'
 )
-SHARED_PAGE_SCRIPT = DIALOG_SCRIPT
+SHARED_PAGE_SCRIPT = DIALOG_SCRIPT + FORMS_SCRIPT
 if any(mark in PAGE_REPORT_SCRIPT for mark in "\r\n\f"):  # see above
     raise ImproperlyConfigured("What the preview adds to a page must fit on one line.")
 

@@ -34,10 +34,10 @@ from projects.publish.passwords import (
 )
 from projects.publish.serving import Content, Stored, content_of, version_index
 from projects.views.preview import pages_css
+from projects.views.site_forms import OWN_FORM, own_host_form
 from projects.web.methods import Headed, method_refused, safe_only
 from projects.web.plain import PAGES_CSP, PAGES_CSS_PATH, plain_page
-from projects.web.sandbox import SANDBOX
-from projects.web.sites import SiteHost, origin_host, own_url, sandboxed, sites_origin
+from projects.web.sites import SiteHost, origin_host, own_url, published_shared, sites_origin
 from projects.web.static_files import content_response
 
 PASS_COOKIE = "builtit_site_pass"  # noqa: S105  (a cookie's name)
@@ -49,8 +49,6 @@ PASS_COOKIES = frozenset({PASS_COOKIE, SECURE_PASS_COOKIE})
 # A browser sends those of longer paths first, so the pass (path "/") is among
 # the last, whatever paths another site's cookies name.
 _MAX_PASSES = 20
-# Unlike the preview: links to other sites open as they would on any host.
-_CSP = f"sandbox {SANDBOX} allow-popups-to-escape-sandbox"
 # The password form: its stylesheet alone loads, it posts to the page itself, no frame.
 _FORM_CSP = f"{PAGES_CSP}; form-action 'self'; frame-ancestors 'none'"
 _NO_SITE = plain_page("No site here", "No site is published at this address.")
@@ -62,8 +60,7 @@ _NOT_HERE = plain_page(
 
 
 def _shared(response: HttpResponse) -> HttpResponse:
-    # Anyone may frame a published site, as on any static host.
-    return sandboxed(response, policy=_CSP, referrer="strict-origin-when-cross-origin")
+    return published_shared(response)
 
 
 def _own(response: HttpResponse) -> HttpResponse:
@@ -119,6 +116,10 @@ def serve_own(request: HttpRequest, host: SiteHost) -> HttpResponse:
     if request.path == PAGES_CSS_PATH:  # no file of the site's has this path
         return _own(pages_css(request))
     site = live_site(name=host.name) if host.name else live_site(domain=host.domain)
+    form = OWN_FORM.fullmatch(request.path)
+    if form is not None:
+        holds = site is not None and site.protected and _holds_pass(request, site)
+        return _own(own_host_form(request, site, form, holds_pass=holds))
     closed = _closed(site)
     if closed is not None and site is not None and site.taken_down:
         # Its pages ran as an origin of their own: what they left in a visitor's

@@ -21,17 +21,24 @@ PAGES_CSS_PATH = f"/@builtit/pages-{hashlib.sha256(PAGES_CSS).hexdigest()[:16]}.
 PAGES_CSP = "default-src 'none'; style-src 'self'; base-uri 'none'"
 
 _PAGE = (
-    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+    '<!doctype html><html lang="{lang}"><head><meta charset="utf-8"><title>{title}</title>'
     '<meta name="viewport" content="width=device-width, initial-scale=1">'
     f'<link rel="stylesheet" href="{PAGES_CSS_PATH}"></head>'
     '<body><main class="page">{site}<h1>{heading}</h1><p>{text}</p>{more}</main></body></html>'
 )
 
 
-def plain_page(title: str, html: str, *, site: str = "", more: str = "") -> str:
+def plain_page(title: str, html: str, *, site: str = "", more: str = "", lang: str = "en") -> str:
     """A page titled `title` (text) saying `html` (already safe HTML), then
     `more` (safe HTML: a form); `site`, the name of the site it speaks for,
-    above the title and in the tab."""
+    above the title and in the tab; `lang`, the language it is written in."""
     named = f'<p class="site">{escape(site)}</p>' if site else ""
     tab = f"{title} · {site}" if site else title
-    return _PAGE.format(title=escape(tab), site=named, heading=escape(title), text=html, more=more)
+    return _PAGE.format(
+        lang=escape(lang),
+        title=escape(tab),
+        site=named,
+        heading=escape(title),
+        text=html,
+        more=more,
+    )

@@ -23,6 +23,7 @@ from common.sites import is_sites_domain, sites_domain_for
 from projects.publish.live_sites import live_site
 from projects.publish.names import NAME_PATTERN, RESERVED
 from projects.web.past_seals import past_seal
+from projects.web.sandbox import SANDBOX
 
 URLCONF = "projects.sites_urls"
 
@@ -184,6 +185,17 @@ def sandboxed(response: R, *, policy: str, referrer: str) -> R:
     response["Cross-Origin-Resource-Policy"] = "cross-origin"
     response.xframe_options_exempt = True  # type: ignore[attr-defined]
     return response
+
+
+# A published site at `/s/<name>/`: as the preview, but links to other sites
+# open as they would on any host.
+PUBLISHED_CSP = f"sandbox {SANDBOX} allow-popups-to-escape-sandbox"
+
+
+def published_shared(response: R) -> R:
+    """A published site's answer on the shared sites host (anyone may frame it,
+    as on any static host)."""
+    return sandboxed(response, policy=PUBLISHED_CSP, referrer="strict-origin-when-cross-origin")
 
 
 def app_sources() -> list[str]:

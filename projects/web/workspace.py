@@ -16,6 +16,7 @@ from projects.files.paths import extension_of
 from projects.files.results import FileContent, FileError, FileInfo
 from projects.history.revisions import deleted_files
 from projects.models import Project
+from projects.publish.forms.selectors import unread_count
 from projects.selectors import file_list, file_read, preferences_of
 from projects.web.tree import build_tree
 
@@ -46,6 +47,8 @@ def workspace_context(project: Project) -> dict[str, object]:
         "project": project,
         # The owner's: only the owner opens a project's workspace.
         "preferences": preferences_of(user=project.owner),
+        # What the site's forms received and the owner has not read yet.
+        "unread_forms": unread_count(project=project),
         **_instructions_context(project, paths),
         **_tree_context(project, files),
         **editor_context(opened),

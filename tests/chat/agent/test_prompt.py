@@ -445,3 +445,11 @@ def test_history_from_stored_turns_never_contains_file_contents(chat):
         ),
     ]
     assert all(not message.tool_calls for message in messages)
+
+
+def test_system_prompt_tells_how_to_make_a_form_that_works_when_published():
+    text = prompt([info("/index.html", 10)])
+    assert 'method="post" and action="/_forms/<name>"' in text
+    assert 'name="_gotcha"' in text
+    assert "/thanks.html" in text
+    assert "Forms cannot send files." in text

@@ -1,0 +1,107 @@
+"""Writing submissions: received from a visitor, read, deleted by the owner,
+and let go past the retention the server keeps them for."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import uuid
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from projects.models import FormSettings, FormSubmission, Project
+from projects.publish.forms.fields import Sent
+from projects.publish.forms.selectors import mail_configured
+
+Mail = FormSubmission.Mail
+
+
+# On SQLite one process's writers queue here rather than in SQLite's busy
+# handler, which sleeps in growing steps while the write lock is held: at 200
+# submissions a second the threads slept more than they wrote (bench/forms.py).
+# PostgreSQL takes concurrent inserts as they come.
+_SQLITE_WRITES = threading.Lock()
+
+
+def submission_receive(
+    *, project_id: uuid.UUID, form: str, sent: Sent, page: str, address_hash: str, test: bool
+) -> FormSubmission:
+    """Keep what a visitor sent; whether and how it is mailed is decided now,
+    from the owner's choice, and done after the answer (projects.publish.forms.mail)."""
+    submission = FormSubmission(
+        project_id=project_id,
+        form=form,
+        fields=sent.fields.for_storing(),
+        text=sent.fields.text(),
+        page=page[:500],
+        address_hash=address_hash,
+        spam=sent.spam,
+        test=test,
+        mail=_mail_for(project_id, spam=sent.spam, test=test),
+    )
+    with _SQLITE_WRITES if connection.vendor == "sqlite" else contextlib.nullcontext():
+        submission.save(force_insert=True)
+    return submission
+
+
+def _mail_for(project_id: uuid.UUID, *, spam: bool, test: bool) -> str:
+    if spam or test or not mail_configured():
+        return Mail.NONE
+    owner = (
+        Project.objects.filter(pk=project_id)
+        .values_list("owner__email", "form_settings__mail")
+        .first()
+    )
+    if owner is None or not owner[0]:
+        return Mail.NONE
+    choice = owner[1] or FormSettings.Mail.EACH
+    if choice == FormSettings.Mail.EACH:
+        return Mail.DUE
+    if choice == FormSettings.Mail.DAILY:
+        return Mail.DIGEST
+    return Mail.NONE
+
+
+def submissions_mark_read(*, project: Project, ids: list[int], read: bool = True) -> int:
+    return FormSubmission.objects.filter(project=project, pk__in=ids).update(
+        read_at=timezone.now() if read else None
+    )
+
+
+def submission_delete(*, project: Project, submission_id: int) -> bool:
+    deleted, _ = FormSubmission.objects.filter(project=project, pk=submission_id).delete()
+    return bool(deleted)
+
+
+def submissions_delete(*, project: Project, spam: bool | None = None) -> int:
+    """Delete the project's submissions (only its spam, or only the rest)."""
+    found = FormSubmission.objects.filter(project=project)
+    if spam is not None:
+        found = found.filter(spam=spam)
+    deleted, _ = found.delete()
+    return deleted
+
+
+@transaction.atomic
+def form_settings_set(*, project: Project, mail: str) -> FormSettings | str:
+    """The owner's choice of mail for the project's forms, or why it is refused."""
+    if mail not in FormSettings.Mail.values:
+        return "Choose one of the ways offered."
+    kept, _ = FormSettings.objects.update_or_create(project=project, defaults={"mail": mail})
+    # What waited for a digest, or to be mailed, follows the new choice.
+    waiting = FormSubmission.objects.filter(project=project, mail__in=[Mail.DUE, Mail.DIGEST])
+    if mail == FormSettings.Mail.OFF:
+        waiting.update(mail=Mail.NONE)
+    elif mail == FormSettings.Mail.DAILY:
+        waiting.update(mail=Mail.DIGEST)
+    return kept
+
+
+def submissions_purge_expired() -> int:
+    """Delete the submissions older than BUILTIT_FORMS_RETENTION_DAYS."""
+    cutoff = timezone.now() - timedelta(days=int(settings.BUILTIT_FORMS_RETENTION_DAYS))
+    deleted, _ = FormSubmission.objects.filter(created_at__lt=cutoff).delete()
+    return deleted
