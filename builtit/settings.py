@@ -362,6 +362,8 @@ LOGGING = {
         # One INFO line per model request is noise; failures are logged by chat.llm.
         "httpx": {"level": "WARNING"},
         "httpcore": {"level": "WARNING"},
+        # dulwich logs each Git request's capabilities at INFO: noise.
+        "dulwich": {"level": "WARNING"},
     },
 }
 # Seconds before a crashed server's hold on a project (one turn at a time) lapses;

@@ -104,6 +104,16 @@ def token_access(secret: str) -> TokenAccess | None:
     return TokenAccess(row.user, row.pk, row.can_write)
 
 
+def token_may_write(secret: str) -> bool:
+    """Whether `secret` is a token of an active person that may write; nothing
+    is recorded (a request's body limit asks before the request is handled)."""
+    if not secret.startswith(PREFIX) or len(secret) > 100:
+        return False
+    return AccessToken.objects.filter(
+        digest=_digest(secret), can_write=True, user__is_active=True
+    ).exists()
+
+
 def token_authenticate(secret: str) -> tuple[User, int] | None:
     """The active user a token that may write belongs to, and the token's id
     (the chat socket changes projects: a read-only token does not open it);

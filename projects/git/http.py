@@ -15,8 +15,6 @@ lines); the protocol's own answers are pkt-lines (projects.git.protocol).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import gzip
 import logging
 import uuid
@@ -31,6 +29,7 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from dulwich.errors import GitProtocolError
 
+from common.basic_auth import basic_credentials
 from projects.git.protocol import (
     RECEIVE,
     SERVICES,
@@ -107,7 +106,7 @@ def _service(request: HttpRequest, action: str) -> str | HttpResponse:
 
 
 def _caller(request: HttpRequest, authenticate: Authenticate) -> GitCaller | HttpResponse:
-    credentials = _basic(request.headers.get("Authorization", ""))
+    credentials = basic_credentials(request.headers.get("Authorization", ""))
     if credentials is None:
         response = _said(
             401, "Sign in with one of your access tokens as the password (Settings, Access tokens)."
@@ -122,18 +121,6 @@ def _caller(request: HttpRequest, authenticate: Authenticate) -> GitCaller | Htt
         response["WWW-Authenticate"] = REALM
         return response
     return found
-
-
-def _basic(header: str) -> tuple[str, str] | None:
-    scheme, _, encoded = header.partition(" ")
-    if scheme.lower() != "basic" or len(encoded) > 1000:
-        return None
-    try:
-        decoded = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError):
-        return None
-    name, colon, secret = decoded.partition(":")
-    return (name, secret) if colon and secret else None
 
 
 def _served(
