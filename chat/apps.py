@@ -10,8 +10,8 @@ class ChatConfig(AppConfig):
     def ready(self) -> None:
         # Imported for what importing does: checks register, receivers connect.
         from chat import checks, images  # noqa: F401, PLC0415
-        from chat.live import broadcast, session_signals  # noqa: F401, PLC0415
         from chat.git_access import git_turn_requests  # noqa: PLC0415
+        from chat.live import broadcast, session_signals  # noqa: F401, PLC0415
         from chat.version_turns import turn_requests  # noqa: PLC0415
         from projects.git.turns import turn_requests_register  # noqa: PLC0415
         from projects.publish.notes import turns_reader_register  # noqa: PLC0415

@@ -34,8 +34,8 @@ from __future__ import annotations
 import logging
 import re
 import time
-from io import BytesIO
 from collections.abc import Callable
+from io import BytesIO
 from typing import IO, Any
 
 from daphne import http_protocol

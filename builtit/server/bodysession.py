@@ -1,6 +1,6 @@
 """Whether a request comes from a signed-in person, decided from its session
-cookie (a Git push: its access token) before its body is read (builtit.server.bodylimit gives only them the larger
-limits).
+cookie (a Git push: its access token) before its body is read
+(builtit.server.bodylimit gives only them the larger limits).
 
 The answer is Django's own (`auth.get_user`: the session exists and has not
 expired, its person exists and is active, and it was made under their current

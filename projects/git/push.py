@@ -74,7 +74,9 @@ def push_apply(
         if files.problems:
             return _refused_whole(commands, ["Nothing of this push was kept:", *files.problems])
     with storage_written() as stored:
-        outcome = _written(project, user, opened, commands, files, get, received)
+        outcome = _written(
+            project, user, opened, commands=commands, files=files, get=get, received=received
+        )
         if outcome.lines and outcome.statuses[0][1] != b"ok":
             stored_files_delete(stored)
     return outcome
@@ -99,13 +101,15 @@ def _ref_problem(command: Command, opened: Opened, get: Getter) -> str | None:
         return "the name is too long."
     if command.new != ZERO and not _exists(get, command.new):
         return "the push did not bring its commit."
-    if ref != MAIN:
-        return None
+    return _main_problem(command, opened, get) if ref == MAIN else None
+
+
+def _main_problem(command: Command, opened: Opened, get: Getter) -> str | None:
     if command.new == ZERO:
         return "main is the project's site; it cannot be deleted."
-    tip = opened.refs.get(MAIN)
     if not isinstance(get(command.new), Commit):
         return "main must name a commit."
+    tip = opened.refs.get(MAIN)
     if tip is not None and not _descends(get, command.new, tip):
         return (
             "rejected: not a fast-forward. The project's history is never rewritten, "
@@ -152,6 +156,7 @@ def _written(
     project: Project,
     user: User,
     opened: Opened,
+    *,
     commands: list[Command],
     files: PushedFiles | None,
     get: Getter,
@@ -251,9 +256,8 @@ def _ref_moved(project: Project, opened: Opened, command: Command, get: Getter) 
     if command.ref == MAIN:
         commit = get(command.new)
         assert isinstance(commit, Commit)
-        upto = (
-            FileRevision.objects.filter(project=project).order_by("-pk").values_list("pk", flat=True)
-        ).first() or 0
+        newest = FileRevision.objects.filter(project=project).order_by("-pk")
+        upto = newest.values_list("pk", flat=True).first() or 0
         commit_record(
             project.pk, commit, sequence=opened.repository.sequence + 1, upto=upto, pushed=True
         )
@@ -263,5 +267,3 @@ def _ref_moved(project: Project, opened: Opened, command: Command, get: Getter) 
         GitRef.objects.update_or_create(
             project=project, name=name, defaults={"sha": command.new.decode()}
         )
-
-

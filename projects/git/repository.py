@@ -139,7 +139,8 @@ def _catch_up(repository: Repository) -> None:
             _apply(repository, next_revision)
             next_revision = next(pending, None)
         repository.tree.root(repository.store.keep)
-        repository.store.keep(ShaFile.from_raw_string(Commit.type_num, bytes(data), ObjectID(sha.encode())))
+        commit = ShaFile.from_raw_string(Commit.type_num, bytes(data), ObjectID(sha.encode()))
+        repository.store.keep(commit)
         repository.tip, repository.sequence = sha.encode(), sequence
 
 

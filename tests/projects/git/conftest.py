@@ -1,13 +1,9 @@
-"""A running server for the `git` command line to talk to, and helpers to
-drive it: clone, commit, push, as a person does in a terminal."""
+"""A running server for the `git` command line (tests.gitcli) to talk to, and
+what the tests make: tokens, turns."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
@@ -27,50 +23,6 @@ def git_server(
         server = server_start(shared_settings())
     yield server
     server.stop()
-
-
-@dataclass
-class Git:
-    """The `git` command line, with a home of its own (no config of the machine's)."""
-
-    home: Path
-
-    def __call__(self, *args: str, cwd: Path | None = None, check: bool = True) -> str:
-        done = self.run(*args, cwd=cwd)
-        if check and done.returncode != 0:
-            raise AssertionError(f"git {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
-        return done.stdout
-
-    def run(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-        env = {
-            "PATH": os.environ["PATH"],
-            "HOME": str(self.home),
-            "GIT_TERMINAL_PROMPT": "0",
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_AUTHOR_NAME": "Ada",
-            "GIT_AUTHOR_EMAIL": "ada@example.com",
-            "GIT_COMMITTER_NAME": "Ada",
-            "GIT_COMMITTER_EMAIL": "ada@example.com",
-            "LC_ALL": "C",
-        }
-        return subprocess.run(  # noqa: S603
-            ["git", *args],  # noqa: S607
-            cwd=cwd or self.home,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-
-
-@pytest.fixture
-def git(tmp_path: Path) -> Git:
-    home = tmp_path / "home"
-    home.mkdir()
-    runner = Git(home)
-    runner("config", "--global", "init.defaultBranch", "main")
-    return runner
 
 
 def address(server: ServerProcess, project: Project, token: str, name: str = "ada") -> str:

@@ -10,7 +10,8 @@ from django.contrib.auth.models import User
 
 from projects.models import Project
 from projects.services import Author, file_update
-from tests.projects.git.conftest import Git, address, make_token, turn
+from tests.gitcli import Git
+from tests.projects.git.conftest import address, make_token, turn
 from tests.servers import ServerProcess
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -21,7 +22,9 @@ def test_clone_has_every_turn_and_save_as_commits(
 ) -> None:
     turn(project, user, "Make me a bakery site", {"/index.html": "<h1>Bakery</h1>\n"})
     file_update(
-        project=project, path="/index.html", content="<h1>Our bakery</h1>\n",
+        project=project,
+        path="/index.html",
+        content="<h1>Our bakery</h1>\n",
         author=Author.person(user),
     )
     token = make_token(user)

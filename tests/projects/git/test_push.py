@@ -14,10 +14,12 @@ from PIL import Image
 
 from projects.locks import lock_acquire
 from projects.models import FileRevision, GitRef, Project, ProjectFile
-from tests.projects.git.conftest import Git, address, make_token, turn
+from tests.gitcli import Git
+from tests.projects.git.conftest import address, make_token, turn
 from tests.servers import ServerProcess
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
 
 def _png() -> bytes:
     out = io.BytesIO()
@@ -57,7 +59,8 @@ def test_push_writes_files_as_the_persons_revisions(
     assert said.returncode == 0, said.stderr
     files = _files(project)
     assert files["/index.html"] == "<p>Home, edited</p>\n"
-    assert "/old.css" not in files and "/img/dot.png" in files
+    assert "/old.css" not in files
+    assert "/img/dot.png" in files
     newest = FileRevision.objects.filter(project=project).order_by("-pk")[:3]
     assert {row.actor for row in newest} == {FileRevision.Actor.USER}
     assert {row.user_id for row in newest} == {user.pk}
@@ -164,7 +167,9 @@ def test_a_push_fills_an_empty_project_and_keeps_branches_and_tags(
         "refs/tags/v1",
     }
     listed = git("ls-remote", "origin", cwd=site)
-    assert "refs/heads/draft" in listed and "refs/tags/v1" in listed and "refs/heads/main" in listed
+    assert "refs/heads/draft" in listed
+    assert "refs/tags/v1" in listed
+    assert "refs/heads/main" in listed
 
 
 def test_a_turn_after_a_push_builds_on_the_pushed_commit(
@@ -178,8 +183,6 @@ def test_a_turn_after_a_push_builds_on_the_pushed_commit(
     said = git("pull", "--ff-only", cwd=site)
     assert "Fast-forward" in said
     assert git("log", "-1", "--format=%s", cwd=site).strip() == "An about page"
-
-
 
 
 def test_wrong_tokens_count_toward_the_sign_in_lockout(
