@@ -92,6 +92,19 @@ def git_view(*, authenticate: Authenticate) -> Callable[..., HttpResponse]:
     return view
 
 
+@login_not_required
+def git_address_page(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    """The address itself, opened in a browser: what it is for."""
+    address = request.build_absolute_uri()
+    return _said(
+        200,
+        f"This is the Git address of a Built-It project. Clone it with:\n\n"
+        f"    git clone {address}\n\n"
+        "and sign in with any name and one of your access tokens as the password "
+        "(Settings, Access tokens).",
+    )
+
+
 def _service(request: HttpRequest, action: str) -> str | HttpResponse:
     if action == "info/refs" and request.method in ("GET", "HEAD"):
         service = request.GET.get("service", "")
