@@ -21,7 +21,7 @@ from dulwich.objects import Commit, ShaFile
 from dulwich.refs import Ref, check_ref_format
 
 from projects.files.binaries import bytes_digest, digest_of, is_marker, storage_written
-from projects.files.results import ErrorCode, FileError
+from projects.files.results import ErrorCode, FileError, FileWrite
 from projects.git.pushed_tree import Binary, PushedFiles, pushed_files
 from projects.git.repository import MAIN, Opened, commit_record
 from projects.locks import lock_current
@@ -167,11 +167,11 @@ def _written(
         stale = gone.message if gone else _moved_since(project, opened)
         problems = [stale] if stale else []
         if not problems and files is not None:
-            problems = _files_written(project, Author.person(user), files)
+            problems = [said(error) for error in files_apply(project, Author.person(user), files)]
         if problems:
             transaction.set_rollback(True)
             return _refused_whole(commands, ["Nothing of this push was kept:", *problems])
-        _objects_kept(project, received)
+        objects_keep(project, received)
         for command in commands:
             _ref_moved(project, opened, command, get)
     changed = "" if files is None else " The project's files are now main's."
@@ -189,22 +189,27 @@ def _moved_since(project: Project, opened: Opened) -> str | None:
     return None
 
 
-def _files_written(project: Project, author: Author, files: PushedFiles) -> list[str]:
-    """Write `files` as the project's; each write refused, as "path: why"."""
+def files_apply(project: Project, author: Author, files: PushedFiles) -> list[FileError]:
+    """Make `files` the project's (inside the caller's transaction); each write
+    refused (nothing of it written)."""
     current = dict(ProjectFile.objects.filter(project=project).values_list("path", "content"))
-    problems: list[str] = []
+    refused: list[FileError] = []
     for path in sorted(current.keys() - files.files.keys()):
-        problems += _said(file_delete(project=project, path=path, author=author))
+        refused += _refusal(file_delete(project=project, path=path, author=author))
     for path, content in sorted(files.files.items()):
-        result = _file_written(project, author, path, content, current.get(path))
-        if result is not None:
-            problems += _said(result)
-    return problems
+        refused += _refusal(_file_written(project, author, path, content, current.get(path)))
+    return refused
+
+
+def _refusal(result: FileWrite | FileError | None) -> list[FileError]:
+    if isinstance(result, FileError) and result.code != ErrorCode.NO_CHANGE:
+        return [result]
+    return []
 
 
 def _file_written(
     project: Project, author: Author, path: str, content: str | Binary, now: str | None
-) -> FileError | object | None:
+) -> FileWrite | FileError | None:
     if isinstance(content, Binary):
         if now is not None and is_marker(now) and digest_of(now) == bytes_digest(content.data):
             return None
@@ -218,19 +223,18 @@ def _file_written(
     return file_update(project=project, path=path, content=content, author=author)
 
 
-def _said(result: object) -> list[str]:
-    if not isinstance(result, FileError) or result.code == ErrorCode.NO_CHANGE:
-        return []
-    message = result.message
-    path = (result.path or "").lstrip("/")
-    if result.path and message.startswith(result.path):
-        message = path + message[len(result.path) :]
-    elif path and not message.startswith(path):
-        message = f"{path}: {message}"
-    return [message]
+def said(error: FileError) -> str:
+    """A refused write as "path: why", the path as Git names it."""
+    message = error.message
+    path = (error.path or "").lstrip("/")
+    if error.path and message.startswith(error.path):
+        return path + message[len(error.path) :]
+    if path and not message.startswith(path):
+        return f"{path}: {message}"
+    return message
 
 
-def _objects_kept(project: Project, received: Iterable[ShaFile]) -> None:
+def objects_keep(project: Project, received: Iterable[ShaFile]) -> None:
     known = set(GitObject.objects.filter(project=project).values_list("sha", flat=True))
     rows = []
     for obj in received:

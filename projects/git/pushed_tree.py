@@ -33,30 +33,33 @@ class Binary:
 class PushedFiles:
     files: dict[str, str | Binary] = field(default_factory=dict)  # by project path
     problems: list[str] = field(default_factory=list)  # "name: why"
+    whole: str = ""  # why none of them can be kept (too many, too large)
 
 
 Getter = Callable[[bytes], ShaFile]
 
 
-def pushed_files(get: Getter, tree_id: bytes, *, keep_refused: bool = False) -> PushedFiles:
-    """The files of tree `tree_id`. A push is refused when any problem is found;
-    an import (`keep_refused`) keeps the rest."""
+def pushed_files(get: Getter, tree_id: bytes) -> PushedFiles:
+    """The files of tree `tree_id`, and what is wrong with the others (a push is
+    refused for any; an import keeps the rest)."""
     found = PushedFiles()
     entries = _entries(get, tree_id, "", found, depth=0)
     limits = current_limits()
     if len(entries) > limits.max_files:
-        found.problems.append(
+        found.whole = (
             f"The commit holds {len(entries)} files; a project may hold at most {limits.max_files}."
         )
+        found.problems.append(found.whole)
         return found
     total = 0
     for name, mode, sha in entries:
         total += _file(get, name, mode, sha, found)
         if total > limits.max_project_bytes:
-            found.problems.append(
+            found.whole = (
                 f"The commit's files are larger than {human_size(limits.max_project_bytes)}, "
                 "the most a project may hold."
             )
+            found.problems.append(found.whole)
             return found
     return found
 

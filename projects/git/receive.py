@@ -46,6 +46,9 @@ class Incoming(MemoryObjectStore):
         found = self._data.get(ObjectID(sha))
         return found if found is not None else self._base[ObjectID(sha)]
 
+    def keep(self, obj: ShaFile) -> None:
+        self._data[obj.id] = obj
+
     def received(self) -> list[ShaFile]:
         return list(self._data.values())
 

@@ -4,7 +4,7 @@ The app's models, one module per part, gathered here as Django finds an app's
 models (and as migrations name them: `projects.models.new_preview_token`)."""
 
 from projects.models.files import BinaryBlob, FileRevision, ProjectFile, Reversal, RevisionBlob
-from projects.models.git import GitCommit, GitObject, GitRef
+from projects.models.git import GitCommit, GitObject, GitRef, GitRemote
 from projects.models.projects import (
     LiveProjectManager,
     Project,
@@ -29,6 +29,7 @@ __all__ = [
     "GitCommit",
     "GitObject",
     "GitRef",
+    "GitRemote",
     "HeldSiteName",
     "LiveProjectManager",
     "Project",

@@ -19,9 +19,7 @@ class GitCommit(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="git_commits")
     sequence = models.PositiveIntegerField()
     sha = models.CharField(max_length=40)
-    upto = models.PositiveBigIntegerField(
-        help_text="The newest revision it holds (0: before any)."
-    )
+    upto = models.PositiveBigIntegerField(help_text="The newest revision it holds (0: before any).")
     data = models.BinaryField(help_text="The commit object's bytes, as Git hashes them.")
     pushed = models.BooleanField(default=False, help_text="Made by a push, not from history.")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -72,3 +70,19 @@ class GitRef(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class GitRemote(models.Model):
+    """The Git host a project is kept in sync with (GitHub, GitLab…): its
+    HTTPS address and the token that opens it, sealed (common.sealed)."""
+
+    project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="git_remote")
+    url = models.CharField(max_length=500)
+    username = models.CharField(max_length=100, blank=True)
+    token_sealed = models.TextField(blank=True, help_text="Encrypted; empty: none.")
+    last_pushed_at = models.DateTimeField(null=True, blank=True)
+    last_pulled_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return self.url
