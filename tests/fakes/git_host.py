@@ -37,7 +37,7 @@ class GitHost:
 class _Folder(FileSystemBackend):
     """Repositories by their path under the folder (the URL's path is absolute)."""
 
-    def open_repository(self, path: str | bytes) -> BackendRepo:  # type: ignore[override]
+    def open_repository(self, path: str | bytes) -> BackendRepo:
         name = os.fsdecode(path).lstrip("/")
         return super().open_repository(name)
 
