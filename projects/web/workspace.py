@@ -15,7 +15,7 @@ from projects.files.instructions import (
 from projects.files.paths import extension_of
 from projects.files.results import FileContent, FileError, FileInfo
 from projects.history.revisions import deleted_files
-from projects.models import Project
+from projects.models import GitRemote, Project
 from projects.selectors import file_list, file_read, preferences_of
 from projects.web.tree import build_tree
 
@@ -46,6 +46,8 @@ def workspace_context(project: Project) -> dict[str, object]:
         "project": project,
         # The owner's: only the owner opens a project's workspace.
         "preferences": preferences_of(user=project.owner),
+        # The Git host it syncs with, if any (projects.git.remotes).
+        "git_remote": GitRemote.objects.filter(project=project).first(),
         **_instructions_context(project, paths),
         **_tree_context(project, files),
         **editor_context(opened),
