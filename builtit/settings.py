@@ -289,6 +289,10 @@ BUILTIT_MAX_USER_STORAGE_BYTES = env_int(
 )
 # A ZIP upload is refused past this size before it is even opened.
 BUILTIT_MAX_IMPORT_BYTES = env_int("BUILTIT_MAX_IMPORT_BYTES", 20 * 1024 * 1024, minimum=1)
+# A project's Git remote (and a Git URL to import) must be HTTPS on a public
+# address; on, plain HTTP and private, loopback and link-local addresses are
+# allowed too (a Git server on your own network; tests).
+BUILTIT_GIT_PRIVATE_REMOTES = env_bool("BUILTIT_GIT_PRIVATE_REMOTES", False)
 # The editor posts url-encoded forms, where one non-ASCII byte takes three
 # characters (%XX): room for a full-size file of any text, plus the other fields.
 DATA_UPLOAD_MAX_MEMORY_SIZE = BUILTIT_MAX_FILE_BYTES * 3 + 64 * 1024
@@ -387,6 +391,8 @@ LOGGING = {
         # One INFO line per model request is noise; failures are logged by chat.llm.
         "httpx": {"level": "WARNING"},
         "httpcore": {"level": "WARNING"},
+        # dulwich logs each Git request's capabilities at INFO: noise.
+        "dulwich": {"level": "WARNING"},
     },
 }
 # Seconds before a crashed server's hold on a project (one turn at a time) lapses;

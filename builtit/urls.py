@@ -9,7 +9,9 @@ from django.views.generic import RedirectView
 
 from accounts.views import PasswordChange, signup
 from builtit.health import healthz
+from chat.git_access import git_caller
 from chat.views.settings import settings_page, sign_out_everywhere
+from projects.git.http import git_address_page, git_view
 
 # The admin says whose it is: staff run Built-It from here.
 admin.site.site_header = "Built-It administration"
@@ -34,6 +36,13 @@ urlpatterns = [
     ),
     path("settings/", settings_page, name="settings"),
     path("healthz", healthz, name="healthz"),
+    # A project as a Git repository; chat knows the access tokens it signs in with.
+    path("git/<uuid:project_id>.git", git_address_page, name="git_repository"),
+    path(
+        "git/<uuid:project_id>.git/<path:action>",
+        git_view(authenticate=git_caller),
+        name="git",
+    ),
     path(
         "favicon.ico",
         login_not_required(RedirectView.as_view(url=static("builtit/favicon.svg"))),

@@ -53,7 +53,7 @@ def _digest(secret: str) -> str:
 
 
 @transaction.atomic
-def token_create(*, user: User, name: object) -> NewToken | TokenRefused:
+def token_create(*, user: User, name: object, can_write: bool = True) -> NewToken | TokenRefused:
     cleaned = name.strip() if isinstance(name, str) else ""
     if not cleaned:
         return TokenRefused("Give the token a name, e.g. the script that will use it.")
@@ -65,7 +65,11 @@ def token_create(*, user: User, name: object) -> NewToken | TokenRefused:
         return TokenRefused(f"You have {MAX_TOKENS} tokens already. Revoke one first.")
     secret = PREFIX + secrets.token_urlsafe(32)
     row = AccessToken.objects.create(
-        user=user, name=cleaned, digest=_digest(secret), prefix=secret[: len(PREFIX) + 4]
+        user=user,
+        name=cleaned,
+        digest=_digest(secret),
+        prefix=secret[: len(PREFIX) + 4],
+        can_write=can_write,
     )
     return NewToken(row, secret)
 
@@ -81,15 +85,43 @@ def token_revoke(*, user: User, token_id: object) -> bool:
     return deleted > 0
 
 
-def token_authenticate(secret: str) -> tuple[User, int] | None:
-    """The active user a token belongs to, and the token's id; None if it is no token."""
+@dataclass(frozen=True)
+class TokenAccess:
+    user: User
+    token_id: int
+    can_write: bool  # False: reading only (clone and pull)
+
+
+def token_access(secret: str) -> TokenAccess | None:
+    """Whose token `secret` is and what it may do; None if it is no token of an
+    active person. Its use is recorded."""
     if not secret.startswith(PREFIX) or len(secret) > 100:
         return None
     row = AccessToken.objects.filter(digest=_digest(secret)).select_related("user").first()
     if row is None or not row.user.is_active:
         return None
     AccessToken.objects.filter(pk=row.pk).update(last_used_at=timezone.now())
-    return row.user, row.pk
+    return TokenAccess(row.user, row.pk, row.can_write)
+
+
+def token_may_write(secret: str) -> bool:
+    """Whether `secret` is a token of an active person that may write; nothing
+    is recorded (a request's body limit asks before the request is handled)."""
+    if not secret.startswith(PREFIX) or len(secret) > 100:
+        return False
+    return AccessToken.objects.filter(
+        digest=_digest(secret), can_write=True, user__is_active=True
+    ).exists()
+
+
+def token_authenticate(secret: str) -> tuple[User, int] | None:
+    """The active user a token that may write belongs to, and the token's id
+    (the chat socket changes projects: a read-only token does not open it);
+    None if it is no such token."""
+    found = token_access(secret)
+    if found is None or not found.can_write:
+        return None
+    return found.user, found.token_id
 
 
 def token_exists(token_id: int) -> bool:

@@ -223,6 +223,9 @@ class AccessToken(models.Model):
     name = models.CharField(max_length=60)
     digest = models.CharField(max_length=64, unique=True, editable=False)
     prefix = models.CharField(max_length=12, editable=False, help_text="Its first characters.")
+    # False: it may only read (clone and pull a project's Git repository); it
+    # opens neither the chat socket nor a push.
+    can_write = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
 

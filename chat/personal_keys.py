@@ -1,32 +1,28 @@
 """Each user's own OpenRouter API key: checked, encrypted, stored, read back.
 
 This is the only module that encrypts or decrypts `PersonalKey.ciphertext`.
-The Fernet key is derived from SECRET_KEY, and SECRET_KEY_FALLBACKS are tried
-when decrypting, so rotating the secret the Django way (new SECRET_KEY, old one
-in the fallbacks) keeps saved keys readable. A key that no secret can open is
-reported as unreadable, never as an exception: the user pastes it again.
+The Fernet key is derived from SECRET_KEY (common.sealed), and
+SECRET_KEY_FALLBACKS are tried when decrypting, so rotating the secret the
+Django way (new SECRET_KEY, old one in the fallbacks) keeps saved keys readable.
+A key that no secret can open is reported as unreadable, never as an
+exception: the user pastes it again.
 
 Keys are opaque secrets: no message, log line or error report here contains one.
 """
 
 from __future__ import annotations
 
-import base64
 import logging
 from dataclasses import dataclass
 from datetime import datetime
 
-from cryptography.fernet import Fernet, InvalidToken, MultiFernet
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.utils.encoding import force_bytes
 from django.views.decorators.debug import sensitive_variables
 
 from chat.models import PersonalKey
 from common.refusals import Refusal
+from common.sealed import Sealer
 
 logger = logging.getLogger(__name__)
 
@@ -50,29 +46,16 @@ class KeyStatus:
     saved_at: datetime | None
 
 
-def _fernet(secret: str | bytes) -> Fernet:
-    derived = HKDF(algorithm=hashes.SHA256(), length=32, salt=_SALT, info=_INFO).derive(
-        force_bytes(secret)
-    )
-    return Fernet(base64.urlsafe_b64encode(derived))
-
-
-def _cipher() -> MultiFernet:
-    # MultiFernet encrypts with the first key and decrypts with any of them.
-    secrets = [settings.SECRET_KEY, *settings.SECRET_KEY_FALLBACKS]
-    return MultiFernet([_fernet(secret) for secret in secrets])
+_SEALER = Sealer(salt=_SALT, info=_INFO)
 
 
 @sensitive_variables("key")
 def _encrypt(key: str) -> str:
-    return _cipher().encrypt(key.encode("ascii")).decode("ascii")
+    return _SEALER.seal(key)
 
 
 def _decrypt(ciphertext: str) -> str | None:
-    try:
-        return _cipher().decrypt(ciphertext.encode("ascii")).decode("ascii")
-    except (InvalidToken, UnicodeError):
-        return None
+    return _SEALER.unseal(ciphertext)
 
 
 def _problem_with_characters(key: str) -> KeyRefused | None:

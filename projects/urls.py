@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import include, path
 
-from projects.views import dashboard, files, forms, history, preferences, publish, search
+from projects.views import dashboard, files, forms, git, history, preferences, publish, search
 
 # What concerns one project, under projects/<id>/.
 project_patterns = [
@@ -24,6 +24,10 @@ project_patterns = [
     path("revisions/<int:revision_id>/diff/", history.revision_diff_view, name="revision_diff"),
     path("revisions/<int:revision_id>/preview/", history.revision_preview, name="revision_preview"),
     path("files/restore/", history.restore, name="file_restore"),
+    path("git/remote/", git.remote_save_view, name="git_remote_save"),
+    path("git/remote/delete/", git.remote_delete_view, name="git_remote_delete"),
+    path("git/remote/push/", git.remote_push_view, name="git_remote_push"),
+    path("git/remote/pull/", git.remote_pull_view, name="git_remote_pull"),
     path("publish/", publish.publish_panel, name="site_panel"),
     path("publish/go/", publish.publish, name="site_publish"),
     path("publish/off/", publish.unpublish, name="site_unpublish"),
@@ -44,6 +48,7 @@ urlpatterns = [
     path("", dashboard.dashboard, name="dashboard"),
     path("projects/new/", dashboard.project_new, name="project_new"),
     path("projects/import/", dashboard.project_import, name="project_import"),
+    path("projects/import-git/", git.project_import_git_view, name="project_import_git"),
     path("trash/", dashboard.trash, name="trash"),
     path("preferences/", preferences.preferences, name="preferences"),
     path("projects/<uuid:project_id>/", include(project_patterns)),

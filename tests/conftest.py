@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from asgiref.sync import SyncToAsync
@@ -18,6 +19,7 @@ from projects.lifecycle import project_create
 from projects.models import Project
 from projects.services import Author
 from tests.fakes.dns_server import FakeDNS, running
+from tests.gitcli import Git
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -130,3 +132,13 @@ def fake_openrouter() -> Iterator[FakeOpenRouter]:
     """A fake OpenRouter on a free port; script its replies with `.script(...)`."""
     with FakeOpenRouter() as server:
         yield server
+
+
+@pytest.fixture
+def git(tmp_path: Path) -> Git:
+    """The `git` command line, with a home of its own in the test's directory."""
+    home = tmp_path / "home"
+    home.mkdir()
+    runner = Git(home)
+    runner("config", "--global", "init.defaultBranch", "main")
+    return runner

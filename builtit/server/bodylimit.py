@@ -12,11 +12,12 @@ When the headers are in:
   closed without reading the body; a chunked (or lying) body is counted as it
   arrives and cut the same way at the limit;
 - the routes that take more than BUILTIT_MAX_FORM_BYTES (imports, uploads,
-  file saves, the admin) take more only from a signed-in person: a body past
-  the form limit with no session cookie is answered 413 at once, and one with
-  a cookie waits, unread, while the session is checked off the event loop
-  (builtit.server.bodysession); until then the form limit holds, and Twisted reads
-  at most what it had already taken from the socket.
+  file saves, the admin, a Git push) take more only from a signed-in person:
+  a body past the form limit with no session cookie (for a push: no access
+  token) is answered 413 at once, and one with a cookie (a token) waits,
+  unread, while it is checked off the event loop (builtit.server.bodysession);
+  until then the form limit holds, and Twisted reads at most what it had
+  already taken from the socket.
 
 Then a body must keep coming (builtit.server.bodypace), or it is answered 408. A
 large body goes to the application a piece at a time from Twisted's file
@@ -33,6 +34,7 @@ from __future__ import annotations
 import logging
 import re
 import time
+from collections.abc import Callable
 from io import BytesIO
 from typing import IO, Any
 
@@ -42,7 +44,14 @@ from django.http.request import split_domain_port, validate_host
 
 from builtit.server import bodypages, bodystream
 from builtit.server.bodypace import Pace
-from builtit.server.bodysession import SignIn, session_check_later, session_key
+from builtit.server.bodysession import (
+    SignIn,
+    session_key,
+    session_signed_in,
+    sign_in_check_later,
+    token_signed_in,
+)
+from common.basic_auth import basic_credentials
 from common.sites import is_sites_domain
 
 logger = logging.getLogger(__name__)
@@ -50,13 +59,15 @@ logger = logging.getLogger(__name__)
 # Multipart framing around an uploaded file: the boundary lines and headers.
 _MULTIPART_ROOM = 64 * 1024
 _FILE_WRITES = re.compile(rb"^/projects/[0-9a-fA-F-]{32,36}/files/")
+_GIT_PUSHES = re.compile(rb"^/git/[0-9a-fA-F-]{32,36}\.git/git-receive-pack$")
 
 
 def body_limit(path: bytes) -> int:
     """The largest body a signed-in person may send to `path` (the request
     target, query included); anyone else gets at most BUILTIT_MAX_FORM_BYTES."""
     path = path.split(b"?", 1)[0]
-    if path == b"/projects/import/":
+    if path == b"/projects/import/" or _GIT_PUSHES.match(path):
+        # A push is an import's worth of files at most (projects.git.http).
         return int(settings.BUILTIT_MAX_IMPORT_BYTES) + _MULTIPART_ROOM
     if _FILE_WRITES.match(path) and path.endswith(b"/files/upload/"):
         return int(settings.BUILTIT_MAX_BINARY_BYTES) + _MULTIPART_ROOM
@@ -131,12 +142,12 @@ class LimitedWebRequest(http_protocol.WebRequest):  # type: ignore[misc]
             self._answer(bodypages.too_large(self._route))
             return
         if self._route > self._limit and (length is None or length > self._limit):
-            key = session_key(self.received_cookies)
-            if key is None and length is not None:
+            check = self._sign_in(path)
+            if check is None and length is not None:
                 self._answer(bodypages.sign_in_first(self._limit))
                 return
-            if key is not None:
-                self._check(key)
+            if check is not None:
+                self._check(*check)
             # No cookie and no length (chunked): counted against the form limit.
         super().gotLength(length)
 
@@ -182,7 +193,17 @@ class LimitedWebRequest(http_protocol.WebRequest):  # type: ignore[misc]
             return
         super().check_timeouts()
 
-    def _check(self, key: str) -> None:
+    def _sign_in(self, path: bytes) -> tuple[Callable[[str], SignIn], str] | None:
+        """How this request says who sends it: a Git push by an access token
+        (HTTP Basic, as Git sends it), anything else by its session cookie."""
+        if _GIT_PUSHES.match(path.split(b"?", 1)[0]):
+            header = self.requestHeaders.getRawHeaders(b"Authorization") or [b""]
+            found = basic_credentials(header[0].decode("latin-1"))
+            return (token_signed_in, found[1]) if found is not None else None
+        key = session_key(self.received_cookies)
+        return (session_signed_in, key) if key is not None else None
+
+    def _check(self, check: Callable[[str], SignIn], credential: str) -> None:
         self._checking = True
         self._pace.pause()
         # Twisted would tell the client to send the body at once; that waits
@@ -190,7 +211,7 @@ class LimitedWebRequest(http_protocol.WebRequest):  # type: ignore[misc]
         self._continue = self._expects_continue()
         self.requestHeaders.removeHeader(b"Expect")
         self.channel._networkProducer.pauseProducing()  # as daphne itself does
-        session_check_later(key, self._checked)
+        sign_in_check_later(check, credential, self._checked)
 
     def _checked(self, verdict: SignIn) -> None:
         self._checking = False

@@ -1,6 +1,6 @@
 """Whether a request comes from a signed-in person, decided from its session
-cookie before its body is read (builtit.server.bodylimit gives only them the larger
-limits).
+cookie (a Git push: its access token) before its body is read
+(builtit.server.bodylimit gives only them the larger limits).
 
 The answer is Django's own (`auth.get_user`: the session exists and has not
 expired, its person exists and is active, and it was made under their current
@@ -63,8 +63,27 @@ def session_signed_in(key: str) -> SignIn:
         close_old_connections()
 
 
-def session_check_later(key: str, then: Callable[[SignIn], None]) -> None:
-    """Check `key` in the pool, then call `then` with the verdict on the reactor."""
+def token_signed_in(secret: str) -> SignIn:
+    """Whether `secret` is an access token that may write (a Git push signs in
+    with one, not with a session): blocking, as `session_signed_in`."""
+    # Imported here: the wiring may know chat, but this module is imported by
+    # daphne's patches before Django's apps are ready.
+    from chat.access_tokens import token_may_write  # noqa: PLC0415
+
+    close_old_connections()
+    try:
+        return SignIn.SIGNED_IN if token_may_write(secret) else SignIn.SIGNED_OUT
+    except DatabaseError as error:
+        logger.warning("Could not check a token before reading a request body: %s", error)
+        return SignIn.UNKNOWN
+    finally:
+        close_old_connections()
+
+
+def sign_in_check_later(
+    check: Callable[[str], SignIn], credential: str, then: Callable[[SignIn], None]
+) -> None:
+    """`check(credential)` in the pool, then `then` with the verdict on the reactor."""
     # Imported here: daphne.server installs the asyncio reactor before anything
     # imports this one, and importing it at the top would install the default.
     from twisted.internet import reactor  # noqa: PLC0415
@@ -72,7 +91,7 @@ def session_check_later(key: str, then: Callable[[SignIn], None]) -> None:
     def checked(future: Future[SignIn]) -> None:
         reactor.callFromThread(then, _verdict(future))
 
-    _checks.submit(session_signed_in, key).add_done_callback(checked)
+    _checks.submit(check, credential).add_done_callback(checked)
 
 
 def _verdict(future: Future[SignIn]) -> SignIn:

@@ -69,7 +69,11 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         else:
             messages.info(request, "There was no saved key to remove.")
     elif action == "create_token":
-        made = token_create(user=user, name=request.POST.get("name"))
+        made = token_create(
+            user=user,
+            name=request.POST.get("name"),
+            can_write=request.POST.get("scope") != "read",
+        )
         if isinstance(made, TokenRefused):
             return _page(request, user, status=422, token_problem=made)
         return _page(request, user, new_token=made)

@@ -51,6 +51,8 @@ def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
             "attachments": attachments.for_the_page(),
             "page_problems": PROBLEMS_PER_PAGE,
         },
+        # Where `git clone` finds the project (projects.git.http), on the app's own origin.
+        "git_address": request.build_absolute_uri(reverse("git_repository", args=[project.pk])),
         # A request from the dashboard waits to be sent: its turn is what the page is for.
         "opening": bool(conversation.opening),
         # The keyless notice in one line, once the person has tried the demo it offers.

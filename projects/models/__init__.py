@@ -5,6 +5,7 @@ models (and as migrations name them: `projects.models.new_preview_token`)."""
 
 from projects.models.files import BinaryBlob, FileRevision, ProjectFile, Reversal, RevisionBlob
 from projects.models.forms import FormSettings, FormSubmission
+from projects.models.git import GitCommit, GitObject, GitRef, GitRemote
 from projects.models.projects import (
     LiveProjectManager,
     Project,
@@ -28,6 +29,10 @@ __all__ = [
     "FileRevision",
     "FormSettings",
     "FormSubmission",
+    "GitCommit",
+    "GitObject",
+    "GitRef",
+    "GitRemote",
     "HeldSiteName",
     "LiveProjectManager",
     "Project",

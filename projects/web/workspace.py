@@ -15,7 +15,7 @@ from projects.files.instructions import (
 from projects.files.paths import extension_of
 from projects.files.results import FileContent, FileError, FileInfo
 from projects.history.revisions import deleted_files
-from projects.models import Project
+from projects.models import GitRemote, Project
 from projects.publish.forms.selectors import unread_count
 from projects.selectors import file_list, file_read, preferences_of
 from projects.web.tree import build_tree
@@ -49,6 +49,8 @@ def workspace_context(project: Project) -> dict[str, object]:
         "preferences": preferences_of(user=project.owner),
         # What the site's forms received and the owner has not read yet.
         "unread_forms": unread_count(project=project),
+        # The Git host it syncs with, if any (projects.git.remotes).
+        "git_remote": GitRemote.objects.filter(project=project).first(),
         **_instructions_context(project, paths),
         **_tree_context(project, files),
         **editor_context(opened),

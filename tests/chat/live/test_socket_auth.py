@@ -249,6 +249,14 @@ async def test_a_token_opens_only_its_owners_projects(
     assert not connected
 
 
+async def test_a_read_only_token_does_not_open_the_socket(project: Project, user: User) -> None:
+    made = await sync_to_async(token_create)(user=user, name="pull only", can_write=False)
+    assert isinstance(made, NewToken)
+    socket = with_token(project, made.secret)
+    connected, _ = await socket.connect()
+    assert not connected
+
+
 async def test_a_wrong_token_is_refused(project: Project, user: User) -> None:
     socket = with_token(project, "bit_not-a-token")
     connected, _ = await socket.connect()

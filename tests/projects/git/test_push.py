@@ -1,0 +1,220 @@
+"""Push with the real `git` command line: main's files become the project's,
+through the file service and its rules, all or nothing."""
+
+from __future__ import annotations
+
+import http.client
+import io
+import secrets
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from PIL import Image
+
+from projects.locks import lock_acquire
+from projects.models import FileRevision, GitRef, Project, ProjectFile
+from tests.gitcli import Git
+from tests.projects.git.conftest import address, make_token, turn
+from tests.servers import ServerProcess
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _png() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (2, 2), "red").save(out, "PNG")
+    return out.getvalue()
+
+
+def _cloned(git: Git, server: ServerProcess, project: Project, token: str) -> Path:
+    git("clone", address(server, project, token), "site")
+    return git.home / "site"
+
+
+def _commit(git: Git, site: Path, files: dict[str, str | bytes], message: str) -> None:
+    for name, content in files.items():
+        target = site / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            target.write_text(content)
+    git("add", "-A", cwd=site)
+    git("commit", "-m", message, cwd=site)
+
+
+def _files(project: Project) -> dict[str, str]:
+    return dict(ProjectFile.objects.filter(project=project).values_list("path", "content"))
+
+
+def test_push_writes_files_as_the_persons_revisions(
+    git_server: ServerProcess, git: Git, project: Project, user: User
+) -> None:
+    turn(project, user, "A home page", {"/index.html": "<p>Home</p>\n", "/old.css": "p{}\n"})
+    site = _cloned(git, git_server, project, make_token(user))
+    (site / "old.css").unlink()
+    _commit(git, site, {"index.html": "<p>Home, edited</p>\n", "img/dot.png": _png()}, "Edit home")
+    said = git.run("push", "origin", "main", cwd=site)
+    assert said.returncode == 0, said.stderr
+    files = _files(project)
+    assert files["/index.html"] == "<p>Home, edited</p>\n"
+    assert "/old.css" not in files
+    assert "/img/dot.png" in files
+    newest = FileRevision.objects.filter(project=project).order_by("-pk")[:3]
+    assert {row.actor for row in newest} == {FileRevision.Actor.USER}
+    assert {row.user_id for row in newest} == {user.pk}
+    # The person's commit is main now, and a clone elsewhere has it as pushed.
+    mine = git("rev-parse", "HEAD", cwd=site).strip()
+    git("clone", address(git_server, project, make_token(user)), "again")
+    assert git("rev-parse", "HEAD", cwd=git.home / "again").strip() == mine
+
+
+def test_a_push_breaking_a_rule_is_refused_whole_naming_each_file(
+    git_server: ServerProcess, git: Git, project: Project, user: User
+) -> None:
+    turn(project, user, "A home page", {"/index.html": "<p>Home</p>\n"})
+    site = _cloned(git, git_server, project, make_token(user))
+    _commit(
+        git,
+        site,
+        {"index.html": "<p>Changed</p>\n", ".env": "SECRET=1\n", "fake.png": "not a picture"},
+        "Too much",
+    )
+    said = git.run("push", "origin", "main", cwd=site)
+    assert said.returncode != 0
+    assert "remote: Nothing of this push was kept:" in said.stderr
+    assert "remote: .env:" in said.stderr
+    assert "remote: fake.png" in said.stderr
+    assert _files(project) == {"/index.html": "<p>Home</p>\n"}
+
+
+def test_a_push_that_is_not_a_fast_forward_is_refused_forced_or_not(
+    git_server: ServerProcess, git: Git, project: Project, user: User
+) -> None:
+    turn(project, user, "A home page", {"/index.html": "<p>Home</p>\n"})
+    site = _cloned(git, git_server, project, make_token(user))
+    turn(project, user, "An about page", {"/about.html": "<p>About</p>\n"})
+    _commit(git, site, {"index.html": "<p>Mine</p>\n"}, "Mine")
+    plain = git.run("push", "origin", "main", cwd=site)
+    assert plain.returncode != 0
+    forced = git.run("push", "--force", "origin", "main", cwd=site)
+    assert forced.returncode != 0
+    assert "not a fast-forward" in forced.stderr
+    assert _files(project)["/index.html"] == "<p>Home</p>\n"
+    assert "/about.html" in _files(project)
+
+
+def test_a_push_while_the_assistant_works_is_refused_in_words(
+    git_server: ServerProcess, git: Git, project: Project, user: User
+) -> None:
+    turn(project, user, "A home page", {"/index.html": "<p>Home</p>\n"})
+    site = _cloned(git, git_server, project, make_token(user))
+    lock_acquire(project=project, purpose="assistant", details={}, ttl=600)
+    _commit(git, site, {"index.html": "<p>Mine</p>\n"}, "Mine")
+    said = git.run("push", "origin", "main", cwd=site)
+    assert said.returncode != 0
+    assert "remote: The assistant is working on this project; push again when it finishes." in (
+        said.stderr
+    )
+    assert _files(project)["/index.html"] == "<p>Home</p>\n"
+
+
+def test_a_read_only_token_clones_but_cannot_push(
+    git_server: ServerProcess, git: Git, project: Project, user: User
+) -> None:
+    turn(project, user, "A home page", {"/index.html": "<p>Home</p>\n"})
+    site = _cloned(git, git_server, project, make_token(user, can_write=False))
+    _commit(git, site, {"index.html": "<p>Mine</p>\n"}, "Mine")
+    said = git.run("push", "origin", "main", cwd=site)
+    assert said.returncode != 0
+    assert "may only read" in said.stderr
+    assert _files(project)["/index.html"] == "<p>Home</p>\n"
+
+
+def test_another_persons_token_opens_nothing(
+    git_server: ServerProcess, git: Git, project: Project, user: User, other_user: User
+) -> None:
+    turn(project, user, "A home page", {"/index.html": "<p>Home</p>\n"})
+    said = git.run("clone", address(git_server, project, make_token(other_user)), "site")
+    assert said.returncode != 0
+    assert "no project at this address that your token opens" in said.stderr
+
+
+def test_a_wrong_token_is_refused(
+    git_server: ServerProcess, git: Git, project: Project, user: User
+) -> None:
+    said = git.run("clone", address(git_server, project, "bit_wrong"), "site")
+    assert said.returncode != 0
+    assert "Authentication failed" in said.stderr
+
+
+def test_a_push_fills_an_empty_project_and_keeps_branches_and_tags(
+    git_server: ServerProcess, git: Git, project: Project, user: User, tmp_path: Path
+) -> None:
+    site = git.home / "mine"
+    site.mkdir()
+    git("init", cwd=site)
+    _commit(git, site, {"index.html": "<p>From my machine</p>\n", "css/site.css": "p{}\n"}, "Mine")
+    git("tag", "v1", cwd=site)
+    git("branch", "draft", cwd=site)
+    git("remote", "add", "origin", address(git_server, project, make_token(user)), cwd=site)
+    said = git.run("push", "origin", "main", "draft", "v1", cwd=site)
+    assert said.returncode == 0, said.stderr
+    assert _files(project) == {"/index.html": "<p>From my machine</p>\n", "/css/site.css": "p{}\n"}
+    assert set(GitRef.objects.filter(project=project).values_list("name", flat=True)) == {
+        "refs/heads/draft",
+        "refs/tags/v1",
+    }
+    listed = git("ls-remote", "origin", cwd=site)
+    assert "refs/heads/draft" in listed
+    assert "refs/tags/v1" in listed
+    assert "refs/heads/main" in listed
+
+
+def test_a_turn_after_a_push_builds_on_the_pushed_commit(
+    git_server: ServerProcess, git: Git, project: Project, user: User
+) -> None:
+    turn(project, user, "A home page", {"/index.html": "<p>Home</p>\n"})
+    site = _cloned(git, git_server, project, make_token(user))
+    _commit(git, site, {"index.html": "<p>Mine</p>\n"}, "Mine")
+    git("push", "origin", "main", cwd=site)
+    turn(project, user, "An about page", {"/about.html": "<p>About</p>\n"})
+    said = git("pull", "--ff-only", cwd=site)
+    assert "Fast-forward" in said
+    assert git("log", "-1", "--format=%s", cwd=site).strip() == "An about page"
+
+
+def test_wrong_tokens_count_toward_the_sign_in_lockout(
+    git_server: ServerProcess, git: Git, project: Project, user: User
+) -> None:
+    turn(project, user, "A home page", {"/index.html": "<p>Home</p>\n"})
+    right = make_token(user)
+    for _ in range(5):  # BUILTIT_LOGIN_FAILURES
+        said = git.run("ls-remote", address(git_server, project, "bit_wrong", name="locky"))
+        assert said.returncode != 0
+    said = git.run("ls-remote", address(git_server, project, right, name="locky"))
+    assert said.returncode != 0
+    assert "Too many wrong sign-ins from here" in said.stderr
+    # Another name from the same address is another pair, as with passwords.
+    assert "refs/heads/main" in git("ls-remote", address(git_server, project, right))
+
+
+def test_a_signed_in_push_may_send_more_than_a_strangers_request(
+    git_server: ServerProcess, git: Git, project: Project, user: User
+) -> None:
+    turn(project, user, "A home page", {"/index.html": "<p>Home</p>\n"})
+    site = _cloned(git, git_server, project, make_token(user))
+    # Text that does not compress: the pack is about as large as the file.
+    words = " ".join(secrets.token_hex(8) for _ in range(20_000))
+    _commit(git, site, {"notes.txt": words}, "Long notes")
+    said = git.run("push", "origin", "main", cwd=site)
+    assert said.returncode == 0, said.stderr
+    assert _files(project)["/notes.txt"] == words
+    # The same body from no one is refused before it is read.
+    connection = http.client.HTTPConnection("127.0.0.1", git_server.port, timeout=30)
+    connection.putrequest("POST", f"/git/{project.pk}.git/git-receive-pack")
+    connection.putheader("Content-Type", "application/x-git-receive-pack-request")
+    connection.putheader("Content-Length", str(len(words)))
+    connection.endheaders()
+    assert connection.getresponse().status == 413
