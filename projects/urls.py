@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import include, path
 
-from projects.views import dashboard, files, history, preferences, publish, search
+from projects.views import dashboard, files, history, preferences, publish, search, visual
 
 # What concerns one project, under projects/<id>/.
 project_patterns = [
@@ -24,6 +24,9 @@ project_patterns = [
     path("revisions/<int:revision_id>/diff/", history.revision_diff_view, name="revision_diff"),
     path("revisions/<int:revision_id>/preview/", history.revision_preview, name="revision_preview"),
     path("files/restore/", history.restore, name="file_restore"),
+    path("preview-edit/", visual.preview_edit_view, name="preview_edit"),
+    path("preview-edit/choices/", visual.preview_edit_choices, name="preview_edit_choices"),
+    path("preview-edit/undo/", visual.preview_edit_undo, name="preview_edit_undo"),
     path("publish/", publish.publish_panel, name="site_panel"),
     path("publish/go/", publish.publish, name="site_publish"),
     path("publish/off/", publish.unpublish, name="site_unpublish"),
