@@ -42,6 +42,7 @@ from projects.services import Author, file_update
 
 Kind = Literal["text", "attribute", "hide", "delete", "move", "style"]
 ATTRIBUTES = frozenset(("href", "src", "alt"))
+MAX_ADDRESS = 2000  # characters of a link address or an image's
 _WORDS = re.compile(r"[a-z0-9]+")
 _CLASSES = re.compile(r"""\bclass\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)""", re.IGNORECASE)
 BUSY = (
@@ -79,6 +80,32 @@ def preview_edit(
 ) -> PreviewEdited | VisualRefused | FileError:
     if lock_current(project) is not None:
         return FileError(ErrorCode.BUSY, BUSY)
+    found = _located(project, edit)
+    if not isinstance(found, tuple):
+        return found
+    record, document, element = found
+    note = f"Edited in the preview: {_what(edit, element)}"
+    target = _Target(project, record, document, element, Author.person_noting(user, note))
+    with transaction.atomic():
+        done = _style(target, edit) if edit.kind == "style" else _html(target, edit)
+        if not isinstance(done, tuple):
+            transaction.set_rollback(True)
+            return done
+    return PreviewEdited(done, note)
+
+
+@dataclass(frozen=True)
+class _Target:
+    project: Project
+    record: ProjectFile  # the page
+    document: Document  # the page, parsed
+    element: Element
+    author: Author
+
+
+def _located(
+    project: Project, edit: VisualEdit
+) -> tuple[ProjectFile, Document, Element] | VisualRefused | FileError:
     page = normalize_path(edit.page)
     if isinstance(page, PathError) or not page.endswith((".html", ".htm")):
         return VisualRefused("Only the project's own HTML pages can be edited in the preview.")
@@ -97,29 +124,14 @@ def preview_edit(
     element = element_find(document, edit.picked)
     if isinstance(element, VisualRefused):
         return element
-    note = f"Edited in the preview: {_what(edit, element)}"
-    with transaction.atomic():
-        done = _write(project, record, document, element, edit, Author.person_noting(user, note))
-        if not isinstance(done, tuple):
-            transaction.set_rollback(True)
-            return done
-    return PreviewEdited(done, note)
+    return record, document, element
 
 
-def _write(
-    project: Project,
-    record: ProjectFile,
-    document: Document,
-    element: Element,
-    edit: VisualEdit,
-    author: Author,
-) -> tuple[FileWrite, ...] | VisualRefused | FileError:
-    if edit.kind == "style":
-        return _style(project, record, document, element, edit, author)
-    changed = _html_changed(document, element, edit)
+def _html(target: _Target, edit: VisualEdit) -> tuple[FileWrite, ...] | VisualRefused | FileError:
+    changed = _html_changed(target.document, target.element, edit)
     if isinstance(changed, VisualRefused):
         return changed
-    written = _save(project, record.path, changed, record.version, author)
+    written = _save(target, target.record, changed)
     return written if isinstance(written, FileError) else (written,)
 
 
@@ -128,11 +140,7 @@ def _html_changed(document: Document, element: Element, edit: VisualEdit) -> str
         case "text":
             return text_replace(document, element, before=list(edit.before), after=list(edit.after))
         case "attribute":
-            if edit.name not in ATTRIBUTES:
-                return VisualRefused(f"{edit.name} is not an attribute the preview edits.")
-            if edit.name == "href" and element.name != "a" or edit.name != "href" and element.name != "img":
-                return VisualRefused(f"A <{element.name}> has no {edit.name} to edit here.")
-            return attribute_set(document, element, edit.name, edit.value.strip()[:2000])
+            return _attribute_changed(document, element, edit)
         case "hide":
             return attribute_add_flag(document, element, "hidden")
         case "delete":
@@ -143,59 +151,74 @@ def _html_changed(document: Document, element: Element, edit: VisualEdit) -> str
             raise AssertionError("styles are written by _style")
 
 
-def _save(project: Project, path: str, content: str, version: int, author: Author) -> FileWrite | FileError:
+def _attribute_changed(
+    document: Document, element: Element, edit: VisualEdit
+) -> str | VisualRefused:
+    if edit.name not in ATTRIBUTES:
+        return VisualRefused(f"{edit.name} is not an attribute the preview edits.")
+    if element.name != ("a" if edit.name == "href" else "img"):
+        return VisualRefused(f"A <{element.name}> has no {edit.name} to edit here.")
+    return attribute_set(document, element, edit.name, edit.value.strip()[:MAX_ADDRESS])
+
+
+def _save(target: _Target, record: ProjectFile, content: str) -> FileWrite | FileError:
     return file_update(
-        project=project, path=path, content=content, author=author, expected_version=version
+        project=target.project,
+        path=record.path,
+        content=content,
+        author=target.author,
+        expected_version=record.version,
     )
 
 
 # --- styles --------------------------------------------------------------------------
 
 
-def _style(
-    project: Project,
-    record: ProjectFile,
-    document: Document,
-    element: Element,
-    edit: VisualEdit,
-    author: Author,
-) -> tuple[FileWrite, ...] | VisualRefused | FileError:
+def _style(target: _Target, edit: VisualEdit) -> tuple[FileWrite, ...] | VisualRefused | FileError:
+    """Into the rule of the element's own class (a class only it has), else into
+    a new rule for a new class of a readable name, added to the element."""
     problem = style_rules.value_problem(edit.name, edit.value)
     if problem:
         return VisualRefused(problem)
-    sheet = _stylesheet(project, record.path, document)
+    page, element = target.record, target.element
+    sheet = _stylesheet(target.project, page.path, target.document)
     if sheet is None:
         return VisualRefused(
-            f"{record.path} uses no stylesheet of this project, so there is no rule to put the "
+            f"{page.path} uses no stylesheet of this project, so there is no rule to put the "
             f"style in. {ASK}",
-            ask=f"Add a stylesheet to {record.path}",
+            ask=f"Add a stylesheet to {page.path}",
         )
-    uses = _class_uses(project, record.path, document)
+    uses = _class_uses(target.project, page.path, target.document)
     value = edit.value.strip()
     for name in element.attributes.get("class", "").split():
-        if uses.get(name, 0) != 1:
-            continue  # shared with other elements: its rule is theirs too
-        selector = f".{name}"
-        changed = style_rules.declaration_set(
-            sheet.content, selector=selector, prop=edit.name, value=value
-        )
-        if changed is None and style_rules.selectors_naming(sheet.content, name):
-            continue  # used in other selectors only (".card .x"): a rule of its own would mislead
-        css = changed or style_rules.rule_add(
-            sheet.content, selector=selector, prop=edit.name, value=value
-        )
-        written = _save(project, sheet.path, css, sheet.version, author)
-        return written if isinstance(written, FileError) else (written,)
+        css = _own_rule(sheet.content, name, uses, edit.name, value)
+        if css is not None:
+            written = _save(target, sheet, css)
+            return written if isinstance(written, FileError) else (written,)
     name = _new_class(element, uses, sheet.content)
-    html = class_add(document, element, name)
+    html = class_add(target.document, element, name)
     if isinstance(html, VisualRefused):
         return html
-    page = _save(project, record.path, html, record.version, author)
-    if isinstance(page, FileError):
-        return page
+    changed = _save(target, page, html)
+    if isinstance(changed, FileError):
+        return changed
     css = style_rules.rule_add(sheet.content, selector=f".{name}", prop=edit.name, value=value)
-    rule = _save(project, sheet.path, css, sheet.version, author)
-    return rule if isinstance(rule, FileError) else (page, rule)
+    rule = _save(target, sheet, css)
+    return rule if isinstance(rule, FileError) else (changed, rule)
+
+
+def _own_rule(css: str, name: str, uses: dict[str, int], prop: str, value: str) -> str | None:
+    """The stylesheet with the style in the rule of class `name`, if only one
+    element has that class; None when its rules are others' too."""
+    if uses.get(name, 0) != 1:
+        return None
+    selector = f".{name}"
+    changed = style_rules.declaration_set(css, selector=selector, prop=prop, value=value)
+    if changed is not None:
+        return changed
+    if style_rules.selectors_naming(css, name):
+        return None  # named in other selectors only (".card .x"): a rule of its own would mislead
+    return style_rules.rule_add(css, selector=selector, prop=prop, value=value)
 
 
 def _stylesheet(project: Project, page: str, document: Document) -> ProjectFile | None:
@@ -231,7 +254,9 @@ def _class_uses(project: Project, page: str, document: Document) -> dict[str, in
     for element in document.elements():
         for name in set(element.attributes.get("class", "").split()):
             counts[name] = counts.get(name, 0) + 1
-    others = ProjectFile.objects.filter(project=project, path__iregex=r"\.html?$").exclude(path=page)
+    others = ProjectFile.objects.filter(project=project, path__iregex=r"\.html?$").exclude(
+        path=page
+    )
     for content in others.values_list("content", flat=True):
         for match in _CLASSES.finditer(content):
             for name in set(match.group(1).strip("\"'").split()):
@@ -259,7 +284,9 @@ def _what(edit: VisualEdit, element: Element) -> str:
             shown = " ".join("".join(edit.after).split())
             return f"text of {tag} to “{shown[:60]}”"
         case "attribute":
-            label = {"href": "link address", "src": "image", "alt": "alt text"}.get(edit.name, edit.name)
+            label = {"href": "link address", "src": "image", "alt": "alt text"}.get(
+                edit.name, edit.name
+            )
             return f"{label} of {tag} to “{edit.value.strip()[:60]}”"
         case "hide":
             return f"hid {tag}"

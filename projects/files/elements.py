@@ -144,11 +144,12 @@ class _Tokenizer(HTMLTokenizer):
 
     def tagOpenState(self) -> bool:
         self.less_than = self.offsets(self.stream.position()) - 1
-        return bool(super().tagOpenState())  # type: ignore[no-untyped-call]
+        return bool(super().tagOpenState())
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> Iterator[Any]:
         last = 0
-        for token in super().__iter__():
+        tokens: Iterator[dict[str, Any]] = super().__iter__()  # type: ignore[assignment]
+        for token in tokens:
             if token["type"] == _PARSE_ERROR:
                 yield token
                 continue
@@ -174,8 +175,8 @@ class _Parser(html5lib.HTMLParser):
         tokenizer = _Tokenizer(stream, parser=self)
         tokenizer.offsets, tokenizer.builder = _Offsets(stream), self.tree
         self.tokenizer = tokenizer
-        self.reset()  # type: ignore[no-untyped-call]
-        self.mainLoop()  # type: ignore[no-untyped-call]
+        self.reset()
+        self.mainLoop()
 
 
 class _Builder(_EtreeBuilder):
@@ -242,9 +243,7 @@ class _Builder(_EtreeBuilder):
             self.body_end = start
         own = None
         if ending:
-            own = next(
-                (node for node in reversed(before) if node.name == token["name"]), None
-            )
+            own = next((node for node in reversed(before) if node.name == token["name"]), None)
         for node in before:
             if id(node) not in still:
                 element = self._element_of(node)

@@ -154,7 +154,9 @@ def _rules(css: str) -> list[_Rule]:
     return found
 
 
-def _declarations(css: str, rule: tinycss2.ast.QualifiedRule, starts: list[int], close: int) -> Iterable[_Declaration]:
+def _declarations(
+    css: str, rule: tinycss2.ast.QualifiedRule, starts: list[int], close: int
+) -> Iterable[_Declaration]:
     parsed = tinycss2.parse_declaration_list(rule.content, skip_comments=True, skip_whitespace=True)
     for item in parsed:
         if not isinstance(item, tinycss2.ast.Declaration):

@@ -100,7 +100,9 @@ def text_replace(
 
 def _escaped(words: str) -> str:
     return (
-        words.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        words.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
         # A no-break space, invisible as a character, as a person writes it.
         .replace("\u00a0", "&nbsp;")
     )
@@ -139,7 +141,8 @@ class _Written:
 
 
 def _attributes(document: Document, element: Element) -> list[_Written] | VisualRefused:
-    assert element.start is not None and element.tag_end is not None
+    assert element.start is not None
+    assert element.tag_end is not None
     tag = document.text[element.start : element.tag_end]
     at = 1 + len(element.name)
     found: list[_Written] = []
@@ -163,13 +166,14 @@ def _attributes(document: Document, element: Element) -> list[_Written] | Visual
     names = {written.name for written in found}
     if names != set(element.attributes) or tag[at:].strip() not in (">", "/>"):
         return VisualRefused(
-            f"This <{element.name}>'s tag is written in a way the preview cannot edit safely. "
-            f"{ASK}"
+            f"This <{element.name}>'s tag is written in a way the preview cannot edit safely. {ASK}"
         )
     return found
 
 
-def attribute_set(document: Document, element: Element, name: str, value: str) -> str | VisualRefused:
+def attribute_set(
+    document: Document, element: Element, name: str, value: str
+) -> str | VisualRefused:
     found = _attributes(document, element)
     if isinstance(found, VisualRefused):
         return found

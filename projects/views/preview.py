@@ -247,12 +247,16 @@ def with_page_report(html: str, *, script: str = PAGE_REPORT_SCRIPT) -> str:
     return html[:at] + script + html[at:]
 
 
+def page_report_script(text: str) -> str:
+    """The bridge's tag for a page of `text`, naming it (projects.preview_edits.
+    page_digest): a visual edit made on this load is refused if the page changed since."""
+    return PAGE_REPORT_SCRIPT.replace(
+        " data-bounds=", f' data-source="{page_digest(text)}" data-bounds=', 1
+    )
+
+
 def _with_source(script: str, text: str) -> str:
-    """The bridge's tag names the text it came with (projects.preview_edits.page_digest):
-    a visual edit made on this load is refused if the page changed since."""
-    if script is not PAGE_REPORT_SCRIPT:
-        return script
-    return script.replace(" data-bounds=", f' data-source="{page_digest(text)}" data-bounds=', 1)
+    return page_report_script(text) if script is PAGE_REPORT_SCRIPT else script
 
 
 def _script_for(request: HttpRequest) -> str:

@@ -33,7 +33,9 @@ def edit_from_json(raw: JSONValue) -> VisualEdit | VisualRefused:
     if (
         not isinstance(path, list)
         or len(path) > MAX_PATH_DEPTH
-        or not all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < 100_000 for i in path)
+        or not all(
+            isinstance(i, int) and not isinstance(i, bool) and 0 <= i < 100_000 for i in path
+        )
     ):
         return VisualRefused("The element's place in the page is not readable.")
     before, after = _texts(raw.get("before")), _texts(raw.get("after"))
@@ -84,7 +86,9 @@ def panel_choices(project: Project, page: str) -> dict[str, list[str]]:
         "pages": [p for p in paths if p.lower().endswith((".html", ".htm"))][:MAX_CHOICES],
         "sections": sections[:MAX_CHOICES],
         "images": [
-            p for p in paths if is_binary_path(p) or p.lower().endswith(".svg")
+            p
+            for p in paths
+            if is_binary_path(p) or p.lower().endswith(".svg")
             if p.lower().endswith(_IMAGE_EXTENSIONS)
         ][:MAX_CHOICES],
     }

@@ -31,7 +31,9 @@ PAGE = """<!doctype html>
 <body>
   <h1 class="title">Fresh <b>warm</b> bread</h1>
   <p class="note">Open daily</p>
-  <script>document.body.insertAdjacentHTML("beforeend", '<div id="made">Made by a script</div>');</script>
+  <script>
+    document.body.insertAdjacentHTML("beforeend", '<div id="made">Made by a script</div>');
+  </script>
 </body>
 </html>
 """
@@ -42,7 +44,9 @@ def _project(owner: User) -> Project:
     project = project_create(owner=owner, name="Bakery", starter=False)
     assert isinstance(project, Project)
     for path, content in (("/index.html", PAGE), ("/site.css", CSS)):
-        written = file_create(project=project, path=path, content=content, author=Author.person(owner))
+        written = file_create(
+            project=project, path=path, content=content, author=Author.person(owner)
+        )
         assert isinstance(written, FileWrite)
     return project
 
@@ -105,7 +109,9 @@ def test_edits_in_the_preview_are_the_persons_smallest_edits(
     expect(other.frame_locator("#preview-frame").locator("h1 b")).to_have_text("hot")
 
     # A style, from the site's own colours: into the element's own class rule.
-    expect(page.locator("#visual-panel .visual-swatches[data-for='visual-color'] button").first).to_be_visible()
+    expect(
+        page.locator("#visual-panel .visual-swatches[data-for='visual-color'] button").first
+    ).to_be_visible()
     page.locator("[data-for='visual-color'] button[title='#1f2937']").click()
     expect(page.locator("#visual-panel .visual-status")).to_contain_text("color of <h1>")
     assert _changed(CSS, _text(project, "/site.css")) == [
@@ -116,7 +122,8 @@ def test_edits_in_the_preview_are_the_persons_smallest_edits(
 
     # History names it as the person's.
     revision = FileRevision.objects.filter(project=project).first()
-    assert revision is not None and revision.actor == "user"
+    assert revision is not None
+    assert revision.actor == "user"
     assert revision.note == "Edited in the preview: color of <h1> to #1f2937"
 
     # Undo brings it back.
@@ -147,5 +154,7 @@ def test_a_script_made_element_is_refused_with_ask_the_assistant(
     refusal = page.locator("#visual-panel .visual-refusal")
     expect(refusal).to_contain_text("a script made it")
     refusal.locator("[data-action='visual-ask']").click()
-    expect(page.locator("#composer-input")).to_have_value("Delete the <div> “Made by a script” on /index.html")
+    expect(page.locator("#composer-input")).to_have_value(
+        "Delete the <div> “Made by a script” on /index.html"
+    )
     assert _text(project, "/index.html") == PAGE

@@ -8,7 +8,7 @@ import difflib
 import pytest
 
 from projects.files import style_rules
-from projects.files.elements import Element, document_read
+from projects.files.elements import Document, Element, document_read
 from projects.files.visual import (
     Picked,
     VisualRefused,
@@ -43,7 +43,7 @@ PAGE = """<!doctype html>
 """
 
 
-def _at(path: tuple[int, ...], text: str = PAGE) -> tuple[object, Element]:
+def _at(path: tuple[int, ...], text: str = PAGE) -> tuple[Document, Element]:
     document = document_read(text)
     element = document.at(list(path))
     assert element is not None
@@ -63,16 +63,24 @@ def test_the_tree_matches_the_browsers_paths_from_html() -> None:
     document = document_read(PAGE)
     assert [child.name for child in document.root.children] == ["head", "body"]
     assert [child.name for child in document.root.children[1].children] == [
-        "h1", "ul", "p", "img", "ol",
+        "h1",
+        "ul",
+        "p",
+        "img",
+        "ol",
     ]
     item = document.at([1, 1, 2])
-    assert item is not None and PAGE[item.start : item.end] == "<li>Sourdough</li>"
+    assert item is not None
+    assert PAGE[item.start : item.end] == "<li>Sourdough</li>"
 
 
 def test_text_edit_changes_only_the_words_that_changed() -> None:
     document, h1 = _at((1, 0))
     new = text_replace(
-        document, h1, before=["Fresh & ", "warm", " bread"], after=["Fresh & ", "warm", " loaves <3"]
+        document,
+        h1,
+        before=["Fresh & ", "warm", " bread"],
+        after=["Fresh & ", "warm", " loaves <3"],
     )
     assert isinstance(new, str)
     assert _changed_lines(PAGE, new) == [
@@ -86,23 +94,28 @@ def test_text_edit_keeps_bold_and_refuses_a_changed_structure() -> None:
     refused = text_replace(
         document, h1, before=["Fresh & ", "warm", " bread"], after=["Fresh bread"]
     )
-    assert isinstance(refused, VisualRefused) and "bold, italic and links" in refused.message
+    assert isinstance(refused, VisualRefused)
+    assert "bold, italic and links" in refused.message
 
 
 def test_text_written_by_a_script_is_refused() -> None:
     document, h1 = _at((1, 0))
     refused = text_replace(document, h1, before=["Hello from JS"], after=["Hi"])
-    assert isinstance(refused, VisualRefused) and "script" in refused.message
+    assert isinstance(refused, VisualRefused)
+    assert "script" in refused.message
 
 
 def test_a_script_made_element_is_refused_in_words() -> None:
     document = document_read(PAGE)
     beyond = element_find(document, Picked((1, 9), "div", "Made by a script"))
-    assert isinstance(beyond, VisualRefused) and "a script made it" in beyond.message
+    assert isinstance(beyond, VisualRefused)
+    assert "a script made it" in beyond.message
     other = element_find(document, Picked((1, 0), "h1", "Breaking news"))
-    assert isinstance(other, VisualRefused) and "script" in other.message
+    assert isinstance(other, VisualRefused)
+    assert "script" in other.message
     found = element_find(document, Picked((1, 0), "h1", "Fresh & warm bread"))
-    assert isinstance(found, Element) and found.name == "h1"
+    assert isinstance(found, Element)
+    assert found.name == "h1"
 
 
 def test_link_address_in_single_quotes_and_unquoted() -> None:
@@ -115,7 +128,8 @@ def test_link_address_in_single_quotes_and_unquoted() -> None:
     ]
     document, link = _at((1, 2, 0))
     added = attribute_set(document, link, "title", 'Say "hi"')
-    assert isinstance(added, str) and "class=link title=\"Say &quot;hi&quot;\">" in added
+    assert isinstance(added, str)
+    assert 'class=link title="Say &quot;hi&quot;">' in added
 
 
 def test_alt_and_src_of_an_image() -> None:
@@ -150,13 +164,15 @@ def test_move_swaps_lines_and_stops_at_the_ends() -> None:
     assert sorted(PAGE.splitlines()) == sorted(up.splitlines())
     document, first = _at((1, 1, 0))
     refused = element_move(document, first, up=True)
-    assert isinstance(refused, VisualRefused) and "already the first" in refused.message
+    assert isinstance(refused, VisualRefused)
+    assert "already the first" in refused.message
 
 
 def test_an_element_without_its_end_tag_is_not_moved_or_deleted() -> None:
     document, item = _at((1, 4, 0))
     refused = element_delete(document, item)
-    assert isinstance(refused, VisualRefused) and "ends" in refused.message
+    assert isinstance(refused, VisualRefused)
+    assert "ends" in refused.message
 
 
 def test_a_class_is_added_to_the_attribute_as_written() -> None:
@@ -199,9 +215,11 @@ def test_a_declaration_is_added_with_the_rules_indentation() -> None:
         "+   text-align: center;\n",
     ]
     one = style_rules.declaration_set(CSS, selector=".one", prop="padding", value="1rem")
-    assert one is not None and ".one { margin: 0; padding: 1rem; }" in one
+    assert one is not None
+    assert ".one { margin: 0; padding: 1rem; }" in one
     empty = style_rules.declaration_set(CSS, selector=".empty", prop="color", value="red")
-    assert empty is not None and ".empty { color: red; }" in empty
+    assert empty is not None
+    assert ".empty { color: red; }" in empty
     assert style_rules.declaration_set(CSS, selector=".none", prop="color", value="red") is None
 
 

@@ -5,6 +5,7 @@ taken back by its undo; a style goes to the stylesheet's rule."""
 from __future__ import annotations
 
 import json
+
 from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
@@ -42,11 +43,15 @@ def _files(project: Project, user: User) -> None:
         )
 
 
-def _post(client: Client, project: Project, body: dict[str, object]) -> tuple[int, dict[str, object]]:
+def _post(
+    client: Client, project: Project, body: dict[str, object]
+) -> tuple[int, dict[str, object]]:
     page = ProjectFile.objects.get(project=project, path="/index.html").content
     sent = {"page": "/index.html", "source": page_digest(page), **body}
     response = client.post(
-        reverse("preview_edit", args=[project.pk]), json.dumps(sent), content_type="application/json"
+        reverse("preview_edit", args=[project.pk]),
+        json.dumps(sent),
+        content_type="application/json",
     )
     return response.status_code, response.json()
 
@@ -67,10 +72,13 @@ def test_text_edit_is_the_persons_revision_named_in_history(
         project,
         {"picked": H1, "kind": "text", "before": ["Fresh bread"], "after": ["Warm bread"]},
     )
-    assert status == 200 and answer["ok"] is True
+    assert status == 200
+    assert answer["ok"] is True
     assert _text(project) == PAGE.replace(">Fresh bread<", ">Warm bread<")
     revision = FileRevision.objects.filter(project=project).first()
-    assert revision is not None and revision.actor == "user" and revision.user == user
+    assert revision is not None
+    assert revision.actor == "user"
+    assert revision.user == user
     assert revision.note == "Edited in the preview: text of <h1> to “Warm bread”"
     history = user_client.get(reverse("file_history", args=[project.pk]), {"path": "/index.html"})
     said = history.content.decode()
@@ -87,7 +95,9 @@ def test_a_stale_page_is_refused_like_a_stale_save(
         project=project, path="/index.html", content=PAGE + "\n", author=Author.person(user)
     )
     response = user_client.post(
-        reverse("preview_edit", args=[project.pk]), json.dumps(sent), content_type="application/json"
+        reverse("preview_edit", args=[project.pk]),
+        json.dumps(sent),
+        content_type="application/json",
     )
     assert response.status_code == 409
     assert "changed since the preview loaded it" in response.json()["error"]
@@ -111,7 +121,8 @@ def test_a_script_made_element_is_refused_with_the_request_to_ask(
     _files(project, user)
     made = {"path": [1, 3], "tag": "div", "text": "Cookie banner"}
     status, answer = _post(user_client, project, {"picked": made, "kind": "delete"})
-    assert status == 422 and "a script made it" in str(answer["error"])
+    assert status == 422
+    assert "a script made it" in str(answer["error"])
     assert "Ask the assistant" in str(answer["error"])
     assert FileRevision.objects.filter(project=project).count() == 2
 
@@ -134,7 +145,9 @@ def test_style_of_a_shared_class_gets_a_new_readable_class(
     _files(project, user)
     note = {"path": [1, 1], "tag": "p", "text": "Open daily"}
     status, answer = _post(
-        user_client, project, {"picked": note, "kind": "style", "name": "text-align", "value": "center"}
+        user_client,
+        project,
+        {"picked": note, "kind": "style", "name": "text-align", "value": "center"},
     )
     assert status == 200, answer
     assert _text(project) == PAGE.replace(
@@ -153,7 +166,8 @@ def test_a_bad_style_value_changes_nothing(
         user_client, project, {"picked": note, "kind": "style", "name": "color", "value": "red}"}
     )
     assert status == 422
-    assert _text(project) == PAGE and _text(project, "/css/site.css") == CSS
+    assert _text(project) == PAGE
+    assert _text(project, "/css/site.css") == CSS
 
 
 def test_undo_brings_both_files_back(user_client: Client, project: Project, user: User) -> None:
@@ -168,7 +182,8 @@ def test_undo_brings_both_files_back(user_client: Client, project: Project, user
         content_type="application/json",
     )
     assert response.status_code == 200, response.content
-    assert _text(project) == PAGE and _text(project, "/css/site.css") == CSS
+    assert _text(project) == PAGE
+    assert _text(project, "/css/site.css") == CSS
 
 
 def test_another_persons_project_is_not_found(
@@ -177,7 +192,9 @@ def test_another_persons_project_is_not_found(
     _files(project, user)
     sent = {"page": "/index.html", "source": page_digest(PAGE), "picked": H1, "kind": "hide"}
     response = other_client.post(
-        reverse("preview_edit", args=[project.pk]), json.dumps(sent), content_type="application/json"
+        reverse("preview_edit", args=[project.pk]),
+        json.dumps(sent),
+        content_type="application/json",
     )
     assert response.status_code == 404
     assert _text(project) == PAGE
