@@ -68,6 +68,7 @@ class VisualEdit:
 class PreviewEdited:
     writes: tuple[FileWrite, ...]
     note: str
+    source: str  # the page's digest after the edit (for the next edit before a reload)
 
 
 def page_digest(text: str) -> str:
@@ -91,7 +92,8 @@ def preview_edit(
         if not isinstance(done, tuple):
             transaction.set_rollback(True)
             return done
-    return PreviewEdited(done, note)
+    record.refresh_from_db(fields=["content"])
+    return PreviewEdited(done, note, page_digest(record.content))
 
 
 @dataclass(frozen=True)

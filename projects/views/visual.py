@@ -46,6 +46,7 @@ def _done(request: HttpRequest, project: Project, result: PreviewEdited) -> Json
         {
             "ok": True,
             "note": result.note,
+            "source": result.source,
             "paths": [written.path for written in result.writes],
             "revisions": [written.revision_id for written in result.writes],
         }

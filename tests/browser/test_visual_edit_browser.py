@@ -7,15 +7,18 @@ a script's element refused in words, with the request for the assistant."""
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 
 import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 
+from fakes.images import png
 from projects.files.results import FileWrite
 from projects.lifecycle import project_create
+from projects.locks import lock_acquire, lock_release
 from projects.models import FileRevision, Project, ProjectFile
-from projects.services import Author, file_create
+from projects.services import Author, file_create, file_upload
 from tests.browser.conftest import ChatServer, sign_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -141,6 +144,156 @@ def test_edits_in_the_preview_are_the_persons_smallest_edits(
     )
     expect(frame.locator("h1")).to_be_hidden()
     assert len(chat_server.fake.completions) == requests  # no model was asked
+
+
+CONTROLS_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+  <title>Menu</title>
+  <link rel="stylesheet" href="site.css">
+</head>
+<body>
+  <p class="intro">See <a href="index.html">our bakery</a> today.</p>
+  <img src="old.png" alt="Old loaf">
+  <ul>
+    <li>Rye</li>
+    <li>Spelt</li>
+    <li>Oat</li>
+  </ul>
+  <section id="hours"><h2>Hours</h2></section>
+</body>
+</html>
+"""
+
+
+def _control(page: Page, project: Project, path: str, act: Callable[[], None]) -> list[str]:
+    """What one control changed in `path`: the lines a diff lists."""
+    before = {p: _text(project, p) for p in ("/menu.html", "/site.css")}
+    status = page.locator("#visual-panel .visual-status")
+    status.evaluate("s => { s.textContent = ''; }")
+    act()
+    expect(status).to_contain_text("Edited in the preview")
+    for other in {"/menu.html", "/site.css"} - {path}:
+        assert _text(project, other) == before[other], f"{other} is untouched"
+    return _changed(before[path], _text(project, path))
+
+
+@pytest.mark.parametrize("width", [1440, 390])
+def test_every_control_writes_a_minimal_diff(
+    page: Page, chat_server: ChatServer, browser_user: User, width: int
+) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    project = _project(browser_user)
+    author = Author.person(browser_user)
+    for path, data in (("/old.png", png()), ("/new.png", png(3, 2))):
+        assert isinstance(
+            file_upload(project=project, path=path, data=data, author=author), FileWrite
+        )
+    created = file_create(project=project, path="/menu.html", content=CONTROLS_PAGE, author=author)
+    assert isinstance(created, FileWrite)
+    requests = len(chat_server.fake.completions)
+    sign_in(page, chat_server.url)
+    page.goto(f"{chat_server.url}/projects/{project.pk}/")
+    page.wait_for_selector("#chat-signal[data-signal]", state="attached")
+    if page.locator("[data-show-panel='preview']").is_visible():
+        page.locator("[data-show-panel='preview']").click()  # a phone shows one panel
+    page.fill("#preview-address", "menu.html")
+    page.press("#preview-address", "Enter")
+    frame = page.frame_locator("#preview-frame")
+    expect(frame.locator("p.intro")).to_be_visible()
+
+    _pick(page, "p.intro")
+    styles = [
+        ("#visual-background", "#fde68a", "background-color: #fde68a;"),
+        ("#visual-font-size", "18px", "font-size: 18px;"),
+        ("#visual-padding", "12px", "padding: 12px;"),
+        ("#visual-margin", "0 auto", "margin: 0 auto;"),
+        ("#visual-radius", "8px", "border-radius: 8px;"),
+    ]
+    for number, (field, value, declaration) in enumerate(styles):
+        changed = _control(page, project, "/site.css", lambda f=field, v=value: _set(page, f, v))
+        if number == 0:  # a class only this <p> has: its own rule, added
+            assert changed == ["+ \n", "+ .intro {\n", f"+   {declaration}\n", "+ }\n"]
+        else:
+            assert f"+   {declaration}\n" in changed
+            assert [line for line in changed if line.startswith("-")] == []
+    changed = _control(
+        page, project, "/site.css", lambda: page.select_option("#visual-align", "center")
+    )
+    assert changed == ["+   text-align: center;\n"]
+    expect(frame.locator("p.intro")).to_have_css("text-align", "center")
+    expect(frame.locator("p.intro")).to_have_css("font-size", "18px")
+
+    _pick(page, "p.intro a")
+    changed = _control(page, project, "/menu.html", lambda: _set(page, "#visual-href", "#hours"))
+    assert changed == [
+        '-   <p class="intro">See <a href="index.html">our bakery</a> today.</p>\n',
+        '+   <p class="intro">See <a href="#hours">our bakery</a> today.</p>\n',
+    ]
+
+    _pick(page, "img")
+    changed = _control(
+        page, project, "/menu.html", lambda: page.select_option("#visual-image", "/new.png")
+    )
+    assert changed == [
+        '-   <img src="old.png" alt="Old loaf">\n',
+        '+   <img src="new.png" alt="Old loaf">\n',
+    ]
+    changed = _control(page, project, "/menu.html", lambda: _set(page, "#visual-alt", "A new loaf"))
+    assert changed == [
+        '-   <img src="new.png" alt="Old loaf">\n',
+        '+   <img src="new.png" alt="A new loaf">\n',
+    ]
+    expect(frame.locator("img")).to_have_attribute("alt", "A new loaf")
+
+    _pick(page, "li:nth-child(2)")
+    changed = _control(
+        page, project, "/menu.html", lambda: page.click("[data-action='visual-move'][data-up]")
+    )
+    assert len(changed) == 2  # two lines swapped, the rest as they were
+    assert _text(project, "/menu.html").splitlines()[10:12] == [
+        "    <li>Spelt</li>",
+        "    <li>Rye</li>",
+    ]
+    expect(frame.locator("li").first).to_have_text("Spelt")
+    changed = _control(
+        page,
+        project,
+        "/menu.html",
+        lambda: page.click("[data-action='visual-move']:not([data-up])"),
+    )
+    assert len(changed) == 2
+    expect(frame.locator("li").first).to_have_text("Rye")
+    changed = _control(
+        page, project, "/menu.html", lambda: page.click("[data-action='visual-delete']")
+    )
+    assert changed == ["-     <li>Spelt</li>\n"]
+    expect(frame.locator("li")).to_have_count(2)
+    assert len(chat_server.fake.completions) == requests  # no model was asked
+
+
+def _set(page: Page, field: str, value: str) -> None:
+    page.fill(field, value)
+    page.press(field, "Enter")
+
+
+def test_a_turn_in_progress_refuses_in_words(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = _project(browser_user)
+    sign_in(page, chat_server.url)
+    _open(page, chat_server.url, project)
+    _pick(page, "h1")
+    lock = lock_acquire(project=project, purpose="assistant", details={}, ttl=60)
+    assert lock is not None
+    page.locator("[data-action='visual-hide']").click()
+    expect(page.locator("#visual-panel .visual-refusal")).to_contain_text(
+        "The assistant is changing this project's files right now"
+    )
+    assert _text(project, "/index.html") == PAGE
+    lock_release(lock)
+    page.locator("[data-action='visual-hide']").click()  # once it has finished, it goes
+    expect(page.locator("#visual-panel .visual-status")).to_contain_text("hid <h1>")
 
 
 def test_a_script_made_element_is_refused_with_ask_the_assistant(

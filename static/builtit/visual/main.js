@@ -15,6 +15,8 @@ let current = null;  // what the page said of the element: path, tag, texts, sty
 let page = "";  // its page's path in the project
 let lastRevisions = [];
 let reselecting = false;
+let made = 0;  // edits made here; a page loaded before the latest one is not taken
+let madeAtLoad = 0;
 let editingText = false;
 
 // The element the person picked (bridge/picker.js), or picked again after a reload.
@@ -33,12 +35,18 @@ export function visualSelect(raw, pagePath) {
 
 function fill(raw) {
   const styles = raw.styles || {};
+  // The field the person is in keeps what they are typing.
   document.querySelectorAll("#visual-panel [data-style]").forEach((input) => {
+    if (input === document.activeElement) return;
     const value = styles[input.dataset.style] || "";
     input.value = input.type === "color" ? hex(value) : (input.tagName === "SELECT" ? "" : value);
+    input.dataset.applied = input.value;
   });
-  $("visual-href").value = raw.href || "";
-  $("visual-alt").value = raw.alt || "";
+  for (const [id, value] of [["visual-href", raw.href], ["visual-alt", raw.alt], ["visual-image", ""]]) {
+    if ($(id) === document.activeElement) continue;
+    $(id).value = value || "";
+    $(id).dataset.applied = $(id).value;
+  }
 }
 
 // rgb(…) as the colour input wants it (#rrggbb).
@@ -58,7 +66,7 @@ async function loadChoices() {
   document.querySelectorAll("#visual-panel .visual-swatches").forEach((box) => {
     box.replaceChildren(...choices.colours.map((colour) => swatch(colour, $(box.dataset.for))));
   });
-  $("visual-links").replaceChildren(...[...choices.pages, ...choices.sections].map((value) => {
+  $("visual-links").replaceChildren(...[...choices.pages.map(relative), ...choices.sections].map((value) => {
     const option = document.createElement("option");
     option.value = value;
     return option;
@@ -78,7 +86,13 @@ function swatch(colour, input) {
 }
 
 // ── one change to the server ───────────────────────────────────────────
-async function apply(change) {
+// One at a time, in the order made: each names the page as the one before left it.
+let queue = Promise.resolve();
+function apply(change) {
+  queue = queue.then(() => send(change)).catch(() => {});
+}
+
+async function send(change) {
   if (!current) return;
   say("Saving…", false);
   const body = {
@@ -103,9 +117,24 @@ async function apply(change) {
     return;
   }
   lastRevisions = data.revisions || [];
+  made += 1;
+  carriedOn(change, data.source);
   $("visual-panel").querySelector("[data-action='visual-undo']").hidden = false;
   say(`${data.note}. Saved as your edit.`, true);
   followed(data.paths || [], change.kind !== "delete");
+}
+
+// The element as the change left it, for the next change made before the
+// preview has loaded again (which then says it all afresh).
+function carriedOn(change, source) {
+  if (typeof source === "string" && source) current.source = source;
+  if (change.kind === "text") {
+    current.texts = change.after;
+    current.content = change.after.join("").replace(/\s+/g, " ").trim();
+  }
+  if (change.kind === "move") {
+    current.path = [...current.path.slice(0, -1), current.path[current.path.length - 1] + (change.up ? -1 : 1)];
+  }
 }
 
 function tabName() {
@@ -123,11 +152,12 @@ function followed(paths, pickAgain = true) {
 }
 
 export function pageLoaded() {
+  madeAtLoad = made;
   if (reselecting && current) tell({ select: current.path });
 }
 
 export function reselected(raw) {
-  if (!reselecting) return;
+  if (!reselecting || madeAtLoad !== made) return;
   reselecting = false;
   if (raw && raw.tag === current.tag) visualSelect(raw);
 }
@@ -159,12 +189,26 @@ function describe(change) {
 }
 
 // ── the controls ───────────────────────────────────────────────────────
-on("change", (event) => {
-  const input = event.target;
-  if (!input.closest || !input.closest("#visual-panel")) return;
-  if (input.dataset.style && input.value) apply({ kind: "style", name: input.dataset.style, value: input.value });
-  else if (input.dataset.attribute && input.value) apply({ kind: "attribute", name: input.dataset.attribute, value: input.value });
-  else if (input.id === "visual-upload" && input.files.length) upload(input);
+// A field's value goes when it changes (a colour or a choice picked, a field
+// left) or with Enter; once per value.
+function commit(input) {
+  if (input.id === "visual-upload") { if (input.files.length) upload(input); return; }
+  if (!input.value || input.value === input.dataset.applied) return;
+  input.dataset.applied = input.value;
+  if (input.dataset.style) apply({ kind: "style", name: input.dataset.style, value: input.value });
+  // The project's files as the page writes them: from its own folder (the
+  // preview is served under an address of its own, so "/x" would leave it).
+  const value = input.id === "visual-image" ? relative(input.value) : input.value;
+  if (input.dataset.attribute) apply({ kind: "attribute", name: input.dataset.attribute, value });
+}
+
+const inPanel = (target) => target.closest && target.closest("#visual-panel") && target.matches("input, select");
+on("change", (event) => { if (inPanel(event.target)) commit(event.target); });
+on("keydown", (event) => {
+  if (event.key === "Enter" && inPanel(event.target) && event.target.tagName === "INPUT") {
+    event.preventDefault();
+    commit(event.target);
+  }
 });
 
 async function upload(input) {
