@@ -7,6 +7,7 @@ a script's element refused in words, with the request for the assistant."""
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Callable
 
 import pytest
@@ -17,7 +18,7 @@ from fakes.images import png
 from projects.files.results import FileWrite
 from projects.lifecycle import project_create
 from projects.locks import lock_acquire, lock_release
-from projects.models import FileRevision, Project, ProjectFile
+from projects.models import FileRevision, Project, ProjectFile, ProjectLock
 from projects.services import Author, file_create, file_upload
 from tests.browser.conftest import ChatServer, sign_in
 
@@ -166,7 +167,7 @@ CONTROLS_PAGE = """<!doctype html>
 """
 
 
-def _control(page: Page, project: Project, path: str, act: Callable[[], None]) -> list[str]:
+def _control(page: Page, project: Project, path: str, act: Callable[[], object]) -> list[str]:
     """What one control changed in `path`: the lines a diff lists."""
     before = {p: _text(project, p) for p in ("/menu.html", "/site.css")}
     status = page.locator("#visual-panel .visual-status")
@@ -211,7 +212,7 @@ def test_every_control_writes_a_minimal_diff(
         ("#visual-radius", "8px", "border-radius: 8px;"),
     ]
     for number, (field, value, declaration) in enumerate(styles):
-        changed = _control(page, project, "/site.css", lambda f=field, v=value: _set(page, f, v))
+        changed = _control(page, project, "/site.css", functools.partial(_set, page, field, value))
         if number == 0:  # a class only this <p> has: its own rule, added
             assert changed == ["+ \n", "+ .intro {\n", f"+   {declaration}\n", "+ }\n"]
         else:
@@ -285,7 +286,7 @@ def test_a_turn_in_progress_refuses_in_words(
     _open(page, chat_server.url, project)
     _pick(page, "h1")
     lock = lock_acquire(project=project, purpose="assistant", details={}, ttl=60)
-    assert lock is not None
+    assert isinstance(lock, ProjectLock)
     page.locator("[data-action='visual-hide']").click()
     expect(page.locator("#visual-panel .visual-refusal")).to_contain_text(
         "The assistant is changing this project's files right now"
