@@ -21,7 +21,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from projects.files import style_rules
-from projects.files.elements import Document, Element, document_read
+from projects.files.elements import Document, Element, document_of
 from projects.files.paths import PathError, normalize_path
 from projects.files.results import ErrorCode, FileError, FileWrite
 from projects.files.visual import (
@@ -122,7 +122,7 @@ def _located(
             path=page,
             current_version=record.version,
         )
-    document = document_read(record.content)
+    document = document_of(record.content)
     element = element_find(document, edit.picked)
     if isinstance(element, VisualRefused):
         return element

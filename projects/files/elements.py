@@ -16,7 +16,9 @@ both trees because both parsers follow the same algorithm.
 
 from __future__ import annotations
 
+import hashlib
 import re
+from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -25,6 +27,8 @@ import html5lib
 from html5lib._tokenizer import HTMLTokenizer
 from html5lib.constants import tokenTypes
 
+from common.kept import Kept
+
 if TYPE_CHECKING:
     from html5lib.treebuilders.base import TreeBuilder as _EtreeBuilder
 else:
@@ -32,7 +36,7 @@ else:
 
 _TAGS = (tokenTypes["StartTag"], tokenTypes["EndTag"])
 _PARSE_ERROR = tokenTypes["ParseError"]
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_CRLF = re.compile("\r\n")
 
 
 @dataclass
@@ -113,6 +117,24 @@ class Document:
             stack.extend(reversed(element.children))
 
 
+# Pages read lately, by their text's digest: the panel reads the page when an
+# element is picked, and the edit then finds it read (a 50 KB page takes html5lib
+# about 0.1 s). A Document is never changed once read, so threads may share it.
+_READ: Kept[str, Document] = Kept(
+    count=16, limit=64 * 1024 * 1024, weight=lambda document: 24 * len(document.text)
+)
+
+
+def document_of(text: str) -> Document:
+    """`text` read (document_read), or as read before."""
+    key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    found = _READ.get(key)
+    if found is None:
+        found = document_read(text)
+        _READ.put(key, found)
+    return found
+
+
 def document_read(text: str) -> Document:
     parser = _Parser(tree=_Builder, namespaceHTMLElements=False)
     builder: _Builder = parser.tree
@@ -123,15 +145,31 @@ def document_read(text: str) -> Document:
 
 
 class _Offsets:
-    """(line, column) as html5lib counts them (lines broken at CR, LF or CRLF)
-    to offsets in the text."""
+    """Where html5lib's input stream is, as an offset in the text. The stream reads
+    the text in chunks with CR and CRLF made LF; it is followed as it reads
+    (its own `position()` counts a chunk's lines on every call: slow), and a
+    CRLF it made one character counts two."""
 
-    def __init__(self, text: str) -> None:
-        self.starts = [0] + [match.end() for match in _LINE_BREAK.finditer(text)]
+    def __init__(self, text: str, stream: Any) -> None:
+        self.stream = stream
+        self.base = 0  # the characters of the chunks read before this one
+        self.crlf = [match.start() - index for index, match in enumerate(_CRLF.finditer(text))]
+        read, unget = stream.readChunk, stream.unget
 
-    def __call__(self, position: tuple[int, int]) -> int:
-        line, column = position
-        return self.starts[line - 1] + column
+        def read_chunk(*args: Any) -> Any:
+            self.base += stream.chunkSize
+            return read(*args)
+
+        def unget_char(char: Any) -> None:
+            if char is not None and stream.chunkOffset == 0:
+                self.base -= 1  # put back before this chunk, whose start moves back
+            unget(char)
+
+        stream.readChunk, stream.unget = read_chunk, unget_char
+
+    def now(self) -> int:
+        at = self.base + self.stream.chunkOffset
+        return at + bisect_left(self.crlf, at) if self.crlf else at
 
 
 class _Tokenizer(HTMLTokenizer):
@@ -143,7 +181,7 @@ class _Tokenizer(HTMLTokenizer):
     less_than = 0
 
     def tagOpenState(self) -> bool:
-        self.less_than = self.offsets(self.stream.position()) - 1
+        self.less_than = self.offsets.now() - 1
         return bool(super().tagOpenState())
 
     def __iter__(self) -> Iterator[Any]:
@@ -153,7 +191,7 @@ class _Tokenizer(HTMLTokenizer):
             if token["type"] == _PARSE_ERROR:
                 yield token
                 continue
-            now = self.offsets(self.stream.position())
+            now = self.offsets.now()
             span = (self.less_than, now) if token["type"] in _TAGS else (last, now)
             last = now
             token["span"] = span
@@ -173,7 +211,7 @@ class _Parser(html5lib.HTMLParser):
         self.container = "div"
         self.scripting = False
         tokenizer = _Tokenizer(stream, parser=self)
-        tokenizer.offsets, tokenizer.builder = _Offsets(stream), self.tree
+        tokenizer.offsets, tokenizer.builder = _Offsets(stream, tokenizer.stream), self.tree
         self.tokenizer = tokenizer
         self.reset()
         self.mainLoop()
@@ -237,10 +275,12 @@ class _Builder(_EtreeBuilder):
 
     def closed(self, before: list[Any], token: dict[str, Any]) -> None:
         start, end = token["span"]
-        still = {id(node) for node in self.openElements}
         ending = token["type"] == tokenTypes["EndTag"]
         if ending and token["name"] in ("body", "html") and self.body_end is None:
             self.body_end = start
+        if not self.inserted and self.openElements == before:
+            return  # most tokens (text, a start tag) close nothing
+        still = {id(node) for node in self.openElements}
         own = None
         if ending:
             own = next((node for node in reversed(before) if node.name == token["name"]), None)

@@ -9,7 +9,7 @@ from typing import get_args
 
 from common.jsontypes import JSONValue
 from projects.files import style_rules
-from projects.files.elements import document_read
+from projects.files.elements import document_of
 from projects.files.paths import is_binary_path
 from projects.files.visual import Picked, VisualRefused
 from projects.models import Project, ProjectFile
@@ -78,7 +78,7 @@ def panel_choices(project: Project, page: str) -> dict[str, list[str]]:
     if current:
         sections = [
             "#" + element.attributes["id"]
-            for element in document_read(current).elements()
+            for element in document_of(current).elements()
             if element.attributes.get("id")
         ]
     return {
