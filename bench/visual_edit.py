@@ -67,7 +67,7 @@ from projects.lifecycle import project_create
 from projects.models import Project
 from projects.services import Author, file_create
 
-PASSWORD = "bench-password-1"
+PASSWORD = "bench-password-1"  # noqa: S105 (a throwaway account of a temporary database)
 COLOURS = ("#1d4ed8", "#b91c1c")
 START_LIMIT = 30.0
 

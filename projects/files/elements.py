@@ -168,7 +168,7 @@ class _Offsets:
         stream.readChunk, stream.unget = read_chunk, unget_char
 
     def now(self) -> int:
-        at = self.base + self.stream.chunkOffset
+        at: int = self.base + self.stream.chunkOffset
         return at + bisect_left(self.crlf, at) if self.crlf else at
 
 
