@@ -76,10 +76,17 @@ class Author:
     message_id: int | None = None
     # The undo, redo or restore (its id) the change is part of, if any.
     reversal_id: int | None = None
+    # What the person did, in words, when it was more than a save (FileRevision.note).
+    note: str = ""
 
     @classmethod
     def person(cls, user: User) -> Author:
         return cls(FileRevision.Actor.USER, user)
+
+    @classmethod
+    def person_noting(cls, user: User, note: str) -> Author:
+        """The person, with what they did in words (a visual edit in the preview)."""
+        return cls(FileRevision.Actor.USER, user, note=note)
 
     @classmethod
     def reversing(cls, reversal: Reversal) -> Author:
@@ -317,6 +324,7 @@ def _record(
         user=author.user,
         message_id=author.message_id,
         reversal_id=author.reversal_id,
+        note=author.note[:200],
     )
     _touch(project)
     return FileWrite(

@@ -2,7 +2,17 @@ from __future__ import annotations
 
 from django.urls import include, path
 
-from projects.views import dashboard, files, forms, git, history, preferences, publish, search
+from projects.views import (
+    dashboard,
+    files,
+    forms,
+    git,
+    history,
+    preferences,
+    publish,
+    search,
+    visual,
+)
 
 # What concerns one project, under projects/<id>/.
 project_patterns = [
@@ -28,6 +38,9 @@ project_patterns = [
     path("git/remote/delete/", git.remote_delete_view, name="git_remote_delete"),
     path("git/remote/push/", git.remote_push_view, name="git_remote_push"),
     path("git/remote/pull/", git.remote_pull_view, name="git_remote_pull"),
+    path("preview-edit/", visual.preview_edit_view, name="preview_edit"),
+    path("preview-edit/choices/", visual.preview_edit_choices, name="preview_edit_choices"),
+    path("preview-edit/undo/", visual.preview_edit_undo, name="preview_edit_undo"),
     path("publish/", publish.publish_panel, name="site_panel"),
     path("publish/go/", publish.publish, name="site_publish"),
     path("publish/off/", publish.unpublish, name="site_unpublish"),

@@ -179,6 +179,12 @@ def answer_text(turn: PastTurn) -> str:
         "change again unless they ask for it.]"
         for summary in turn.afterwards
     ]
+    if turn.edited:
+        notes.append(
+            "[Afterwards the person changed the site themselves, in the preview: "
+            + "; ".join(turn.edited)
+            + ". Keep these changes unless they ask otherwise.]"
+        )
     return "\n\n".join([turn.answer.strip(), *notes]).strip() or "[No answer.]"
 
 

@@ -34,6 +34,7 @@ class RevisionInfo:
     chars: int | None
     via: str = ""  # "undo", "redo" or "restore" when one of those wrote it
     message_id: int | None = None  # the assistant's message whose turn made it
+    note: str = ""  # what the person did, in words (FileRevision.note)
 
 
 @dataclass(frozen=True)
@@ -146,4 +147,5 @@ def _info(row: FileRevision) -> RevisionInfo:
         chars=getattr(row, "chars", None),
         via=row.reversal.kind if row.reversal else "",
         message_id=row.message_id,
+        note=row.note,
     )

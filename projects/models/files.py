@@ -186,6 +186,9 @@ class FileRevision(models.Model):
     reversal = models.ForeignKey(
         Reversal, on_delete=models.SET_NULL, null=True, blank=True, related_name="revisions"
     )
+    # What the person did, in words, when the change was not a plain save
+    # ("Edited in the preview: …"): History shows it, the model is told it.
+    note = models.CharField(max_length=200, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:

@@ -32,6 +32,7 @@ from projects.files.binaries import is_marker
 from projects.files.instructions import is_instructions
 from projects.files.paths import PathError, content_type_for, normalize_path
 from projects.live_previews import OpenPreview, PreviewFile, preview_file, preview_open
+from projects.preview_edits import page_digest
 from projects.web.methods import method_refused, safe_only
 from projects.web.plain import PAGES_CSS, plain_page
 from projects.web.sandbox import SANDBOX
@@ -207,7 +208,7 @@ def live_file(
     content_type = content_type_for(record.path)
     content = record.content
     if content_type.startswith("text/html"):
-        content = with_page_report(content, script=script)
+        content = with_page_report(content, script=_with_source(script, record.content))
     return secured(HttpResponse(content.encode("utf-8"), content_type=content_type))
 
 
@@ -264,6 +265,18 @@ def with_page_report(html: str, *, script: str = PAGE_REPORT_SCRIPT) -> str:
     match = _PROLOGUE.match(html)
     at = match.end() if match else 0
     return html[:at] + script + html[at:]
+
+
+def page_report_script(text: str) -> str:
+    """The bridge's tag for a page of `text`, naming it (projects.preview_edits.
+    page_digest): a visual edit made on this load is refused if the page changed since."""
+    return PAGE_REPORT_SCRIPT.replace(
+        " data-bounds=", f' data-source="{page_digest(text)}" data-bounds=', 1
+    )
+
+
+def _with_source(script: str, text: str) -> str:
+    return page_report_script(text) if script is PAGE_REPORT_SCRIPT else script
 
 
 def _script_for(request: HttpRequest) -> str:

@@ -5,6 +5,7 @@ Only the project's owner reaches any of it."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -12,14 +13,18 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from chat import changes, services
+from chat.agent.prompt import answer_text
 from chat.models import Conversation, Message
 from chat.records.reply import AssistantRecord
 from chat.render import panel
 from chat.selectors.conversations import next_sequence
 from chat.selectors.past_turns import past_turns
+from projects.files.elements import document_read
 from projects.files.results import FileWrite
+from projects.files.visual import Picked
 from projects.locks import lock_acquire
 from projects.models import FileRevision, Project, ProjectFile, ProjectLock, Reversal
+from projects.preview_edits import PreviewEdited, VisualEdit, page_digest, preview_edit
 from projects.services import Author, Edit, file_create, file_edit, file_update
 
 pytestmark = pytest.mark.django_db
@@ -377,3 +382,37 @@ def test_a_turns_preview_shows_the_site_as_the_turn_left_it_and_writes_nothing(
 def test_no_one_else_previews_a_turn(turns: Turns, bakery: Message, other_client: Client) -> None:
     answer = other_client.get(f"/projects/{turns.project.pk}/turns/{bakery.pk}/preview/")
     assert answer.status_code == 404
+
+
+def test_the_next_turn_is_told_of_an_edit_made_in_the_preview_and_its_undo(
+    turns: Turns, bakery: Message, user: User, user_client: Client
+) -> None:
+    page = content(turns.project, "/index.html")
+    assert page is not None
+    document = document_read(page)
+    h1 = next(element for element in document.elements() if element.name == "h1")
+    path = document.path_of(h1)
+    assert path is not None
+    edit = VisualEdit(
+        page="/index.html",
+        source=page_digest(page),
+        picked=Picked(tuple(path), "h1", h1.text()),
+        kind="text",
+        before=(h1.text(),),
+        after=("Warm bread",),
+    )
+    done = preview_edit(project=turns.project, user=user, edit=edit)
+    assert isinstance(done, PreviewEdited), done
+    (past,) = past_turns(conversation=turns.conversation)
+    assert past.edited == ("Edited in the preview: text of <h1> to “Warm bread” (in /index.html)",)
+    said = answer_text(past)
+    assert "the person changed the site themselves, in the preview" in said
+    assert "“Warm bread”" in said
+    undone = user_client.post(
+        f"/projects/{turns.project.pk}/preview-edit/undo/",
+        json.dumps([write.revision_id for write in done.writes]),
+        content_type="application/json",
+    )
+    assert undone.status_code == 200
+    (past,) = past_turns(conversation=turns.conversation)
+    assert past.afterwards == ("Undid an edit made in the preview (text of <h1> to “Warm bread”).",)

@@ -155,6 +155,7 @@
   // text (innerText: hidden children and markup are not sent) and where it is.
   let picking = false;
   let outlined = null;
+  let chosen = null;  // the element picked last, for visual edits
   const box = document.createElement("div");
   box.style.cssText = "position:fixed;pointer-events:none;z-index:2147483647;"
     + "outline:2px solid #4f46e5;background:rgba(79,70,229,.12);display:none";
@@ -199,16 +200,24 @@
     stopPicking();
     if (!el || el.nodeType !== 1) return;
     const shown = typeof el.innerText === "string" ? el.innerText : el.textContent || "";
+    chosen = el;
     post({
       picked: {
         selector: cut(selectorOf(el), CUT.selector), tag: el.tagName.toLowerCase(),
         text: cut(shown.replace(/\s+/g, " ").trim(), CUT.text),
-        page: cut(location.pathname, CUT.page),
+        page: cut(location.pathname, CUT.page), ...described(el),
       },
     });
   }, true);
+  addEventListener("dblclick", (event) => {
+    if (chosen && chosen.contains(event.target) && !editing) { event.preventDefault(); editText(); }
+  }, true);
   addEventListener("keydown", (event) => {
     if (picking && event.key === "Escape") { stopPicking(); post({ pickEnded: true }); }
+    if (!picking && chosen && event.key === "Enter" && document.activeElement === document.body) {
+      event.preventDefault();
+      editText();
+    }
   }, true);
   addEventListener("message", (event) => {
     if (event.source !== parent) return;
@@ -220,6 +229,8 @@
       report();
       return;
     }
+    if (order && Array.isArray(order.select)) { reselect(order.select); return; }
+    if (order && order.editText === true) { editText(); return; }
     if (!order || typeof order.pick !== "boolean") return;
     if (order.pick) {
       picking = true;
@@ -229,4 +240,73 @@
       stopPicking();
     }
   });
+
+  // Visual edits (the workspace's visual/ modules): what the picked element is
+  // in the page's file -- its path of element children from <html>, without
+  // what the preview added (this script, the dialog notices, the outline) --
+  // with its text nodes and styles; and its words edited in place, kept with
+  // Enter or a click outside, Esc leaving them as they were.
+  const SOURCE = document.currentScript.dataset.source || "";
+  const added = new Set([document.currentScript, box]);
+  const before = document.currentScript.previousElementSibling;
+  if (before && before.tagName === "SCRIPT" && !before.src) added.add(before);
+  const pathOf = (el) => {
+    const path = [];
+    for (let node = el; node !== document.documentElement; node = node.parentElement) {
+      if (!node || !node.parentElement) return [];
+      path.unshift([...node.parentElement.children].filter((c) => !added.has(c)).indexOf(node));
+    }
+    return path;
+  };
+  const textsOf = (el) => {
+    const found = [];
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) found.push(walker.currentNode.data);
+    return found;
+  };
+  const STYLES = ["color", "background-color", "font-size", "padding", "margin", "border-radius",
+    "text-align"];
+  const described = (el) => {
+    const computed = getComputedStyle(el);
+    return {
+      path: pathOf(el), source: SOURCE, texts: textsOf(el).map((t) => cut(t, 4000)),
+      content: cut((el.textContent || "").replace(/\s+/g, " ").trim(), 300),
+      href: cut(el.getAttribute("href") || "", 2000), src: cut(el.getAttribute("src") || "", 2000),
+      alt: cut(el.getAttribute("alt") || "", 2000),
+      styles: Object.fromEntries(STYLES.map((name) => [name, computed.getPropertyValue(name)])),
+    };
+  };
+  const reselect = (path) => {
+    let el = document.documentElement;
+    for (const index of path) {
+      el = el && [...el.children].filter((c) => !added.has(c))[index];
+    }
+    chosen = el || null;
+    post({ selected: el ? { tag: el.tagName.toLowerCase(), ...described(el) } : null });
+  };
+  let editing = null;
+  const editText = () => {
+    if (!chosen || editing) return;
+    const el = chosen;
+    editing = { el, html: el.innerHTML, before: textsOf(el) };
+    el.contentEditable = "true";
+    el.focus();
+    const done = (keep) => {
+      if (!editing || editing.el !== el) return;
+      const was = editing;
+      editing = null;
+      el.removeEventListener("keydown", keys, true);
+      el.removeEventListener("blur", blurred);
+      el.removeAttribute("contenteditable");
+      if (!keep) { el.innerHTML = was.html; post({ edited: null }); return; }
+      post({ edited: { before: was.before, after: textsOf(el) } });
+    };
+    const keys = (event) => {
+      if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); done(true); }
+      if (event.key === "Escape") { event.preventDefault(); event.stopPropagation(); done(false); }
+    };
+    const blurred = () => done(true);
+    el.addEventListener("keydown", keys, true);
+    el.addEventListener("blur", blurred);
+  };
 })();

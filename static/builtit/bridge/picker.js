@@ -3,6 +3,7 @@
 import { on, action } from "../events.js";
 import { $, bare, frame, pagePath, showChat, tell, text } from "./fields.js";
 import { drop } from "./problems.js";
+import { visualSelect } from "../visual/main.js";
 
 // Whether it is on is the Pick button's state, which only the person's press
 // sets: what they see is what holds, and a new preview pane (New link) comes
@@ -48,6 +49,7 @@ export function picked(raw) {
   const page = pagePath(text(raw.page, "page")) || "/index.html";
   const item = { type: "element", selector, tag, page, text: text(raw.text, "text") };
   window.builtitChat.attach(item, elementLabel(item), `Selector: ${selector}`);
+  visualSelect(raw, page);
   showChat();
 }
 

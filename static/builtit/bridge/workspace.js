@@ -11,6 +11,7 @@ import { on } from "../events.js";
 import { frame, tell } from "./fields.js";
 import { addProblem, drop, droppedNow, problemsCleared, problemsNow } from "./problems.js";
 import { picked, picking, pickerLeft } from "./picker.js";
+import { pageLoaded as visualPageLoaded, reselected, textEdited } from "../visual/main.js";
 
 // ── messages from the page ─────────────────────────────────────────────
 on("message", (event) => {
@@ -23,10 +24,23 @@ on("message", (event) => {
   if (data.problem && typeof data.problem === "object") { addProblem(data.problem); return; }
   if (data.picked && typeof data.picked === "object") { picked(data.picked); return; }
   if (data.pickEnded === true && picking()) { pickerLeft(); return; }
+  if ("selected" in data) { reselected(data.selected && typeof data.selected === "object" ? data.selected : null); return; }
+  if ("edited" in data) { textEdited(editedFields(data.edited)); return; }
   drop();
 }, { target: window });
 
+// Words edited in place: two lists of text, as long as the element has pieces.
+function editedFields(raw) {
+  if (!raw || typeof raw !== "object") return null;
+  const list = (value) => (Array.isArray(value) && value.length <= 200 && value.every((t) => typeof t === "string")
+    ? value : null);
+  const before = list(raw.before);
+  const after = list(raw.after);
+  return before && after ? { before, after } : null;
+}
+
 function pageLoaded() {
+  visualPageLoaded();
   problemsCleared();
   if (picking()) tell({ pick: true });  // a new page in the frame picks on
 }

@@ -81,7 +81,8 @@ on("filesChanged", (event) => {
   const detail = event.detail || {};
   if (detail.source === "person" && detail.tab === TAB) return;  // followed already
   clearTimeout(previewTimer);
-  previewTimer = setTimeout(reloadPreview, 250);
+  // A visual edit made here is shown at once (visual/main.js).
+  previewTimer = setTimeout(reloadPreview, detail.now ? 0 : 250);
   if (detail.source in CHANGED_BY) changedElsewhere(detail.paths, detail.source);
 }, { target: document.body });
 

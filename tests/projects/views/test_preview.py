@@ -16,7 +16,12 @@ from projects.lifecycle import RETIRED_TOKENS_KEPT, project_create, project_rota
 from projects.models import FileRevision, Project, ProjectFile
 from projects.services import Author, file_create, file_update
 from projects.starter import STARTER_FILES
-from projects.views.preview import BRIDGE_PATH, PAGE_REPORT_SCRIPT, SHARED_PAGE_SCRIPT
+from projects.views.preview import (
+    BRIDGE_PATH,
+    PAGE_REPORT_SCRIPT,
+    SHARED_PAGE_SCRIPT,
+    page_report_script,
+)
 from projects.web.sandbox import SANDBOX
 from tests.conftest import SITES_HOST
 
@@ -91,7 +96,7 @@ def test_every_allowed_extension_is_served_with_its_content_type(
     expected = f"content of {extension} ✓"
     if content_type.startswith("text/html"):
         # HTML pages tell the workspace which page they are (see the page report below).
-        expected = PAGE_REPORT_SCRIPT + expected
+        expected = page_report_script(expected) + expected
     assert response.content == expected.encode()
     _assert_sandboxed(response)
 
@@ -319,23 +324,25 @@ def test_html_pages_get_the_page_report_where_it_cannot_change_the_page(
     response = anonymous.get(f"{_base(project)}page.html")
     assert response.status_code == 200
     assert stored.startswith(before)
-    assert response.content.decode() == before + PAGE_REPORT_SCRIPT + stored[len(before) :]
+    assert response.content.decode() == before + page_report_script(stored) + stored[len(before) :]
 
 
 def test_the_starter_page_gets_the_page_report_once_at_the_top_of_its_head(
     anonymous, starter_project
 ):
     body = anonymous.get(_base(starter_project)).content.decode()
-    assert body.count(PAGE_REPORT_SCRIPT) == 1
-    assert body.index("<head>") < body.index(PAGE_REPORT_SCRIPT) < body.index("<title>")
+    stored = ProjectFile.objects.get(project=starter_project, path="/index.html").content
+    script = page_report_script(stored)
+    assert body.count(script) == 1
+    assert body.index("<head>") < body.index(script) < body.index("<title>")
 
 
 def test_a_huge_page_gets_the_page_report_once(anonymous, project):
     stored = "<!doctype html><html><head><title>Big</title></head><body>" + "<p>row</p>" * 50_000
     _add(project, "/big.html", stored)
     body = anonymous.get(f"{_base(project)}big.html").content.decode()
-    assert body.count(PAGE_REPORT_SCRIPT) == 1
-    assert body == "<!doctype html><html><head>" + PAGE_REPORT_SCRIPT + stored[27:]
+    assert body.count(page_report_script(stored)) == 1
+    assert body == "<!doctype html><html><head>" + page_report_script(stored) + stored[27:]
 
 
 @pytest.mark.parametrize("extension", ["css", "js", "mjs", "svg", "json", "txt", "md", "xml"])
@@ -352,7 +359,7 @@ def test_the_page_report_is_in_the_response_not_the_stored_file(anonymous, start
     before = ProjectFile.objects.get(project=starter_project, path="/index.html")
     revisions = FileRevision.objects.filter(project=starter_project).count()
     response = anonymous.get(f"{_base(starter_project)}index.html")
-    assert PAGE_REPORT_SCRIPT.encode() in response.content
+    assert page_report_script(before.content).encode() in response.content
     after = ProjectFile.objects.get(project=starter_project, path="/index.html")
     assert after.content == before.content
     assert PAGE_REPORT_SCRIPT not in after.content
@@ -362,7 +369,7 @@ def test_the_page_report_is_in_the_response_not_the_stored_file(anonymous, start
 
 def test_a_page_with_the_report_keeps_its_sandbox(anonymous, starter_project):
     response = anonymous.get(f"{_base(starter_project)}index.html")
-    assert PAGE_REPORT_SCRIPT.encode() in response.content
+    assert b"data-source=" in response.content
     assert response["Content-Type"] == "text/html; charset=utf-8"
     _assert_sandboxed(response)
     assert response["Content-Security-Policy"] == (
@@ -468,7 +475,7 @@ def test_a_served_page_keeps_every_line_of_the_stored_file(anonymous, project):
     served = anonymous.get(f"{_base(project)}page.html", headers={"Sec-Fetch-Dest": "iframe"})
     lines = served.content.decode().splitlines()
     assert len(lines) == len(stored.splitlines())
-    assert lines[2] == "<head>" + PAGE_REPORT_SCRIPT, "on a line the page already has"
+    assert lines[2] == "<head>" + page_report_script(stored), "on a line the page already has"
     assert [line for number, line in enumerate(lines) if number != 2] == [
         line for number, line in enumerate(stored.splitlines()) if number != 2
     ]

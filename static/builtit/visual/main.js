@@ -1,0 +1,273 @@
+// Edit what you see: after Pick, the element's words are edited in place in the
+// preview (bridge/page.js) and its style, link, image, place in the panel
+// (projects/partials/visual_panel.html). Each change goes to the server
+// (projects.views.visual), which writes the smallest edit to the files as the
+// person's revision; no model is asked. The preview then loads again and the
+// element is picked again there, so the next change follows on; the editor and
+// the project's other tabs follow as after a save.
+import { on, action } from "../events.js";
+import { csrfToken } from "../app/preferences.js";
+import { frame, tell, showChat } from "../bridge/fields.js";
+
+const $ = (id) => document.getElementById(id);
+const panel = () => $("visual-panel");
+let current = null;  // what the page said of the element: path, tag, texts, styles…
+let page = "";  // its page's path in the project
+let lastRevisions = [];
+let reselecting = false;
+let made = 0;  // edits made here; a page loaded before the latest one is not taken
+let madeAtLoad = 0;
+let editingText = false;
+
+// The element the person picked (bridge/picker.js), or picked again after a reload.
+export function visualSelect(raw, pagePath) {
+  if (!panel() || !raw || !Array.isArray(raw.path) || !raw.path.length) return;
+  if (!raw.path.every(Number.isInteger) || typeof raw.tag !== "string") return;
+  current = raw;
+  page = pagePath || page;
+  const box = panel();
+  box.hidden = false;
+  box.querySelector(".visual-what").textContent = `<${raw.tag}>`;
+  box.querySelectorAll("[data-for-tag]").forEach((row) => { row.hidden = row.dataset.forTag !== raw.tag; });
+  fill(raw);
+  loadChoices();
+}
+
+function fill(raw) {
+  const styles = raw.styles || {};
+  // The field the person is in keeps what they are typing.
+  document.querySelectorAll("#visual-panel [data-style]").forEach((input) => {
+    if (input === document.activeElement) return;
+    const value = styles[input.dataset.style] || "";
+    input.value = input.type === "color" ? hex(value) : (input.tagName === "SELECT" ? "" : value);
+    input.dataset.applied = input.value;
+  });
+  for (const [id, value] of [["visual-href", raw.href], ["visual-alt", raw.alt], ["visual-image", ""]]) {
+    if ($(id) === document.activeElement) continue;
+    $(id).value = value || "";
+    $(id).dataset.applied = $(id).value;
+  }
+}
+
+// rgb(…) as the colour input wants it (#rrggbb).
+function hex(value) {
+  const parts = (value.match(/[\d.]+/g) || []).slice(0, 3).map(Number);
+  if (parts.length < 3) return "#000000";
+  return "#" + parts.map((n) => Math.round(n).toString(16).padStart(2, "0")).join("");
+}
+
+let choicesFor = "";
+async function loadChoices() {
+  if (choicesFor === page) return;
+  choicesFor = page;
+  const url = panel().dataset.choicesUrl + "?page=" + encodeURIComponent(page);
+  let choices = null;
+  try { choices = await (await fetch(url, { credentials: "same-origin" })).json(); } catch (_) { return; }
+  document.querySelectorAll("#visual-panel .visual-swatches").forEach((box) => {
+    box.replaceChildren(...choices.colours.map((colour) => swatch(colour, $(box.dataset.for))));
+  });
+  $("visual-links").replaceChildren(...[...choices.pages.map(relative), ...choices.sections].map((value) => {
+    const option = document.createElement("option");
+    option.value = value;
+    return option;
+  }));
+  const images = $("visual-image");
+  images.replaceChildren(new Option("— choose an image —", ""), ...choices.images.map((path) => new Option(path, path)));
+}
+
+function swatch(colour, input) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.style.background = colour;
+  button.title = colour;
+  button.setAttribute("aria-label", `${input.labels[0].textContent}: ${colour}`);
+  button.addEventListener("click", () => apply({ kind: "style", name: input.dataset.style, value: colour }));
+  return button;
+}
+
+// ── one change to the server ───────────────────────────────────────────
+// One at a time, in the order made: each names the page as the one before left it.
+let queue = Promise.resolve();
+function apply(change) {
+  queue = queue.then(() => send(change)).catch(() => {});
+}
+
+async function send(change) {
+  if (!current) return;
+  say("Saving…", false);
+  const body = {
+    page, source: current.source, kind: change.kind,
+    picked: { path: current.path, tag: current.tag, text: current.content || "" }, ...change,
+  };
+  let answer = null;
+  let data = {};
+  try {
+    answer = await fetch(panel().dataset.editUrl, {
+      method: "POST", credentials: "same-origin", body: JSON.stringify(body),
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken(), "X-Builtit-Tab": tabName() },
+    });
+    data = await answer.json();
+  } catch (_) {
+    refuse("The change could not reach the server: nothing was changed. Try again.", "");
+    return;
+  }
+  if (!answer.ok || !data.ok) {
+    refuse(data.error || "The change was not made.", data.ask || describe(change));
+    if (answer.status === 409) followed([page]);
+    return;
+  }
+  lastRevisions = data.revisions || [];
+  made += 1;
+  carriedOn(change, data.source);
+  $("visual-panel").querySelector("[data-action='visual-undo']").hidden = false;
+  say(`${data.note}. Saved as your edit.`, true);
+  followed(data.paths || [], change.kind !== "delete");
+}
+
+// The element as the change left it, for the next change made before the
+// preview has loaded again (which then says it all afresh).
+function carriedOn(change, source) {
+  if (typeof source === "string" && source) current.source = source;
+  if (change.kind === "text") {
+    current.texts = change.after;
+    current.content = change.after.join("").replace(/\s+/g, " ").trim();
+  }
+  if (change.kind === "move") {
+    current.path = [...current.path.slice(0, -1), current.path[current.path.length - 1] + (change.up ? -1 : 1)];
+  }
+}
+
+function tabName() {
+  return (window.builtitWorkspace && window.builtitWorkspace.tab) || "";
+}
+
+// The files changed here: the preview loads again (at once) and picks the same
+// element there; the open editor follows.
+function followed(paths, pickAgain = true) {
+  reselecting = pickAgain;
+  if (!pickAgain) { current = null; panel().hidden = true; }
+  document.body.dispatchEvent(new CustomEvent("filesChanged", {
+    detail: { paths, source: "person", tab: "", now: true },
+  }));
+}
+
+export function pageLoaded() {
+  madeAtLoad = made;
+  if (reselecting && current) tell({ select: current.path });
+}
+
+export function reselected(raw) {
+  if (!reselecting || madeAtLoad !== made) return;
+  reselecting = false;
+  if (raw && raw.tag === current.tag) visualSelect(raw);
+}
+
+function say(text, done) {
+  const box = panel();
+  box.querySelector(".visual-status").textContent = text;
+  if (done !== false || text) box.querySelector(".visual-refusal").hidden = true;
+}
+
+function refuse(text, ask) {
+  const box = panel();
+  box.querySelector(".visual-status").textContent = "";
+  box.querySelector(".visual-refusal").hidden = false;
+  box.querySelector(".visual-refusal-text").textContent = text;
+  box.querySelector("[data-action='visual-ask']").dataset.suggest = ask;
+}
+
+function describe(change) {
+  const what = current ? `the <${current.tag}> “${(current.content || "").slice(0, 60)}” on ${page}` : "it";
+  const said = {
+    text: `Change the text of ${what} to “${(change.after || []).join("")}”`,
+    style: `Set ${change.name} of ${what} to ${change.value}`,
+    attribute: `Set the ${change.name} of ${what} to “${change.value}”`,
+    hide: `Hide ${what}`, delete: `Delete ${what}`,
+    move: `Move ${what} ${change.up ? "up" : "down"}`,
+  };
+  return said[change.kind] || "";
+}
+
+// ── the controls ───────────────────────────────────────────────────────
+// A field's value goes when it changes (a colour or a choice picked, a field
+// left) or with Enter; once per value.
+function commit(input) {
+  if (input.id === "visual-upload") { if (input.files.length) upload(input); return; }
+  if (!input.value || input.value === input.dataset.applied) return;
+  input.dataset.applied = input.value;
+  if (input.dataset.style) apply({ kind: "style", name: input.dataset.style, value: input.value });
+  // The project's files as the page writes them: from its own folder (the
+  // preview is served under an address of its own, so "/x" would leave it).
+  const value = input.id === "visual-image" ? relative(input.value) : input.value;
+  if (input.dataset.attribute) apply({ kind: "attribute", name: input.dataset.attribute, value });
+}
+
+const inPanel = (target) => target.closest && target.closest("#visual-panel") && target.matches("input, select");
+on("change", (event) => { if (inPanel(event.target)) commit(event.target); });
+on("keydown", (event) => {
+  if (event.key === "Enter" && inPanel(event.target) && event.target.tagName === "INPUT") {
+    event.preventDefault();
+    commit(event.target);
+  }
+});
+
+async function upload(input) {
+  const form = new FormData();
+  form.append("file", input.files[0]);
+  form.append("folder", "images");
+  let answer = null;
+  try {
+    answer = await fetch(document.querySelector("[data-upload-url]")?.dataset.uploadUrl || uploadUrl(), {
+      method: "POST", credentials: "same-origin", body: form, headers: { "X-CSRFToken": csrfToken() },
+    });
+  } catch (_) { answer = null; }
+  input.value = "";
+  if (!answer || !answer.ok) { refuse("The image could not be uploaded.", ""); return; }
+  const name = answer.headers.get("HX-Trigger") || "";
+  const path = (name.match(/"paths":\s*\["([^"]+)"/) || [])[1];
+  choicesFor = "";
+  if (path) apply({ kind: "attribute", name: "src", value: relative(path) });
+}
+
+function uploadUrl() {
+  return panel().dataset.editUrl.replace(/preview-edit\/$/, "files/upload/");
+}
+
+// A project path as the page would write it: from its own folder.
+function relative(path) {
+  const from = page.split("/").slice(0, -1);
+  const to = path.split("/");
+  let same = 0;
+  while (same < from.length && same < to.length - 1 && from[same] === to[same]) same += 1;
+  return "../".repeat(from.length - same) + to.slice(same).join("/");
+}
+
+action("visual-close", () => { panel().hidden = true; current = null; });
+action("visual-hide", () => apply({ kind: "hide" }));
+action("visual-delete", () => apply({ kind: "delete" }));
+action("visual-move", (event, button) => apply({ kind: "move", up: button.dataset.up === "true" }));
+action("visual-edit-text", () => { editingText = true; tell({ editText: true }); frame().focus(); });
+action("visual-ask", () => showChat());
+action("visual-undo", async () => {
+  const answer = await fetch(panel().dataset.undoUrl, {
+    method: "POST", credentials: "same-origin", body: JSON.stringify(lastRevisions),
+    headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken(), "X-Builtit-Tab": tabName() },
+  }).catch(() => null);
+  const data = answer ? await answer.json().catch(() => ({})) : {};
+  if (!answer || !answer.ok) { refuse(data.error || "The edit could not be taken back.", ""); return; }
+  panel().querySelector("[data-action='visual-undo']").hidden = true;
+  say("Undone: the files are as they were before that edit.", true);
+  followed(data.paths || []);
+});
+
+// The words edited in place (bridge/page.js): kept with Enter or a click outside.
+export function textEdited(edited) {
+  if (!current) return;
+  editingText = false;
+  if (!edited) { say("Text left as it was.", true); return; }
+  const same = edited.before.length === edited.after.length && edited.before.every((t, i) => t === edited.after[i]);
+  if (same) return;
+  apply({ kind: "text", before: edited.before, after: edited.after });
+}
+
+export const editing = () => editingText;

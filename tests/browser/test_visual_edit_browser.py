@@ -1,0 +1,314 @@
+"""Edit what you see, in Chromium at 1440 and 390 px: a picked element's words
+edited in place and its style set in the panel, each written as the smallest
+edit (every other line as it was), shown in the preview, in History as the
+person's, taken back by Undo, followed by a second tab, with no model request;
+a script's element refused in words, with the request for the assistant."""
+
+from __future__ import annotations
+
+import difflib
+import functools
+from collections.abc import Callable
+
+import pytest
+from django.contrib.auth.models import User
+from playwright.sync_api import Page, expect
+
+from fakes.images import png
+from projects.files.results import FileWrite
+from projects.lifecycle import project_create
+from projects.locks import lock_acquire, lock_release
+from projects.models import FileRevision, Project, ProjectFile, ProjectLock
+from projects.services import Author, file_create, file_upload
+from tests.browser.conftest import ChatServer, sign_in
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+expect.set_options(timeout=10_000)
+
+PAGE = """<!doctype html>
+<html lang="en">
+<head>
+  <title>Bakery</title>
+  <link rel="stylesheet" href="site.css">
+</head>
+<body>
+  <h1 class="title">Fresh <b>warm</b> bread</h1>
+  <p class="note">Open daily</p>
+  <script>
+    document.body.insertAdjacentHTML("beforeend", '<div id="made">Made by a script</div>');
+  </script>
+</body>
+</html>
+"""
+CSS = ".title {\n  color: #b45309;\n}\n.note { color: #1f2937; }\n"
+
+
+def _project(owner: User) -> Project:
+    project = project_create(owner=owner, name="Bakery", starter=False)
+    assert isinstance(project, Project)
+    for path, content in (("/index.html", PAGE), ("/site.css", CSS)):
+        written = file_create(
+            project=project, path=path, content=content, author=Author.person(owner)
+        )
+        assert isinstance(written, FileWrite)
+    return project
+
+
+def _changed(old: str, new: str) -> list[str]:
+    return [
+        line
+        for line in difflib.ndiff(old.splitlines(keepends=True), new.splitlines(keepends=True))
+        if line[:1] in "+-"
+    ]
+
+
+def _text(project: Project, path: str) -> str:
+    return ProjectFile.objects.get(project=project, path=path).content
+
+
+def _open(page: Page, url: str, project: Project) -> None:
+    page.goto(f"{url}/projects/{project.pk}/")
+    page.wait_for_selector("#chat-signal[data-signal]", state="attached")
+    expect(page.frame_locator("#preview-frame").locator("h1")).to_contain_text("Fresh")
+
+
+def _pick(page: Page, selector: str) -> None:
+    if page.locator("[data-show-panel='preview']").is_visible():
+        page.locator("[data-show-panel='preview']").click()
+    page.locator("[data-action='pick-element']").click()
+    frame = page.frame_locator("#preview-frame")
+    expect(frame.locator("html")).to_have_css("cursor", "crosshair")
+    frame.locator(selector).click()
+    if page.locator("[data-show-panel='preview']").is_visible():
+        page.locator("[data-show-panel='preview']").click()  # a pick shows the chat on a phone
+    expect(page.locator("#visual-panel")).to_be_visible()
+
+
+@pytest.mark.parametrize("width", [1440, 390])
+def test_edits_in_the_preview_are_the_persons_smallest_edits(
+    page: Page, chat_server: ChatServer, browser_user: User, width: int
+) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    project = _project(browser_user)
+    sign_in(page, chat_server.url)
+    _open(page, chat_server.url, project)
+    other = page.context.new_page()
+    other.set_viewport_size({"width": width, "height": 900})
+    _open(other, chat_server.url, project)
+    requests = len(chat_server.fake.completions)
+
+    # The words, in place: double-click, type, Enter keeps; bold stays bold.
+    _pick(page, "h1")
+    frame = page.frame_locator("#preview-frame")
+    frame.locator("h1 b").dblclick()
+    frame.locator("h1 b").evaluate("b => { b.firstChild.data = 'hot'; }")
+    page.keyboard.press("Enter")
+    expect(page.locator("#visual-panel .visual-status")).to_contain_text("Edited in the preview")
+    assert _changed(PAGE, _text(project, "/index.html")) == [
+        '-   <h1 class="title">Fresh <b>warm</b> bread</h1>\n',
+        '+   <h1 class="title">Fresh <b>hot</b> bread</h1>\n',
+    ]
+    expect(frame.locator("h1 b")).to_have_text("hot")
+    expect(other.frame_locator("#preview-frame").locator("h1 b")).to_have_text("hot")
+
+    # A style, from the site's own colours: into the element's own class rule.
+    expect(
+        page.locator("#visual-panel .visual-swatches[data-for='visual-color'] button").first
+    ).to_be_visible()
+    page.locator("[data-for='visual-color'] button[title='#1f2937']").click()
+    expect(page.locator("#visual-panel .visual-status")).to_contain_text("color of <h1>")
+    assert _changed(CSS, _text(project, "/site.css")) == [
+        "-   color: #b45309;\n",
+        "+   color: #1f2937;\n",
+    ]
+    expect(frame.locator("h1")).to_have_css("color", "rgb(31, 41, 55)")
+
+    # History names it as the person's.
+    revision = FileRevision.objects.filter(project=project).first()
+    assert revision is not None
+    assert revision.actor == "user"
+    assert revision.note == "Edited in the preview: color of <h1> to #1f2937"
+
+    # Undo brings it back.
+    page.locator("[data-action='visual-undo']").click()
+    expect(page.locator("#visual-panel .visual-status")).to_contain_text("Undone")
+    assert _text(project, "/site.css") == CSS
+    expect(frame.locator("h1")).to_have_css("color", "rgb(180, 83, 9)")
+
+    # Hidden, by the keyboard: the button reached with Tab, pressed with Enter.
+    page.locator("[data-action='visual-hide']").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#visual-panel .visual-status")).to_contain_text("hid <h1>")
+    assert _changed(PAGE, _text(project, "/index.html"))[-1] == (
+        '+   <h1 class="title" hidden>Fresh <b>hot</b> bread</h1>\n'
+    )
+    expect(frame.locator("h1")).to_be_hidden()
+    assert len(chat_server.fake.completions) == requests  # no model was asked
+
+
+CONTROLS_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+  <title>Menu</title>
+  <link rel="stylesheet" href="site.css">
+</head>
+<body>
+  <p class="intro">See <a href="index.html">our bakery</a> today.</p>
+  <img src="old.png" alt="Old loaf">
+  <ul>
+    <li>Rye</li>
+    <li>Spelt</li>
+    <li>Oat</li>
+  </ul>
+  <section id="hours"><h2>Hours</h2></section>
+</body>
+</html>
+"""
+
+
+def _control(page: Page, project: Project, path: str, act: Callable[[], object]) -> list[str]:
+    """What one control changed in `path`: the lines a diff lists."""
+    before = {p: _text(project, p) for p in ("/menu.html", "/site.css")}
+    status = page.locator("#visual-panel .visual-status")
+    status.evaluate("s => { s.textContent = ''; }")
+    act()
+    expect(status).to_contain_text("Edited in the preview")
+    for other in {"/menu.html", "/site.css"} - {path}:
+        assert _text(project, other) == before[other], f"{other} is untouched"
+    return _changed(before[path], _text(project, path))
+
+
+@pytest.mark.parametrize("width", [1440, 390])
+def test_every_control_writes_a_minimal_diff(
+    page: Page, chat_server: ChatServer, browser_user: User, width: int
+) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    project = _project(browser_user)
+    author = Author.person(browser_user)
+    for path, data in (("/old.png", png()), ("/new.png", png(3, 2))):
+        assert isinstance(
+            file_upload(project=project, path=path, data=data, author=author), FileWrite
+        )
+    created = file_create(project=project, path="/menu.html", content=CONTROLS_PAGE, author=author)
+    assert isinstance(created, FileWrite)
+    requests = len(chat_server.fake.completions)
+    sign_in(page, chat_server.url)
+    page.goto(f"{chat_server.url}/projects/{project.pk}/")
+    page.wait_for_selector("#chat-signal[data-signal]", state="attached")
+    if page.locator("[data-show-panel='preview']").is_visible():
+        page.locator("[data-show-panel='preview']").click()  # a phone shows one panel
+    page.fill("#preview-address", "menu.html")
+    page.press("#preview-address", "Enter")
+    frame = page.frame_locator("#preview-frame")
+    expect(frame.locator("p.intro")).to_be_visible()
+
+    _pick(page, "p.intro")
+    styles = [
+        ("#visual-background", "#fde68a", "background-color: #fde68a;"),
+        ("#visual-font-size", "18px", "font-size: 18px;"),
+        ("#visual-padding", "12px", "padding: 12px;"),
+        ("#visual-margin", "0 auto", "margin: 0 auto;"),
+        ("#visual-radius", "8px", "border-radius: 8px;"),
+    ]
+    for number, (field, value, declaration) in enumerate(styles):
+        changed = _control(page, project, "/site.css", functools.partial(_set, page, field, value))
+        if number == 0:  # a class only this <p> has: its own rule, added
+            assert changed == ["+ \n", "+ .intro {\n", f"+   {declaration}\n", "+ }\n"]
+        else:
+            assert f"+   {declaration}\n" in changed
+            assert [line for line in changed if line.startswith("-")] == []
+    changed = _control(
+        page, project, "/site.css", lambda: page.select_option("#visual-align", "center")
+    )
+    assert changed == ["+   text-align: center;\n"]
+    expect(frame.locator("p.intro")).to_have_css("text-align", "center")
+    expect(frame.locator("p.intro")).to_have_css("font-size", "18px")
+
+    _pick(page, "p.intro a")
+    changed = _control(page, project, "/menu.html", lambda: _set(page, "#visual-href", "#hours"))
+    assert changed == [
+        '-   <p class="intro">See <a href="index.html">our bakery</a> today.</p>\n',
+        '+   <p class="intro">See <a href="#hours">our bakery</a> today.</p>\n',
+    ]
+
+    _pick(page, "img")
+    changed = _control(
+        page, project, "/menu.html", lambda: page.select_option("#visual-image", "/new.png")
+    )
+    assert changed == [
+        '-   <img src="old.png" alt="Old loaf">\n',
+        '+   <img src="new.png" alt="Old loaf">\n',
+    ]
+    changed = _control(page, project, "/menu.html", lambda: _set(page, "#visual-alt", "A new loaf"))
+    assert changed == [
+        '-   <img src="new.png" alt="Old loaf">\n',
+        '+   <img src="new.png" alt="A new loaf">\n',
+    ]
+    expect(frame.locator("img")).to_have_attribute("alt", "A new loaf")
+
+    _pick(page, "li:nth-child(2)")
+    changed = _control(
+        page, project, "/menu.html", lambda: page.click("[data-action='visual-move'][data-up]")
+    )
+    assert len(changed) == 2  # two lines swapped, the rest as they were
+    assert _text(project, "/menu.html").splitlines()[10:12] == [
+        "    <li>Spelt</li>",
+        "    <li>Rye</li>",
+    ]
+    expect(frame.locator("li").first).to_have_text("Spelt")
+    changed = _control(
+        page,
+        project,
+        "/menu.html",
+        lambda: page.click("[data-action='visual-move']:not([data-up])"),
+    )
+    assert len(changed) == 2
+    expect(frame.locator("li").first).to_have_text("Rye")
+    changed = _control(
+        page, project, "/menu.html", lambda: page.click("[data-action='visual-delete']")
+    )
+    assert changed == ["-     <li>Spelt</li>\n"]
+    expect(frame.locator("li")).to_have_count(2)
+    assert len(chat_server.fake.completions) == requests  # no model was asked
+
+
+def _set(page: Page, field: str, value: str) -> None:
+    page.fill(field, value)
+    page.press(field, "Enter")
+
+
+def test_a_turn_in_progress_refuses_in_words(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = _project(browser_user)
+    sign_in(page, chat_server.url)
+    _open(page, chat_server.url, project)
+    _pick(page, "h1")
+    lock = lock_acquire(project=project, purpose="assistant", details={}, ttl=60)
+    assert isinstance(lock, ProjectLock)
+    page.locator("[data-action='visual-hide']").click()
+    expect(page.locator("#visual-panel .visual-refusal")).to_contain_text(
+        "The assistant is changing this project's files right now"
+    )
+    assert _text(project, "/index.html") == PAGE
+    lock_release(lock)
+    page.locator("[data-action='visual-hide']").click()  # once it has finished, it goes
+    expect(page.locator("#visual-panel .visual-status")).to_contain_text("hid <h1>")
+
+
+def test_a_script_made_element_is_refused_with_ask_the_assistant(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = _project(browser_user)
+    sign_in(page, chat_server.url)
+    _open(page, chat_server.url, project)
+    _pick(page, "#made")
+    page.locator("[data-action='visual-delete']").click()
+    refusal = page.locator("#visual-panel .visual-refusal")
+    expect(refusal).to_contain_text("a script made it")
+    refusal.locator("[data-action='visual-ask']").click()
+    expect(page.locator("#composer-input")).to_have_value(
+        "Delete the <div> “Made by a script” on /index.html"
+    )
+    assert _text(project, "/index.html") == PAGE
