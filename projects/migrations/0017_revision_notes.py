@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('projects', '0014_unique_project_names_accepted_findings'),
+        ('projects', '0016_git_repositories'),
     ]
 
     operations = [
