@@ -340,7 +340,9 @@ def test_the_workspace_offers_the_address_beside_publish_once_it_is_live(
     user_client: Client, bakery: Project
 ) -> None:
     workspace = user_client.get(f"/projects/{bakery.pk}/").content.decode()
-    assert "data-copy" not in workspace
+    # No site address to copy (the Git panel's clone address is not a site's).
+    assert 'data-copy="http://lisbon-bakery' not in workspace
+    assert '<span id="site-link" class="site-link"></span>' in workspace
     said = publish(user_client, bakery, name="lisbon-bakery")
     assert "Version 1 is live." in said
     # The dialog's answer puts Copy link beside Publish and in the phone's menu.
