@@ -52,19 +52,19 @@ os.environ.pop("DATABASE_URL", None)
 os.environ.pop("REDIS_URL", None)
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "builtit.settings")
 
-import django  # noqa: E402
+import django
 
 django.setup()
 
-from django.contrib.auth.models import User  # noqa: E402
-from django.core.management import call_command  # noqa: E402
+from django.contrib.auth.models import User
+from django.core.management import call_command
 
-from bench import fanout_servers as servers  # noqa: E402
-from chat.access_tokens import NewToken, token_create  # noqa: E402
-from chat.models import Conversation, Message  # noqa: E402
-from projects.lifecycle import project_create  # noqa: E402
-from projects.models import FileRevision, Project  # noqa: E402
-from projects.services import Author, file_create, file_update  # noqa: E402
+from bench import fanout_servers as servers
+from chat.access_tokens import NewToken, token_create
+from chat.models import Conversation, Message
+from projects.lifecycle import project_create
+from projects.models import FileRevision, Project
+from projects.services import Author, file_create, file_update
 
 
 def page(index: int, version: int) -> str:
