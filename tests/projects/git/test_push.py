@@ -14,6 +14,7 @@ from PIL import Image
 
 from projects.locks import lock_acquire
 from projects.models import FileRevision, GitRef, Project, ProjectFile
+from projects.usage import storage_used
 from tests.gitcli import Git
 from tests.projects.git.conftest import address, make_token, turn
 from tests.servers import ServerProcess
@@ -218,3 +219,18 @@ def test_a_signed_in_push_may_send_more_than_a_strangers_request(
     connection.putheader("Content-Length", str(len(words)))
     connection.endheaders()
     assert connection.getresponse().status == 413
+
+
+def test_what_a_branch_brings_counts_in_the_owners_storage(
+    git_server: ServerProcess, git: Git, project: Project, user: User
+) -> None:
+    turn(project, user, "A home page", {"/index.html": "<p>Home</p>\n"})
+    site = _cloned(git, git_server, project, make_token(user))
+    before = storage_used(user.pk)
+    git("checkout", "-q", "-b", "draft", cwd=site)
+    words = " ".join(secrets.token_hex(8) for _ in range(10_000))
+    _commit(git, site, {"draft.txt": words}, "A draft")
+    said = git.run("push", "origin", "draft", cwd=site)
+    assert said.returncode == 0, said.stderr
+    assert "/draft.txt" not in _files(project)  # only main is the site
+    assert storage_used(user.pk) - before > 50_000  # its text, compressed
