@@ -77,7 +77,9 @@ class Opened:
 
 _cache: OrderedDict[uuid.UUID, Repository] = OrderedDict()
 _cache_lock = threading.Lock()
-_project_locks: dict[uuid.UUID, threading.Lock] = {}
+# One walk of a project at a time in a process: a lock per project, from a
+# fixed few (two projects may share one; a lock per project ever served would grow).
+_project_locks = [threading.Lock() for _ in range(64)]
 
 
 def repository_open(project: Project) -> Opened:
@@ -104,8 +106,7 @@ def repository_forget(project_id: uuid.UUID) -> None:
 
 
 def _project_lock(project_id: uuid.UUID) -> threading.Lock:
-    with _cache_lock:
-        return _project_locks.setdefault(project_id, threading.Lock())
+    return _project_locks[project_id.int % len(_project_locks)]
 
 
 def _refs(project_id: uuid.UUID, repository: Repository) -> dict[bytes, bytes]:
