@@ -152,8 +152,12 @@ def _catch_up(repository: Repository) -> None:
 
 def _derive(project: Project, repository: Repository) -> None:
     """Make and keep the commits of the steps over since the last one kept."""
-    if not _revisions_query(project.pk, repository.walked, _running_since(project)).exists():
+    pending = _revisions_query(project.pk, repository.walked, _running_since(project))
+    if not pending.exists():
         return
+    # Their texts read and hashed first: on SQLite the transaction below holds
+    # every writer of every project while it lasts.
+    _load_blobs(repository, [Rev(*row) for row in pending.order_by("pk").values_list(*REV_FIELDS)])
     with transaction.atomic():
         if writes_held(project) is not None:
             return  # in the trash: its history is read as it was
