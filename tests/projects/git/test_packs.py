@@ -14,7 +14,7 @@ from projects.git.packs import MAX_OBJECTS, pack_problem
 
 def _pack(*blobs: bytes) -> bytes:
     out = BytesIO()
-    write_pack_objects(out.write, [(Blob.from_string(data), None) for data in blobs], SHA1)
+    write_pack_objects(out, [(Blob.from_string(data), None) for data in blobs], SHA1)
     return out.getvalue()
 
 
