@@ -250,6 +250,11 @@ def test_a_push_of_an_object_past_the_bound_is_refused_before_it_is_built(
         page = " ".join(secrets.token_hex(8) for _ in range(3_000))  # 51 KB, no repeats
         _commit(git, site, {"notes.txt": page}, "Notes")
         assert git.run("push", "origin", "main", cwd=site).returncode == 0
+        # An edit: `git` sends it as a delta on the pushed page, which passes.
+        page += " edited"
+        _commit(git, site, {"notes.txt": page}, "Notes edited")
+        assert git.run("push", "origin", "main", cwd=site).returncode == 0
+        assert _files(project)["/notes.txt"] == page
         # Five times the page: it compresses to little, but would be built whole.
         # (`git` deltas a file on one at most twice smaller; hand-built deltas
         # that build more are refused the same way: test_packs.py.)
