@@ -248,10 +248,10 @@ class PersonalKeyAdmin(admin.ModelAdmin[PersonalKey]):
 class AccessTokenAdmin(admin.ModelAdmin[AccessToken]):
     """Tokens by name and first characters only; deleting one revokes it."""
 
-    list_display = ["name", "user", "prefix", "created_at", "last_used_at"]
-    list_filter = ["created_at"]
+    list_display = ["name", "user", "prefix", "can_write", "created_at", "last_used_at"]
+    list_filter = ["can_write", "created_at"]
     search_fields = ["name", "user__username"]
-    readonly_fields = ["user", "name", "prefix", "created_at", "last_used_at"]
+    readonly_fields = ["user", "name", "prefix", "can_write", "created_at", "last_used_at"]
     exclude = ["digest"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:

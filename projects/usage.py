@@ -1,7 +1,8 @@
 """What a person's storage holds, for their quota and the dashboard: counted
 where the bytes are, so what a person is shown as used is what is stored.
 
-Their projects' files, history and binary files are counted here; bytes the
+Their projects' files, history, binary files and the Git objects pushed to
+them are counted here; bytes the
 apps above keep for a person (chat pictures) are counted by a `Keeper` those
 apps register (projects does not know them), which also sweeps away what
 nothing refers to any more (projects.sweep runs it).
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from django.db.models import Sum
 
 from projects.files.binaries import MARKER
-from projects.models import BinaryBlob, ProjectFile, RevisionBlob
+from projects.models import BinaryBlob, GitObject, ProjectFile, RevisionBlob
 
 
 @dataclass(frozen=True)
@@ -53,4 +54,7 @@ def projects_stored(owner_id: int) -> int:
     in_files = files.aggregate(total=Sum("size"))["total"] or 0
     in_history = blobs.aggregate(total=Sum("stored_size"))["total"] or 0
     in_binaries = binaries.aggregate(total=Sum("size"))["total"] or 0
-    return int(in_files) + int(in_history) + int(in_binaries)
+    # What pushes brought that the files cannot give back (projects.git).
+    pushed = GitObject.objects.filter(project__owner_id=owner_id)
+    in_git = pushed.aggregate(total=Sum("stored_size"))["total"] or 0
+    return int(in_files) + int(in_history) + int(in_binaries) + int(in_git)

@@ -21,6 +21,7 @@ from dulwich.objects import Commit, ShaFile
 from dulwich.refs import Ref, check_ref_format
 
 from projects.files.binaries import bytes_digest, digest_of, is_marker, storage_written
+from projects.files.limits import current_limits, storage_problem
 from projects.files.results import ErrorCode, FileError, FileWrite
 from projects.git.pushed_tree import Binary, PushedFiles, pushed_files
 from projects.git.repository import MAIN, Opened, commit_record
@@ -28,6 +29,7 @@ from projects.locks import lock_current
 from projects.models import FileRevision, GitCommit, GitObject, GitRef, Project, ProjectFile
 from projects.services import Author, file_create, file_delete, file_update, file_upload_checked
 from projects.sweep import stored_files_delete
+from projects.usage import storage_used
 from projects.writing import writes_held
 
 ZERO = b"0" * 40
@@ -168,10 +170,12 @@ def _written(
         problems = [stale] if stale else []
         if not problems and files is not None:
             problems = [said(error) for error in files_apply(project, Author.person(user), files)]
+        full = None if problems else objects_keep(project, received)
+        if full is not None:
+            problems = [full.message]
         if problems:
             transaction.set_rollback(True)
             return _refused_whole(commands, ["Nothing of this push was kept:", *problems])
-        objects_keep(project, received)
         for command in commands:
             _ref_moved(project, opened, command, get)
     changed = "" if files is None else " The project's files are now main's."
@@ -234,7 +238,9 @@ def said(error: FileError) -> str:
     return message
 
 
-def objects_keep(project: Project, received: Iterable[ShaFile]) -> None:
+def objects_keep(project: Project, received: Iterable[ShaFile]) -> FileError | None:
+    """Keep the objects not kept yet, if the owner's storage has room for them
+    (inside the caller's transaction: refused, nothing is kept)."""
     known = set(GitObject.objects.filter(project=project).values_list("sha", flat=True))
     rows = []
     for obj in received:
@@ -243,16 +249,23 @@ def objects_keep(project: Project, received: Iterable[ShaFile]) -> None:
             continue
         known.add(sha)
         raw = obj.as_raw_string()
+        data = zlib.compress(raw, 6)
         rows.append(
             GitObject(
                 project=project,
                 sha=sha,
                 type_num=obj.type_num,
-                data=zlib.compress(raw, 6),
+                data=data,
                 size=len(raw),
+                stored_size=len(data),
             )
         )
+    adding = sum(row.stored_size for row in rows)
+    full = storage_problem("this push", storage_used(project.owner_id), adding, current_limits())
+    if full is not None:
+        return full
     GitObject.objects.bulk_create(rows, batch_size=500)
+    return None
 
 
 def _ref_moved(project: Project, opened: Opened, command: Command, get: Getter) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from dulwich.errors import ApplyDeltaError, ChecksumMismatch, ObjectFormatException
 from dulwich.object_store import MemoryObjectStore
@@ -58,7 +59,11 @@ class Incoming(MemoryObjectStore):
         def bounded_commit() -> None:
             pack.seek(0)
             # The pack as received: at most the request's body limit.
-            problem = pack_problem(pack.read(), limit=4 * current_limits().max_project_bytes)
+            problem = pack_problem(
+                pack.read(),
+                limit=4 * current_limits().max_project_bytes,
+                object_limit=_object_limit(),
+            )
             pack.seek(0, 2)
             if problem is not None:
                 abort()
@@ -66,6 +71,13 @@ class Incoming(MemoryObjectStore):
             commit()
 
         return pack, bounded_commit, abort
+
+
+def _object_limit() -> int:
+    """The largest object a pack may build: twice the largest file a project may
+    hold (a file past it is refused when the push is applied anyway; refusing
+    here spares building it)."""
+    return 2 * max(current_limits().max_file_bytes, settings.BUILTIT_MAX_BINARY_BYTES)
 
 
 def receive_handler(

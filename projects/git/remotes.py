@@ -243,7 +243,10 @@ def _created(
         tree = _tree_of(kept, fetched.objects)
         main = _commit(tree, [fetched.tip], owner, _left_out(url, skipped))
         fetched.objects.keep(main)
-    objects_keep(project, fetched.objects.received())
+    full = objects_keep(project, fetched.objects.received())
+    if full is not None:
+        transaction.set_rollback(True)
+        return RemoteRefused(full.message)
     newest = FileRevision.objects.filter(project=project).order_by("-pk")
     upto = newest.values_list("pk", flat=True).first() or 0
     commit_record(project.pk, main, sequence=1, upto=upto, pushed=True)

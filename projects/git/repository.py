@@ -28,7 +28,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import QuerySet
 from dulwich.object_store import MemoryObjectStore
-from dulwich.objects import Commit, ObjectID, ShaFile
+from dulwich.objects import Commit, ObjectID, RawObjectID, ShaFile
 
 from projects.git.identities import ASSISTANT, person_identity, step_message
 from projects.git.steps import REV_FIELDS, Rev, Step, steps_of
@@ -43,10 +43,15 @@ _CACHED_PROJECTS = 8
 
 
 class Store(MemoryObjectStore):
-    """Objects in memory, kept as made (dulwich's copies each one it is given)."""
+    """Objects in memory, kept and handed out as made: dulwich's copies each one
+    it is given and each one it is asked for (parsing it again), which was half
+    of a clone's time (bench/git.py). Nothing here changes an object it reads."""
 
     def keep(self, obj: ShaFile) -> None:
         self._data[obj.id] = obj
+
+    def __getitem__(self, name: ObjectID | RawObjectID) -> ShaFile:
+        return self._data[self._to_hexsha(name)]
 
 
 @dataclass
@@ -72,7 +77,9 @@ class Opened:
 
 _cache: OrderedDict[uuid.UUID, Repository] = OrderedDict()
 _cache_lock = threading.Lock()
-_project_locks: dict[uuid.UUID, threading.Lock] = {}
+# One walk of a project at a time in a process: a lock per project, from a
+# fixed few (two projects may share one; a lock per project ever served would grow).
+_project_locks = [threading.Lock() for _ in range(64)]
 
 
 def repository_open(project: Project) -> Opened:
@@ -99,8 +106,7 @@ def repository_forget(project_id: uuid.UUID) -> None:
 
 
 def _project_lock(project_id: uuid.UUID) -> threading.Lock:
-    with _cache_lock:
-        return _project_locks.setdefault(project_id, threading.Lock())
+    return _project_locks[project_id.int % len(_project_locks)]
 
 
 def _refs(project_id: uuid.UUID, repository: Repository) -> dict[bytes, bytes]:
@@ -146,8 +152,12 @@ def _catch_up(repository: Repository) -> None:
 
 def _derive(project: Project, repository: Repository) -> None:
     """Make and keep the commits of the steps over since the last one kept."""
-    if not _revisions_query(project.pk, repository.walked, _running_since(project)).exists():
+    pending = _revisions_query(project.pk, repository.walked, _running_since(project))
+    if not pending.exists():
         return
+    # Their texts read and hashed first: on SQLite the transaction below holds
+    # every writer of every project while it lasts.
+    _load_blobs(repository, [Rev(*row) for row in pending.order_by("pk").values_list(*REV_FIELDS)])
     with transaction.atomic():
         if writes_held(project) is not None:
             return  # in the trash: its history is read as it was

@@ -44,6 +44,7 @@ class GitObject(models.Model):
     type_num = models.PositiveSmallIntegerField()
     data = models.BinaryField()
     size = models.PositiveIntegerField(help_text="Bytes, uncompressed.")
+    stored_size = models.PositiveIntegerField(default=0, help_text="Bytes as stored.")
 
     class Meta:
         constraints = [

@@ -14,9 +14,10 @@ from PIL import Image
 
 from projects.locks import lock_acquire
 from projects.models import FileRevision, GitRef, Project, ProjectFile
+from projects.usage import storage_used
 from tests.gitcli import Git
 from tests.projects.git.conftest import address, make_token, turn
-from tests.servers import ServerProcess
+from tests.servers import ServerProcess, server_start, shared_settings
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -218,3 +219,49 @@ def test_a_signed_in_push_may_send_more_than_a_strangers_request(
     connection.putheader("Content-Length", str(len(words)))
     connection.endheaders()
     assert connection.getresponse().status == 413
+
+
+def test_what_a_branch_brings_counts_in_the_owners_storage(
+    git_server: ServerProcess, git: Git, project: Project, user: User
+) -> None:
+    turn(project, user, "A home page", {"/index.html": "<p>Home</p>\n"})
+    site = _cloned(git, git_server, project, make_token(user))
+    before = storage_used(user.pk)
+    git("checkout", "-q", "-b", "draft", cwd=site)
+    words = " ".join(secrets.token_hex(8) for _ in range(10_000))
+    _commit(git, site, {"draft.txt": words}, "A draft")
+    said = git.run("push", "origin", "draft", cwd=site)
+    assert said.returncode == 0, said.stderr
+    assert "/draft.txt" not in _files(project)  # only main is the site
+    assert storage_used(user.pk) - before > 50_000  # its text, compressed
+
+
+def test_a_push_of_an_object_past_the_bound_is_refused_before_it_is_built(
+    git: Git, project: Project, user: User, tmp_path: Path
+) -> None:
+    # Small limits, so that a small push can mean a large object.
+    server = server_start(
+        shared_settings(BUILTIT_MAX_FILE_BYTES=64 * 1024, BUILTIT_MAX_BINARY_BYTES=64 * 1024),
+        log=tmp_path / "server.log",
+    )
+    try:
+        turn(project, user, "A home page", {"/index.html": "<p>Home</p>\n"})
+        site = _cloned(git, server, project, make_token(user))
+        page = " ".join(secrets.token_hex(8) for _ in range(3_000))  # 51 KB, no repeats
+        _commit(git, site, {"notes.txt": page}, "Notes")
+        assert git.run("push", "origin", "main", cwd=site).returncode == 0
+        # An edit: `git` sends it as a delta on the pushed page, which passes.
+        page += " edited"
+        _commit(git, site, {"notes.txt": page}, "Notes edited")
+        assert git.run("push", "origin", "main", cwd=site).returncode == 0
+        assert _files(project)["/notes.txt"] == page
+        # Five times the page: it compresses to little, but would be built whole.
+        # (`git` deltas a file on one at most twice smaller; hand-built deltas
+        # that build more are refused the same way: test_packs.py.)
+        _commit(git, site, {"notes.txt": page * 5}, "Notes five times")
+        said = git.run("push", "origin", "main", cwd=site)
+    finally:
+        server.stop()
+    assert said.returncode != 0
+    assert "one object of the push would unpack to more than 128 KiB" in said.stderr
+    assert _files(project)["/notes.txt"] == page
