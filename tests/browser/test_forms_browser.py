@@ -92,8 +92,7 @@ def test_a_visitor_sends_the_contact_form_and_the_owner_reads_it(
     owner = desk.new_page()
     sign_in(owner, live_server.url)
     card = owner.locator(f"#project-{project.pk}")
-    card.get_by_text("1 new").wait_for()
-    card.get_by_role("link", name="form submission").click()
+    card.get_by_role("link", name="1 new form submission").click()
     owner.wait_for_url(f"{live_server.url}/projects/{project.pk}/forms/")
     entry = owner.locator(".submission").first
     entry.get_by_text("Two sourdough loaves for Saturday, please.").wait_for()
