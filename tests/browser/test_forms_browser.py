@@ -105,3 +105,32 @@ def test_a_visitor_sends_the_contact_form_and_the_owner_reads_it(
     forms_link.wait_for()
     assert forms_link.locator(".unread-badge").count() == 0
     desk.close()
+
+
+def test_the_preview_sends_a_sites_form_as_a_test(browser, live_server, browser_user) -> None:
+    """The form names the site's root (`/_forms/contact`); in the preview the
+    page's script sends it to the preview's own form address instead."""
+    project = _demo_bakery(browser_user)
+    port = live_server.url.rsplit(":", 1)[1]
+    phone = browser.new_context(viewport={"width": 390, "height": 844})
+    page = phone.new_page()
+    page.goto(f"http://sites.localhost:{port}/preview/{project.preview_token}/")
+    page.get_by_label("Your name").fill("Preview tester")
+    page.get_by_label("Email").fill("me@example.org")
+    page.get_by_label("Message", exact=True).fill("Does it work here?")
+    page.get_by_role("button", name="Send message").click()
+    page.get_by_role("heading", name="Thank you").wait_for()
+    assert "/preview/" in page.url
+    assert page.get_by_text("is not mailed").count() == 1
+    # And a script's fetch() to the site's root goes to the preview too.
+    page.goto(f"http://sites.localhost:{port}/preview/{project.preview_token}/")
+    said = page.evaluate(
+        "fetch('/_forms/newsletter', {method: 'POST', headers: {Accept: 'application/json'},"
+        " body: new URLSearchParams({email: 'cy@example.org'})}).then(r => r.json())"
+    )
+    assert said == {"ok": True, "message": "Your message was sent.", "next": None, "test": True}
+    phone.close()
+    assert sorted(FormSubmission.objects.values_list("form", "test")) == [
+        ("contact", True),
+        ("newsletter", True),
+    ]
