@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
+from django.db import IntegrityError
 from django.http import QueryDict
 
 from projects.publish.addresses import link_target
@@ -77,14 +78,19 @@ def form_receive(*, target: Target, posted: Posted) -> Received | Refused:
     if isinstance(sent, FieldsRefused):
         return Refused(400, "The form could not be kept", sent.message + " Nothing was kept.")
     page = _page(target, posted)
-    kept = submission_receive(
-        project_id=target.project_id,
-        form=posted.form,
-        sent=sent,
-        page=page,
-        address_hash=visitor,
-        test=target.test,
-    )
+    try:
+        kept = submission_receive(
+            project_id=target.project_id,
+            form=posted.form,
+            sent=sent,
+            page=page,
+            address_hash=visitor,
+            test=target.test,
+        )
+    except IntegrityError:
+        # The project was deleted for good a moment ago (what this process
+        # kept of its site had not heard yet).
+        return Refused(404, "No form here", "This site is gone. Nothing was kept.")
     mail_later(submission_id=kept.pk, mail=kept.mail)
     return Received(
         submission_id=kept.pk,

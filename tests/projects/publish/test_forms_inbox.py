@@ -11,10 +11,14 @@ import zipfile
 import pytest
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.http import QueryDict
 from django.test import Client, override_settings
 
 from projects.archive import FORMS_CSV
 from projects.models import FormSettings, FormSubmission, Project, Site
+from projects.publish.forms.receiving import Posted, Refused, form_receive
+from projects.publish.forms.targets import site_target
+from projects.publish.live_sites import live_site
 from tests.conftest import SITES_HOST
 from tests.projects.publish.test_publish import published, site_project
 
@@ -209,3 +213,25 @@ def test_the_projects_zip_holds_the_submissions_only_when_asked(
     said = imported.content.decode()
     assert "Imported" in said
     assert "Left out" not in said
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_form_for_a_project_deleted_a_moment_ago_is_refused_in_words(
+    site: Site, site_project: Project
+) -> None:
+    live = live_site(name="lisbon-bakery")
+    assert live is not None
+    target = site_target(live, prefix="/")
+    Project.all_objects.filter(pk=site_project.pk).delete()  # purged meanwhile
+    posted = Posted(
+        form="contact",
+        data=QueryDict("name=Ana"),
+        has_files=False,
+        origin=None,
+        own_origin="http://" + HOST,
+        referer="",
+        address="203.0.113.9",
+    )
+    said = form_receive(target=target, posted=posted)
+    assert said == Refused(404, "No form here", "This site is gone. Nothing was kept.")
+    assert not FormSubmission.objects.exists()
