@@ -134,3 +134,27 @@ def test_the_preview_sends_a_sites_form_as_a_test(browser, live_server, browser_
         ("contact", True),
         ("newsletter", True),
     ]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_owner_sees_a_full_inbox_on_a_desk_and_a_phone(
+    browser, live_server, browser_user, settings, scheme: str
+) -> None:
+    settings.BUILTIT_FORMS_MAX_KEPT = 3
+    project = _demo_bakery(browser_user)
+    for name in ("Ana", "Bo", "Cy"):
+        FormSubmission.objects.create(
+            project=project, form="contact", fields=[["name", name]], text=f"name: {name}"
+        )
+    for width, height in ((1440, 900), (390, 844)):
+        seen = browser.new_context(
+            viewport={"width": width, "height": height}, color_scheme=scheme
+        )
+        owner = seen.new_page()
+        sign_in(owner, live_server.url)
+        owner.goto(f"{live_server.url}/projects/{project.pk}/forms/")
+        notice = owner.get_by_role("alert")
+        notice.get_by_text("Your form inbox is full:").wait_for()
+        assert_fits(width, notice)
+        _shot(owner, f"forms-inbox-full-{width}-{scheme}")
+        seen.close()
