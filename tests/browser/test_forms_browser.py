@@ -147,9 +147,7 @@ def test_the_owner_sees_a_full_inbox_on_a_desk_and_a_phone(
             project=project, form="contact", fields=[["name", name]], text=f"name: {name}"
         )
     for width, height in ((1440, 900), (390, 844)):
-        seen = browser.new_context(
-            viewport={"width": width, "height": height}, color_scheme=scheme
-        )
+        seen = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
         owner = seen.new_page()
         sign_in(owner, live_server.url)
         owner.goto(f"{live_server.url}/projects/{project.pk}/forms/")
