@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Sum
-from django.db.models.functions import Coalesce, Length
+from django.db.models.functions import Coalesce
 
 from projects.models import FormSettings, FormSubmission, Project
 
@@ -29,9 +29,9 @@ def mail_choice(*, project: Project) -> str:
 class InboxSize:
     """What a project keeps, against BUILTIT_FORMS_MAX_KEPT and _MAX_KEPT_BYTES.
 
-    `size` counts the characters of the fields as one text (FormSubmission.text,
-    names and values): a byte each in plain English, what the bound means to
-    bound; Django has no portable byte length, and the order is what matters."""
+    `size` counts the characters of the fields as one text (FormSubmission.size:
+    of its text, names and values): a byte each in plain English, what the bound
+    means to bound; Django has no portable byte length, and the order is what matters."""
 
     count: int
     size: int
@@ -57,7 +57,7 @@ def inbox_size(*, project_id: uuid.UUID) -> InboxSize:
     at most BUILTIT_FORMS_MAX_KEPT of them, read at most BUILTIT_FORMS_PER_SITE
     times a minute."""
     got = FormSubmission.objects.filter(project_id=project_id).aggregate(
-        count=Count("pk"), size=Coalesce(Sum(Length("text")), 0)
+        count=Count("pk"), size=Coalesce(Sum("size"), 0)
     )
     return InboxSize(count=int(got["count"]), size=int(got["size"]))
 

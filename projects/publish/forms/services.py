@@ -10,7 +10,6 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models.functions import Length
 from django.utils import timezone
 
 from projects.models import FormSettings, FormSubmission, Project
@@ -54,6 +53,7 @@ def submission_receive(
         form=form,
         fields=sent.fields.for_storing(),
         text=sent.fields.text(),
+        size=len(sent.fields.text()),
         page=page[:500],
         address_hash=address_hash,
         spam=sent.spam,
@@ -69,10 +69,10 @@ def submission_receive(
         transaction.atomic(),
     ):
         size = inbox_size(project_id=project_id)
-        if not size.fits(count=1, size=len(submission.text)):
+        if not size.fits(count=1, size=submission.size):
             if submission.spam:
                 return submission
-            if not _room_made(project_id, size, len(submission.text)):
+            if not _room_made(project_id, size, submission.size):
                 return INBOX_FULL
         submission.save(force_insert=True)
     return submission
@@ -86,16 +86,15 @@ def _room_made(project_id: uuid.UUID, size: InboxSize, needed: int) -> bool:
     oldest = (
         FormSubmission.objects.filter(project_id=project_id, spam=True)
         .order_by("created_at", "pk")
-        .annotate(length=Length("text"))
-        .values_list("pk", "length")[:_MAKE_ROOM_AT_MOST]
+        .values_list("pk", "size")[:_MAKE_ROOM_AT_MOST]
     )
     going: list[int] = []
     freed = 0
-    for pk, length in oldest:
+    for pk, size_of in oldest:
         if len(going) >= count_over and freed >= size_over:
             break
         going.append(pk)
-        freed += length or 0
+        freed += size_of
     if len(going) < count_over or freed < size_over:
         return False
     FormSubmission.objects.filter(pk__in=going).delete()

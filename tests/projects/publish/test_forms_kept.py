@@ -54,7 +54,12 @@ def stored(project: Project, count: int, *, spam: bool, text: str = "name: Ana")
     """`count` submissions already kept, oldest first."""
     rows = [
         FormSubmission.objects.create(
-            project=project, form="contact", fields=[["name", "Ana"]], text=text, spam=spam
+            project=project,
+            form="contact",
+            fields=[["name", "Ana"]],
+            text=text,
+            size=len(text),
+            spam=spam,
         )
         for _ in range(count)
     ]
@@ -101,7 +106,9 @@ def test_a_real_submission_takes_the_place_of_the_oldest_spam(
     assert kept_ids(project, spam=True) == spam[1:]  # only the oldest went
     now_real = kept_ids(project, spam=False)
     assert now_real[:-1] == real
-    assert FormSubmission.objects.get(pk=now_real[-1]).fields[:2] == [
+    newest = FormSubmission.objects.get(pk=now_real[-1])
+    assert newest.size == len(newest.text) > 0  # what the bound sums
+    assert newest.fields[:2] == [
         ["name", "Bo"],
         ["message", "A cake for Sunday"],
     ]
