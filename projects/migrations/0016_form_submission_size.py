@@ -23,4 +23,8 @@ class Migration(migrations.Migration):
             field=models.PositiveIntegerField(default=0, editable=False),
         ),
         migrations.RunPython(_measure, migrations.RunPython.noop),
+        migrations.AddIndex(
+            model_name="formsubmission",
+            index=models.Index(fields=["project", "size"], name="projects_fo_kept_size"),
+        ),
     ]

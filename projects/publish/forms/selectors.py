@@ -53,7 +53,7 @@ class InboxSize:
 
 
 def inbox_size(*, project_id: uuid.UUID) -> InboxSize:
-    """One aggregate over the project's rows (its index on project leads there):
+    """One aggregate over the project's rows, read from an index (project, size):
     at most BUILTIT_FORMS_MAX_KEPT of them, read at most BUILTIT_FORMS_PER_SITE
     times a minute."""
     got = FormSubmission.objects.filter(project_id=project_id).aggregate(
