@@ -56,6 +56,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--page-rate", type=float, default=50.0, help="page GETs a second")
     parser.add_argument("--seconds", type=float, default=8.0, help="per timed phase")
     parser.add_argument("--pace-ms", type=float, default=10.0, help="between a turn's chunks")
+    parser.add_argument("--no-turn", action="store_true", help="only the load, no turn")
     return parser.parse_args()
 
 
@@ -186,6 +187,8 @@ async def load(client: httpx.AsyncClient, phase: Phase, seconds: float) -> None:
     start = time.perf_counter()
 
     async def schedule(kind: str, rate: float, figures: Figures) -> None:
+        if rate <= 0:
+            return
         number = 0
         while (due := start + number / rate) < start + seconds:
             await asyncio.sleep(max(0.0, due - time.perf_counter()))
@@ -245,17 +248,25 @@ def percentile(ordered: list[float], fraction: float) -> float:
 
 
 def report(phases: list[Phase]) -> None:
-    print("| phase | kind | requests | per second | p50 | p99 | max | errors | server CPU |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print(
+        "| phase | kind | requests | per second | p50 | p99 | max | errors | server CPU "
+        "| server CPU per request |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for phase in phases:
+        served = len(phase.forms.latencies) + len(phase.pages.latencies)
+        per_request = phase.server_cpu / max(served, 1) * 1000
         for kind, figures in (("form POST", phase.forms), ("page GET", phase.pages)):
             ordered = sorted(figures.latencies)
             count = len(ordered) + figures.errors
+            if not count:
+                continue
             print(
                 f"| {phase.name} | {kind} | {count:,} | {count / phase.seconds:,.0f} "
                 f"| {percentile(ordered, 0.5):.1f} ms | {percentile(ordered, 0.99):.1f} ms "
                 f"| {max(ordered, default=0):.1f} ms | {figures.errors} "
-                f"| {phase.server_cpu / phase.seconds:.2f} cores |"
+                f"| {phase.server_cpu / phase.seconds:.2f} cores "
+                f"| {per_request:.1f} ms (both kinds) |"
             )
     streamed = [phase for phase in phases if phase.chunks]
     for phase in streamed:
@@ -282,10 +293,12 @@ def main() -> None:
             f"GETs/s, open-loop, {ARGS.seconds:g} s a phase; the turn streams {chunks} chunks "
             f"{ARGS.pace_ms:g} ms apart\n"
         )
-        phases = [
-            asyncio.run(run_phase(base, "alone", None, server.pid)),
-            asyncio.run(run_phase(base, "while a turn streams", (project, cookie), server.pid)),
-        ]
+        phases = [asyncio.run(run_phase(base, "alone", None, server.pid))]
+        if not ARGS.no_turn:
+            streaming = (project, cookie)
+            phases.append(
+                asyncio.run(run_phase(base, "while a turn streams", streaming, server.pid))
+            )
         report(phases)
         kept = FormSubmission.objects.count()
         print(f"\nSubmissions kept: {kept:,}")

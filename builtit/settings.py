@@ -320,6 +320,15 @@ BUILTIT_FORMS_PER_ADDRESS = env_int("BUILTIT_FORMS_PER_ADDRESS", 10, minimum=1)
 BUILTIT_FORMS_PER_SITE = env_int("BUILTIT_FORMS_PER_SITE", 120, minimum=1)
 # Days a submission is kept; older ones go with the daily `manage.py purge_trash`.
 BUILTIT_FORMS_RETENTION_DAYS = env_int("BUILTIT_FORMS_RETENTION_DAYS", 365, minimum=1)
+# Submissions a project keeps at most, and characters of their fields together
+# (strangers choose what is sent: without these, a robot rotating addresses
+# could fill the disk within the per-site rate). Past either, spam is not kept,
+# a real submission makes room by deleting the oldest spam, or else is refused
+# with 507 (projects.publish.forms.services.submission_receive).
+BUILTIT_FORMS_MAX_KEPT = env_int("BUILTIT_FORMS_MAX_KEPT", 10_000, minimum=1)
+BUILTIT_FORMS_MAX_KEPT_BYTES = env_int(
+    "BUILTIT_FORMS_MAX_KEPT_BYTES", 20 * 1024 * 1024, minimum=64 * 1024
+)
 
 # Mail (each submission to its site's owner, or a daily digest): Django's own
 # settings, from the environment. No EMAIL_HOST: nothing is mailed, and the

@@ -9,14 +9,16 @@ thread even when cancelled or timed out.
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from typing import ParamSpec, TypeVar
 
 from django.db import close_old_connections
 
+logger = logging.getLogger(__name__)
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -66,5 +68,12 @@ class Background:
         if not self._room.acquire(blocking=False):
             return False
         future = self._pool.submit(partial(_job, fn, *args, **kwargs))
-        future.add_done_callback(lambda _: self._room.release())
+        future.add_done_callback(self._done)
         return True
+
+    def _done(self, future: Future[object]) -> None:
+        self._room.release()
+        error = future.exception()
+        if error is not None:
+            # A bug: nobody awaits these jobs, so it would go unseen.
+            logger.error("A background job failed", exc_info=error)

@@ -20,6 +20,7 @@ from projects.publish.forms.fields import Fields
 from projects.publish.forms.selectors import (
     INBOX_PAGE,
     form_counts,
+    inbox_size,
     mail_choice,
     mail_configured,
     submissions_for,
@@ -35,6 +36,7 @@ from projects.publish.selectors import site_of
 from projects.selectors import owned_project
 
 MAX_CSV_ROWS = 50_000
+NEARLY_FULL = 0.9  # of the inbox's bounds: the owner is warned
 
 
 @require_GET
@@ -44,6 +46,7 @@ def inbox(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     found = _found(project, shown)
     page = Paginator(found, INBOX_PAGE).get_page(request.GET.get("page"))
     rows = [(row, Fields.stored(row.fields).pairs) for row in page.object_list]
+    share = inbox_size(project_id=project.pk).share
     context = {
         "project": project,
         "site": site_of(project),
@@ -57,6 +60,11 @@ def inbox(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
         "mail_choice": mail_choice(project=project),
         "mail_choices": FormSettings.Mail.choices,
         "owner_email": project.owner.email,
+        # Full: the next real submission is refused unless spam makes room
+        # (projects.publish.forms.services.submission_receive).
+        "inbox_full": share >= 1,
+        "inbox_nearly_full": share >= NEARLY_FULL,
+        "inbox_percent": min(99, int(share * 100)),
     }
     return render(request, "projects/forms.html", context)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from urllib.parse import quote
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
@@ -121,7 +122,7 @@ def _too_large() -> Refused:
 
 
 def _received(request: HttpRequest, target: Target, form: str, got: Received) -> HttpResponse:
-    goes_to = target.prefix + got.goes_to.lstrip("/") if got.goes_to else None
+    goes_to = target.prefix + quote(got.goes_to.lstrip("/")) if got.goes_to else None
     if wants_json(request):
         thanks = thanks_for(target.language(got.page))
         answer: dict[str, object] = {"ok": True, "message": thanks.text, "next": goes_to}

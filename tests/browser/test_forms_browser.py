@@ -92,8 +92,7 @@ def test_a_visitor_sends_the_contact_form_and_the_owner_reads_it(
     owner = desk.new_page()
     sign_in(owner, live_server.url)
     card = owner.locator(f"#project-{project.pk}")
-    card.get_by_text("1 new").wait_for()
-    card.get_by_role("link", name="form submission").click()
+    card.get_by_role("link", name="1 new form submission").click()
     owner.wait_for_url(f"{live_server.url}/projects/{project.pk}/forms/")
     entry = owner.locator(".submission").first
     entry.get_by_text("Two sourdough loaves for Saturday, please.").wait_for()
@@ -106,3 +105,54 @@ def test_a_visitor_sends_the_contact_form_and_the_owner_reads_it(
     forms_link.wait_for()
     assert forms_link.locator(".unread-badge").count() == 0
     desk.close()
+
+
+def test_the_preview_sends_a_sites_form_as_a_test(browser, live_server, browser_user) -> None:
+    """The form names the site's root (`/_forms/contact`); in the preview the
+    page's script sends it to the preview's own form address instead."""
+    project = _demo_bakery(browser_user)
+    port = live_server.url.rsplit(":", 1)[1]
+    phone = browser.new_context(viewport={"width": 390, "height": 844})
+    page = phone.new_page()
+    page.goto(f"http://sites.localhost:{port}/preview/{project.preview_token}/")
+    page.get_by_label("Your name").fill("Preview tester")
+    page.get_by_label("Email").fill("me@example.org")
+    page.get_by_label("Message", exact=True).fill("Does it work here?")
+    page.get_by_role("button", name="Send message").click()
+    page.get_by_role("heading", name="Thank you").wait_for()
+    assert "/preview/" in page.url
+    assert page.get_by_text("is not mailed").count() == 1
+    # And a script's fetch() to the site's root goes to the preview too.
+    page.goto(f"http://sites.localhost:{port}/preview/{project.preview_token}/")
+    said = page.evaluate(
+        "fetch('/_forms/newsletter', {method: 'POST', headers: {Accept: 'application/json'},"
+        " body: new URLSearchParams({email: 'cy@example.org'})}).then(r => r.json())"
+    )
+    assert said == {"ok": True, "message": "Your message was sent.", "next": None, "test": True}
+    phone.close()
+    assert sorted(FormSubmission.objects.values_list("form", "test")) == [
+        ("contact", True),
+        ("newsletter", True),
+    ]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_owner_sees_a_full_inbox_on_a_desk_and_a_phone(
+    browser, live_server, browser_user, settings, scheme: str
+) -> None:
+    settings.BUILTIT_FORMS_MAX_KEPT = 3
+    project = _demo_bakery(browser_user)
+    for name in ("Ana", "Bo", "Cy"):
+        FormSubmission.objects.create(
+            project=project, form="contact", fields=[["name", name]], text=f"name: {name}"
+        )
+    for width, height in ((1440, 900), (390, 844)):
+        seen = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+        owner = seen.new_page()
+        sign_in(owner, live_server.url)
+        owner.goto(f"{live_server.url}/projects/{project.pk}/forms/")
+        notice = owner.get_by_role("alert")
+        notice.get_by_text("Your form inbox is full:").wait_for()
+        assert_fits(width, notice)
+        _shot(owner, f"forms-inbox-full-{width}-{scheme}")
+        seen.close()

@@ -13,7 +13,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.mail import EmailMessage
+from django.core.mail import BadHeaderError, EmailMessage
 from django.core.validators import validate_email
 from django.db import transaction
 from django.db.models import Q
@@ -87,7 +87,7 @@ def digests_send() -> int:
 def _sent(message: EmailMessage, project: Project) -> bool:
     try:
         message.send()
-    except (smtplib.SMTPException, OSError) as error:
+    except (smtplib.SMTPException, OSError, BadHeaderError) as error:
         # A mail server that is down or refuses: said in one line, tried again later.
         logger.warning("Form mail for project %s not sent: %s", project.pk, error)
         return False

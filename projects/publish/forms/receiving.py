@@ -9,12 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
+from django.db import IntegrityError
 from django.http import QueryDict
 
 from projects.publish.addresses import link_target
-from projects.publish.forms.fields import FieldsRefused, fields_read
+from projects.publish.forms.fields import FieldsRefused, Sent, fields_read
 from projects.publish.forms.mail import mail_later
-from projects.publish.forms.services import submission_receive
+from projects.publish.forms.services import InboxFull, submission_receive
 from projects.publish.forms.targets import THANKS_PAGE, Target
 from projects.publish.forms.throttle import address_hash, submission_allowed
 
@@ -34,7 +35,7 @@ class Posted:
 
 @dataclass(frozen=True)
 class Received:
-    submission_id: int
+    submission_id: int | None  # None: spam past the inbox's bounds, not kept
     spam: bool
     page: str  # the page it came from, from the site's root ("" unknown)
     goes_to: str | None  # a page of the site, from its root; None: the plain thank-you
@@ -49,6 +50,13 @@ class Refused:
 
 
 NOT_HERE = Refused(404, "No form here", "This address takes no form from another site.")
+# 507 Insufficient Storage: the owner's inbox is at its bounds (BUILTIT_FORMS_MAX_KEPT).
+INBOX_FULL = Refused(
+    507,
+    "This site's form inbox is full",
+    "This site's form inbox is full; nothing was kept. "
+    "Try again later or contact the site another way.",
+)
 
 
 def form_receive(*, target: Target, posted: Posted) -> Received | Refused:
@@ -76,16 +84,28 @@ def form_receive(*, target: Target, posted: Posted) -> Received | Refused:
     sent = fields_read(posted.data)
     if isinstance(sent, FieldsRefused):
         return Refused(400, "The form could not be kept", sent.message + " Nothing was kept.")
+    return _keep(target, posted, sent, visitor)
+
+
+def _keep(target: Target, posted: Posted, sent: Sent, visitor: str) -> Received | Refused:
     page = _page(target, posted)
-    kept = submission_receive(
-        project_id=target.project_id,
-        form=posted.form,
-        sent=sent,
-        page=page,
-        address_hash=visitor,
-        test=target.test,
-    )
-    mail_later(submission_id=kept.pk, mail=kept.mail)
+    try:
+        kept = submission_receive(
+            project_id=target.project_id,
+            form=posted.form,
+            sent=sent,
+            page=page,
+            address_hash=visitor,
+            test=target.test,
+        )
+    except IntegrityError:
+        # The project was deleted for good a moment ago (what this process
+        # kept of its site had not heard yet).
+        return Refused(404, "No form here", "This site is gone. Nothing was kept.")
+    if isinstance(kept, InboxFull):
+        return INBOX_FULL
+    if kept.pk is not None:  # spam past the bounds is not kept, and answered the same
+        mail_later(submission_id=kept.pk, mail=kept.mail)
     return Received(
         submission_id=kept.pk,
         spam=kept.spam,

@@ -3,10 +3,11 @@ mail can be sent at all."""
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 
 from projects.models import FormSettings, FormSubmission, Project
@@ -22,6 +23,43 @@ def mail_configured() -> bool:
 def mail_choice(*, project: Project) -> str:
     found = FormSettings.objects.filter(project=project).values_list("mail", flat=True).first()
     return found or FormSettings.Mail.EACH
+
+
+@dataclass(frozen=True)
+class InboxSize:
+    """What a project keeps, against BUILTIT_FORMS_MAX_KEPT and _MAX_KEPT_BYTES.
+
+    `size` counts the characters of the fields as one text (FormSubmission.size:
+    of its text, names and values): a byte each in plain English, what the bound
+    means to bound; Django has no portable byte length, and the order is what matters."""
+
+    count: int
+    size: int
+
+    @property
+    def share(self) -> float:
+        """How full the inbox is, 0 to 1 (or past it), by whichever bound is nearer."""
+        return max(
+            self.count / settings.BUILTIT_FORMS_MAX_KEPT,
+            self.size / settings.BUILTIT_FORMS_MAX_KEPT_BYTES,
+        )
+
+    def fits(self, *, count: int, size: int) -> bool:
+        """Whether `count` more submissions of `size` characters stay within both bounds."""
+        return (
+            self.count + count <= settings.BUILTIT_FORMS_MAX_KEPT
+            and self.size + size <= settings.BUILTIT_FORMS_MAX_KEPT_BYTES
+        )
+
+
+def inbox_size(*, project_id: uuid.UUID) -> InboxSize:
+    """One aggregate over the project's rows, read from an index (project, size):
+    at most BUILTIT_FORMS_MAX_KEPT of them, read at most BUILTIT_FORMS_PER_SITE
+    times a minute."""
+    got = FormSubmission.objects.filter(project_id=project_id).aggregate(
+        count=Count("pk"), size=Coalesce(Sum("size"), 0)
+    )
+    return InboxSize(count=int(got["count"]), size=int(got["size"]))
 
 
 def unread_count(*, project: Project) -> int:

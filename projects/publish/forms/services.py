@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from projects.models import FormSettings, FormSubmission, Project
 from projects.publish.forms.fields import Sent
-from projects.publish.forms.selectors import mail_configured
+from projects.publish.forms.selectors import InboxSize, inbox_size, mail_configured
 
 Mail = FormSubmission.Mail
 
@@ -26,25 +26,79 @@ Mail = FormSubmission.Mail
 _SQLITE_WRITES = threading.Lock()
 
 
+class InboxFull:
+    """A real submission was not kept: the project's inbox is at its bounds and
+    holds no spam to make room with."""
+
+
+INBOX_FULL = InboxFull()
+# Spam deleted at most to make room for one real submission (a big one may
+# need many small ones gone); past it, the submission is refused.
+_MAKE_ROOM_AT_MOST = 500
+
+
 def submission_receive(
     *, project_id: uuid.UUID, form: str, sent: Sent, page: str, address_hash: str, test: bool
-) -> FormSubmission:
+) -> FormSubmission | InboxFull:
     """Keep what a visitor sent; whether and how it is mailed is decided now,
-    from the owner's choice, and done after the answer (projects.publish.forms.mail)."""
+    from the owner's choice, and done after the answer (projects.publish.forms.mail).
+
+    Within the bounds on what a project keeps (BUILTIT_FORMS_MAX_KEPT and
+    _MAX_KEPT_BYTES), spam is never kept at the cost of a real submission:
+    past them, spam is not kept (returned unsaved, its pk None, and answered as
+    if it were: a robot learns nothing), and a real one takes the place of the
+    oldest spam, or is refused (INBOX_FULL) when there is none to delete."""
     submission = FormSubmission(
         project_id=project_id,
         form=form,
         fields=sent.fields.for_storing(),
         text=sent.fields.text(),
+        size=len(sent.fields.text()),
         page=page[:500],
         address_hash=address_hash,
         spam=sent.spam,
         test=test,
         mail=_mail_for(project_id, spam=sent.spam, test=test),
     )
-    with _SQLITE_WRITES if connection.vendor == "sqlite" else contextlib.nullcontext():
+    # Counted, then inserted, without a lock across processes: on PostgreSQL two
+    # requests to one site may both see room for one, so the bounds can be passed
+    # by the submissions being received at that moment (a few: the per-site rate
+    # bounds them). One process on SQLite queues its writers here, and is exact.
+    with (
+        _SQLITE_WRITES if connection.vendor == "sqlite" else contextlib.nullcontext(),
+        transaction.atomic(),
+    ):
+        size = inbox_size(project_id=project_id)
+        if not size.fits(count=1, size=submission.size):
+            if submission.spam:
+                return submission
+            if not _room_made(project_id, size, submission.size):
+                return INBOX_FULL
         submission.save(force_insert=True)
     return submission
+
+
+def _room_made(project_id: uuid.UUID, size: InboxSize, needed: int) -> bool:
+    """Delete the oldest spam, as much as it takes to fit `needed` more
+    characters in one more row; nothing when that much spam is not there."""
+    count_over = size.count + 1 - settings.BUILTIT_FORMS_MAX_KEPT
+    size_over = size.size + needed - settings.BUILTIT_FORMS_MAX_KEPT_BYTES
+    oldest = (
+        FormSubmission.objects.filter(project_id=project_id, spam=True)
+        .order_by("created_at", "pk")
+        .values_list("pk", "size")[:_MAKE_ROOM_AT_MOST]
+    )
+    going: list[int] = []
+    freed = 0
+    for pk, size_of in oldest:
+        if len(going) >= count_over and freed >= size_over:
+            break
+        going.append(pk)
+        freed += size_of
+    if len(going) < count_over or freed < size_over:
+        return False
+    FormSubmission.objects.filter(pk__in=going).delete()
+    return True
 
 
 def _mail_for(project_id: uuid.UUID, *, spam: bool, test: bool) -> str:

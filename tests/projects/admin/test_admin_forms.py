@@ -21,6 +21,7 @@ def test_staff_list_search_read_and_delete_submissions(admin_client: Client, pro
     row = submission_receive(
         project_id=project.pk, form="contact", sent=sent, page="/", address_hash="h", test=False
     )
+    assert isinstance(row, FormSubmission)
     listed = unescape(admin_client.get(LIST).content.decode())
     assert "contact" in listed
     assert "Empty site" in listed

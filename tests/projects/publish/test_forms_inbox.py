@@ -11,10 +11,14 @@ import zipfile
 import pytest
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.http import QueryDict
 from django.test import Client, override_settings
 
 from projects.archive import FORMS_CSV
 from projects.models import FormSettings, FormSubmission, Project, Site
+from projects.publish.forms.receiving import Posted, Refused, form_receive
+from projects.publish.forms.targets import site_target
+from projects.publish.live_sites import live_site
 from tests.conftest import SITES_HOST
 from tests.projects.publish.test_publish import published, site_project
 
@@ -71,15 +75,15 @@ def test_read_and_unread_are_counted_on_the_dashboard_and_in_the_workspace(
     send(name="Bo")
     send(name="Robot", _gotcha="filled")  # spam is not news
     dashboard = user_client.get("/").content.decode()
-    assert '<span class="unread-badge">2 new</span> form submissions' in dashboard
+    assert ">2 new form submissions</a>" in dashboard
     workspace = user_client.get(f"/projects/{site_project.pk}/").content.decode()
     assert 'Forms <span class="unread-badge">2<span class="visually-hidden"> new' in workspace
 
     first = FormSubmission.objects.get(text__contains="name: Ana")
     user_client.post(f"/projects/{site_project.pk}/forms/read/", {"id": str(first.pk)})
-    assert "1 new</span> form submission<" in user_client.get("/").content.decode()
+    assert ">1 new form submission</a>" in user_client.get("/").content.decode()
     user_client.post(f"/projects/{site_project.pk}/forms/read/", {"all": "1"})
-    assert "new</span> form submission" not in user_client.get("/").content.decode()
+    assert "new form submission" not in user_client.get("/").content.decode()
     assert "unread-badge" not in user_client.get(f"/projects/{site_project.pk}/").content.decode()
     # Unread again, on purpose.
     user_client.post(f"/projects/{site_project.pk}/forms/read/", {"id": str(first.pk), "read": "0"})
@@ -209,3 +213,25 @@ def test_the_projects_zip_holds_the_submissions_only_when_asked(
     said = imported.content.decode()
     assert "Imported" in said
     assert "Left out" not in said
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_form_for_a_project_deleted_a_moment_ago_is_refused_in_words(
+    site: Site, site_project: Project
+) -> None:
+    live = live_site(name="lisbon-bakery")
+    assert live is not None
+    target = site_target(live, prefix="/")
+    Project.all_objects.filter(pk=site_project.pk).delete()  # purged meanwhile
+    posted = Posted(
+        form="contact",
+        data=QueryDict("name=Ana"),
+        has_files=False,
+        origin=None,
+        own_origin="http://" + HOST,
+        referer="",
+        address="203.0.113.9",
+    )
+    said = form_receive(target=target, posted=posted)
+    assert said == Refused(404, "No form here", "This site is gone. Nothing was kept.")
+    assert not FormSubmission.objects.exists()

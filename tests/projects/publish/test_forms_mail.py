@@ -40,9 +40,11 @@ def smtp() -> Iterator[FakeSMTP]:
 
 def receive(project: Project, name: str, *, spam: bool = False) -> FormSubmission:
     sent = Sent(fields=Fields((("name", name),)), spam=spam, next="")
-    return submission_receive(
+    kept = submission_receive(
         project_id=project.pk, form="contact", sent=sent, page="/", address_hash="h", test=False
     )
+    assert isinstance(kept, FormSubmission)
+    return kept
 
 
 def daily_job() -> str:

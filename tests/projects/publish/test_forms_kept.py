@@ -1,0 +1,187 @@
+"""The bounds on what a project's forms keep (BUILTIT_FORMS_MAX_KEPT and
+_MAX_KEPT_BYTES), over real HTTP at a site's own host: spam never pushes out
+a real submission, a real one makes room by deleting the oldest spam or is
+refused in words (507), and the owner's inbox says when it is (nearly) full."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from django.test import Client
+
+from projects.models import FormSubmission, Project, Site
+from tests.projects.publish.test_forms_http import CONTACT, Visitor
+from tests.projects.publish.test_publish import published, site_project, write
+from tests.servers import ServerProcess, server_start, shared_settings
+
+__all__ = ["site_project"]  # a fixture, used by name
+
+MAX_KEPT = 10
+MAX_KEPT_BYTES = 3000  # characters of the fields as one text
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(scope="module")
+def server(
+    django_db_setup: None, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServerProcess]:
+    given = shared_settings(
+        BUILTIT_TRUSTED_PROXIES=1,
+        BUILTIT_FORMS_MAX_KEPT=MAX_KEPT,
+        BUILTIT_FORMS_MAX_KEPT_BYTES=MAX_KEPT_BYTES,
+    )
+    process = server_start(given, log=tmp_path_factory.mktemp("forms-kept") / "server.log")
+    yield process
+    process.stop()
+    assert "Traceback" not in process.logged()
+
+
+@pytest.fixture
+def visitor(server: ServerProcess) -> Iterator[Visitor]:
+    seen = Visitor(server)
+    yield seen
+    seen.client.close()
+
+
+@pytest.fixture
+def bakery(site_project: Project) -> Site:
+    write(site_project, "/contact.html", CONTACT)
+    return published(site_project)
+
+
+def stored(project: Project, count: int, *, spam: bool, text: str = "name: Ana") -> list[int]:
+    """`count` submissions already kept, oldest first."""
+    rows = [
+        FormSubmission.objects.create(
+            project=project,
+            form="contact",
+            fields=[["name", "Ana"]],
+            text=text,
+            size=len(text),
+            spam=spam,
+        )
+        for _ in range(count)
+    ]
+    return [row.pk for row in rows]
+
+
+def kept_ids(project: Project, *, spam: bool) -> list[int]:
+    return list(
+        FormSubmission.objects.filter(project=project, spam=spam)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+
+
+REAL = {"name": "Bo", "message": "A cake for Sunday"}
+SPAM = {**REAL, "_gotcha": "http://spam.example"}
+
+
+def test_spam_past_the_bound_is_not_kept_and_answered_as_usual(
+    visitor: Visitor, bakery: Site
+) -> None:
+    project = bakery.project
+    real = stored(project, MAX_KEPT, spam=False)
+    answer = visitor.send(data=SPAM)
+    # As any submission is answered: the robot learns nothing.
+    assert answer.status_code == 303
+    assert answer.headers["Location"] == "/_forms/contact/sent?back=%2Fcontact"
+    assert kept_ids(project, spam=True) == []
+    assert kept_ids(project, spam=False) == real
+    answer = visitor.send(data=SPAM, Accept="application/json")
+    assert answer.status_code == 200
+    assert answer.json()["ok"] is True
+    assert FormSubmission.objects.filter(project=project).count() == MAX_KEPT
+
+
+def test_a_real_submission_takes_the_place_of_the_oldest_spam(
+    visitor: Visitor, bakery: Site
+) -> None:
+    project = bakery.project
+    spam = stored(project, 3, spam=True)
+    real = stored(project, MAX_KEPT - 3, spam=False)
+    answer = visitor.send(data=REAL)
+    assert answer.status_code == 303
+    assert kept_ids(project, spam=True) == spam[1:]  # only the oldest went
+    now_real = kept_ids(project, spam=False)
+    assert now_real[:-1] == real
+    newest = FormSubmission.objects.get(pk=now_real[-1])
+    assert newest.size == len(newest.text) > 0  # what the bound sums
+    assert newest.fields[:2] == [
+        ["name", "Bo"],
+        ["message", "A cake for Sunday"],
+    ]
+    assert FormSubmission.objects.filter(project=project).count() == MAX_KEPT
+
+
+def test_a_real_submission_past_the_characters_bound_deletes_as_much_spam_as_it_needs(
+    visitor: Visitor, bakery: Site
+) -> None:
+    project = bakery.project
+    spam = stored(project, 3, spam=True, text="x" * 200)  # oldest first
+    real = stored(project, 1, spam=False, text="y" * 2200)
+    # 2800 kept: a message of 500 more needs two of the spam gone, not three.
+    answer = visitor.send(data={"name": "Bo", "message": "z" * 500})
+    assert answer.status_code == 303
+    assert kept_ids(project, spam=True) == spam[2:]
+    assert kept_ids(project, spam=False)[:-1] == real
+    assert len(kept_ids(project, spam=False)) == 2
+
+
+def test_a_real_submission_is_refused_in_words_when_the_inbox_is_full_of_real_ones(
+    visitor: Visitor, bakery: Site
+) -> None:
+    project = bakery.project
+    real = stored(project, MAX_KEPT, spam=False)
+    answer = visitor.send(data=REAL)
+    assert answer.status_code == 507
+    assert "This site&#x27;s form inbox is full; nothing was kept." in answer.text
+    assert "contact the site another way" in answer.text
+    answer = visitor.send(data=REAL, Accept="application/json")
+    assert answer.status_code == 507
+    assert answer.json() == {
+        "ok": False,
+        "error": "This site's form inbox is full; nothing was kept. "
+        "Try again later or contact the site another way.",
+    }
+    assert kept_ids(project, spam=False) == real
+    # The owner deletes one: there is room again.
+    FormSubmission.objects.filter(pk=real[0]).delete()
+    assert visitor.send(data=REAL).status_code == 303
+
+
+def test_a_real_submission_too_big_for_what_spam_can_free_is_refused_and_the_spam_kept(
+    visitor: Visitor, bakery: Site
+) -> None:
+    project = bakery.project
+    spam = stored(project, 1, spam=True, text="x" * 100)
+    stored(project, 1, spam=False, text="y" * 2800)
+    answer = visitor.send(data={"name": "Bo", "message": "z" * 500})
+    assert answer.status_code == 507
+    assert kept_ids(project, spam=True) == spam  # nothing deleted for nothing
+
+
+def test_the_inbox_says_when_it_is_nearly_full_and_when_it_is_full(
+    user_client: Client, site_project: Project, settings: object
+) -> None:
+    settings.BUILTIT_FORMS_MAX_KEPT = MAX_KEPT  # type: ignore[attr-defined]
+    settings.BUILTIT_FORMS_MAX_KEPT_BYTES = MAX_KEPT_BYTES  # type: ignore[attr-defined]
+    address = f"/projects/{site_project.pk}/forms/"
+    stored(site_project, MAX_KEPT - 2, spam=False)
+    page = user_client.get(address).content.decode()
+    assert "inbox is nearly full" not in page
+    assert "inbox is full" not in page
+    stored(site_project, 1, spam=True)
+    page = user_client.get(address).content.decode()
+    assert "Your form inbox is nearly full</strong> (90%)" in page
+    assert "download the CSV" in page
+    stored(site_project, 1, spam=False)
+    page = user_client.get(address).content.decode()
+    assert "Your form inbox is full:</strong> new submissions are being refused" in page
+    assert f'href="/projects/{site_project.pk}/forms.csv"' in page
+    # By characters too.
+    FormSubmission.objects.filter(project=site_project).delete()
+    stored(site_project, 1, spam=False, text="y" * 2800)
+    page = user_client.get(address).content.decode()
+    assert "Your form inbox is nearly full</strong> (93%)" in page
