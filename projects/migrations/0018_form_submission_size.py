@@ -13,7 +13,7 @@ def _measure(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("projects", "0015_form_submissions"),
+        ("projects", "0017_revision_notes"),
     ]
 
     operations = [
