@@ -111,7 +111,22 @@ def test_edits_in_the_preview_are_the_persons_smallest_edits(
     ]
     expect(frame.locator("h1 b")).to_have_text("hot")
     expect(other.frame_locator("#preview-frame").locator("h1 b")).to_have_text("hot")
+    # The open editor follows, here and in the other tab.
+    follows = "() => (builtitWorkspace.text() || '').includes('Fresh <b>hot</b> bread')"
+    page.wait_for_function(follows)
+    other.wait_for_function(follows)
+    # History names it, as the person's.
+    if page.locator("[data-show-panel='editor']").is_visible():
+        page.locator("[data-show-panel='editor']").click()
+    page.locator("[data-action=show-history]").first.click()
+    dialog = page.locator("#history-dialog")
+    expect(dialog).to_contain_text("Edited in the preview: text of <h1> to “Fresh hot bread”")
+    expect(dialog).to_contain_text("by you")
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
 
+    if page.locator("[data-show-panel='preview']").is_visible():
+        page.locator("[data-show-panel='preview']").click()
     # A style, from the site's own colours: into the element's own class rule.
     expect(
         page.locator("#visual-panel .visual-swatches[data-for='visual-color'] button").first

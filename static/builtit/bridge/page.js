@@ -277,6 +277,11 @@
     };
   };
   const reselect = (path) => {
+    // Asked as the page starts: its elements and stylesheets are there once it has loaded.
+    if (document.readyState !== "complete") {
+      addEventListener("load", () => reselect(path), { once: true });
+      return;
+    }
     let el = document.documentElement;
     for (const index of path) {
       el = el && [...el.children].filter((c) => !added.has(c))[index];

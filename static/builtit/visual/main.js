@@ -20,9 +20,10 @@ let madeAtLoad = 0;
 let editingText = false;
 
 // The element the person picked (bridge/picker.js), or picked again after a reload.
-export function visualSelect(raw, pagePath) {
+export function visualSelect(raw, pagePath, { again = false } = {}) {
   if (!panel() || !raw || !Array.isArray(raw.path) || !raw.path.length) return;
   if (!raw.path.every(Number.isInteger) || typeof raw.tag !== "string") return;
+  if (!again) reselecting = false;  // the person's pick wins over picking the last one again
   current = raw;
   page = pagePath || page;
   const box = panel();
@@ -94,7 +95,7 @@ function apply(change) {
 
 async function send(change) {
   if (!current) return;
-  say("Saving…", false);
+  say("Saving…");
   const body = {
     page, source: current.source, kind: change.kind,
     picked: { path: current.path, tag: current.tag, text: current.content || "" }, ...change,
@@ -120,7 +121,7 @@ async function send(change) {
   made += 1;
   carriedOn(change, data.source);
   $("visual-panel").querySelector("[data-action='visual-undo']").hidden = false;
-  say(`${data.note}. Saved as your edit.`, true);
+  say(`${data.note}. Saved as your edit.`);
   followed(data.paths || [], change.kind !== "delete");
 }
 
@@ -159,13 +160,15 @@ export function pageLoaded() {
 export function reselected(raw) {
   if (!reselecting || madeAtLoad !== made) return;
   reselecting = false;
-  if (raw && raw.tag === current.tag) visualSelect(raw);
+  if (raw && current && raw.tag === current.tag) visualSelect(raw, page, { again: true });
 }
 
-function say(text, done) {
+function say(text) {
   const box = panel();
-  box.querySelector(".visual-status").textContent = text;
-  if (done !== false || text) box.querySelector(".visual-refusal").hidden = true;
+  const status = box.querySelector(".visual-status");
+  status.textContent = text;
+  box.querySelector(".visual-refusal").hidden = true;
+  status.scrollIntoView({ block: "nearest" });
 }
 
 function refuse(text, ask) {
@@ -174,6 +177,7 @@ function refuse(text, ask) {
   box.querySelector(".visual-refusal").hidden = false;
   box.querySelector(".visual-refusal-text").textContent = text;
   box.querySelector("[data-action='visual-ask']").dataset.suggest = ask;
+  box.querySelector(".visual-refusal").scrollIntoView({ block: "nearest" });
 }
 
 function describe(change) {
@@ -256,7 +260,7 @@ action("visual-undo", async () => {
   const data = answer ? await answer.json().catch(() => ({})) : {};
   if (!answer || !answer.ok) { refuse(data.error || "The edit could not be taken back.", ""); return; }
   panel().querySelector("[data-action='visual-undo']").hidden = true;
-  say("Undone: the files are as they were before that edit.", true);
+  say("Undone: the files are as they were before that edit.");
   followed(data.paths || []);
 });
 
@@ -264,7 +268,7 @@ action("visual-undo", async () => {
 export function textEdited(edited) {
   if (!current) return;
   editingText = false;
-  if (!edited) { say("Text left as it was.", true); return; }
+  if (!edited) { say("Text left as it was."); return; }
   const same = edited.before.length === edited.after.length && edited.before.every((t, i) => t === edited.after[i]);
   if (same) return;
   apply({ kind: "text", before: edited.before, after: edited.after });
