@@ -231,6 +231,7 @@
     }
     if (order && Array.isArray(order.select)) { reselect(order.select); return; }
     if (order && order.editText === true) { editText(); return; }
+    if (order && Array.isArray(order.restyle)) { restyle(order.restyle.map(String)); return; }
     if (!order || typeof order.pick !== "boolean") return;
     if (order.pick) {
       picking = true;
@@ -288,6 +289,31 @@
     }
     chosen = el || null;
     post({ selected: el ? { tag: el.tagName.toLowerCase(), ...described(el) } : null });
+  };
+  // A visual edit that changed only stylesheets: those are loaded again in
+  // place (a fresh <link> beside the old, which goes once it has loaded), so
+  // the page need not be loaded again; then the element is described afresh.
+  // A stylesheet the page does not link itself (an @import) cannot be: the
+  // workspace loads the page again.
+  const restyle = (paths) => {
+    const links = [...document.querySelectorAll("link[rel~='stylesheet'][href]")].filter((link) => {
+      const path = new URL(link.href, document.baseURI).pathname;
+      return paths.some((wanted) => path.endsWith(wanted));
+    });
+    if (links.length === 0) { post({ restyled: false }); return; }
+    let waiting = links.length;
+    for (const link of links) {
+      const fresh = link.cloneNode();
+      fresh.href = new URL(link.href, document.baseURI).pathname + "?v=" + Date.now();
+      const done = () => {
+        link.remove();
+        waiting -= 1;
+        if (waiting === 0) post({ restyled: true, selected: chosen ? { tag: chosen.tagName.toLowerCase(), ...described(chosen) } : null });
+      };
+      fresh.addEventListener("load", done, { once: true });
+      fresh.addEventListener("error", done, { once: true });
+      link.after(fresh);
+    }
   };
   let editing = null;
   const editText = () => {

@@ -122,7 +122,25 @@ async function send(change) {
   carriedOn(change, data.source);
   $("visual-panel").querySelector("[data-action='visual-undo']").hidden = false;
   say(`${data.note}. Saved as your edit.`);
-  followed(data.paths || [], change.kind !== "delete");
+  const paths = data.paths || [];
+  if (change.kind === "style" && paths.every((path) => path.endsWith(".css"))) {
+    restyling = true;
+    tell({ restyle: paths });  // shown in place; the editor and the rest follow
+    document.body.dispatchEvent(new CustomEvent("filesChanged", {
+      detail: { paths, source: "preview", restyled: true },
+    }));
+    return;
+  }
+  followed(paths, change.kind !== "delete");
+}
+
+// The page loaded its stylesheets again in place (or could not: then it loads again).
+let restyling = false;
+export function restyled(done, raw) {
+  if (!restyling) return;
+  restyling = false;
+  if (!done) { followed([page]); return; }
+  if (raw && current && raw.tag === current.tag) visualSelect(raw, page, { again: true });
 }
 
 // The element as the change left it, for the next change made before the
@@ -148,7 +166,7 @@ function followed(paths, pickAgain = true) {
   reselecting = pickAgain;
   if (!pickAgain) { current = null; panel().hidden = true; }
   document.body.dispatchEvent(new CustomEvent("filesChanged", {
-    detail: { paths, source: "person", tab: "", now: true },
+    detail: { paths, source: "preview", now: true },
   }));
 }
 
