@@ -48,6 +48,7 @@ def edit_from_json(raw: JSONValue) -> VisualEdit | VisualRefused:
         kind=kind,  # type: ignore[arg-type]
         before=before,
         after=after,
+        markup=_text(raw.get("markup")),
         name=_text(raw.get("name")),
         value=_text(raw.get("value")),
         up=raw.get("up") is True,

@@ -261,6 +261,16 @@ def test_every_control_writes_a_minimal_diff(
         '+   <img src="new.png" alt="A new loaf">\n',
     ]
     expect(frame.locator("img")).to_have_attribute("alt", "A new loaf")
+    # Replace image with an upload: kept in images/, then named by the page.
+    picture = {"name": "fresh loaf.png", "mimeType": "image/png", "buffer": png(4, 4)}
+    changed = _control(
+        page, project, "/menu.html", lambda: page.set_input_files("#visual-upload", files=[picture])
+    )
+    assert changed == [
+        '-   <img src="new.png" alt="A new loaf">\n',
+        '+   <img src="images/fresh-loaf.png" alt="A new loaf">\n',
+    ]
+    expect(frame.locator("img")).to_have_js_property("naturalWidth", 4)
 
     _pick(page, "li:nth-child(2)")
     changed = _control(

@@ -330,7 +330,12 @@
       el.removeEventListener("blur", blurred);
       el.removeAttribute("contenteditable");
       if (!keep) { el.innerHTML = was.html; post({ edited: null }); return; }
-      post({ edited: { before: was.before, after: textsOf(el) } });
+      const after = textsOf(el);
+      // Its bold, italic or links changed too: the content as it is now goes with it.
+      // Never cut: a part of it would be written as the whole (too long: refused instead).
+      const whole = el.innerHTML;
+      const markup = after.length === was.before.length || whole.length > 20000 ? "" : whole;
+      post({ edited: { before: was.before, after, markup } });
     };
     const keys = (event) => {
       if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); done(true); }

@@ -37,7 +37,8 @@ function editedFields(raw) {
     ? value : null);
   const before = list(raw.before);
   const after = list(raw.after);
-  return before && after ? { before, after } : null;
+  const markup = typeof raw.markup === "string" && raw.markup.length <= 20000 ? raw.markup : "";
+  return before && after ? { before, after, markup } : null;
 }
 
 function pageLoaded() {

@@ -289,7 +289,7 @@ export function textEdited(edited) {
   if (!edited) { say("Text left as it was."); return; }
   const same = edited.before.length === edited.after.length && edited.before.every((t, i) => t === edited.after[i]);
   if (same) return;
-  apply({ kind: "text", before: edited.before, after: edited.after });
+  apply({ kind: "text", before: edited.before, after: edited.after, markup: edited.markup });
 }
 
 export const editing = () => editingText;
