@@ -231,6 +231,8 @@
     }
     if (order && Array.isArray(order.select)) { reselect(order.select); return; }
     if (order && order.editText === true) { editText(); return; }
+    // Words edited here were written as shown: the page stays, naming the file's new text.
+    if (order && typeof order.source === "string") { SOURCE = order.source; return; }
     if (order && Array.isArray(order.restyle)) { restyle(order.restyle.map(String)); return; }
     if (!order || typeof order.pick !== "boolean") return;
     if (order.pick) {
@@ -247,7 +249,7 @@
   // what the preview added (this script, the dialog notices, the outline) --
   // with its text nodes and styles; and its words edited in place, kept with
   // Enter or a click outside, Esc leaving them as they were.
-  const SOURCE = document.currentScript.dataset.source || "";
+  let SOURCE = document.currentScript.dataset.source || "";
   const added = new Set([document.currentScript, box]);
   const before = document.currentScript.previousElementSibling;
   if (before && before.tagName === "SCRIPT" && !before.src) added.add(before);

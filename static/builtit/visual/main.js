@@ -114,7 +114,8 @@ async function send(change) {
   }
   if (!answer.ok || !data.ok) {
     refuse(data.error || "The change was not made.", data.ask || describe(change));
-    if (answer.status === 409) followed([page]);
+    // Words typed in place that were not written must not stay shown as if they were.
+    if (answer.status === 409 || change.kind === "text") followed([page]);
     return;
   }
   lastRevisions = data.revisions || [];
@@ -123,11 +124,20 @@ async function send(change) {
   $("visual-panel").querySelector("[data-action='visual-undo']").hidden = false;
   say(`${data.note}. Saved as your edit.`);
   const paths = data.paths || [];
+  if (change.kind === "text") {
+    // The preview shows the words as they were typed, which is what was written:
+    // it stays (no reload, no flash), told the page's new text for the next change.
+    tell({ source: current.source });
+    document.body.dispatchEvent(new CustomEvent("filesChanged", {
+      detail: { paths, source: "preview", shown: true },
+    }));
+    return;
+  }
   if (change.kind === "style" && paths.every((path) => path.endsWith(".css"))) {
     restyling = true;
     tell({ restyle: paths });  // shown in place; the editor and the rest follow
     document.body.dispatchEvent(new CustomEvent("filesChanged", {
-      detail: { paths, source: "preview", restyled: true },
+      detail: { paths, source: "preview", shown: true },
     }));
     return;
   }

@@ -80,7 +80,7 @@ function reloadPreview() {
 on("filesChanged", (event) => {
   const detail = event.detail || {};
   if (detail.source === "person" && detail.tab === TAB) return;  // followed already
-  if (detail.restyled) {  // a visual edit's stylesheet, loaded again in place (visual/main.js)
+  if (detail.shown) {  // a visual edit the preview shows already, in place (visual/main.js)
     if (detail.source in CHANGED_BY) changedElsewhere(detail.paths, detail.source);
     return;
   }
