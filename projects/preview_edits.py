@@ -21,7 +21,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from projects.files import style_rules
-from projects.files.elements import Document, Element, document_of
+from projects.files.elements import Document, Element, document_of, document_problem
 from projects.files.inline_markup import inner_replace
 from projects.files.paths import PathError, normalize_path
 from projects.files.results import ErrorCode, FileError, FileWrite
@@ -125,6 +125,9 @@ def _located(
             path=page,
             current_version=record.version,
         )
+    too_much = document_problem(record.content)
+    if too_much is not None:
+        return VisualRefused(f"{page} cannot be edited in the preview: {too_much}. {ASK}")
     document = document_of(record.content)
     element = element_find(document, edit.picked)
     if isinstance(element, VisualRefused):

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 from django.contrib.auth.models import User
-from playwright.sync_api import Page, expect
+from playwright.sync_api import FilePayload, Page, expect
 
 from fakes.images import png
 from projects.files.results import FileWrite
@@ -262,7 +262,7 @@ def test_every_control_writes_a_minimal_diff(
     ]
     expect(frame.locator("img")).to_have_attribute("alt", "A new loaf")
     # Replace image with an upload: kept in images/, then named by the page.
-    picture = {"name": "fresh loaf.png", "mimeType": "image/png", "buffer": png(4, 4)}
+    picture: FilePayload = {"name": "fresh loaf.png", "mimeType": "image/png", "buffer": png(4, 4)}
     changed = _control(
         page, project, "/menu.html", lambda: page.set_input_files("#visual-upload", files=[picture])
     )

@@ -8,7 +8,7 @@ import difflib
 import pytest
 
 from projects.files import style_rules
-from projects.files.elements import Document, Element, document_read
+from projects.files.elements import Document, Element, document_problem, document_read
 from projects.files.inline_markup import inner_replace
 from projects.files.visual import (
     Picked,
@@ -279,3 +279,12 @@ def test_markup_the_content_did_not_have_is_refused(markup: str) -> None:
     refused = inner_replace(document, h1, markup)
     assert isinstance(refused, VisualRefused)
     assert "formatting" in refused.message
+
+
+def test_pages_html5lib_would_read_for_too_long_are_not_read() -> None:
+    deep = "<!doctype html><body>" + "<div>" * 300 + "x" + "</div>" * 300
+    assert document_problem(deep) == "its elements nest more than 256 deep"
+    many = "<!doctype html><body><a " + "<a " * 5000 + ">"
+    assert document_problem(many) is not None
+    # Many paragraphs and list items (closed by the next of their kind) are not deep.
+    assert document_problem(PAGE + "<ul>" + "<li>x" * 2000 + "</ul>" + "<p>y" * 2000) is None
