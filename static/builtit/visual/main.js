@@ -11,6 +11,7 @@ import { frame, tell, showChat } from "../bridge/fields.js";
 
 const $ = (id) => document.getElementById(id);
 const panel = () => $("visual-panel");
+const NO_WORDS = ["img", "input", "br", "hr", "video", "audio", "iframe", "select", "textarea"];
 let current = null;  // what the page said of the element: path, tag, texts, styles…
 let page = "";  // its page's path in the project
 let lastRevisions = [];
@@ -30,6 +31,7 @@ export function visualSelect(raw, pagePath, { again = false } = {}) {
   box.hidden = false;
   box.querySelector(".visual-what").textContent = `<${raw.tag}>`;
   box.querySelectorAll("[data-for-tag]").forEach((row) => { row.hidden = row.dataset.forTag !== raw.tag; });
+  box.querySelector("[data-action='visual-edit-text']").hidden = NO_WORDS.includes(raw.tag);
   fill(raw);
   loadChoices();
 }
@@ -204,7 +206,9 @@ function refuse(text, ask) {
   box.querySelector(".visual-status").textContent = "";
   box.querySelector(".visual-refusal").hidden = false;
   box.querySelector(".visual-refusal-text").textContent = text;
-  box.querySelector("[data-action='visual-ask']").dataset.suggest = ask;
+  const offer = box.querySelector("[data-action='visual-ask']");
+  offer.dataset.suggest = ask;
+  offer.hidden = !ask;  // nothing to ask for (the server could not be reached)
   box.querySelector(".visual-refusal").scrollIntoView({ block: "nearest" });
 }
 
