@@ -21,7 +21,8 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from projects.files import style_rules
-from projects.files.elements import Document, Element, document_of
+from projects.files.elements import Document, Element, document_of, document_problem
+from projects.files.inline_markup import inner_replace
 from projects.files.paths import PathError, normalize_path
 from projects.files.results import ErrorCode, FileError, FileWrite
 from projects.files.visual import (
@@ -35,6 +36,7 @@ from projects.files.visual import (
     element_find,
     element_move,
     text_replace,
+    words_check,
 )
 from projects.locks import lock_current
 from projects.models import Project, ProjectFile
@@ -59,6 +61,7 @@ class VisualEdit:
     kind: Kind
     before: tuple[str, ...] = ()  # text: the element's text nodes as they were
     after: tuple[str, ...] = ()  # and as the person left them
+    markup: str = ""  # text: the element's content as the person left it, when its tags changed
     name: str = ""  # attribute: href, src or alt; style: the property
     value: str = ""
     up: bool = False  # move: up (or down)
@@ -122,6 +125,9 @@ def _located(
             path=page,
             current_version=record.version,
         )
+    too_much = document_problem(record.content)
+    if too_much is not None:
+        return VisualRefused(f"{page} cannot be edited in the preview: {too_much}. {ASK}")
     document = document_of(record.content)
     element = element_find(document, edit.picked)
     if isinstance(element, VisualRefused):
@@ -140,6 +146,9 @@ def _html(target: _Target, edit: VisualEdit) -> tuple[FileWrite, ...] | VisualRe
 def _html_changed(document: Document, element: Element, edit: VisualEdit) -> str | VisualRefused:
     match edit.kind:
         case "text":
+            if edit.markup and len(edit.after) != len(edit.before):  # bold, italic or links changed
+                wrong = words_check(element, list(edit.before))
+                return wrong or inner_replace(document, element, edit.markup)
             return text_replace(document, element, before=list(edit.before), after=list(edit.after))
         case "attribute":
             return _attribute_changed(document, element, edit)

@@ -125,6 +125,57 @@ _READ: Kept[str, Document] = Kept(
 )
 
 
+# html5lib is quadratic in how deep elements nest and in how many attributes
+# one tag has (5 s for 60 KB of "<div>"; projects.publish.checking), and a
+# visual edit reads the page in the request: past these, a page is not read.
+MAX_DEPTH = 256
+MAX_TAG_CHARS = 8192
+_TAG = re.compile(r"<(/?)([a-zA-Z][^\t\n\f\r />]*)")
+_TAG_TEXT = re.compile(r"<[a-zA-Z][^>]*")  # matches never overlap: one pass
+# Elements that nest nothing, or that the next of their kind closes.
+_FLAT = frozenset(
+    (
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "meta",
+        "source",
+        "track",
+        "wbr",
+        "p",
+        "li",
+        "dt",
+        "dd",
+        "option",
+        "tr",
+        "td",
+        "th",
+        "rt",
+        "rp",
+    )
+)
+
+
+def document_problem(text: str) -> str | None:
+    """Why the page is too deep, or has a tag too long, to be read here; None if not."""
+    if any(match.end() - match.start() > MAX_TAG_CHARS for match in _TAG_TEXT.finditer(text)):
+        return f"a tag of the page is longer than {MAX_TAG_CHARS} characters"
+    depth = 0
+    for match in _TAG.finditer(text):
+        if match.group(2).lower() in _FLAT:
+            continue
+        depth += -1 if match.group(1) else 1
+        if depth > MAX_DEPTH:
+            return f"its elements nest more than {MAX_DEPTH} deep"
+    return None
+
+
 def document_of(text: str) -> Document:
     """`text` read (document_read), or as read before."""
     key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

@@ -73,12 +73,10 @@ def text_replace(
 ) -> str | VisualRefused:
     """The page with the element's text nodes `before` (as the preview had them)
     changed to `after`; its tags (bold, italic, links) stay as written."""
+    wrong = words_check(element, before)
+    if wrong is not None:
+        return wrong
     runs = list(element.runs())
-    if [run.text for run in runs] != before:
-        return VisualRefused(
-            f"The words of this <{element.name}> are written by a script, or the page changed "
-            f"since it loaded. {ASK}"
-        )
     if len(after) != len(before):
         return VisualRefused(
             "Only the words change in place: bold, italic and links stay as they are. To change "
@@ -94,8 +92,18 @@ def text_replace(
                 f"Where this <{element.name}>'s words are written cannot be told for sure (the "
                 f"browser repaired the markup around it). {ASK}"
             )
-        changes.append(_trimmed(text, run.start, run.end, _escaped(new)))
+        changes.append(trimmed_change(text, run.start, run.end, _escaped(new)))
     return _applied(text, changes)
+
+
+def words_check(element: Element, before: list[str]) -> VisualRefused | None:
+    """Refused unless the element's text nodes, as the preview had them, are its file's."""
+    if [run.text for run in element.runs()] == before:
+        return None
+    return VisualRefused(
+        f"The words of this <{element.name}> are written by a script, or the page changed "
+        f"since it loaded. {ASK}"
+    )
 
 
 def _escaped(words: str) -> str:
@@ -108,7 +116,7 @@ def _escaped(words: str) -> str:
     )
 
 
-def _trimmed(text: str, start: int, end: int, new: str) -> tuple[int, int, str]:
+def trimmed_change(text: str, start: int, end: int, new: str) -> tuple[int, int, str]:
     """Replacing text[start:end] with `new`, less what both begin and end with."""
     old = text[start:end]
     head = 0
@@ -188,7 +196,9 @@ def attribute_set(
     if current.quote == "'":
         escaped = value.replace("&", "&amp;").replace("'", "&#39;")
     if current.quote:
-        return _applied(text, [_trimmed(text, current.value_start, current.value_end, escaped)])
+        return _applied(
+            text, [trimmed_change(text, current.value_start, current.value_end, escaped)]
+        )
     return _applied(text, [(current.value_start, current.value_end, f'"{escaped}"')])
 
 

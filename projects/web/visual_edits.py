@@ -9,8 +9,7 @@ from typing import get_args
 
 from common.jsontypes import JSONValue
 from projects.files import style_rules
-from projects.files.elements import document_of
-from projects.files.paths import is_binary_path
+from projects.files.elements import document_of, document_problem
 from projects.files.visual import Picked, VisualRefused
 from projects.models import Project, ProjectFile
 from projects.preview_edits import Kind, VisualEdit
@@ -48,6 +47,7 @@ def edit_from_json(raw: JSONValue) -> VisualEdit | VisualRefused:
         kind=kind,  # type: ignore[arg-type]
         before=before,
         after=after,
+        markup=_text(raw.get("markup")),
         name=_text(raw.get("name")),
         value=_text(raw.get("value")),
         up=raw.get("up") is True,
@@ -75,7 +75,7 @@ def panel_choices(project: Project, page: str) -> dict[str, list[str]]:
     paths = sorted(files.values_list("path", flat=True))
     current = files.filter(path=page).values_list("content", flat=True).first() or ""
     sections = []
-    if current:
+    if current and document_problem(current) is None:
         sections = [
             "#" + element.attributes["id"]
             for element in document_of(current).elements()
@@ -85,10 +85,5 @@ def panel_choices(project: Project, page: str) -> dict[str, list[str]]:
         "colours": style_rules.site_colours(list(sheets)),
         "pages": [p for p in paths if p.lower().endswith((".html", ".htm"))][:MAX_CHOICES],
         "sections": sections[:MAX_CHOICES],
-        "images": [
-            p
-            for p in paths
-            if is_binary_path(p) or p.lower().endswith(".svg")
-            if p.lower().endswith(_IMAGE_EXTENSIONS)
-        ][:MAX_CHOICES],
+        "images": [p for p in paths if p.lower().endswith(_IMAGE_EXTENSIONS)][:MAX_CHOICES],
     }

@@ -231,6 +231,9 @@
     }
     if (order && Array.isArray(order.select)) { reselect(order.select); return; }
     if (order && order.editText === true) { editText(); return; }
+    // Words edited here were written as shown: the page stays, naming the file's new text.
+    if (order && typeof order.source === "string") { SOURCE = order.source; return; }
+    if (order && Array.isArray(order.restyle)) { restyle(order.restyle.map(String)); return; }
     if (!order || typeof order.pick !== "boolean") return;
     if (order.pick) {
       picking = true;
@@ -246,7 +249,7 @@
   // what the preview added (this script, the dialog notices, the outline) --
   // with its text nodes and styles; and its words edited in place, kept with
   // Enter or a click outside, Esc leaving them as they were.
-  const SOURCE = document.currentScript.dataset.source || "";
+  let SOURCE = document.currentScript.dataset.source || "";
   const added = new Set([document.currentScript, box]);
   const before = document.currentScript.previousElementSibling;
   if (before && before.tagName === "SCRIPT" && !before.src) added.add(before);
@@ -277,12 +280,42 @@
     };
   };
   const reselect = (path) => {
+    // Asked as the page starts: its elements and stylesheets are there once it has loaded.
+    if (document.readyState !== "complete") {
+      addEventListener("load", () => reselect(path), { once: true });
+      return;
+    }
     let el = document.documentElement;
     for (const index of path) {
       el = el && [...el.children].filter((c) => !added.has(c))[index];
     }
     chosen = el || null;
     post({ selected: el ? { tag: el.tagName.toLowerCase(), ...described(el) } : null });
+  };
+  // A visual edit that changed only stylesheets: those are loaded again in
+  // place (a fresh <link> beside the old, which goes once it has loaded), so
+  // the page need not be loaded again; then the element is described afresh.
+  // A stylesheet the page does not link itself (an @import) cannot be: the
+  // workspace loads the page again.
+  const restyle = (paths) => {
+    const links = [...document.querySelectorAll("link[rel~='stylesheet'][href]")].filter((link) => {
+      const path = new URL(link.href, document.baseURI).pathname;
+      return paths.some((wanted) => path.endsWith(wanted));
+    });
+    if (links.length === 0) { post({ restyled: false }); return; }
+    let waiting = links.length;
+    for (const link of links) {
+      const fresh = link.cloneNode();
+      fresh.href = new URL(link.href, document.baseURI).pathname + "?v=" + Date.now();
+      const done = () => {
+        link.remove();
+        waiting -= 1;
+        if (waiting === 0) post({ restyled: true, selected: chosen ? { tag: chosen.tagName.toLowerCase(), ...described(chosen) } : null });
+      };
+      fresh.addEventListener("load", done, { once: true });
+      fresh.addEventListener("error", done, { once: true });
+      link.after(fresh);
+    }
   };
   let editing = null;
   const editText = () => {
@@ -299,7 +332,12 @@
       el.removeEventListener("blur", blurred);
       el.removeAttribute("contenteditable");
       if (!keep) { el.innerHTML = was.html; post({ edited: null }); return; }
-      post({ edited: { before: was.before, after: textsOf(el) } });
+      const after = textsOf(el);
+      // Its bold, italic or links changed too: the content as it is now goes with it.
+      // Never cut: a part of it would be written as the whole (too long: refused instead).
+      const whole = el.innerHTML;
+      const markup = after.length === was.before.length || whole.length > 20000 ? "" : whole;
+      post({ edited: { before: was.before, after, markup } });
     };
     const keys = (event) => {
       if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); done(true); }

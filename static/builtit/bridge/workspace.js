@@ -11,7 +11,7 @@ import { on } from "../events.js";
 import { frame, tell } from "./fields.js";
 import { addProblem, drop, droppedNow, problemsCleared, problemsNow } from "./problems.js";
 import { picked, picking, pickerLeft } from "./picker.js";
-import { pageLoaded as visualPageLoaded, reselected, textEdited } from "../visual/main.js";
+import { pageLoaded as visualPageLoaded, reselected, restyled, textEdited } from "../visual/main.js";
 
 // ── messages from the page ─────────────────────────────────────────────
 on("message", (event) => {
@@ -24,6 +24,7 @@ on("message", (event) => {
   if (data.problem && typeof data.problem === "object") { addProblem(data.problem); return; }
   if (data.picked && typeof data.picked === "object") { picked(data.picked); return; }
   if (data.pickEnded === true && picking()) { pickerLeft(); return; }
+  if ("restyled" in data) { restyled(data.restyled === true, data.selected && typeof data.selected === "object" ? data.selected : null); return; }
   if ("selected" in data) { reselected(data.selected && typeof data.selected === "object" ? data.selected : null); return; }
   if ("edited" in data) { textEdited(editedFields(data.edited)); return; }
   drop();
@@ -36,7 +37,8 @@ function editedFields(raw) {
     ? value : null);
   const before = list(raw.before);
   const after = list(raw.after);
-  return before && after ? { before, after } : null;
+  const markup = typeof raw.markup === "string" && raw.markup.length <= 20000 ? raw.markup : "";
+  return before && after ? { before, after, markup } : null;
 }
 
 function pageLoaded() {

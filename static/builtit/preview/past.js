@@ -75,7 +75,8 @@ on("filesChanged", (event) => {
   if (!box || !box.hasAttribute("data-past")) return;
   const detail = event.detail || {};
   const workspace = window.builtitWorkspace;
-  const mine = !detail.source || (detail.source === "person" && workspace && detail.tab === workspace.tab);
+  const mine = !detail.source || detail.source === "preview"
+    || (detail.source === "person" && workspace && detail.tab === workspace.tab);
   const hadFocus = $("preview-past").contains(document.activeElement);  // its bar goes
   showLive();
   note(BACK_LIVE[mine ? "mine" : detail.source] || BACK_LIVE.mine);

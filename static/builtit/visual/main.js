@@ -11,6 +11,7 @@ import { frame, tell, showChat } from "../bridge/fields.js";
 
 const $ = (id) => document.getElementById(id);
 const panel = () => $("visual-panel");
+const NO_WORDS = ["img", "input", "br", "hr", "video", "audio", "iframe", "select", "textarea"];
 let current = null;  // what the page said of the element: path, tag, texts, styles…
 let page = "";  // its page's path in the project
 let lastRevisions = [];
@@ -20,15 +21,17 @@ let madeAtLoad = 0;
 let editingText = false;
 
 // The element the person picked (bridge/picker.js), or picked again after a reload.
-export function visualSelect(raw, pagePath) {
+export function visualSelect(raw, pagePath, { again = false } = {}) {
   if (!panel() || !raw || !Array.isArray(raw.path) || !raw.path.length) return;
   if (!raw.path.every(Number.isInteger) || typeof raw.tag !== "string") return;
+  if (!again) reselecting = false;  // the person's pick wins over picking the last one again
   current = raw;
   page = pagePath || page;
   const box = panel();
   box.hidden = false;
   box.querySelector(".visual-what").textContent = `<${raw.tag}>`;
   box.querySelectorAll("[data-for-tag]").forEach((row) => { row.hidden = row.dataset.forTag !== raw.tag; });
+  box.querySelector("[data-action='visual-edit-text']").hidden = NO_WORDS.includes(raw.tag);
   fill(raw);
   loadChoices();
 }
@@ -94,7 +97,7 @@ function apply(change) {
 
 async function send(change) {
   if (!current) return;
-  say("Saving…", false);
+  say("Saving…");
   const body = {
     page, source: current.source, kind: change.kind,
     picked: { path: current.path, tag: current.tag, text: current.content || "" }, ...change,
@@ -113,15 +116,43 @@ async function send(change) {
   }
   if (!answer.ok || !data.ok) {
     refuse(data.error || "The change was not made.", data.ask || describe(change));
-    if (answer.status === 409) followed([page]);
+    // Words typed in place that were not written must not stay shown as if they were.
+    if (answer.status === 409 || change.kind === "text") followed([page]);
     return;
   }
   lastRevisions = data.revisions || [];
   made += 1;
   carriedOn(change, data.source);
   $("visual-panel").querySelector("[data-action='visual-undo']").hidden = false;
-  say(`${data.note}. Saved as your edit.`, true);
-  followed(data.paths || [], change.kind !== "delete");
+  say(`${data.note}. Saved as your edit.`);
+  const paths = data.paths || [];
+  if (change.kind === "text") {
+    // The preview shows the words as they were typed, which is what was written:
+    // it stays (no reload, no flash), told the page's new text for the next change.
+    tell({ source: current.source });
+    document.body.dispatchEvent(new CustomEvent("filesChanged", {
+      detail: { paths, source: "preview", shown: true },
+    }));
+    return;
+  }
+  if (change.kind === "style" && paths.every((path) => path.endsWith(".css"))) {
+    restyling = true;
+    tell({ restyle: paths });  // shown in place; the editor and the rest follow
+    document.body.dispatchEvent(new CustomEvent("filesChanged", {
+      detail: { paths, source: "preview", shown: true },
+    }));
+    return;
+  }
+  followed(paths, change.kind !== "delete");
+}
+
+// The page loaded its stylesheets again in place (or could not: then it loads again).
+let restyling = false;
+export function restyled(done, raw) {
+  if (!restyling) return;
+  restyling = false;
+  if (!done) { followed([page]); return; }
+  if (raw && current && raw.tag === current.tag) visualSelect(raw, page, { again: true });
 }
 
 // The element as the change left it, for the next change made before the
@@ -147,7 +178,7 @@ function followed(paths, pickAgain = true) {
   reselecting = pickAgain;
   if (!pickAgain) { current = null; panel().hidden = true; }
   document.body.dispatchEvent(new CustomEvent("filesChanged", {
-    detail: { paths, source: "person", tab: "", now: true },
+    detail: { paths, source: "preview", now: true },
   }));
 }
 
@@ -159,13 +190,15 @@ export function pageLoaded() {
 export function reselected(raw) {
   if (!reselecting || madeAtLoad !== made) return;
   reselecting = false;
-  if (raw && raw.tag === current.tag) visualSelect(raw);
+  if (raw && current && raw.tag === current.tag) visualSelect(raw, page, { again: true });
 }
 
-function say(text, done) {
+function say(text) {
   const box = panel();
-  box.querySelector(".visual-status").textContent = text;
-  if (done !== false || text) box.querySelector(".visual-refusal").hidden = true;
+  const status = box.querySelector(".visual-status");
+  status.textContent = text;
+  box.querySelector(".visual-refusal").hidden = true;
+  status.scrollIntoView({ block: "nearest" });
 }
 
 function refuse(text, ask) {
@@ -173,7 +206,10 @@ function refuse(text, ask) {
   box.querySelector(".visual-status").textContent = "";
   box.querySelector(".visual-refusal").hidden = false;
   box.querySelector(".visual-refusal-text").textContent = text;
-  box.querySelector("[data-action='visual-ask']").dataset.suggest = ask;
+  const offer = box.querySelector("[data-action='visual-ask']");
+  offer.dataset.suggest = ask;
+  offer.hidden = !ask;  // nothing to ask for (the server could not be reached)
+  box.querySelector(".visual-refusal").scrollIntoView({ block: "nearest" });
 }
 
 function describe(change) {
@@ -256,7 +292,7 @@ action("visual-undo", async () => {
   const data = answer ? await answer.json().catch(() => ({})) : {};
   if (!answer || !answer.ok) { refuse(data.error || "The edit could not be taken back.", ""); return; }
   panel().querySelector("[data-action='visual-undo']").hidden = true;
-  say("Undone: the files are as they were before that edit.", true);
+  say("Undone: the files are as they were before that edit.");
   followed(data.paths || []);
 });
 
@@ -264,10 +300,10 @@ action("visual-undo", async () => {
 export function textEdited(edited) {
   if (!current) return;
   editingText = false;
-  if (!edited) { say("Text left as it was.", true); return; }
+  if (!edited) { say("Text left as it was."); return; }
   const same = edited.before.length === edited.after.length && edited.before.every((t, i) => t === edited.after[i]);
   if (same) return;
-  apply({ kind: "text", before: edited.before, after: edited.after });
+  apply({ kind: "text", before: edited.before, after: edited.after, markup: edited.markup });
 }
 
 export const editing = () => editingText;

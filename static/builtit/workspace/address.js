@@ -80,6 +80,10 @@ function reloadPreview() {
 on("filesChanged", (event) => {
   const detail = event.detail || {};
   if (detail.source === "person" && detail.tab === TAB) return;  // followed already
+  if (detail.shown) {  // a visual edit the preview shows already, in place (visual/main.js)
+    if (detail.source in CHANGED_BY) changedElsewhere(detail.paths, detail.source);
+    return;
+  }
   clearTimeout(previewTimer);
   // A visual edit made here is shown at once (visual/main.js).
   previewTimer = setTimeout(reloadPreview, detail.now ? 0 : 250);

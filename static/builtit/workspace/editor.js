@@ -17,6 +17,7 @@ export const CHANGED_BY = {
   assistant: "the assistant changed this file.",
   history: "an undo or restore changed this file.",
   person: "this file was saved in another tab.",
+  preview: "you changed this file in the preview.",
 };
 
 export const currentEditor = () => editor;

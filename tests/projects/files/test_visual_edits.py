@@ -8,7 +8,8 @@ import difflib
 import pytest
 
 from projects.files import style_rules
-from projects.files.elements import Document, Element, document_read
+from projects.files.elements import Document, Element, document_problem, document_read
+from projects.files.inline_markup import inner_replace
 from projects.files.visual import (
     Picked,
     VisualRefused,
@@ -246,3 +247,44 @@ def test_other_line_breaks_keep_their_offsets(newline: str) -> None:
     new = attribute_set(document, image, "alt", "Bread")
     assert isinstance(new, str)
     assert new == text.replace('alt="A loaf"', 'alt="Bread"')
+
+
+def test_formatting_changed_in_place_is_written_from_inline_markup_only() -> None:
+    document, h1 = _at((1, 0))
+    # The bold word deleted: the content written anew, only what differs.
+    new = inner_replace(document, h1, "Fresh &amp;  bread")
+    assert isinstance(new, str)
+    assert _changed_lines(PAGE, new) == [
+        '-   <h1 class="title">Fresh &amp; <b>warm</b> bread</h1>\n',
+        '+   <h1 class="title">Fresh &amp;  bread</h1>\n',
+    ]
+    # Ctrl+B on a word: a new <b> is what the person's keys make.
+    bolder = inner_replace(document, h1, "<b>Fresh</b> &amp; <b>warm</b> bread")
+    assert isinstance(bolder, str)
+    assert "<b>Fresh</b> &amp; <b>warm</b> bread</h1>" in bolder
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        'Fresh <span style="color:red">warm</span> bread',
+        "Fresh <div>warm</div> bread",
+        "Fresh <script>alert(1)</script> bread",
+        'Fresh <a href="https://elsewhere.example">warm</a> bread',
+        'Fresh <b onclick="x()">warm</b> bread',
+    ],
+)
+def test_markup_the_content_did_not_have_is_refused(markup: str) -> None:
+    document, h1 = _at((1, 0))
+    refused = inner_replace(document, h1, markup)
+    assert isinstance(refused, VisualRefused)
+    assert "formatting" in refused.message
+
+
+def test_pages_html5lib_would_read_for_too_long_are_not_read() -> None:
+    deep = "<!doctype html><body>" + "<div>" * 300 + "x" + "</div>" * 300
+    assert document_problem(deep) == "its elements nest more than 256 deep"
+    many = "<!doctype html><body><a " + "<a " * 5000 + ">"
+    assert document_problem(many) is not None
+    # Many paragraphs and list items (closed by the next of their kind) are not deep.
+    assert document_problem(PAGE + "<ul>" + "<li>x" * 2000 + "</ul>" + "<p>y" * 2000) is None

@@ -112,6 +112,7 @@ def test_refused_in_words_while_the_assistant_works(
     status, answer = _post(user_client, project, {"picked": H1, "kind": "hide"})
     assert status == 423
     assert "The assistant is changing this project's files right now" in str(answer["error"])
+    assert "edits in the preview wait: nothing was changed" in str(answer["error"])
     assert _text(project) == PAGE
 
 
