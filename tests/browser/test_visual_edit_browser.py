@@ -365,14 +365,23 @@ HERO_PAGE = """<!doctype html>
 </html>
 """
 HERO_CSS = ".hero { background: #1f2937; }\n.hero h1 { color: #dc2626; }\n"
+# The element's own class rule, edited in place (the stylesheet alone is
+# written and loaded again in place), loses to a more specific one.
+TITLE_PAGE = HERO_PAGE.replace("<h1>", '<h1 class="title">')
+TITLE_CSS = (
+    ".title { color: #b45309; }\n.hero { background: #1f2937; }\n.hero .title { color: #dc2626; }\n"
+)
 
 
+@pytest.mark.parametrize(
+    ("hero_page", "hero_css"), [(HERO_PAGE, HERO_CSS), (TITLE_PAGE, TITLE_CSS)]
+)
 def test_a_style_a_more_specific_rule_beats_says_so_in_words(
-    page: Page, chat_server: ChatServer, browser_user: User
+    page: Page, chat_server: ChatServer, browser_user: User, hero_page: str, hero_css: str
 ) -> None:
     project = project_create(owner=browser_user, name="Bakery", starter=False)
     assert isinstance(project, Project)
-    for path, content in (("/index.html", HERO_PAGE), ("/site.css", HERO_CSS)):
+    for path, content in (("/index.html", hero_page), ("/site.css", hero_css)):
         written = file_create(
             project=project, path=path, content=content, author=Author.person(browser_user)
         )
@@ -400,5 +409,5 @@ def test_a_style_a_more_specific_rule_beats_says_so_in_words(
         page.locator("[data-show-panel='preview']").click()
     page.locator("[data-action='visual-undo']").click()
     expect(page.locator("#visual-panel .visual-status")).to_contain_text("Undone")
-    assert _text(project, "/site.css") == HERO_CSS
-    assert _text(project, "/index.html") == HERO_PAGE
+    assert _text(project, "/site.css") == hero_css
+    assert _text(project, "/index.html") == hero_page
