@@ -109,6 +109,11 @@ def test_edits_in_the_preview_are_the_persons_smallest_edits(
 
     # The words, in place: double-click, type, Enter keeps; bold stays bold.
     _pick(page, "h1")
+    # The preview keeps filling the room the panel leaves (on a phone, above
+    # its sheet), never an iframe's default 150 px over an empty gap.
+    assert page.locator("#preview-frame").evaluate("f => f.getBoundingClientRect().height") >= (
+        0.4 * 900
+    )
     frame = page.frame_locator("#preview-frame")
     frame.locator("h1 b").dblclick()
     frame.locator("h1 b").evaluate("b => { b.firstChild.data = 'hot'; }")
@@ -346,3 +351,63 @@ def test_a_script_made_element_is_refused_with_ask_the_assistant(
         "Delete the <div> “Made by a script” on /index.html"
     )
     assert _text(project, "/index.html") == PAGE
+
+
+HERO_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+  <title>Bakery</title>
+  <link rel="stylesheet" href="site.css">
+</head>
+<body>
+  <section class="hero"><h1>Fresh bread</h1></section>
+</body>
+</html>
+"""
+HERO_CSS = ".hero { background: #1f2937; }\n.hero h1 { color: #dc2626; }\n"
+# The element's own class rule, edited in place (the stylesheet alone is
+# written and loaded again in place), loses to a more specific one.
+TITLE_PAGE = HERO_PAGE.replace("<h1>", '<h1 class="title">')
+TITLE_CSS = (
+    ".title { color: #b45309; }\n.hero { background: #1f2937; }\n.hero .title { color: #dc2626; }\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("hero_page", "hero_css"), [(HERO_PAGE, HERO_CSS), (TITLE_PAGE, TITLE_CSS)]
+)
+def test_a_style_a_more_specific_rule_beats_says_so_in_words(
+    page: Page, chat_server: ChatServer, browser_user: User, hero_page: str, hero_css: str
+) -> None:
+    project = project_create(owner=browser_user, name="Bakery", starter=False)
+    assert isinstance(project, Project)
+    for path, content in (("/index.html", hero_page), ("/site.css", hero_css)):
+        written = file_create(
+            project=project, path=path, content=content, author=Author.person(browser_user)
+        )
+        assert isinstance(written, FileWrite)
+    sign_in(page, chat_server.url)
+    _open(page, chat_server.url, project)
+    _pick(page, "h1")
+    page.locator("[data-for='visual-color'] button[title='#1f2937']").click()
+    refusal = page.locator("#visual-panel .visual-refusal")
+    expect(refusal).to_contain_text(
+        "Saved, but another rule of the stylesheet still sets the colour of this <h1>, "
+        "so it does not show. Undo it, or ask the assistant."
+    )
+    expect(page.locator("#visual-panel .visual-status")).to_have_text("")
+    frame = page.frame_locator("#preview-frame")
+    expect(frame.locator("h1")).to_have_css("color", "rgb(220, 38, 38)")
+    # The check left no value of its own on the element.
+    assert frame.locator("h1").evaluate("h => h.style.color") == ""
+    refusal.locator("[data-action='visual-ask']").click()
+    expect(page.locator("#composer-input")).to_have_value(
+        "Set color of the <h1> “Fresh bread” on /index.html to #1f2937:"
+        " a more specific rule of the stylesheet still wins over the edit"
+    )
+    if page.locator("[data-show-panel='preview']").is_visible():
+        page.locator("[data-show-panel='preview']").click()
+    page.locator("[data-action='visual-undo']").click()
+    expect(page.locator("#visual-panel .visual-status")).to_contain_text("Undone")
+    assert _text(project, "/site.css") == hero_css
+    assert _text(project, "/index.html") == hero_page

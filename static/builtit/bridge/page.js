@@ -229,11 +229,11 @@
       report();
       return;
     }
-    if (order && Array.isArray(order.select)) { reselect(order.select); return; }
+    if (order && Array.isArray(order.select)) { reselect(order.select, order.check); return; }
     if (order && order.editText === true) { editText(); return; }
     // Words edited here were written as shown: the page stays, naming the file's new text.
     if (order && typeof order.source === "string") { SOURCE = order.source; return; }
-    if (order && Array.isArray(order.restyle)) { restyle(order.restyle.map(String)); return; }
+    if (order && Array.isArray(order.restyle)) { restyle(order.restyle.map(String), order.check); return; }
     if (!order || typeof order.pick !== "boolean") return;
     if (order.pick) {
       picking = true;
@@ -279,10 +279,10 @@
       styles: Object.fromEntries(STYLES.map((name) => [name, computed.getPropertyValue(name)])),
     };
   };
-  const reselect = (path) => {
+  const reselect = (path, check) => {
     // Asked as the page starts: its elements and stylesheets are there once it has loaded.
     if (document.readyState !== "complete") {
-      addEventListener("load", () => reselect(path), { once: true });
+      addEventListener("load", () => reselect(path, check), { once: true });
       return;
     }
     let el = document.documentElement;
@@ -290,14 +290,29 @@
       el = el && [...el.children].filter((c) => !added.has(c))[index];
     }
     chosen = el || null;
-    post({ selected: el ? { tag: el.tagName.toLowerCase(), ...described(el) } : null });
+    post({ selected: el ? { tag: el.tagName.toLowerCase(), ...described(el) } : null, shows: shows(el, check) });
   };
   // A visual edit that changed only stylesheets: those are loaded again in
   // place (a fresh <link> beside the old, which goes once it has loaded), so
   // the page need not be loaded again; then the element is described afresh.
   // A stylesheet the page does not link itself (an @import) cannot be: the
   // workspace loads the page again.
-  const restyle = (paths) => {
+  // Whether the element shows the value asked: what it computes to with the
+  // value set on it alone (an !important inline value, which no rule beats)
+  // against what it computes to from the stylesheets. They differ when a more
+  // specific rule than the edited one still sets the property. The element's
+  // own style attribute is put back as it was before anything is drawn.
+  const shows = (el, check) => {
+    if (!el || !check || typeof check.name !== "string" || typeof check.value !== "string") return null;
+    if (!STYLES.includes(check.name)) return null;
+    const before = el.getAttribute("style");
+    el.style.setProperty(check.name, check.value, "important");
+    const asked = getComputedStyle(el).getPropertyValue(check.name);
+    if (before === null) el.removeAttribute("style");
+    else el.setAttribute("style", before);
+    return getComputedStyle(el).getPropertyValue(check.name) === asked;
+  };
+  const restyle = (paths, check) => {
     const links = [...document.querySelectorAll("link[rel~='stylesheet'][href]")].filter((link) => {
       const path = new URL(link.href, document.baseURI).pathname;
       return paths.some((wanted) => path.endsWith(wanted));
@@ -310,7 +325,12 @@
       const done = () => {
         link.remove();
         waiting -= 1;
-        if (waiting === 0) post({ restyled: true, selected: chosen ? { tag: chosen.tagName.toLowerCase(), ...described(chosen) } : null });
+        if (waiting === 0) {
+          post({
+            restyled: true, shows: shows(chosen, check),
+            selected: chosen ? { tag: chosen.tagName.toLowerCase(), ...described(chosen) } : null,
+          });
+        }
       };
       fresh.addEventListener("load", done, { once: true });
       fresh.addEventListener("error", done, { once: true });

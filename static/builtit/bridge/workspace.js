@@ -24,8 +24,14 @@ on("message", (event) => {
   if (data.problem && typeof data.problem === "object") { addProblem(data.problem); return; }
   if (data.picked && typeof data.picked === "object") { picked(data.picked); return; }
   if (data.pickEnded === true && picking()) { pickerLeft(); return; }
-  if ("restyled" in data) { restyled(data.restyled === true, data.selected && typeof data.selected === "object" ? data.selected : null); return; }
-  if ("selected" in data) { reselected(data.selected && typeof data.selected === "object" ? data.selected : null); return; }
+  if ("restyled" in data) {
+    restyled(data.restyled === true, data.selected && typeof data.selected === "object" ? data.selected : null, data.shows !== false);
+    return;
+  }
+  if ("selected" in data) {
+    reselected(data.selected && typeof data.selected === "object" ? data.selected : null, data.shows !== false);
+    return;
+  }
   if ("edited" in data) { textEdited(editedFields(data.edited)); return; }
   drop();
 }, { target: window });

@@ -136,23 +136,43 @@ async function send(change) {
     return;
   }
   if (change.kind === "style" && paths.every((path) => path.endsWith(".css"))) {
-    restyling = true;
-    tell({ restyle: paths });  // shown in place; the editor and the rest follow
+    restyling = change;
+    tell({ restyle: paths, check: { name: change.name, value: change.value } });  // shown in place; the editor and the rest follow
     document.body.dispatchEvent(new CustomEvent("filesChanged", {
       detail: { paths, source: "preview", shown: true },
     }));
     return;
   }
+  checking = change.kind === "style" ? change : null;
   followed(paths, change.kind !== "delete");
 }
 
 // The page loaded its stylesheets again in place (or could not: then it loads again).
-let restyling = false;
-export function restyled(done, raw) {
-  if (!restyling) return;
-  restyling = false;
+// A style the page does not show (a more specific rule of the stylesheet still
+// sets it) was saved all the same: the person is told, with Undo and the
+// request for the assistant at hand, rather than "Saved" over no change.
+let restyling = null;
+const STYLE_WORDS = {
+  color: "colour", "background-color": "background colour", "font-size": "font size",
+  padding: "padding", margin: "margin", "border-radius": "corners", "text-align": "alignment",
+};
+export function restyled(done, raw, shows = true) {
+  const change = restyling;
+  if (!change) return;
+  restyling = null;
   if (!done) { followed([page]); return; }
   if (raw && current && raw.tag === current.tag) visualSelect(raw, page, { again: true });
+  if (!shows) notShown(change);
+}
+
+function notShown(change) {
+  if (!current) return;
+  const words = STYLE_WORDS[change.name] || change.name;
+  refuse(
+    `Saved, but another rule of the stylesheet still sets the ${words} of this <${current.tag}>, ` +
+      "so it does not show. Undo it, or ask the assistant.",
+    `${describe(change)}: a more specific rule of the stylesheet still wins over the edit`,
+  );
 }
 
 // The element as the change left it, for the next change made before the
@@ -182,15 +202,25 @@ function followed(paths, pickAgain = true) {
   }));
 }
 
+// A style edit that also wrote the page (a class added for its rule) is
+// checked once the page has loaded again, as restyled() checks one in place.
+let checking = null;
+
 export function pageLoaded() {
   madeAtLoad = made;
-  if (reselecting && current) tell({ select: current.path });
+  if (!reselecting || !current) return;
+  tell({ select: current.path, check: checking ? { name: checking.name, value: checking.value } : null });
 }
 
-export function reselected(raw) {
+export function reselected(raw, shows = true) {
   if (!reselecting || madeAtLoad !== made) return;
   reselecting = false;
-  if (raw && current && raw.tag === current.tag) visualSelect(raw, page, { again: true });
+  const change = checking;
+  checking = null;
+  if (raw && current && raw.tag === current.tag) {
+    visualSelect(raw, page, { again: true });
+    if (change && !shows) notShown(change);
+  }
 }
 
 function say(text) {
