@@ -6,6 +6,7 @@ from __future__ import annotations
 import http.client
 import io
 import secrets
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -104,6 +105,42 @@ def test_a_push_that_is_not_a_fast_forward_is_refused_forced_or_not(
     assert "not a fast-forward" in forced.stderr
     assert _files(project)["/index.html"] == "<p>Home</p>\n"
     assert "/about.html" in _files(project)
+
+
+def test_two_pushes_at_once_keep_one_and_refuse_the_other_whole(
+    git_server: ServerProcess, git: Git, project: Project, user: User
+) -> None:
+    """Two clones of the same commit push different changes together: whatever
+    the order the server sees them in, one is kept and the other is refused
+    (by the server, or by git once it sees main moved), never both applied or
+    one half-applied over the other."""
+    turn(project, user, "A home page", {"/index.html": "<p>Home</p>\n"})
+    token = make_token(user)
+    first = _cloned(git, git_server, project, token)
+    git("clone", address(git_server, project, token), "second")
+    second = git.home / "second"
+    _commit(git, first, {"index.html": "<p>First</p>\n", "a.html": "<p>A</p>\n"}, "First")
+    _commit(git, second, {"index.html": "<p>Second</p>\n", "b.html": "<p>B</p>\n"}, "Second")
+    before = FileRevision.objects.filter(project=project).count()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        said = list(
+            pool.map(lambda site: git.run("push", "origin", "main", cwd=site), [first, second])
+        )
+    kept = [site for site, done in zip([first, second], said, strict=True) if done.returncode == 0]
+    assert len(kept) == 1, [done.stderr for done in said]
+    refused = next(done for done in said if done.returncode != 0)
+    assert "rejected" in refused.stderr or "not a fast-forward" in refused.stderr
+    winner = kept[0]
+    expected = (
+        {"/index.html": "<p>First</p>\n", "/a.html": "<p>A</p>\n"}
+        if winner == first
+        else {"/index.html": "<p>Second</p>\n", "/b.html": "<p>B</p>\n"}
+    )
+    assert _files(project) == expected
+    # The winner's two files, each written once.
+    assert FileRevision.objects.filter(project=project).count() == before + 2
+    git("clone", address(git_server, project, token), "after")
+    assert git("rev-parse", "HEAD", cwd=git.home / "after") == git("rev-parse", "HEAD", cwd=winner)
 
 
 def test_a_push_while_the_assistant_works_is_refused_in_words(
