@@ -436,14 +436,14 @@ def test_a_style_a_more_specific_rule_beats_says_so_in_words(
     if page.locator("[data-show-panel='preview']").is_visible():
         page.locator("[data-show-panel='preview']").click()
     # Chosen again: nothing to write, and the same reason it does not show.
-    written = (_text(project, "/index.html"), _text(project, "/site.css"))
+    files = (_text(project, "/index.html"), _text(project, "/site.css"))
     refusal.evaluate("r => { r.hidden = true; }")
     page.locator("[data-for='visual-color'] button[title='#1f2937']").click()
     expect(refusal).to_contain_text(
         "Already saved, but another rule of the stylesheet still sets the colour of this <h1>, "
         "so it does not show."
     )
-    assert (_text(project, "/index.html"), _text(project, "/site.css")) == written
+    assert (_text(project, "/index.html"), _text(project, "/site.css")) == files
     page.locator("[data-action='visual-undo']").click()
     expect(page.locator("#visual-panel .visual-status")).to_contain_text("Undone")
     assert _text(project, "/site.css") == hero_css

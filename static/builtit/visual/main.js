@@ -10,6 +10,7 @@
 import { on, action } from "../events.js";
 import { csrfToken } from "../app/preferences.js";
 import { frame, tell, showChat } from "../bridge/fields.js";
+import { fill, noColour, relative } from "./fields.js";
 
 const $ = (id) => document.getElementById(id);
 const panel = () => $("visual-panel");
@@ -40,45 +41,6 @@ export function visualSelect(raw, pagePath, { again = false } = {}) {
   loadChoices();
 }
 
-function fill(raw) {
-  const styles = raw.styles || {};
-  // The field the person is in keeps what they are typing.
-  document.querySelectorAll("#visual-panel [data-style]").forEach((input) => {
-    if (input === document.activeElement) return;
-    const value = styles[input.dataset.style] || "";
-    if (input.type === "color") { colourShown(input, value); return; }
-    input.value = input.tagName === "SELECT" ? "" : value;
-    input.dataset.applied = input.value;
-  });
-  for (const [id, value] of [["visual-href", raw.href], ["visual-alt", raw.alt], ["visual-image", ""]]) {
-    if ($(id) === document.activeElement) continue;
-    $(id).value = value || "";
-    $(id).dataset.applied = $(id).value;
-  }
-}
-
-// A colour input has no "none": a colour the element does not have
-// (transparent, as most backgrounds are) shows as "None" beside a chequered
-// swatch, and any colour then chosen goes, black included; untouched, nothing does.
-function colourShown(input, value) {
-  const parts = (value.match(/[\d.]+/g) || []).map(Number);
-  const none = parts.length < 3 || parts[3] === 0;
-  input.value = none ? "#ffffff" : hex(parts);
-  input.dataset.applied = none ? "" : input.value;
-  noColour(input, none);
-}
-
-function noColour(input, none) {
-  input.classList.toggle("visual-no-colour", none);
-  const label = document.querySelector(`.visual-none[data-for='${input.id}']`);
-  if (label) label.hidden = !none;
-}
-
-// rgb(…)'s numbers as the colour input wants them (#rrggbb).
-function hex(parts) {
-  return "#" + parts.slice(0, 3).map((n) => Math.round(n).toString(16).padStart(2, "0")).join("");
-}
-
 let choicesFor = "";
 async function loadChoices() {
   if (choicesFor === page) return;
@@ -89,7 +51,7 @@ async function loadChoices() {
   document.querySelectorAll("#visual-panel .visual-swatches").forEach((box) => {
     box.replaceChildren(...choices.colours.map((colour) => swatch(colour, $(box.dataset.for))));
   });
-  $("visual-links").replaceChildren(...[...choices.pages.map(relative), ...choices.sections].map((value) => {
+  $("visual-links").replaceChildren(...[...choices.pages.map((path) => relative(page, path)), ...choices.sections].map((value) => {
     const option = document.createElement("option");
     option.value = value;
     return option;
@@ -340,7 +302,7 @@ function commit(input) {
   if (input.dataset.style) apply({ kind: "style", name: input.dataset.style, value: input.value });
   // The project's files as the page writes them: from its own folder (the
   // preview is served under an address of its own, so "/x" would leave it).
-  const value = input.id === "visual-image" ? relative(input.value) : input.value;
+  const value = input.id === "visual-image" ? relative(page, input.value) : input.value;
   if (input.dataset.attribute) apply({ kind: "attribute", name: input.dataset.attribute, value });
 }
 
@@ -370,20 +332,11 @@ async function upload(input) {
   const name = answer.headers.get("HX-Trigger") || "";
   const path = (name.match(/"paths":\s*\["([^"]+)"/) || [])[1];
   choicesFor = "";
-  if (path) apply({ kind: "attribute", name: "src", value: relative(path) });
+  if (path) apply({ kind: "attribute", name: "src", value: relative(page, path) });
 }
 
 function uploadUrl() {
   return panel().dataset.editUrl.replace(/preview-edit\/$/, "files/upload/");
-}
-
-// A project path as the page would write it: from its own folder.
-function relative(path) {
-  const from = page.split("/").slice(0, -1);
-  const to = path.split("/");
-  let same = 0;
-  while (same < from.length && same < to.length - 1 && from[same] === to[same]) same += 1;
-  return "../".repeat(from.length - same) + to.slice(same).join("/");
 }
 
 action("visual-close", () => { panel().hidden = true; current = null; });

@@ -248,7 +248,12 @@ def test_the_answer_says_what_was_written_to_the_page_for_the_preview_to_do(
     assert deleted["in_place"]["kind"] == "remove"  # type: ignore[index]
     # Words and styles are shown their own way (as typed; the stylesheet loaded again).
     closed = {"path": [1, 0], "tag": "p", "text": "Closed Mondays"}  # first, the <h1> gone
-    words = {"picked": closed, "kind": "text", "before": ["Closed Mondays"], "after": ["Shut"]}
+    words: dict[str, object] = {
+        "picked": closed,
+        "kind": "text",
+        "before": ["Closed Mondays"],
+        "after": ["Shut"],
+    }
     _, typed = _post(user_client, project, words)
     assert typed["ok"] is True
     assert typed["in_place"] is None
@@ -260,7 +265,12 @@ def test_a_link_address_is_answered_as_written(
     page = PAGE.replace("<h1", '<a href="menu.html">Menu</a>\n  <h1')
     file_create(project=project, path="/index.html", content=page, author=Author.person(user))
     link = {"path": [1, 0], "tag": "a", "text": "Menu"}
-    sent = {"picked": link, "kind": "attribute", "name": "href", "value": "  #hours  "}
+    sent: dict[str, object] = {
+        "picked": link,
+        "kind": "attribute",
+        "name": "href",
+        "value": "  #hours  ",
+    }
     status, answer = _post(user_client, project, sent)
     assert status == 200, answer
     assert '<a href="#hours">Menu</a>' in _text(project)
