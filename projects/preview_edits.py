@@ -38,7 +38,7 @@ from projects.files.visual import (
 )
 from projects.locks import lock_current
 from projects.models import Project, ProjectFile
-from projects.preview_styles import EditTarget, style_write
+from projects.preview_styles import EditTarget, EditWritten, style_write
 from projects.services import Author, file_update
 
 Kind = Literal["text", "attribute", "hide", "delete", "move", "style"]
@@ -68,8 +68,9 @@ class VisualEdit:
 class InPlace:
     """What an edit wrote to its page, as the preview can do it to the element it
     shows instead of loading the page again: an attribute set (a flag such as
-    `hidden` with no value), the element removed, or swapped with its sibling
-    (whose tag is named, for the preview to check it is the same one)."""
+    `hidden` with no value; the class a style's new rule is for), the element
+    removed, or swapped with its sibling (whose tag is named, for the preview
+    to check it is the same one)."""
 
     kind: Literal["attribute", "remove", "move"]
     name: str = ""
@@ -107,11 +108,13 @@ def preview_edit(
             done = style_write(target, prop=edit.name, value=edit.value)
         else:
             done = _html(target, edit)
-        if not isinstance(done, tuple):
+        if isinstance(done, VisualRefused | FileError):
             transaction.set_rollback(True)
             return done
     record.refresh_from_db(fields=["content"])
-    return PreviewEdited(done, note, page_digest(record.content), _in_place(edit, target))
+    return PreviewEdited(
+        done.writes, note, page_digest(record.content), _in_place(edit, target, done)
+    )
 
 
 def _located(
@@ -141,9 +144,7 @@ def _located(
     return record, document, element
 
 
-def _html(
-    target: EditTarget, edit: VisualEdit
-) -> tuple[FileWrite, ...] | VisualRefused | FileError:
+def _html(target: EditTarget, edit: VisualEdit) -> EditWritten | VisualRefused | FileError:
     changed = _html_changed(target.document, target.element, edit)
     if isinstance(changed, VisualRefused):
         return changed
@@ -154,7 +155,7 @@ def _html(
         author=target.author,
         expected_version=target.page.version,
     )
-    return written if isinstance(written, FileError) else (written,)
+    return written if isinstance(written, FileError) else EditWritten((written,))
 
 
 def _html_changed(document: Document, element: Element, edit: VisualEdit) -> str | VisualRefused:
@@ -186,9 +187,10 @@ def _attribute_changed(
     return attribute_set(document, element, edit.name, edit.value.strip()[:MAX_ADDRESS])
 
 
-def _in_place(edit: VisualEdit, target: EditTarget) -> InPlace | None:
+def _in_place(edit: VisualEdit, target: EditTarget, done: EditWritten) -> InPlace | None:
     """What the edit wrote to the page, as the preview can do it to the element
-    it shows; None for what it cannot (words and styles are shown their own way)."""
+    it shows; None for what it cannot, or need not (words are shown as typed, a
+    style that changed only a stylesheet by loading it again)."""
     match edit.kind:
         case "attribute":
             return InPlace("attribute", name=edit.name, value=edit.value.strip()[:MAX_ADDRESS])
@@ -201,7 +203,9 @@ def _in_place(edit: VisualEdit, target: EditTarget) -> InPlace | None:
             assert parent is not None  # element_move moved it among its siblings
             index = parent.children.index(target.element) + (-1 if edit.up else 1)
             return InPlace("move", up=edit.up, sibling=parent.children[index].name)
-        case "text" | "style":
+        case "style":
+            return None if done.classes is None else InPlace("attribute", "class", done.classes)
+        case "text":
             return None
 
 

@@ -20,7 +20,7 @@ from projects.files import style_rules
 from projects.files.elements import Document, Element
 from projects.files.paths import PathError, normalize_path
 from projects.files.results import FileError, FileWrite
-from projects.files.visual import ASK, VisualRefused, class_add
+from projects.files.visual import ASK, VisualRefused, class_add, class_joined
 from projects.models import Project, ProjectFile
 from projects.services import Author, file_create, file_update
 
@@ -51,9 +51,17 @@ class _Sheet:
         return self.record.content if self.record is not None else ""
 
 
-def style_write(
-    target: EditTarget, *, prop: str, value: str
-) -> tuple[FileWrite, ...] | VisualRefused | FileError:
+@dataclass(frozen=True)
+class EditWritten:
+    """What a visual edit wrote: its files' writes, in order."""
+
+    writes: tuple[FileWrite, ...]
+    # The element's class attribute as now written, when that is all the page's
+    # change (a new class for a new rule); else None.
+    classes: str | None = None
+
+
+def style_write(target: EditTarget, *, prop: str, value: str) -> EditWritten | VisualRefused | FileError:
     problem = style_rules.value_problem(prop, value)
     if problem:
         return VisualRefused(problem)
@@ -61,6 +69,7 @@ def style_write(
     sheet = _stylesheet(target)
     uses = _class_uses(target.project, target.page.path, target.document)
     html: str | None = None
+    classes: str | None = None
     css: str | None = None
     for name in target.element.attributes.get("class", "").split():
         css = _own_rule(sheet.content, name, uses, prop, value)
@@ -71,14 +80,15 @@ def style_write(
         added = class_add(target.document, target.element, name)
         if isinstance(added, VisualRefused):
             return added
-        html = added
+        html, classes = added, class_joined(target.element, name)
         css = style_rules.rule_add(sheet.content, selector=f".{name}", prop=prop, value=value)
     if not sheet.linked:
         linked = _link_added(target, html or target.document.text, sheet.path)
         if isinstance(linked, VisualRefused):
             return linked
-        html = linked
-    return _written(target, html, sheet, css)
+        html, classes = linked, None
+    written = _written(target, html, sheet, css)
+    return written if isinstance(written, FileError) else EditWritten(written, classes)
 
 
 def _written(

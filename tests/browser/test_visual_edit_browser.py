@@ -416,6 +416,7 @@ def test_a_style_a_more_specific_rule_beats_says_so_in_words(
         assert isinstance(written, FileWrite)
     sign_in(page, chat_server.url)
     _open(page, chat_server.url, project)
+    _mark(page)
     _pick(page, "h1")
     page.locator("[data-for='visual-color'] button[title='#1f2937']").click()
     refusal = page.locator("#visual-panel .visual-refusal")
@@ -428,6 +429,8 @@ def test_a_style_a_more_specific_rule_beats_says_so_in_words(
     expect(frame.locator("h1")).to_have_css("color", "rgb(220, 38, 38)")
     # The check left no value of its own on the element.
     assert frame.locator("h1").evaluate("h => h.style.color") == ""
+    # A new class (HERO_PAGE) or the element's own rule: shown in place either way.
+    assert _marked(page)
     refusal.locator("[data-action='visual-ask']").click()
     expect(page.locator("#composer-input")).to_have_value(
         "Set color of the <h1> “Fresh bread” on /index.html to #1f2937:"

@@ -297,7 +297,7 @@
   // file names) done to the element here too, so the page need not load again.
   // Anything else, or an element that is not what the file's edit was for,
   // is left to a reload (applied: false).
-  const WRITTEN = ["href", "src", "alt", "hidden"];
+  const WRITTEN = ["href", "src", "alt", "hidden", "class"];
   const applyWritten = ({ apply, path, tag, source, id }) => {
     const el = Array.isArray(path) && path.length ? at(path) : null;
     const siblings = el ? kids(el.parentElement) : [];

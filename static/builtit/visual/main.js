@@ -119,14 +119,7 @@ async function send(change) {
     }));
     return;
   }
-  if (change.kind === "style" && paths.every((path) => path.endsWith(".css"))) {
-    restyling = change;
-    tell({ restyle: paths, check: { name: change.name, value: change.value } });  // shown in place; the editor and the rest follow
-    document.body.dispatchEvent(new CustomEvent("filesChanged", {
-      detail: { paths, source: "preview", shown: true },
-    }));
-    return;
-  }
+  if (change.kind === "style" && paths.every((path) => path.endsWith(".css"))) { restyle(change, paths); return; }
   if (data.in_place && typeof data.in_place === "object") { inPlace(change, body.picked, data, paths); return; }
   checking = change.kind === "style" ? change : null;
   followed(paths, change.kind !== "delete");
@@ -152,7 +145,9 @@ export function placed(id, done, raw) {
   if (!edit) return;
   placing.delete(id);
   const again = edit.change.kind !== "delete";
-  if (!done) { followed(edit.paths, again); return; }
+  if (!done) { checking = edit.change.kind === "style" ? edit.change : null; followed(edit.paths, again); return; }
+  // A style's new class is on the element: its stylesheet next, loaded again in place.
+  if (edit.change.kind === "style") { restyle(edit.change, edit.paths); return; }
   if (!again) unselect();
   else if (raw && current && raw.tag === current.tag) visualSelect(raw, page, { again: true });
   document.body.dispatchEvent(new CustomEvent("filesChanged", {
@@ -169,11 +164,20 @@ const STYLE_WORDS = {
   color: "colour", "background-color": "background colour", "font-size": "font size",
   padding: "padding", margin: "margin", "border-radius": "corners", "text-align": "alignment",
 };
+function restyle(change, paths) {
+  restyling = change;
+  const sheets = paths.filter((path) => path.endsWith(".css"));
+  tell({ restyle: sheets, check: { name: change.name, value: change.value } });  // shown in place; the editor and the rest follow
+  document.body.dispatchEvent(new CustomEvent("filesChanged", {
+    detail: { paths, source: "preview", shown: true },
+  }));
+}
+
 export function restyled(done, raw, shows = true) {
   const change = restyling;
   if (!change) return;
   restyling = null;
-  if (!done) { followed([page]); return; }
+  if (!done) { checking = change; followed([page]); return; }
   if (raw && current && raw.tag === current.tag) visualSelect(raw, page, { again: true });
   if (!shows) notShown(change);
 }

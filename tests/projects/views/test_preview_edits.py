@@ -156,6 +156,14 @@ def test_style_of_a_shared_class_gets_a_new_readable_class(
     )
     assert _text(project, "/css/site.css") == CSS + "\n.p-open-daily {\n  text-align: center;\n}\n"
     assert answer["paths"] == ["/index.html", "/css/site.css"]
+    # The preview adds the class as written, then loads the stylesheet again.
+    assert answer["in_place"] == {
+        "kind": "attribute",
+        "name": "class",
+        "value": "note p-open-daily",
+        "up": False,
+        "sibling": "",
+    }
 
 
 def test_a_bad_style_value_changes_nothing(
