@@ -61,7 +61,9 @@ class EditWritten:
     classes: str | None = None
 
 
-def style_write(target: EditTarget, *, prop: str, value: str) -> EditWritten | VisualRefused | FileError:
+def style_write(
+    target: EditTarget, *, prop: str, value: str
+) -> EditWritten | VisualRefused | FileError:
     problem = style_rules.value_problem(prop, value)
     if problem:
         return VisualRefused(problem)
