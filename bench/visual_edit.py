@@ -4,27 +4,26 @@ Not a test: prints figures. Run with `.venv/bin/python bench/visual_edit.py`
 (`--runs 40`).
 
 The target (issue 42): a visual edit shows in the preview within 300 ms of the
-change, p50 on this machine, with the round trip to the server and the
-reload, for a 50 KB page. One daphne serves `builtit.asgi:application` as
-production runs it (DEBUG off, a temporary SQLite database). A project with a
-page of about 50 KB (a heading and 345 paragraphs) and its stylesheet is made
-through the file service; Chromium (Playwright) signs in, opens the
-workspace, picks the heading and then, per run, presses one of the site's own
-colours in the panel (Text colour), alternating two, and waits until the
-heading in the preview frame is drawn in that colour (polled every frame):
-the edit's request, then its stylesheet loaded again in the page. Timed: from
-the press to that frame. Then the heading's words are edited in place
-(double-click, new words, Enter): the preview shows them as typed, which is
-what is written, so it is not loaded again; timed from the Enter to the
+change, p50 on this machine, with the round trip to the server and the reload,
+for a 50 KB page. One daphne serves `builtit.asgi:application` as production
+runs it (DEBUG off, a temporary SQLite database). A project with a page of
+about 50 KB (a heading, a link, an image and 347 paragraphs), its stylesheet
+and two images is made through the file service; Chromium (Playwright) signs
+in, opens the workspace, picks the heading and then, per run, presses one of
+the site's own colours in the panel (Text colour), alternating two, and waits
+until the heading in the preview frame is drawn in that colour (polled every
+frame): the edit's request, then its stylesheet loaded again in the page.
+Timed: from the press to that frame. Then the heading's words are edited in
+place (double-click, new words, Enter): the preview shows them as typed, which
+is what is written, so it is not loaded again; timed from the Enter to the
 answer that the file was written. Then each kind of edit that changes the
 page's HTML, timed from the press (or Enter) to the preview showing it: the
 first paragraph moved down and up again (Move down, Move up), the link's
-address and the image's alt text set to one of two values in turn (Enter),
-the image replaced by one of the project's two in turn, a paragraph hidden
-(the next one each run) and a paragraph deleted (the last, each run); the
-picks are not timed. A mark left on the preview's window tells whether the
-page was loaded again to show the edit. The first two runs of each warm up,
-untimed.
+address and the image's alt text set to one of two values in turn (Enter), the
+image replaced by one of the project's two in turn, a paragraph hidden (the
+next one each run) and a paragraph deleted (the last, each run); the picks are
+not timed. A mark left on the preview's window tells whether the page was
+loaded again to show the edit. The first two runs of each warm up, untimed.
 
 Printed: p50, p90 and the worst of each, and of the style edit's request
 alone (from the browser's resource timing), with the page's size.
