@@ -5,6 +5,7 @@ read. Nothing here imports Django: ws_fanout sets the environment first."""
 
 from __future__ import annotations
 
+import http.client
 import os
 import socket
 import subprocess
@@ -21,6 +22,7 @@ Kind = Literal["daphne", "uvicorn"]
 # uvicorn is not one of our dependencies: installed apart (pip --target) to compare.
 UVICORN_PATH = os.environ.get("BENCH_UVICORN_PATH", "/tmp/bench-uvicorn")  # noqa: S108
 POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
+START_LIMIT = 30.0  # seconds for a server to answer
 
 
 @dataclass
@@ -77,25 +79,63 @@ def server_env(kind: Kind, fake_port: int) -> dict[str, str]:
 
 
 def start(kind: Kind, root: Path, fake_port: int, log: Path) -> Server:
+    return daphne_start(log, root=root, kind=kind, env=server_env(kind, fake_port))
+
+
+def daphne_start(
+    log: Path,
+    *,
+    root: Path,
+    ready_path: str = "",
+    host: str = "127.0.0.1",
+    env: dict[str, str] | None = None,
+    kind: Kind = "daphne",
+    access_log: bool = True,
+) -> Server:
+    """The server (daphne as in production, or uvicorn to compare) on a free
+    port, its output in `log` (without its access log when `access_log` is
+    off: it is thrown away, as production's stdout would be). Ready once it
+    listens, or, with `ready_path`, once that path answers 200 for `host`
+    (listening is not enough when the first request loads the URLconf and
+    views); the bench stops with the log's end otherwise."""
     port = free_port()
     with log.open("wb") as out:
         process = subprocess.Popen(  # noqa: S603 (our own virtualenv's server)
             [*command(kind, root, port), "builtit.asgi:application"],
             cwd=root,
-            env=server_env(kind, fake_port),
-            stdout=out,
+            env=os.environ.copy() if env is None else env,
+            stdout=out if access_log else subprocess.DEVNULL,
             stderr=out,
         )
-    deadline = time.monotonic() + 30
+    server = Server(kind, port, log, process)
+    deadline = time.monotonic() + START_LIMIT
     while time.monotonic() < deadline and process.poll() is None:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        except OSError:
+        answered = _answer(port, ready_path, host)
+        if answered is None:
             time.sleep(0.1)
+        elif answered == 200:
+            return server
         else:
-            return Server(kind, port, log, process)
-    process.kill()
-    raise SystemExit(f"{kind} did not start:\n{log.read_text()[-3000:]}")
+            break
+    stop(server)
+    raise SystemExit(f"{kind} did not start:\n{log.read_text(errors='replace')[-3000:]}")
+
+
+def _answer(port: int, path: str, host: str) -> int | None:
+    """The status `path` answers with (200 for listening alone, without a
+    path), or None while nothing listens."""
+    try:
+        if not path:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return 200
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=START_LIMIT)
+        try:
+            connection.request("GET", path, headers={"Host": host})
+            return connection.getresponse().status
+        finally:
+            connection.close()
+    except (OSError, http.client.HTTPException):
+        return None
 
 
 def stop(server: Server) -> None:

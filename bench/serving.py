@@ -110,7 +110,6 @@ SITES_HOST = "sites.localhost"
 # The same headers on every side (httpx would ask for gzip, deflate and br):
 # each answers the file's own bytes, as the target compares "the same file".
 HEADERS = {"Accept-Encoding": "identity"}
-START_LIMIT = 30.0  # seconds for daphne to answer
 TIMEOUT = 30.0  # seconds for one request
 
 
@@ -222,40 +221,6 @@ def kind_of(path: str) -> str:
 
 
 # --- the server -------------------------------------------------------------------------
-
-
-def start_daphne(log: Path) -> tuple[subprocess.Popen[bytes], int]:
-    """daphne as the guide's production command runs it, on a free port; its
-    access log (stdout, as in production) is written and thrown away."""
-    port = servers.free_port()
-    with log.open("wb") as errors:
-        process = subprocess.Popen(  # noqa: S603 (our own virtualenv's server)
-            [
-                *(str(ROOT / ".venv/bin/daphne"), "--ping-interval", "50"),
-                *("-b", "127.0.0.1", "-p", str(port)),
-                "builtit.asgi:application",
-            ],
-            cwd=ROOT,
-            env={**os.environ},
-            stdout=subprocess.DEVNULL,
-            stderr=errors,
-        )
-    # Listening is not enough: the first request also loads the URLconf and views.
-    deadline = time.monotonic() + START_LIMIT
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            answer = httpx.get(
-                f"http://127.0.0.1:{port}/static/{STATIC_FOLDER}/index.html", trust_env=False
-            )
-        except httpx.TransportError:
-            time.sleep(0.1)
-            continue
-        if answer.status_code == 200:
-            return process, port
-        break
-    process.kill()
-    process.wait()
-    raise SystemExit(f"daphne did not start:\n{log.read_text(errors='replace')[-3000:]}")
 
 
 def check_sides(port: int, token: str, files: dict[str, str | bytes]) -> None:
@@ -496,7 +461,15 @@ def main() -> None:
             f"{len(files['index.html']):,} B; {binary:,} B of PNG), SQLite in {data_dir}"
         )
         log = data_dir / "daphne.log"
-        process, port = start_daphne(log)
+        # daphne as the guide's production command runs it; its access log
+        # (stdout, as in production) thrown away.
+        server = servers.daphne_start(
+            log,
+            root=ROOT,
+            ready_path=f"/static/{STATIC_FOLDER}/index.html",
+            access_log=False,
+        )
+        process, port = server.process, server.port
         check_sides(port, project.preview_token, files)
         # What the probes above logged is not the run's.
         logged_before = len(log.read_bytes())

@@ -6,21 +6,20 @@ The page's text is checked against what the preview loaded (its digest): a
 page changed since is refused like a stale save. While the assistant's turn
 runs the edit is refused in words, and nothing is written. A style change that
 writes two files (a class on the element, a rule in its stylesheet) writes
-both or neither.
+both or neither (projects.preview_styles). The answer says what the edit
+wrote to the page when the preview can do the same to what it shows
+(`InPlace`), so the page need not be loaded again.
 """
 
 from __future__ import annotations
 
 import hashlib
-import posixpath
-import re
 from dataclasses import dataclass
 from typing import Literal
 
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from projects.files import style_rules
 from projects.files.elements import Document, Element, document_of, document_problem
 from projects.files.inline_markup import inner_replace
 from projects.files.paths import PathError, normalize_path
@@ -31,7 +30,6 @@ from projects.files.visual import (
     VisualRefused,
     attribute_add_flag,
     attribute_set,
-    class_add,
     element_delete,
     element_find,
     element_move,
@@ -40,13 +38,12 @@ from projects.files.visual import (
 )
 from projects.locks import lock_current
 from projects.models import Project, ProjectFile
+from projects.preview_styles import EditTarget, EditWritten, style_write
 from projects.services import Author, file_update
 
 Kind = Literal["text", "attribute", "hide", "delete", "move", "style"]
 ATTRIBUTES = frozenset(("href", "src", "alt"))
 MAX_ADDRESS = 2000  # characters of a link address or an image's
-_WORDS = re.compile(r"[a-z0-9]+")
-_CLASSES = re.compile(r"""\bclass\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)""", re.IGNORECASE)
 BUSY = (
     "The assistant is changing this project's files right now, so edits in the preview "
     "wait: nothing was changed. Try again when it has finished, or stop it first."
@@ -68,10 +65,26 @@ class VisualEdit:
 
 
 @dataclass(frozen=True)
+class InPlace:
+    """What an edit wrote to its page, as the preview can do it to the element it
+    shows instead of loading the page again: an attribute set (a flag such as
+    `hidden` with no value; the class a style's new rule is for), the element
+    removed, or swapped with its sibling (whose tag is named, for the preview
+    to check it is the same one)."""
+
+    kind: Literal["attribute", "remove", "move"]
+    name: str = ""
+    value: str = ""
+    up: bool = False
+    sibling: str = ""
+
+
+@dataclass(frozen=True)
 class PreviewEdited:
     writes: tuple[FileWrite, ...]
     note: str
     source: str  # the page's digest after the edit (for the next edit before a reload)
+    in_place: InPlace | None = None  # the page's change, as the preview can show it
 
 
 def page_digest(text: str) -> str:
@@ -89,23 +102,19 @@ def preview_edit(
         return found
     record, document, element = found
     note = f"Edited in the preview: {_what(edit, element)}"
-    target = _Target(project, record, document, element, Author.person_noting(user, note))
+    target = EditTarget(project, record, document, element, Author.person_noting(user, note))
     with transaction.atomic():
-        done = _style(target, edit) if edit.kind == "style" else _html(target, edit)
-        if not isinstance(done, tuple):
+        if edit.kind == "style":
+            done = style_write(target, prop=edit.name, value=edit.value)
+        else:
+            done = _html(target, edit)
+        if isinstance(done, VisualRefused | FileError):
             transaction.set_rollback(True)
             return done
     record.refresh_from_db(fields=["content"])
-    return PreviewEdited(done, note, page_digest(record.content))
-
-
-@dataclass(frozen=True)
-class _Target:
-    project: Project
-    record: ProjectFile  # the page
-    document: Document  # the page, parsed
-    element: Element
-    author: Author
+    return PreviewEdited(
+        done.writes, note, page_digest(record.content), _in_place(edit, target, done)
+    )
 
 
 def _located(
@@ -135,12 +144,18 @@ def _located(
     return record, document, element
 
 
-def _html(target: _Target, edit: VisualEdit) -> tuple[FileWrite, ...] | VisualRefused | FileError:
+def _html(target: EditTarget, edit: VisualEdit) -> EditWritten | VisualRefused | FileError:
     changed = _html_changed(target.document, target.element, edit)
     if isinstance(changed, VisualRefused):
         return changed
-    written = _save(target, target.record, changed)
-    return written if isinstance(written, FileError) else (written,)
+    written = file_update(
+        project=target.project,
+        path=target.page.path,
+        content=changed,
+        author=target.author,
+        expected_version=target.page.version,
+    )
+    return written if isinstance(written, FileError) else EditWritten((written,))
 
 
 def _html_changed(document: Document, element: Element, edit: VisualEdit) -> str | VisualRefused:
@@ -172,117 +187,26 @@ def _attribute_changed(
     return attribute_set(document, element, edit.name, edit.value.strip()[:MAX_ADDRESS])
 
 
-def _save(target: _Target, record: ProjectFile, content: str) -> FileWrite | FileError:
-    return file_update(
-        project=target.project,
-        path=record.path,
-        content=content,
-        author=target.author,
-        expected_version=record.version,
-    )
-
-
-# --- styles --------------------------------------------------------------------------
-
-
-def _style(target: _Target, edit: VisualEdit) -> tuple[FileWrite, ...] | VisualRefused | FileError:
-    """Into the rule of the element's own class (a class only it has), else into
-    a new rule for a new class of a readable name, added to the element."""
-    problem = style_rules.value_problem(edit.name, edit.value)
-    if problem:
-        return VisualRefused(problem)
-    page, element = target.record, target.element
-    sheet = _stylesheet(target.project, page.path, target.document)
-    if sheet is None:
-        return VisualRefused(
-            f"{page.path} uses no stylesheet of this project, so there is no rule to put the "
-            f"style in. {ASK}",
-            ask=f"Add a stylesheet to {page.path}",
-        )
-    uses = _class_uses(target.project, page.path, target.document)
-    value = edit.value.strip()
-    for name in element.attributes.get("class", "").split():
-        css = _own_rule(sheet.content, name, uses, edit.name, value)
-        if css is not None:
-            written = _save(target, sheet, css)
-            return written if isinstance(written, FileError) else (written,)
-    name = _new_class(element, uses, sheet.content)
-    html = class_add(target.document, element, name)
-    if isinstance(html, VisualRefused):
-        return html
-    changed = _save(target, page, html)
-    if isinstance(changed, FileError):
-        return changed
-    css = style_rules.rule_add(sheet.content, selector=f".{name}", prop=edit.name, value=value)
-    rule = _save(target, sheet, css)
-    return rule if isinstance(rule, FileError) else (changed, rule)
-
-
-def _own_rule(css: str, name: str, uses: dict[str, int], prop: str, value: str) -> str | None:
-    """The stylesheet with the style in the rule of class `name`, if only one
-    element has that class; None when its rules are others' too."""
-    if uses.get(name, 0) != 1:
-        return None
-    selector = f".{name}"
-    changed = style_rules.declaration_set(css, selector=selector, prop=prop, value=value)
-    if changed is not None:
-        return changed
-    if style_rules.selectors_naming(css, name):
-        return None  # named in other selectors only (".card .x"): a rule of its own would mislead
-    return style_rules.rule_add(css, selector=selector, prop=prop, value=value)
-
-
-def _stylesheet(project: Project, page: str, document: Document) -> ProjectFile | None:
-    """The last stylesheet of the project the page links (the one whose rules win)."""
-    found = None
-    for element in document.elements():
-        rel = element.attributes.get("rel", "").lower().split()
-        href = element.attributes.get("href", "")
-        if element.name != "link" or "stylesheet" not in rel or not href:
-            continue
-        path = _resolved(page, href)
-        if path is None:
-            continue
-        sheet = ProjectFile.objects.filter(project=project, path=path).first()
-        if sheet is not None:
-            found = sheet
-    return found
-
-
-def _resolved(page: str, href: str) -> str | None:
-    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//", href.strip()):
-        return None
-    bare = re.split(r"[?#]", href.strip(), maxsplit=1)[0]
-    joined = bare if bare.startswith("/") else posixpath.join(posixpath.dirname(page), bare)
-    canonical = normalize_path(posixpath.normpath(joined))
-    return None if isinstance(canonical, PathError) or not canonical.endswith(".css") else canonical
-
-
-def _class_uses(project: Project, page: str, document: Document) -> dict[str, int]:
-    """How many elements of the project's pages have each class: this page's as
-    parsed, the others' as their class attributes say."""
-    counts: dict[str, int] = {}
-    for element in document.elements():
-        for name in set(element.attributes.get("class", "").split()):
-            counts[name] = counts.get(name, 0) + 1
-    others = ProjectFile.objects.filter(project=project, path__iregex=r"\.html?$").exclude(
-        path=page
-    )
-    for content in others.values_list("content", flat=True):
-        for match in _CLASSES.finditer(content):
-            for name in set(match.group(1).strip("\"'").split()):
-                counts[name] = counts.get(name, 0) + 1
-    return counts
-
-
-def _new_class(element: Element, uses: dict[str, int], css: str) -> str:
-    """A readable class name for the element, used nowhere yet: its tag and first words."""
-    words = _WORDS.findall(element.text().lower())[:3]
-    base = "-".join([element.name, *words])[:40].rstrip("-")
-    name, number = base, 2
-    while name in uses or style_rules.selectors_naming(css, name):
-        name, number = f"{base}-{number}", number + 1
-    return name
+def _in_place(edit: VisualEdit, target: EditTarget, done: EditWritten) -> InPlace | None:
+    """What the edit wrote to the page, as the preview can do it to the element
+    it shows; None for what it cannot, or need not (words are shown as typed, a
+    style that changed only a stylesheet by loading it again)."""
+    match edit.kind:
+        case "attribute":
+            return InPlace("attribute", name=edit.name, value=edit.value.strip()[:MAX_ADDRESS])
+        case "hide":
+            return InPlace("attribute", name="hidden")
+        case "delete":
+            return InPlace("remove")
+        case "move":
+            parent = target.document.parent_of(target.element)
+            assert parent is not None  # element_move moved it among its siblings
+            index = parent.children.index(target.element) + (-1 if edit.up else 1)
+            return InPlace("move", up=edit.up, sibling=parent.children[index].name)
+        case "style":
+            return None if done.classes is None else InPlace("attribute", "class", done.classes)
+        case "text":
+            return None
 
 
 # --- in words --------------------------------------------------------------------------

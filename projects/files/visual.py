@@ -214,11 +214,13 @@ def attribute_add_flag(document: Document, element: Element, name: str) -> str |
 
 
 def class_add(document: Document, element: Element, name: str) -> str | VisualRefused:
-    current = element.attributes.get("class")
-    if current is None:
-        return attribute_set(document, element, "class", name)
-    joined = f"{current.rstrip()} {name}" if current.strip() else name
-    return attribute_set(document, element, "class", joined)
+    return attribute_set(document, element, "class", class_joined(element, name))
+
+
+def class_joined(element: Element, name: str) -> str:
+    """The element's class attribute with class `name` added, as class_add writes it."""
+    current = element.attributes.get("class", "")
+    return f"{current.rstrip()} {name}" if current.strip() else name
 
 
 # --- the element as a whole ----------------------------------------------------

@@ -43,6 +43,8 @@ def step_message(step: Step, summary: str = "") -> bytes:
 
 def _person_change(step: Step) -> str:
     row = step.last
+    if row.note.strip():
+        return row.note.strip()
     match row.action:
         case FileRevision.Action.CREATE:
             verb = "Upload" if is_binary_path(row.path) else "Create"

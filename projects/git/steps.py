@@ -32,6 +32,7 @@ class Rev:
     message_id: int | None
     reversal_id: int | None
     created_at: datetime
+    note: str  # what the person's change was, in words ("Edited in the preview: …"), or ""
 
 
 REV_FIELDS = (
@@ -45,6 +46,7 @@ REV_FIELDS = (
     "message_id",
     "reversal_id",
     "created_at",
+    "note",
 )
 
 

@@ -5,6 +5,7 @@ JSON in, JSON out; the project's other tabs are told, as after a save."""
 from __future__ import annotations
 
 import uuid
+from dataclasses import asdict
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET, require_POST
@@ -49,6 +50,8 @@ def _done(request: HttpRequest, project: Project, result: PreviewEdited) -> Json
             "source": result.source,
             "paths": [written.path for written in result.writes],
             "revisions": [written.revision_id for written in result.writes],
+            # What was written to the page, for the preview to do the same in place.
+            "in_place": asdict(result.in_place) if result.in_place is not None else None,
         }
     )
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 from collections.abc import Callable
 
 import pytest
@@ -19,7 +20,7 @@ from projects.files.results import FileWrite
 from projects.lifecycle import project_create
 from projects.locks import lock_acquire, lock_release
 from projects.models import FileRevision, Project, ProjectFile, ProjectLock
-from projects.services import Author, file_create, file_upload
+from projects.services import Author, file_create, file_update, file_upload
 from tests.browser.conftest import ChatServer, sign_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -196,6 +197,17 @@ CONTROLS_PAGE = """<!doctype html>
 """
 
 
+def _mark(page: Page) -> None:
+    """A mark on the preview's window: gone once the page is loaded again."""
+    page.frame_locator("#preview-frame").locator("html").evaluate("() => { window.mark = 1; }")
+
+
+def _marked(page: Page) -> bool:
+    return bool(
+        page.frame_locator("#preview-frame").locator("html").evaluate("() => window.mark === 1")
+    )
+
+
 def _control(page: Page, project: Project, path: str, act: Callable[[], object]) -> list[str]:
     """What one control changed in `path`: the lines a diff lists."""
     before = {p: _text(project, p) for p in ("/menu.html", "/site.css")}
@@ -231,8 +243,15 @@ def test_every_control_writes_a_minimal_diff(
     page.press("#preview-address", "Enter")
     frame = page.frame_locator("#preview-frame")
     expect(frame.locator("p.intro")).to_be_visible()
+    # Every change below is shown in the page as it is (styles, attributes, the
+    # element moved or removed), never by loading it again.
+    _mark(page)
 
     _pick(page, "p.intro")
+    # No background of its own (transparent): "None", not black; nothing written until chosen.
+    expect(page.locator("#visual-background-none")).to_be_visible()
+    expect(page.locator("#visual-background")).to_have_class(re.compile("visual-no-colour"))
+    expect(page.locator("#visual-color-none")).to_be_hidden()
     styles = [
         ("#visual-background", "#fde68a", "background-color: #fde68a;"),
         ("#visual-font-size", "18px", "font-size: 18px;"),
@@ -244,6 +263,7 @@ def test_every_control_writes_a_minimal_diff(
         changed = _control(page, project, "/site.css", functools.partial(_set, page, field, value))
         if number == 0:  # a class only this <p> has: its own rule, added
             assert changed == ["+ \n", "+ .intro {\n", f"+   {declaration}\n", "+ }\n"]
+            expect(page.locator("#visual-background-none")).to_be_hidden()
         else:
             assert f"+   {declaration}\n" in changed
             assert [line for line in changed if line.startswith("-")] == []
@@ -260,6 +280,7 @@ def test_every_control_writes_a_minimal_diff(
         '-   <p class="intro">See <a href="index.html">our bakery</a> today.</p>\n',
         '+   <p class="intro">See <a href="#hours">our bakery</a> today.</p>\n',
     ]
+    expect(frame.locator("p.intro a")).to_have_attribute("href", "#hours")
 
     _pick(page, "img")
     changed = _control(
@@ -269,6 +290,7 @@ def test_every_control_writes_a_minimal_diff(
         '-   <img src="old.png" alt="Old loaf">\n',
         '+   <img src="new.png" alt="Old loaf">\n',
     ]
+    expect(frame.locator("img")).to_have_js_property("naturalWidth", 3)
     changed = _control(page, project, "/menu.html", lambda: _set(page, "#visual-alt", "A new loaf"))
     assert changed == [
         '-   <img src="new.png" alt="Old loaf">\n',
@@ -285,6 +307,7 @@ def test_every_control_writes_a_minimal_diff(
         '+   <img src="images/fresh-loaf.png" alt="A new loaf">\n',
     ]
     expect(frame.locator("img")).to_have_js_property("naturalWidth", 4)
+    assert _marked(page), "shown in place, the page not loaded again"
 
     _pick(page, "li:nth-child(2)")
     changed = _control(
@@ -309,6 +332,11 @@ def test_every_control_writes_a_minimal_diff(
     )
     assert changed == ["-     <li>Spelt</li>\n"]
     expect(frame.locator("li")).to_have_count(2)
+    assert _marked(page), "shown in place, the page not loaded again"
+    # Nothing is picked now; what was said and Undo stay.
+    expect(page.locator("#visual-title")).to_have_text("Deleted <li>")
+    expect(page.locator("#visual-panel .visual-fields")).to_be_hidden()
+    expect(page.locator("[data-action='visual-undo']")).to_be_visible()
     assert len(chat_server.fake.completions) == requests  # no model was asked
 
 
@@ -388,6 +416,7 @@ def test_a_style_a_more_specific_rule_beats_says_so_in_words(
         assert isinstance(written, FileWrite)
     sign_in(page, chat_server.url)
     _open(page, chat_server.url, project)
+    _mark(page)
     _pick(page, "h1")
     page.locator("[data-for='visual-color'] button[title='#1f2937']").click()
     refusal = page.locator("#visual-panel .visual-refusal")
@@ -400,6 +429,8 @@ def test_a_style_a_more_specific_rule_beats_says_so_in_words(
     expect(frame.locator("h1")).to_have_css("color", "rgb(220, 38, 38)")
     # The check left no value of its own on the element.
     assert frame.locator("h1").evaluate("h => h.style.color") == ""
+    # A new class (HERO_PAGE) or the element's own rule: shown in place either way.
+    assert _marked(page)
     refusal.locator("[data-action='visual-ask']").click()
     expect(page.locator("#composer-input")).to_have_value(
         "Set color of the <h1> “Fresh bread” on /index.html to #1f2937:"
@@ -407,7 +438,79 @@ def test_a_style_a_more_specific_rule_beats_says_so_in_words(
     )
     if page.locator("[data-show-panel='preview']").is_visible():
         page.locator("[data-show-panel='preview']").click()
+    # Chosen again: nothing to write, and the same reason it does not show.
+    files = (_text(project, "/index.html"), _text(project, "/site.css"))
+    refusal.evaluate("r => { r.hidden = true; }")
+    page.locator("[data-for='visual-color'] button[title='#1f2937']").click()
+    expect(refusal).to_contain_text(
+        "Already saved, but another rule of the stylesheet still sets the colour of this <h1>, "
+        "so it does not show."
+    )
+    assert (_text(project, "/index.html"), _text(project, "/site.css")) == files
     page.locator("[data-action='visual-undo']").click()
     expect(page.locator("#visual-panel .visual-status")).to_contain_text("Undone")
     assert _text(project, "/site.css") == hero_css
     assert _text(project, "/index.html") == hero_page
+
+
+# A script turns the list's first <p> into a heading: the page shows another
+# sibling than the file has, so a move cannot be shown as the file wrote it.
+SWAP_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+  <title>Breads</title>
+</head>
+<body>
+  <div class="breads">
+    <p>Rye</p>
+    <p>Spelt</p>
+  </div>
+  <script>
+    const first = document.querySelector(".breads p");
+    first.outerHTML = "<h2>" + first.textContent + "</h2>";
+  </script>
+</body>
+</html>
+"""
+
+
+def test_what_the_preview_cannot_show_in_place_loads_the_files_truth(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = _project(browser_user)
+    author = Author.person(browser_user)
+    assert isinstance(
+        file_create(project=project, path="/breads.html", content=SWAP_PAGE, author=author),
+        FileWrite,
+    )
+    sign_in(page, chat_server.url)
+    _open(page, chat_server.url, project)
+    frame = page.frame_locator("#preview-frame")
+    _mark(page)
+    _pick(page, "h1")
+    # Refused (the file changed since the preview loaded it): the page loads
+    # again and shows what the file says.
+    changed = PAGE.replace("Open daily", "Open every day")
+    assert isinstance(
+        file_update(project=project, path="/index.html", content=changed, author=author),
+        FileWrite,
+    )
+    page.locator("[data-action='visual-hide']").click()
+    expect(page.locator("#visual-panel .visual-refusal")).to_contain_text(
+        "changed since the preview loaded it"
+    )
+    expect(frame.locator("p.note")).to_have_text("Open every day")
+    assert not _marked(page)
+    assert _text(project, "/index.html") == changed
+
+    # Written, but the page shows another sibling than the file's: loaded again.
+    page.fill("#preview-address", "breads.html")
+    page.press("#preview-address", "Enter")
+    expect(frame.locator(".breads h2")).to_have_text("Rye")
+    _mark(page)
+    _pick(page, ".breads p")
+    page.locator("[data-action='visual-move'][data-up]").click()
+    expect(page.locator("#visual-panel .visual-status")).to_contain_text("moved <p> up")
+    assert "<p>Spelt</p>\n    <p>Rye</p>" in _text(project, "/breads.html")
+    expect(frame.locator(".breads h2")).to_have_text("Spelt")
+    assert not _marked(page)

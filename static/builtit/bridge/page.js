@@ -230,6 +230,7 @@
       return;
     }
     if (order && Array.isArray(order.select)) { reselect(order.select, order.check); return; }
+    if (order && order.apply && typeof order.apply === "object") { applyWritten(order); return; }
     if (order && order.editText === true) { editText(); return; }
     // Words edited here were written as shown: the page stays, naming the file's new text.
     if (order && typeof order.source === "string") { SOURCE = order.source; return; }
@@ -253,14 +254,16 @@
   const added = new Set([document.currentScript, box]);
   const before = document.currentScript.previousElementSibling;
   if (before && before.tagName === "SCRIPT" && !before.src) added.add(before);
+  const kids = (el) => [...el.children].filter((c) => !added.has(c));
   const pathOf = (el) => {
     const path = [];
     for (let node = el; node !== document.documentElement; node = node.parentElement) {
       if (!node || !node.parentElement) return [];
-      path.unshift([...node.parentElement.children].filter((c) => !added.has(c)).indexOf(node));
+      path.unshift(kids(node.parentElement).indexOf(node));
     }
     return path;
   };
+  const at = (path) => path.reduce((el, index) => el && kids(el)[index], document.documentElement);
   const textsOf = (el) => {
     const found = [];
     const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
@@ -285,12 +288,37 @@
       addEventListener("load", () => reselect(path, check), { once: true });
       return;
     }
-    let el = document.documentElement;
-    for (const index of path) {
-      el = el && [...el.children].filter((c) => !added.has(c))[index];
-    }
+    const el = at(path);
     chosen = el || null;
     post({ selected: el ? { tag: el.tagName.toLowerCase(), ...described(el) } : null, shows: shows(el, check) });
+  };
+  // A visual edit of the page's HTML, once written: what the server wrote
+  // (an attribute set, the element removed, or swapped with the sibling the
+  // file names) done to the element here too, so the page need not load again.
+  // Anything else, or an element that is not what the file's edit was for,
+  // is left to a reload (applied: false).
+  const WRITTEN = ["href", "src", "alt", "hidden", "class"];
+  const applyWritten = ({ apply, path, tag, source, id }) => {
+    const el = Array.isArray(path) && path.length ? at(path) : null;
+    const siblings = el ? kids(el.parentElement) : [];
+    const other = el && siblings[siblings.indexOf(el) + (apply.up ? -1 : 1)];
+    let done = Boolean(el && el.tagName.toLowerCase() === tag && (!editing || editing.el !== el));
+    if (done && apply.kind === "attribute" && WRITTEN.includes(apply.name) && typeof apply.value === "string") {
+      el.setAttribute(apply.name, apply.value);
+    } else if (done && apply.kind === "move" && other && other.tagName.toLowerCase() === apply.sibling) {
+      const mark = document.createComment("");
+      el.replaceWith(mark);
+      other.replaceWith(el);
+      mark.replaceWith(other);  // each where the other was: the white space between stays
+    } else if (done && apply.kind === "remove") {
+      el.remove();
+    } else {
+      done = false;
+    }
+    if (done && typeof source === "string") SOURCE = source;
+    if (done) chosen = apply.kind === "remove" ? null : el;
+    const selected = done && chosen ? { tag: chosen.tagName.toLowerCase(), ...described(chosen) } : null;
+    post({ applied: done, id, selected });
   };
   // A visual edit that changed only stylesheets: those are loaded again in
   // place (a fresh <link> beside the old, which goes once it has loaded), so

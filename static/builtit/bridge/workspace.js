@@ -11,7 +11,7 @@ import { on } from "../events.js";
 import { frame, tell } from "./fields.js";
 import { addProblem, drop, droppedNow, problemsCleared, problemsNow } from "./problems.js";
 import { picked, picking, pickerLeft } from "./picker.js";
-import { pageLoaded as visualPageLoaded, reselected, restyled, textEdited } from "../visual/main.js";
+import { pageLoaded as visualPageLoaded, placed, reselected, restyled, textEdited } from "../visual/main.js";
 
 // ── messages from the page ─────────────────────────────────────────────
 on("message", (event) => {
@@ -26,6 +26,11 @@ on("message", (event) => {
   if (data.pickEnded === true && picking()) { pickerLeft(); return; }
   if ("restyled" in data) {
     restyled(data.restyled === true, data.selected && typeof data.selected === "object" ? data.selected : null, data.shows !== false);
+    return;
+  }
+  if ("applied" in data) {
+    const selected = data.selected && typeof data.selected === "object" ? data.selected : null;
+    placed(data.id, data.applied === true, selected);
     return;
   }
   if ("selected" in data) {

@@ -2,12 +2,15 @@
 // preview (bridge/page.js) and its style, link, image, place in the panel
 // (projects/partials/visual_panel.html). Each change goes to the server
 // (projects.views.visual), which writes the smallest edit to the files as the
-// person's revision; no model is asked. The preview then loads again and the
-// element is picked again there, so the next change follows on; the editor and
-// the project's other tabs follow as after a save.
+// person's revision; no model is asked. The preview shows what was written
+// without loading the page again where it can (words as typed, a stylesheet
+// loaded again, what the server says it wrote to the page done to the element
+// there); else the page loads again and the element is picked again there. The
+// next change follows on; the editor and the other tabs follow as after a save.
 import { on, action } from "../events.js";
 import { csrfToken } from "../app/preferences.js";
 import { frame, tell, showChat } from "../bridge/fields.js";
+import { fill, noColour, relative } from "./fields.js";
 
 const $ = (id) => document.getElementById(id);
 const panel = () => $("visual-panel");
@@ -29,34 +32,13 @@ export function visualSelect(raw, pagePath, { again = false } = {}) {
   page = pagePath || page;
   const box = panel();
   box.hidden = false;
+  box.classList.remove("visual-unpicked");
+  $("visual-title").firstChild.data = "Edit ";
   box.querySelector(".visual-what").textContent = `<${raw.tag}>`;
   box.querySelectorAll("[data-for-tag]").forEach((row) => { row.hidden = row.dataset.forTag !== raw.tag; });
   box.querySelector("[data-action='visual-edit-text']").hidden = NO_WORDS.includes(raw.tag);
   fill(raw);
   loadChoices();
-}
-
-function fill(raw) {
-  const styles = raw.styles || {};
-  // The field the person is in keeps what they are typing.
-  document.querySelectorAll("#visual-panel [data-style]").forEach((input) => {
-    if (input === document.activeElement) return;
-    const value = styles[input.dataset.style] || "";
-    input.value = input.type === "color" ? hex(value) : (input.tagName === "SELECT" ? "" : value);
-    input.dataset.applied = input.value;
-  });
-  for (const [id, value] of [["visual-href", raw.href], ["visual-alt", raw.alt], ["visual-image", ""]]) {
-    if ($(id) === document.activeElement) continue;
-    $(id).value = value || "";
-    $(id).dataset.applied = $(id).value;
-  }
-}
-
-// rgb(…) as the colour input wants it (#rrggbb).
-function hex(value) {
-  const parts = (value.match(/[\d.]+/g) || []).slice(0, 3).map(Number);
-  if (parts.length < 3) return "#000000";
-  return "#" + parts.map((n) => Math.round(n).toString(16).padStart(2, "0")).join("");
 }
 
 let choicesFor = "";
@@ -69,7 +51,7 @@ async function loadChoices() {
   document.querySelectorAll("#visual-panel .visual-swatches").forEach((box) => {
     box.replaceChildren(...choices.colours.map((colour) => swatch(colour, $(box.dataset.for))));
   });
-  $("visual-links").replaceChildren(...[...choices.pages.map(relative), ...choices.sections].map((value) => {
+  $("visual-links").replaceChildren(...[...choices.pages.map((path) => relative(page, path)), ...choices.sections].map((value) => {
     const option = document.createElement("option");
     option.value = value;
     return option;
@@ -115,6 +97,8 @@ async function send(change) {
     return;
   }
   if (!answer.ok || !data.ok) {
+    // The rule already says so (chosen again): whether the page shows it is asked again.
+    if (change.kind === "style" && data.code === "no_change" && current) { recheck(change); return; }
     refuse(data.error || "The change was not made.", data.ask || describe(change));
     // Words typed in place that were not written must not stay shown as if they were.
     if (answer.status === 409 || change.kind === "text") followed([page]);
@@ -135,16 +119,40 @@ async function send(change) {
     }));
     return;
   }
-  if (change.kind === "style" && paths.every((path) => path.endsWith(".css"))) {
-    restyling = change;
-    tell({ restyle: paths, check: { name: change.name, value: change.value } });  // shown in place; the editor and the rest follow
-    document.body.dispatchEvent(new CustomEvent("filesChanged", {
-      detail: { paths, source: "preview", shown: true },
-    }));
-    return;
-  }
+  if (change.kind === "style" && paths.every((path) => path.endsWith(".css"))) { restyle(change, paths); return; }
+  if (data.in_place && typeof data.in_place === "object") { inPlace(change, body.picked, data, paths); return; }
   checking = change.kind === "style" ? change : null;
   followed(paths, change.kind !== "delete");
+}
+
+// A change to the page's HTML that the server says it wrote as the preview can
+// do it too (move, hide, delete, a link, an image): done to the element there,
+// the page not loaded again, told the page's new text for the next change.
+// If the preview could not (the element is not what the edit was for), the
+// page loads again and shows the file's truth.
+const placing = new Map();  // what the preview is doing in place, by order
+const PLACING_MOST = 8;  // a frame that navigated away never answers: its orders go
+let orders = 0;
+function inPlace(change, picked, data, paths) {
+  orders += 1;
+  placing.set(orders, { change, paths });
+  if (placing.size > PLACING_MOST) placing.delete(placing.keys().next().value);
+  tell({ apply: data.in_place, path: picked.path, tag: picked.tag, source: data.source, id: orders });
+}
+
+export function placed(id, done, raw) {
+  const edit = placing.get(id);
+  if (!edit) return;
+  placing.delete(id);
+  const again = edit.change.kind !== "delete";
+  if (!done) { checking = edit.change.kind === "style" ? edit.change : null; followed(edit.paths, again); return; }
+  // A style's new class is on the element: its stylesheet next, loaded again in place.
+  if (edit.change.kind === "style") { restyle(edit.change, edit.paths); return; }
+  if (!again) unselect();
+  else if (raw && current && raw.tag === current.tag) visualSelect(raw, page, { again: true });
+  document.body.dispatchEvent(new CustomEvent("filesChanged", {
+    detail: { paths: edit.paths, source: "preview", shown: true },
+  }));
 }
 
 // The page loaded its stylesheets again in place (or could not: then it loads again).
@@ -156,21 +164,30 @@ const STYLE_WORDS = {
   color: "colour", "background-color": "background colour", "font-size": "font size",
   padding: "padding", margin: "margin", "border-radius": "corners", "text-align": "alignment",
 };
+function restyle(change, paths) {
+  restyling = change;
+  const sheets = paths.filter((path) => path.endsWith(".css"));
+  tell({ restyle: sheets, check: { name: change.name, value: change.value } });  // shown in place; the editor and the rest follow
+  document.body.dispatchEvent(new CustomEvent("filesChanged", {
+    detail: { paths, source: "preview", shown: true },
+  }));
+}
+
 export function restyled(done, raw, shows = true) {
   const change = restyling;
   if (!change) return;
   restyling = null;
-  if (!done) { followed([page]); return; }
+  if (!done) { checking = change; followed([page]); return; }
   if (raw && current && raw.tag === current.tag) visualSelect(raw, page, { again: true });
   if (!shows) notShown(change);
 }
 
-function notShown(change) {
+function notShown(change, { already = false } = {}) {
   if (!current) return;
   const words = STYLE_WORDS[change.name] || change.name;
   refuse(
-    `Saved, but another rule of the stylesheet still sets the ${words} of this <${current.tag}>, ` +
-      "so it does not show. Undo it, or ask the assistant.",
+    `${already ? "Already saved" : "Saved"}, but another rule of the stylesheet still sets the ` +
+      `${words} of this <${current.tag}>, so it does not show. Undo it, or ask the assistant.`,
     `${describe(change)}: a more specific rule of the stylesheet still wins over the edit`,
   );
 }
@@ -196,7 +213,7 @@ function tabName() {
 // element there; the open editor follows.
 function followed(paths, pickAgain = true) {
   reselecting = pickAgain;
-  if (!pickAgain) { current = null; panel().hidden = true; }
+  if (!pickAgain) unselect();
   document.body.dispatchEvent(new CustomEvent("filesChanged", {
     detail: { paths, source: "preview", now: true },
   }));
@@ -212,7 +229,23 @@ export function pageLoaded() {
   tell({ select: current.path, check: checking ? { name: checking.name, value: checking.value } : null });
 }
 
+// A style chosen again that the stylesheet has already: the page is asked
+// whether the element shows it, and the person told why not if it does not.
+let rechecking = null;
+function recheck(change) {
+  rechecking = change;
+  tell({ select: current.path, check: { name: change.name, value: change.value } });
+}
+
 export function reselected(raw, shows = true) {
+  if (rechecking) {
+    const change = rechecking;
+    rechecking = null;
+    if (!shows) { notShown(change, { already: true }); return; }
+    const words = STYLE_WORDS[change.name] || change.name;
+    if (current) say(`This <${current.tag}> has that ${words} already: nothing to change.`);
+    return;
+  }
   if (!reselecting || madeAtLoad !== made) return;
   reselecting = false;
   const change = checking;
@@ -221,6 +254,14 @@ export function reselected(raw, shows = true) {
     visualSelect(raw, page, { again: true });
     if (change && !shows) notShown(change);
   }
+}
+
+// The element is gone (deleted): nothing is picked, and the panel keeps only
+// what was said and Undo, until the next pick.
+function unselect() {
+  current = null;
+  panel().classList.add("visual-unpicked");
+  $("visual-title").firstChild.data = "Deleted ";
 }
 
 function say(text) {
@@ -261,10 +302,11 @@ function commit(input) {
   if (input.id === "visual-upload") { if (input.files.length) upload(input); return; }
   if (!input.value || input.value === input.dataset.applied) return;
   input.dataset.applied = input.value;
+  if (input.type === "color") noColour(input, false);
   if (input.dataset.style) apply({ kind: "style", name: input.dataset.style, value: input.value });
   // The project's files as the page writes them: from its own folder (the
   // preview is served under an address of its own, so "/x" would leave it).
-  const value = input.id === "visual-image" ? relative(input.value) : input.value;
+  const value = input.id === "visual-image" ? relative(page, input.value) : input.value;
   if (input.dataset.attribute) apply({ kind: "attribute", name: input.dataset.attribute, value });
 }
 
@@ -284,7 +326,9 @@ async function upload(input) {
   let answer = null;
   try {
     answer = await fetch(document.querySelector("[data-upload-url]")?.dataset.uploadUrl || uploadUrl(), {
-      method: "POST", credentials: "same-origin", body: form, headers: { "X-CSRFToken": csrfToken() },
+      // Named as this tab's: its preview shows the image in place once the page names it.
+      method: "POST", credentials: "same-origin", body: form,
+      headers: { "X-CSRFToken": csrfToken(), "X-Builtit-Tab": tabName() },
     });
   } catch (_) { answer = null; }
   input.value = "";
@@ -292,20 +336,11 @@ async function upload(input) {
   const name = answer.headers.get("HX-Trigger") || "";
   const path = (name.match(/"paths":\s*\["([^"]+)"/) || [])[1];
   choicesFor = "";
-  if (path) apply({ kind: "attribute", name: "src", value: relative(path) });
+  if (path) apply({ kind: "attribute", name: "src", value: relative(page, path) });
 }
 
 function uploadUrl() {
   return panel().dataset.editUrl.replace(/preview-edit\/$/, "files/upload/");
-}
-
-// A project path as the page would write it: from its own folder.
-function relative(path) {
-  const from = page.split("/").slice(0, -1);
-  const to = path.split("/");
-  let same = 0;
-  while (same < from.length && same < to.length - 1 && from[same] === to[same]) same += 1;
-  return "../".repeat(from.length - same) + to.slice(same).join("/");
 }
 
 action("visual-close", () => { panel().hidden = true; current = null; });

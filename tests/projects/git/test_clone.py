@@ -102,3 +102,18 @@ def test_commit_ids_do_not_change_when_the_chat_is_deleted(
     Conversation.objects.filter(project=project).delete()
     git("clone", address(git_server, project, token), "again")
     assert git("rev-parse", "HEAD", cwd=git.home / "again") == before
+
+
+def test_a_visual_edit_is_a_commit_named_by_its_note(
+    git_server: ServerProcess, git: Git, project: Project, user: User
+) -> None:
+    turn(project, user, "A home page", {"/index.html": "<h1>Bakery</h1>\n"})
+    file_update(
+        project=project,
+        path="/index.html",
+        content="<h1 hidden>Bakery</h1>\n",
+        author=Author.person_noting(user, "Edited in the preview: hid <h1>"),
+    )
+    git("clone", address(git_server, project, make_token(user)), "site")
+    log = git("log", "--format=%an|%s", cwd=git.home / "site").splitlines()
+    assert log == ["ada|Edited in the preview: hid <h1>", "Built-It assistant|A home page"]

@@ -156,6 +156,14 @@ def test_style_of_a_shared_class_gets_a_new_readable_class(
     )
     assert _text(project, "/css/site.css") == CSS + "\n.p-open-daily {\n  text-align: center;\n}\n"
     assert answer["paths"] == ["/index.html", "/css/site.css"]
+    # The preview adds the class as written, then loads the stylesheet again.
+    assert answer["in_place"] == {
+        "kind": "attribute",
+        "name": "class",
+        "value": "note p-open-daily",
+        "up": False,
+        "sibling": "",
+    }
 
 
 def test_a_bad_style_value_changes_nothing(
@@ -218,3 +226,130 @@ def test_the_preview_names_the_pages_text_for_the_stale_check(
     _files(project, user)
     response = sites_client.get(f"/preview/{project.preview_token}/index.html")
     assert f'data-source="{page_digest(PAGE)}"' in response.content.decode()
+
+
+def test_the_answer_says_what_was_written_to_the_page_for_the_preview_to_do(
+    user_client: Client, project: Project, user: User
+) -> None:
+    """The preview does the same to the element it shows, without loading the
+    page again: only what the server wrote, as it wrote it."""
+    _files(project, user)
+    first = {"path": [1, 1], "tag": "p", "text": "Open daily"}
+    _, moved = _post(user_client, project, {"picked": first, "kind": "move", "up": False})
+    assert moved["in_place"] == {
+        "kind": "move",
+        "name": "",
+        "value": "",
+        "up": False,
+        "sibling": "p",
+    }
+    assert moved["source"] == page_digest(_text(project))
+    _, hidden = _post(user_client, project, {"picked": H1, "kind": "hide"})
+    assert hidden["in_place"] == {
+        "kind": "attribute",
+        "name": "hidden",
+        "value": "",
+        "up": False,
+        "sibling": "",
+    }
+    _, deleted = _post(user_client, project, {"picked": H1, "kind": "delete"})
+    assert deleted["in_place"]["kind"] == "remove"  # type: ignore[index]
+    # Words and styles are shown their own way (as typed; the stylesheet loaded again).
+    closed = {"path": [1, 0], "tag": "p", "text": "Closed Mondays"}  # first, the <h1> gone
+    words: dict[str, object] = {
+        "picked": closed,
+        "kind": "text",
+        "before": ["Closed Mondays"],
+        "after": ["Shut"],
+    }
+    _, typed = _post(user_client, project, words)
+    assert typed["ok"] is True
+    assert typed["in_place"] is None
+
+
+def test_a_link_address_is_answered_as_written(
+    user_client: Client, project: Project, user: User
+) -> None:
+    page = PAGE.replace("<h1", '<a href="menu.html">Menu</a>\n  <h1')
+    file_create(project=project, path="/index.html", content=page, author=Author.person(user))
+    link = {"path": [1, 0], "tag": "a", "text": "Menu"}
+    sent: dict[str, object] = {
+        "picked": link,
+        "kind": "attribute",
+        "name": "href",
+        "value": "  #hours  ",
+    }
+    status, answer = _post(user_client, project, sent)
+    assert status == 200, answer
+    assert '<a href="#hours">Menu</a>' in _text(project)
+    assert answer["in_place"] == {
+        "kind": "attribute",
+        "name": "href",
+        "value": "#hours",
+        "up": False,
+        "sibling": "",
+    }
+
+
+BARE = """<!doctype html>
+<html lang="en">
+<head>
+  <title>About</title>
+</head>
+<body>
+  <h1>About us</h1>
+</body>
+</html>
+"""
+
+
+def _bare_style(client: Client, project: Project, user: User) -> dict[str, object]:
+    file_create(project=project, path="/about.html", content=BARE, author=Author.person(user))
+    sent = {
+        "page": "/about.html",
+        "source": page_digest(BARE),
+        "picked": {"path": [1, 0], "tag": "h1", "text": "About us"},
+        "kind": "style",
+        "name": "color",
+        "value": "#7c2d12",
+    }
+    response = client.post(
+        reverse("preview_edit", args=[project.pk]),
+        json.dumps(sent),
+        content_type="application/json",
+    )
+    assert response.status_code == 200, response.content
+    answer: dict[str, object] = response.json()
+    return answer
+
+
+def test_a_page_without_a_stylesheet_gets_the_sites_with_one_link_line(
+    user_client: Client, project: Project, user: User
+) -> None:
+    answer = _bare_style(user_client, project, user)
+    assert _text(project, "/about.html") == BARE.replace(
+        "  <title>About</title>\n",
+        '  <title>About</title>\n  <link rel="stylesheet" href="styles.css">\n',
+    ).replace("<h1>", '<h1 class="h1-about-us">')
+    assert _text(project, "/styles.css") == ".h1-about-us {\n  color: #7c2d12;\n}\n"
+    assert answer["paths"] == ["/about.html", "/styles.css"]
+    assert answer["in_place"] is None  # a new stylesheet: the page is loaded again
+    # One edit: its undo takes back both, the new stylesheet gone.
+    response = user_client.post(
+        reverse("preview_edit_undo", args=[project.pk]),
+        json.dumps(answer["revisions"]),
+        content_type="application/json",
+    )
+    assert response.status_code == 200, response.content
+    assert _text(project, "/about.html") == BARE
+    assert not ProjectFile.objects.filter(project=project, path="/styles.css").exists()
+
+
+def test_a_page_without_a_stylesheet_links_the_one_the_other_pages_link(
+    user_client: Client, project: Project, user: User
+) -> None:
+    _files(project, user)
+    _bare_style(user_client, project, user)
+    assert '  <link rel="stylesheet" href="css/site.css">\n</head>' in _text(project, "/about.html")
+    assert _text(project, "/css/site.css") == CSS + "\n.h1-about-us {\n  color: #7c2d12;\n}\n"
+    assert not ProjectFile.objects.filter(project=project, path="/styles.css").exists()
