@@ -19,7 +19,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import DatabaseError, close_old_connections
+from django.db import DatabaseError, close_old_connections, connections
 
 from projects.models import FormSubmission
 from projects.publish.forms.mail import mail_later
@@ -72,18 +72,25 @@ class Writer:
             )
 
     def _run(self) -> None:
-        while True:
-            with self._ready:
-                self._ready.wait_for(lambda: bool(self._queue))
-                batch = [self._queue.popleft() for _ in range(min(BATCH, len(self._queue)))]
-                self._writing = len(batch)
-            close_old_connections()
-            try:
-                _write(batch)
-            finally:
-                with self._ready:
-                    self._writing = 0
-                    self._ready.notify_all()
+        try:
+            while batch := self._next_batch():
+                close_old_connections()
+                try:
+                    _write(batch)
+                finally:
+                    with self._ready:
+                        self._writing = 0
+                        self._ready.notify_all()
+        finally:
+            connections.close_all()  # drained: the thread ends, and its connection with it
+
+    def _next_batch(self) -> list[_Queued]:
+        """What is queued (waiting for some), or nothing once drained."""
+        with self._ready:
+            self._ready.wait_for(lambda: bool(self._queue) or self._closing)
+            batch = [self._queue.popleft() for _ in range(min(BATCH, len(self._queue)))]
+            self._writing = len(batch)
+            return batch
 
 
 def _write(batch: list[_Queued]) -> None:
