@@ -64,7 +64,7 @@ def _shared(response: HttpResponse) -> HttpResponse:
 
 
 def own_headed(response: HttpResponse) -> HttpResponse:
-    """The headers of every answer on a site's own host (builtit.site_forms)."""
+    """The headers of every answer on a site's own host (builtit.own_hosts)."""
     return _own(response)
 
 

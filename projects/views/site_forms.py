@@ -82,7 +82,7 @@ def _answer(request: HttpRequest, target: Target, form: str, *, sent: bool) -> H
     return _received(request, target, form, result)
 
 
-# --- a site's own host, in the event loop (builtit.site_forms) ------------------------
+# --- a site's own host, in front of Django's handler (builtit.own_hosts) ----------
 
 
 @dataclass(frozen=True)

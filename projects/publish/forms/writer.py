@@ -1,5 +1,5 @@
 """One writer per process for the forms a site's own host receives in the
-event loop (builtit.site_forms): each request hands its row over and waits
+event loop (builtit.own_hosts): each request hands its row over and waits
 for its future; the writer's thread takes everything queued meanwhile and
 keeps it in one transaction (services.submissions_receive), so SQLite's one
 writer and a commit's fsync are paid once a batch, not once a submission.
