@@ -12,10 +12,10 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from builtit.own_hosts import OwnHostsFirst  # noqa: E402
 from builtit.routing import websocket_urlpatterns  # noqa: E402
 from builtit.server import client_address, patches  # noqa: E402
 from builtit.server.bodystream import BodyFromFile  # noqa: E402
-from builtit.own_hosts import OwnHostsFirst  # noqa: E402
 from chat.live.socket_auth import SocketGate  # noqa: E402
 from chat.live.socket_limit import SocketLimit  # noqa: E402
 

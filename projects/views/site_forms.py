@@ -40,8 +40,8 @@ from projects.publish.live_sites import LiveSite, live_site
 from projects.views.preview import secured
 from projects.web.methods import Headed
 from projects.web.plain import PAGES_CSP, plain_page
-from projects.web.sites import published_shared as shared_headers
 from projects.web.sites import SiteHost, raw_host, request_place
+from projects.web.sites import published_shared as shared_headers
 
 FORM_NAME = r"[A-Za-z0-9_-]{1,40}"
 # On a site's own host, the addresses of its forms (no file's path starts with "_forms/"

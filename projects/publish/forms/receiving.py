@@ -14,10 +14,10 @@ from urllib.parse import unquote, urlsplit
 from django.db import DatabaseError, IntegrityError
 from django.http import QueryDict
 
-from projects.publish.addresses import link_target
-from projects.publish.forms.fields import FieldsRefused, Sent, fields_read
-from projects.publish.forms.mail import mail_later
 from projects.models import FormSubmission
+from projects.publish.addresses import link_target
+from projects.publish.forms.fields import FieldsRefused, fields_read
+from projects.publish.forms.mail import mail_later
 from projects.publish.forms.services import InboxFull, submission_made, submissions_receive
 from projects.publish.forms.targets import THANKS_PAGE, Target
 from projects.publish.forms.throttle import address_hash, submission_allowed

@@ -81,7 +81,9 @@ def submissions_receive(*, submissions: list[FormSubmission]) -> list[FormSubmis
     for submission in submissions:
         if submission.project_id not in mails:
             mails[submission.project_id] = _owners_mail(submission.project_id)
-        submission.mail = Mail.NONE if submission.spam or submission.test else mails[submission.project_id]
+        submission.mail = (
+            Mail.NONE if submission.spam or submission.test else mails[submission.project_id]
+        )
     # Counted, then inserted, without a lock across processes: on PostgreSQL two
     # batches to one site may both see room for one, so the bounds can be passed
     # by the submissions being received at that moment (a few: the per-site rate

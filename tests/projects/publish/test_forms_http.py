@@ -371,17 +371,21 @@ def test_a_burst_of_forms_at_once_is_all_kept_each_answered_with_its_own_page(
 
     def send(number: int) -> tuple[int, str, httpx.Response]:
         visitor = Visitor(server)
-        page = "/contact" if number % 2 else "/"
+        came_from = "/contact" if number % 2 else "/"
         try:
-            answer = visitor.send(data={"name": f"Visitor {number}"}, Referer=visitor.origin + page)
+            answer = visitor.send(
+                data={"name": f"Visitor {number}"}, Referer=visitor.origin + came_from
+            )
         finally:
             visitor.client.close()
-        return number, page, answer
+        return number, came_from, answer
 
     with ThreadPoolExecutor(max_workers=40) as pool:
         answers = list(pool.map(send, range(40)))
-    for _, page, answer in answers:
+    for _, came_from, answer in answers:
         assert answer.status_code == 303, answer.text
-        assert answer.headers["Location"] == "/_forms/contact/sent?" + urlencode({"back": page})
+        assert answer.headers["Location"] == "/_forms/contact/sent?" + urlencode(
+            {"back": came_from}
+        )
     pages = {row.fields[0][1]: row.page for row in kept()}
-    assert pages == {f"Visitor {number}": page for number, page, _ in answers}
+    assert pages == {f"Visitor {number}": came_from for number, came_from, _ in answers}

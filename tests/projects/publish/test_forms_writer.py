@@ -35,7 +35,12 @@ def writes_held(project: Project) -> Iterator[None]:
 def made(project_id: uuid.UUID, name: str) -> FormSubmission:
     sent = Sent(fields=Fields((("name", name),)), spam=False, next="")
     return submission_made(
-        project_id=project_id, form="contact", sent=sent, page="/", address_hash="a" * 32, test=False
+        project_id=project_id,
+        form="contact",
+        sent=sent,
+        page="/",
+        address_hash="a" * 32,
+        test=False,
     )
 
 
@@ -48,7 +53,9 @@ def test_a_row_the_database_refuses_fails_alone_and_its_batch_is_kept(
         # Queued while the writer waits: written in one batch with what comes next.
         gone = writer.submit(made(uuid.uuid4(), "Nobody"))  # no such project
         last = writer.submit(made(site_project.pk, "Bo"))
-    assert first is not None and gone is not None and last is not None
+    assert first is not None
+    assert gone is not None
+    assert last is not None
     assert isinstance(first.result(timeout=60), FormSubmission)
     with pytest.raises(IntegrityError):
         gone.result(timeout=60)
@@ -63,6 +70,7 @@ def test_a_writer_drained_takes_no_more_and_keeps_what_was_queued(site_project: 
     with writes_held(site_project):
         queued = writer.submit(made(site_project.pk, "Ana"))
     assert writer.drain()
-    assert queued is not None and queued.done()
+    assert queued is not None
+    assert queued.done()
     assert writer.submit(made(site_project.pk, "Bo")) is None
     assert list(FormSubmission.objects.values_list("text", flat=True)) == ["name: Ana"]
