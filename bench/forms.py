@@ -23,8 +23,9 @@ while one turn streams its answer through a websocket to a signed-in tab
 (HTML frames, as a person's tab gets them), from a fake OpenRouter in a forked
 process (bench/fanout_fake.py) sending a chunk every `--pace-ms`. Printed per
 phase and kind: requests, the rate reached, p50, p99, max, errors (anything but
-303 or 200), and the server's CPU seconds per second of the phase; and the
-turn's chunks received.
+303 or 200), and the server's CPU seconds per second of the phase; this
+script's own CPU and the load average at each phase's end (a starved client
+delays the figures as much as a starved server); and the turn's chunks received.
 """
 
 from __future__ import annotations

@@ -100,6 +100,7 @@ def _write(batch: list[_Queued]) -> None:
         logger.warning(
             "A batch of %d form submissions failed (%s): each tried again alone", len(batch), error
         )
+        close_old_connections()  # a connection the error left unusable is opened again
         for queued in batch:
             _write_one(queued)
         return
