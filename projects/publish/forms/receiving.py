@@ -114,7 +114,9 @@ async def form_receive_queued(*, checked: Checked) -> Received | Refused:
     if future is None:
         return BUSY
     try:
-        kept = await asyncio.wrap_future(future)
+        # A visitor gone meanwhile (or a server stopping) does not take the row
+        # back from the writer: what was received whole is kept.
+        kept = await asyncio.shield(asyncio.wrap_future(future))
     except IntegrityError:
         return GONE
     except DatabaseError as error:

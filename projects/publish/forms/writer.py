@@ -77,6 +77,12 @@ class Writer:
                 close_old_connections()
                 try:
                     _write(batch)
+                except Exception as error:
+                    # A bug: logged once, and every request still waiting hears of it (a 500).
+                    logger.exception("A batch of %d form submissions failed", len(batch))
+                    for queued in batch:
+                        if not queued.future.done():
+                            queued.future.set_exception(error)
                 finally:
                     with self._ready:
                         self._writing = 0
@@ -87,10 +93,17 @@ class Writer:
     def _next_batch(self) -> list[_Queued]:
         """What is queued (waiting for some), or nothing once drained."""
         with self._ready:
-            self._ready.wait_for(lambda: bool(self._queue) or self._closing)
-            batch = [self._queue.popleft() for _ in range(min(BATCH, len(self._queue)))]
-            self._writing = len(batch)
-            return batch
+            while True:
+                self._ready.wait_for(lambda: bool(self._queue) or self._closing)
+                if not self._queue:
+                    return []
+                taken = [self._queue.popleft() for _ in range(min(BATCH, len(self._queue)))]
+                # A future someone cancelled keeps nothing; the others can no longer be.
+                batch = [queued for queued in taken if queued.future.set_running_or_notify_cancel()]
+                if batch:
+                    self._writing = len(batch)
+                    return batch
+                self._ready.notify_all()
 
 
 def _write(batch: list[_Queued]) -> None:
@@ -103,12 +116,6 @@ def _write(batch: list[_Queued]) -> None:
         close_old_connections()  # a connection the error left unusable is opened again
         for queued in batch:
             _write_one(queued)
-        return
-    except Exception as error:
-        # A bug: logged once, and every request waiting hears of it (a 500).
-        logger.exception("A batch of %d form submissions failed", len(batch))
-        for queued in batch:
-            queued.future.set_exception(error)
         return
     for queued, result in zip(batch, kept, strict=True):
         _answered(queued, result)
@@ -127,9 +134,9 @@ def _write_one(queued: _Queued) -> None:
 
 
 def _answered(queued: _Queued, result: Kept) -> None:
+    queued.future.set_result(result)
     if isinstance(result, FormSubmission) and result.pk is not None:
         mail_later(submission_id=result.pk, mail=result.mail)  # outside any transaction: now
-    queued.future.set_result(result)
 
 
 _writer = Writer()
