@@ -389,3 +389,20 @@ def test_a_burst_of_forms_at_once_is_all_kept_each_answered_with_its_own_page(
         )
     pages = {row.fields[0][1]: row.page for row in kept()}
     assert pages == {f"Visitor {number}": came_from for number, came_from, _ in answers}
+
+
+def test_the_sites_pages_are_served_beside_its_forms_as_a_static_host_serves_them(
+    visitor: Visitor, bakery: Site
+) -> None:
+    """The own host's pages take the same early way as its forms (builtit.own_hosts)."""
+    page = visitor.get("/contact")
+    assert page.status_code == 200
+    assert 'action="/_forms/contact"' in page.text
+    assert page.headers["X-Content-Type-Options"] == "nosniff"
+    again = visitor.get("/contact", **{"If-None-Match": page.headers["ETag"]})
+    assert again.status_code == 304
+    head = visitor.client.head("/contact")
+    assert head.status_code == 200
+    assert head.content == b""
+    assert head.headers["Content-Length"] == page.headers["Content-Length"]
+    assert visitor.get("/nothing-here").status_code == 404
