@@ -23,8 +23,9 @@ while one turn streams its answer through a websocket to a signed-in tab
 (HTML frames, as a person's tab gets them), from a fake OpenRouter in a forked
 process (bench/fanout_fake.py) sending a chunk every `--pace-ms`. Printed per
 phase and kind: requests, the rate reached, p50, p99, max, errors (anything but
-303 or 200), and the server's CPU seconds per second of the phase; and the
-turn's chunks received.
+303 or 200), and the server's CPU seconds per second of the phase; this
+script's own CPU and the load average at each phase's end (a starved client
+delays the figures as much as a starved server); and the turn's chunks received.
 """
 
 from __future__ import annotations
@@ -157,6 +158,8 @@ class Phase:
     forms: Figures = field(default_factory=Figures)
     pages: Figures = field(default_factory=Figures)
     server_cpu: float = 0.0
+    client_cpu: float = 0.0  # this script's, which sends the load: starved, it delays the figures
+    load_average: float = 0.0  # at the phase's end
     chunks: int = 0
 
 
@@ -233,9 +236,11 @@ async def run_phase(base: str, name: str, streaming: tuple[Project, str] | None,
             started = asyncio.Event()
             turn_task = asyncio.create_task(turn(base, *streaming, phase, started))
             await asyncio.wait_for(started.wait(), 30)
-        cpu = servers.cpu_seconds(pid)
+        cpu, own = servers.cpu_seconds(pid), time.process_time()
         await load(client, phase, ARGS.seconds)
         phase.server_cpu = servers.cpu_seconds(pid) - cpu
+        phase.client_cpu = time.process_time() - own
+        phase.load_average = os.getloadavg()[0]
         if turn_task is not None:
             if turn_task.done():
                 print("note: the turn ended before the load did: raise the chunks")
@@ -268,6 +273,12 @@ def report(phases: list[Phase]) -> None:
                 f"| {phase.server_cpu / phase.seconds:.2f} cores "
                 f"| {per_request:.1f} ms (both kinds) |"
             )
+    print()
+    for phase in phases:
+        print(
+            f"{phase.name}: this script (the load) used {phase.client_cpu / phase.seconds:.2f} "
+            f"cores; the load average was {phase.load_average:.2f} at its end."
+        )
     streamed = [phase for phase in phases if phase.chunks]
     for phase in streamed:
         print(f"\n{phase.name}: the turn's tab received {phase.chunks} chunks.")

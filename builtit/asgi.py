@@ -12,6 +12,7 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from builtit.own_hosts import OwnHostsFirst  # noqa: E402
 from builtit.routing import websocket_urlpatterns  # noqa: E402
 from builtit.server import client_address, patches  # noqa: E402
 from builtit.server.bodystream import BodyFromFile  # noqa: E402
@@ -27,7 +28,8 @@ patches.install()
 application = client_address.ClientAddress(
     ProtocolTypeRouter(
         {
-            "http": BodyFromFile(django_asgi_app),
+            # A site's own host (its pages, its forms) answered before Django's handler.
+            "http": BodyFromFile(OwnHostsFirst(django_asgi_app)),
             # A personal access token, or a session from this site's own pages;
             # then no more sockets from one address than it may hold.
             "websocket": SocketGate(SocketLimit(URLRouter(websocket_urlpatterns))),

@@ -329,6 +329,10 @@ BUILTIT_FORMS_MAX_KEPT = env_int("BUILTIT_FORMS_MAX_KEPT", 10_000, minimum=1)
 BUILTIT_FORMS_MAX_KEPT_BYTES = env_int(
     "BUILTIT_FORMS_MAX_KEPT_BYTES", 20 * 1024 * 1024, minimum=64 * 1024
 )
+# Submissions a process holds waiting for its forms' writer (one commit for all
+# that queued meanwhile, projects.publish.forms.writer); past it, 503 with
+# Retry-After and words: the database is not keeping up, and memory stays bounded.
+BUILTIT_FORMS_QUEUE = env_int("BUILTIT_FORMS_QUEUE", 2000, minimum=1)
 
 # Mail (each submission to its site's owner, or a daily digest): Django's own
 # settings, from the environment. No EMAIL_HOST: nothing is mailed, and the

@@ -52,23 +52,12 @@ class SitesOriginMiddleware:
             # The host request_place read (and checked), never another header's.
             host = raw_host(request)
             return HttpResponsePermanentRedirect(f"https://{host}{request.get_full_path()}")
-        own = isinstance(place, SiteHost)
-        kept = published.PASS_COOKIES if own else frozenset()
-        request.COOKIES = {name: value for name, value in request.COOKIES.items() if name in kept}
-        response: HttpResponseBase
         if isinstance(place, SiteHost):
-            response = published.serve_own(request, place)
-        else:
-            response = _dispatched(request)
-        cookies = SimpleCookie()
-        for name in kept & set(response.cookies):
-            cookies[name] = response.cookies[name]
-        response.cookies = cookies
-        # As CommonMiddleware would (a HEAD's answer says how long the GET's is).
-        if not response.streaming and not response.has_header("Content-Length"):
-            response.headers["Content-Length"] = str(len(response.content))  # type: ignore[attr-defined]
-        if own:
-            return response
+            return own_host_answer(request, place)
+        request.COOKIES = {}
+        response = _dispatched(request)
+        response.cookies = SimpleCookie()
+        _length_said(response)
         # Every answer here sets its own sandboxing policy; one that did not (a
         # view to come) would have none, on a host every site shares.
         if not response.get("Content-Security-Policy", "").startswith("sandbox"):
@@ -76,6 +65,27 @@ class SitesOriginMiddleware:
         if request.is_secure() and settings.SECURE_HSTS_SECONDS:
             response["Strict-Transport-Security"] = f"max-age={settings.SECURE_HSTS_SECONDS}"
         return response
+
+
+def own_host_answer(request: HttpRequest, place: SiteHost) -> HttpResponseBase:
+    """A request to a site's own host (also answered by builtit.own_hosts,
+    in front of Django's handler): the site's password pass is the only cookie
+    read or set there."""
+    kept = published.PASS_COOKIES
+    request.COOKIES = {name: value for name, value in request.COOKIES.items() if name in kept}
+    response: HttpResponseBase = published.serve_own(request, place)
+    cookies = SimpleCookie()
+    for name in kept & set(response.cookies):
+        cookies[name] = response.cookies[name]
+    response.cookies = cookies
+    _length_said(response)
+    return response
+
+
+def _length_said(response: HttpResponseBase) -> None:
+    # As CommonMiddleware would (a HEAD's answer says how long the GET's is).
+    if not response.streaming and not response.has_header("Content-Length"):
+        response.headers["Content-Length"] = str(len(response.content))  # type: ignore[attr-defined]
 
 
 def _unknown_host(request: HttpRequest) -> HttpResponse:

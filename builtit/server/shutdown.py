@@ -44,6 +44,7 @@ async def _drain(server: Server) -> None:
     from chat.live.draining import drain  # noqa: PLC0415 (Django is set up by now)
     from chat.live.layer import close_layer  # noqa: PLC0415
     from chat.llm import close_client  # noqa: PLC0415
+    from projects.publish.forms.writer import writer_drain  # noqa: PLC0415
 
     await drain()
     # Then let requests under way finish before daphne cancels them: a Django
@@ -57,5 +58,7 @@ async def _drain(server: Server) -> None:
     ]
     if running:
         await asyncio.wait(running, timeout=REQUESTS_WAIT)
+    # Forms still queued for their commit (their requests cut above or not) are kept.
+    await asyncio.to_thread(writer_drain)
     await close_client()  # the model's connections, now that no turn uses them
     await close_layer()  # and Redis's, whose last frames the turns have flushed

@@ -63,6 +63,11 @@ def _shared(response: HttpResponse) -> HttpResponse:
     return published_shared(response)
 
 
+def own_headed(response: HttpResponse) -> HttpResponse:
+    """The headers of every answer on a site's own host (builtit.own_hosts)."""
+    return _own(response)
+
+
 def _own(response: HttpResponse) -> HttpResponse:
     """A site's own host: its pages run as they would on any static host."""
     response["X-Content-Type-Options"] = "nosniff"

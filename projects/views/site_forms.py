@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from urllib.parse import quote
 
 from django.conf import settings
@@ -22,16 +23,25 @@ from django.utils.html import escape
 from django.utils.http import escape_leading_slashes, urlencode
 from django.views.decorators.csrf import csrf_exempt
 
+from common import threads
 from projects.live_previews import OpenPreview, preview_open
-from projects.publish.forms.receiving import Posted, Received, Refused, form_receive
+from projects.publish.forms.receiving import (
+    Checked,
+    Posted,
+    Received,
+    Refused,
+    form_check,
+    form_receive,
+    form_receive_queued,
+)
 from projects.publish.forms.targets import Target, preview_target, site_target
 from projects.publish.forms.thanks import thanks_for
 from projects.publish.live_sites import LiveSite, live_site
 from projects.views.preview import secured
 from projects.web.methods import Headed
 from projects.web.plain import PAGES_CSP, plain_page
+from projects.web.sites import SiteHost, raw_host, request_place
 from projects.web.sites import published_shared as shared_headers
-from projects.web.sites import raw_host
 
 FORM_NAME = r"[A-Za-z0-9_-]{1,40}"
 # On a site's own host, the addresses of its forms (no file's path starts with "_forms/"
@@ -70,6 +80,49 @@ def _answer(request: HttpRequest, target: Target, form: str, *, sent: bool) -> H
     if isinstance(result, Refused):
         return _refused(request, result)
     return _received(request, target, form, result)
+
+
+# --- a site's own host, in front of Django's handler (builtit.own_hosts) ----------
+
+
+@dataclass(frozen=True)
+class OwnForm:
+    """A form to a live, public site's own host, checked and ready to keep."""
+
+    target: Target
+    form: str
+    checked: Checked
+
+
+def own_form_check(request: HttpRequest, form: str) -> OwnForm | HttpResponse | None:
+    """What a POST of `form` to a site's own host comes to before it is kept
+    (run in a pool thread: the site is read from the database once per change,
+    the bounds from the cache): a refusal, or the row; None when the request
+    is answered as every other is (a site offline, kept by a password, a host
+    that is no site's), by Django's handler, the same as before."""
+    place = request_place(request)
+    if not isinstance(place, SiteHost):
+        return None
+    site = live_site(name=place.name) if place.name else live_site(domain=place.domain)
+    if site is None or site.protected or _form_closed(request, site) is not None:
+        return None
+    target = site_target(site, prefix="/")
+    posted = _posted(request, form)
+    checked = posted if isinstance(posted, Refused) else form_check(target=target, posted=posted)
+    if isinstance(checked, Refused):
+        return _own_page(_refused(request, checked))
+    return OwnForm(target=target, form=form, checked=checked)
+
+
+async def own_form_keep(request: HttpRequest, own: OwnForm) -> HttpResponse:
+    """Keep `own` through the process's writer, and answer as form_answer does."""
+    result = await form_receive_queued(checked=own.checked)
+    if isinstance(result, Refused):
+        return _own_page(_refused(request, result))
+    if wants_json(request):  # its words in the page's language, read from its file
+        answered = await threads.run(_received, request, own.target, own.form, result)
+        return _own_page(answered)
+    return _own_page(_received(request, own.target, own.form, result))
 
 
 def refused_answer(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:

@@ -136,6 +136,16 @@ def request_place(request: HttpRequest) -> Place:
     and a site's domain is in no setting), so every answer checks its host
     here: the sites host and its names must be allowed; a domain must be one a
     site has proven."""
+    place = host_place(request)
+    if place != "a domain":
+        return place
+    domain, _ = split_domain_port(raw_host(request))
+    return SiteHost(domain=domain) if live_site(domain=domain) is not None else "unknown"
+
+
+def host_place(request: HttpRequest) -> Place | Literal["a domain"]:
+    """request_place's answer as far as the host's name tells it, without the
+    database: "a domain" for a host that is a site's only if a site has proven it."""
     domain, _ = split_domain_port(raw_host(request))
     if not domain:
         return "unknown"  # not a host name at all ("Bad_Name", "a b")
@@ -151,7 +161,7 @@ def request_place(request: HttpRequest) -> Place:
         return SiteHost(name=label) if named else "unknown"
     if validate_host(domain, settings.ALLOWED_HOSTS):
         return None  # the app's
-    return SiteHost(domain=domain) if live_site(domain=domain) is not None else "unknown"
+    return "a domain"
 
 
 def raw_host(request: HttpRequest) -> str:

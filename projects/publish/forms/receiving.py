@@ -6,18 +6,24 @@ Refusals are values with a status and words for the visitor; the view
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
-from django.db import IntegrityError
+from django.db import DatabaseError, IntegrityError
 from django.http import QueryDict
 
+from projects.models import FormSubmission
 from projects.publish.addresses import link_target
-from projects.publish.forms.fields import FieldsRefused, Sent, fields_read
+from projects.publish.forms.fields import FieldsRefused, fields_read
 from projects.publish.forms.mail import mail_later
-from projects.publish.forms.services import InboxFull, submission_receive
+from projects.publish.forms.services import InboxFull, submission_made, submissions_receive
 from projects.publish.forms.targets import THANKS_PAGE, Target
 from projects.publish.forms.throttle import address_hash, submission_allowed
+from projects.publish.forms.writer import submission_queue
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -59,8 +65,69 @@ INBOX_FULL = Refused(
 )
 
 
+GONE = Refused(404, "No form here", "This site is gone. Nothing was kept.")
+# The writer's queue is at its bound (BUILTIT_FORMS_QUEUE), or the process is stopping.
+BUSY = Refused(
+    503,
+    "Too many forms at once",
+    "This server is receiving more forms than it can keep right now. Nothing was kept: "
+    "send the form again in a few seconds.",
+    retry_after=5,
+)
+NOT_KEPT = Refused(
+    503,
+    "The form could not be kept",
+    "The server could not store this form just now. Nothing was kept: "
+    "send it again in a few seconds.",
+    retry_after=5,
+)
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A form allowed in and read: the row to keep, and where the visitor goes."""
+
+    submission: FormSubmission  # not saved yet
+    page: str
+    goes_to: str | None
+
+
 def form_receive(*, target: Target, posted: Posted) -> Received | Refused:
     """Keep what the visitor sent to `target`, or say why not."""
+    checked = form_check(target=target, posted=posted)
+    if isinstance(checked, Refused):
+        return checked
+    try:
+        [kept] = submissions_receive(submissions=[checked.submission])
+    except IntegrityError:
+        # The project was deleted for good a moment ago (what this process
+        # kept of its site had not heard yet).
+        return GONE
+    if isinstance(kept, FormSubmission) and kept.pk is not None:
+        mail_later(submission_id=kept.pk, mail=kept.mail)
+    return form_kept(checked, kept)
+
+
+async def form_receive_queued(*, checked: Checked) -> Received | Refused:
+    """Keep `checked` through the process's writer (which mails it), from the event loop."""
+    future = submission_queue(checked.submission)
+    if future is None:
+        return BUSY
+    try:
+        # A visitor gone meanwhile (or a server stopping) does not take the row
+        # back from the writer: what was received whole is kept.
+        kept = await asyncio.shield(asyncio.wrap_future(future))
+    except IntegrityError:
+        return GONE
+    except DatabaseError as error:
+        logger.warning("A form submission was not kept: %s", error)
+        return NOT_KEPT
+    return form_kept(checked, kept)
+
+
+def form_check(*, target: Target, posted: Posted) -> Checked | Refused:
+    """Whether what the visitor sent to `target` may be kept: its origin, the
+    bounds (counted here), its fields; the row it makes, or why not."""
     if not _origin_allowed(target, posted):
         return NOT_HERE
     visitor = address_hash(posted.address)
@@ -84,33 +151,24 @@ def form_receive(*, target: Target, posted: Posted) -> Received | Refused:
     sent = fields_read(posted.data)
     if isinstance(sent, FieldsRefused):
         return Refused(400, "The form could not be kept", sent.message + " Nothing was kept.")
-    return _keep(target, posted, sent, visitor)
-
-
-def _keep(target: Target, posted: Posted, sent: Sent, visitor: str) -> Received | Refused:
     page = _page(target, posted)
-    try:
-        kept = submission_receive(
-            project_id=target.project_id,
-            form=posted.form,
-            sent=sent,
-            page=page,
-            address_hash=visitor,
-            test=target.test,
-        )
-    except IntegrityError:
-        # The project was deleted for good a moment ago (what this process
-        # kept of its site had not heard yet).
-        return Refused(404, "No form here", "This site is gone. Nothing was kept.")
+    submission = submission_made(
+        project_id=target.project_id,
+        form=posted.form,
+        sent=sent,
+        page=page,
+        address_hash=visitor,
+        test=target.test,
+    )
+    return Checked(submission=submission, page=page, goes_to=_next(target, posted, sent.next, page))
+
+
+def form_kept(checked: Checked, kept: FormSubmission | InboxFull) -> Received | Refused:
     if isinstance(kept, InboxFull):
         return INBOX_FULL
-    if kept.pk is not None:  # spam past the bounds is not kept, and answered the same
-        mail_later(submission_id=kept.pk, mail=kept.mail)
+    # Spam past the bounds is not kept (pk None), and answered the same.
     return Received(
-        submission_id=kept.pk,
-        spam=kept.spam,
-        page=page,
-        goes_to=_next(target, posted, sent.next, page),
+        submission_id=kept.pk, spam=kept.spam, page=checked.page, goes_to=checked.goes_to
     )
 
 

@@ -48,33 +48,83 @@ def submission_receive(
     past them, spam is not kept (returned unsaved, its pk None, and answered as
     if it were: a robot learns nothing), and a real one takes the place of the
     oldest spam, or is refused (INBOX_FULL) when there is none to delete."""
-    submission = FormSubmission(
+    made = submission_made(
+        project_id=project_id, form=form, sent=sent, page=page, address_hash=address_hash, test=test
+    )
+    return submissions_receive(submissions=[made])[0]
+
+
+def submission_made(
+    *, project_id: uuid.UUID, form: str, sent: Sent, page: str, address_hash: str, test: bool
+) -> FormSubmission:
+    """The row a visitor's form becomes, not saved yet (submissions_receive keeps it)."""
+    text = sent.fields.text()
+    return FormSubmission(
         project_id=project_id,
         form=form,
         fields=sent.fields.for_storing(),
-        text=sent.fields.text(),
-        size=len(sent.fields.text()),
+        text=text,
+        size=len(text),
         page=page[:500],
         address_hash=address_hash,
         spam=sent.spam,
         test=test,
-        mail=_mail_for(project_id, spam=sent.spam, test=test),
     )
+
+
+def submissions_receive(*, submissions: list[FormSubmission]) -> list[FormSubmission | InboxFull]:
+    """Keep `submissions` (submission_made's) in one transaction, each as
+    submission_receive says, in order: one commit for all of them (the forms'
+    writer, projects.publish.forms.writer, hands over what queued meanwhile).
+    Raises what the database raised; nothing is kept then."""
+    mails: dict[uuid.UUID, str] = {}
+    for submission in submissions:
+        if submission.project_id not in mails:
+            mails[submission.project_id] = _owners_mail(submission.project_id)
+        submission.mail = (
+            Mail.NONE if submission.spam or submission.test else mails[submission.project_id]
+        )
     # Counted, then inserted, without a lock across processes: on PostgreSQL two
-    # requests to one site may both see room for one, so the bounds can be passed
+    # batches to one site may both see room for one, so the bounds can be passed
     # by the submissions being received at that moment (a few: the per-site rate
     # bounds them). One process on SQLite queues its writers here, and is exact.
     with (
         _SQLITE_WRITES if connection.vendor == "sqlite" else contextlib.nullcontext(),
         transaction.atomic(),
     ):
-        size = inbox_size(project_id=project_id)
-        if not size.fits(count=1, size=submission.size):
-            if submission.spam:
-                return submission
-            if not _room_made(project_id, size, submission.size):
-                return INBOX_FULL
-        submission.save(force_insert=True)
+        return _kept(submissions)
+
+
+def _kept(submissions: list[FormSubmission]) -> list[FormSubmission | InboxFull]:
+    results: list[FormSubmission | InboxFull] = []
+    sizes: dict[uuid.UUID, InboxSize] = {}
+    inserting: list[FormSubmission] = []
+    for submission in submissions:
+        project_id = submission.project_id
+        size = sizes.get(project_id) or inbox_size(project_id=project_id)
+        if size.fits(count=1, size=submission.size):
+            inserting.append(submission)
+            sizes[project_id] = InboxSize(count=size.count + 1, size=size.size + submission.size)
+            results.append(submission)
+            continue
+        # Past the bounds (rare): what came before is inserted, and this one
+        # decided as if it came alone.
+        FormSubmission.objects.bulk_create(inserting)
+        inserting = []
+        sizes.clear()
+        results.append(_past_the_bounds(submission))
+    FormSubmission.objects.bulk_create(inserting)
+    return results
+
+
+def _past_the_bounds(submission: FormSubmission) -> FormSubmission | InboxFull:
+    size = inbox_size(project_id=submission.project_id)
+    if not size.fits(count=1, size=submission.size):
+        if submission.spam:
+            return submission
+        if not _room_made(submission.project_id, size, submission.size):
+            return INBOX_FULL
+    submission.save(force_insert=True)
     return submission
 
 
@@ -101,8 +151,9 @@ def _room_made(project_id: uuid.UUID, size: InboxSize, needed: int) -> bool:
     return True
 
 
-def _mail_for(project_id: uuid.UUID, *, spam: bool, test: bool) -> str:
-    if spam or test or not mail_configured():
+def _owners_mail(project_id: uuid.UUID) -> str:
+    """How the project's real submissions are mailed now, by the owner's choice."""
+    if not mail_configured():
         return Mail.NONE
     owner = (
         Project.objects.filter(pk=project_id)

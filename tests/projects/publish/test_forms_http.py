@@ -7,6 +7,8 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import urlencode
 
 import httpx
 import pytest
@@ -356,3 +358,51 @@ def test_each_submission_is_mailed_to_the_owner_after_the_answer(
             break
         row.refresh_from_db()
     assert row.mail == FormSubmission.Mail.SENT
+
+
+# --- many at once: one writer keeps them all ----------------------------------------
+
+
+def test_a_burst_of_forms_at_once_is_all_kept_each_answered_with_its_own_page(
+    server: ServerProcess, bakery: Site
+) -> None:
+    """Sent together, they are kept by the process's one writer, several in
+    one commit: none lost, and each visitor sent back to the page they came from."""
+
+    def send(number: int) -> tuple[int, str, httpx.Response]:
+        visitor = Visitor(server)
+        came_from = "/contact" if number % 2 else "/"
+        try:
+            answer = visitor.send(
+                data={"name": f"Visitor {number}"}, Referer=visitor.origin + came_from
+            )
+        finally:
+            visitor.client.close()
+        return number, came_from, answer
+
+    with ThreadPoolExecutor(max_workers=40) as pool:
+        answers = list(pool.map(send, range(40)))
+    for _, came_from, answer in answers:
+        assert answer.status_code == 303, answer.text
+        assert answer.headers["Location"] == "/_forms/contact/sent?" + urlencode(
+            {"back": came_from}
+        )
+    pages = {row.fields[0][1]: row.page for row in kept()}
+    assert pages == {f"Visitor {number}": came_from for number, came_from, _ in answers}
+
+
+def test_the_sites_pages_are_served_beside_its_forms_as_a_static_host_serves_them(
+    visitor: Visitor, bakery: Site
+) -> None:
+    """The own host's pages take the same early way as its forms (builtit.own_hosts)."""
+    page = visitor.get("/contact")
+    assert page.status_code == 200
+    assert 'action="/_forms/contact"' in page.text
+    assert page.headers["X-Content-Type-Options"] == "nosniff"
+    again = visitor.get("/contact", **{"If-None-Match": page.headers["ETag"]})
+    assert again.status_code == 304
+    head = visitor.client.head("/contact")
+    assert head.status_code == 200
+    assert head.content == b""
+    assert head.headers["Content-Length"] == page.headers["Content-Length"]
+    assert visitor.get("/nothing-here").status_code == 404

@@ -6,12 +6,14 @@ refused in words (507), and the owner's inbox says when it is (nearly) full."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor, as_completed
 
 import pytest
 from django.test import Client
 
 from projects.models import FormSubmission, Project, Site
 from tests.projects.publish.test_forms_http import CONTACT, Visitor
+from tests.projects.publish.test_forms_writer import writes_held
 from tests.projects.publish.test_publish import published, site_project, write
 from tests.servers import ServerProcess, server_start, shared_settings
 
@@ -30,6 +32,8 @@ def server(
         BUILTIT_TRUSTED_PROXIES=1,
         BUILTIT_FORMS_MAX_KEPT=MAX_KEPT,
         BUILTIT_FORMS_MAX_KEPT_BYTES=MAX_KEPT_BYTES,
+        # One form waits for the writer at most (besides what it is writing).
+        BUILTIT_FORMS_QUEUE=1,
     )
     process = server_start(given, log=tmp_path_factory.mktemp("forms-kept") / "server.log")
     yield process
@@ -185,3 +189,31 @@ def test_the_inbox_says_when_it_is_nearly_full_and_when_it_is_full(
     stored(site_project, 1, spam=False, text="y" * 2800)
     page = user_client.get(address).content.decode()
     assert "Your form inbox is nearly full</strong> (93%)" in page
+
+
+def test_forms_past_the_writers_queue_are_refused_in_words_and_the_rest_kept(
+    server: ServerProcess, bakery: Site
+) -> None:
+    """While the database keeps the writer waiting, one form is being written
+    and one waits (BUILTIT_FORMS_QUEUE=1); the others are told at once to send
+    again, and nothing of theirs is kept."""
+    visitors = [Visitor(server) for _ in range(6)]
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        with writes_held(bakery.project):
+            sending = [pool.submit(visitor.send, data=REAL) for visitor in visitors]
+            refused = []
+            for done in as_completed(sending):
+                refused.append(done.result())
+                if len(refused) == 4:  # the writer holds two at most
+                    break
+        answers = [future.result() for future in sending]
+    for visitor in visitors:
+        visitor.client.close()
+    for answer in refused:
+        assert answer.status_code == 503
+        assert answer.headers["Retry-After"] == "5"
+        assert "more forms than it can keep right now. Nothing was kept" in answer.text
+    accepted = [answer for answer in answers if answer.status_code == 303]
+    assert len(accepted) + len(refused) == 6
+    assert accepted
+    assert FormSubmission.objects.filter(project=bakery.project).count() == len(accepted)
