@@ -24,8 +24,8 @@ def test_the_settings_page_makes_a_read_only_token_and_says_so(
     rows = dict(AccessToken.objects.filter(user=user).values_list("name", "can_write"))
     assert rows == {"pull only": False, "deploy": True}
     page = user_client.get("/settings/").content.decode()
-    assert "<td>read only</td>" in page
-    assert "<td>read and write</td>" in page
+    assert '<td data-label="May">read only</td>' in page
+    assert '<td data-label="May">read and write</td>' in page
 
 
 def test_the_workspace_shows_the_projects_git_address(

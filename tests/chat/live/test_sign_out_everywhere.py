@@ -170,8 +170,8 @@ async def test_settings_shows_each_tokens_last_use_and_offers_signing_out_everyw
     script = await connected_with_token(project, used.secret)
     await script.disconnect()
     page = (await sync_to_async((await signed_in(user)).get)("/settings/")).content.decode()
-    deploy = page[page.index("<td>deploy</td>") :].split("</tr>", 1)[0]
-    backup = page[page.index("<td>backup</td>") :].split("</tr>", 1)[0]
+    deploy = page[page.index('<td class="token-name">deploy</td>') :].split("</tr>", 1)[0]
+    backup = page[page.index('<td class="token-name">backup</td>') :].split("</tr>", 1)[0]
     assert "never used" in backup
     assert "never used" not in deploy
     assert "<time datetime=" in deploy
