@@ -12,7 +12,8 @@ wrote), an IPv6 /64 counted as one (common.addresses); a socket whose address
 is not known is not counted. Counted across processes with Redis, in each
 process otherwise (chat.live.socket_counts). A socket's place is given back
 when its application ends, however it ends: closed by either side, failed,
-or cancelled by the server.
+or cancelled by the server. The websocket side's one layer (builtit.sockets)
+calls these functions.
 """
 
 from __future__ import annotations
