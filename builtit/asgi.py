@@ -16,23 +16,21 @@ from builtit.own_hosts import OwnHostsFirst  # noqa: E402
 from builtit.routing import websocket_urlpatterns  # noqa: E402
 from builtit.server import client_address, patches  # noqa: E402
 from builtit.server.bodystream import BodyFromFile  # noqa: E402
-from chat.live.socket_auth import SocketGate  # noqa: E402
-from chat.live.socket_limit import SocketLimit  # noqa: E402
+from builtit.sockets import ChatSockets  # noqa: E402
 
 # Bodies bounded before they are read, turns drained on SIGTERM, and daphne's
 # --proxy-headers reading the visitor's address as the application does.
 patches.install()
 
-# The visitor's address is decided here, once, for pages and sockets alike:
-# the entry our own proxies added to X-Forwarded-For, never one the client wrote.
-application = client_address.ClientAddress(
-    ProtocolTypeRouter(
-        {
-            # A site's own host (its pages, its forms) answered before Django's handler.
-            "http": BodyFromFile(OwnHostsFirst(django_asgi_app)),
-            # A personal access token, or a session from this site's own pages;
-            # then no more sockets from one address than it may hold.
-            "websocket": SocketGate(SocketLimit(URLRouter(websocket_urlpatterns))),
-        }
-    )
+# The visitor's address is decided at the edge, for pages and sockets alike:
+# the entry our own proxies added to X-Forwarded-For, never one the client
+# wrote. A site's own host (its pages, its forms) is answered before Django's
+# handler. A socket's one layer also decides who opens it (a personal access
+# token, or a session from this site's own pages) and whether its address may
+# hold one more.
+application = ProtocolTypeRouter(
+    {
+        "http": client_address.ClientAddress(BodyFromFile(OwnHostsFirst(django_asgi_app))),
+        "websocket": ChatSockets(URLRouter(websocket_urlpatterns)),
+    }
 )

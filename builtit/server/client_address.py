@@ -9,11 +9,12 @@ added), and with 0 the header is ignored and the connection's own address is
 the visitor's. Daphne's `--proxy-headers` takes the LEFT-most entry, which the
 client chooses: sign-in throttling would count a made-up address per attempt.
 
-`ClientAddress` (in front of the whole application, builtit.asgi) puts that
-address in the scope's `client`, which Django reads as REMOTE_ADDR and Channels
-gives the consumers: django-axes, the sign-up bound and the logs all see the
-same one. `install()` makes daphne's `--proxy-headers` follow the same rule, so
-its access log agrees and it can no longer hand the application a forged peer;
+`ClientAddress` (in front of the pages, builtit.asgi) and the websockets' one
+layer (builtit.sockets, through `scope_client`) put that address in the
+scope's `client`, which Django reads as REMOTE_ADDR and Channels gives the
+consumers: django-axes, the sign-up bound and the logs all see the same one.
+`install()` makes daphne's `--proxy-headers` follow the same rule, so its
+access log agrees and it can no longer hand the application a forged peer;
 with or without the flag the application decides the same way.
 """
 

@@ -15,6 +15,7 @@ from django.contrib.auth.models import User
 from chat import images, services
 from chat.agent.loop import TurnRequest
 from chat.agent.model_choice import ModelRefused, choose_model, clean_model_id
+from chat.live import connect_cache
 from chat.live.frames import Frame
 from chat.models import Conversation
 from chat.personal_keys import key_for
@@ -96,7 +97,15 @@ def socket_project(
 ) -> tuple[Project, Conversation | None] | None:
     """The user's project and the conversation asked for (the latest when none
     was); None refuses the socket. One query when the conversation exists (it
-    brings its project), a second for a project that has none yet."""
+    brings its project), a second for a project that has none yet; none for a
+    project this process read since with no conversation yet
+    (chat.live.connect_cache)."""
+    kept = None if raw_conversation else connect_cache.project_kept(user.pk, project_id)
+    if kept is not None and not kept[1]:
+        project = kept[0]
+        project.owner = user
+        return project, None
+    word = connect_cache.project_word(project_id)  # before the rows are read
     conversation = conversation_of_owner(
         user_id=user.pk, project_id=project_id, raw=raw_conversation
     )
@@ -109,5 +118,8 @@ def socket_project(
         if found is None:
             return None
         project = found
+    connect_cache.project_keep(
+        user.pk, project, has_conversation=conversation is not None, word=word
+    )
     project.owner = user  # the person the socket is signed in as: not read again
     return project, conversation

@@ -24,7 +24,6 @@ from urllib.parse import urlsplit
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from channels.security.websocket import WebsocketDenier
 from django.conf import settings
 from django.contrib.auth import (
     BACKEND_SESSION_KEY,
@@ -41,6 +40,7 @@ from django.utils.crypto import constant_time_compare
 from django.utils.http import is_same_domain
 
 from chat.access_tokens import token_authenticate, token_exists
+from chat.live import connect_cache
 from chat.live.messages import SessionCheck, SessionMoved
 from common import threads
 from common.text import storable_cookies
@@ -50,9 +50,9 @@ def user_group(user_id: int) -> str:
     return f"user.{user_id}"
 
 
-class SocketGate:
-    """ASGI middleware in front of the websocket routes: a token, or a session
-    from an allowed Origin; anything else is refused before the consumer runs.
+async def socket_signed_in(scope: dict[str, Any]) -> dict[str, Any] | None:
+    """Who opens the socket, as what the scope gets (None: refused before the
+    consumer runs): a token's person, or a session from an allowed Origin.
 
     The session and its person are read at once, in one job of common.threads,
     not as Channels' AuthMiddlewareStack does it (three middlewares, each with
@@ -60,33 +60,33 @@ class SocketGate:
     shared thread): per socket that kept about 6 KB and cost a tenth of a
     connect (bench/ws_fanout.py --idle). The scope gets what that stack gave:
     `cookies`, `session` and `user` (AnonymousUser when the session names nobody
-    valid)."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
-        token = _bearer(scope)
-        if token is not None:
-            found = await threads.run(token_authenticate, token)
-            if found is None:
-                return await WebsocketDenier()(scope, receive, send)
-            user, token_id = found
-            return await self.inner({**scope, "user": user, "token_id": token_id}, receive, send)
-        if not origin_allowed(scope):
-            return await WebsocketDenier()(scope, receive, send)
-        cookie = _header(scope, b"cookie")
-        # As for pages: a cookie no database can store counts as not sent.
-        cookies = storable_cookies(parse_cookie(cookie)) if cookie else {}
-        session, person = await threads.run(session_user, cookies.get(settings.SESSION_COOKIE_NAME))
-        signed_in = {**scope, "cookies": cookies, "session": session, "user": person}
-        return await self.inner(signed_in, receive, send)
+    valid); with a token, `user` and `token_id`. Called by the websocket side's
+    one layer (builtit.sockets)."""
+    token = _bearer(scope)
+    if token is not None:
+        found = await threads.run(token_authenticate, token)
+        if found is None:
+            return None
+        user, token_id = found
+        return {"user": user, "token_id": token_id}
+    if not origin_allowed(scope):
+        return None
+    cookie = _header(scope, b"cookie")
+    # As for pages: a cookie no database can store counts as not sent.
+    cookies = storable_cookies(parse_cookie(cookie)) if cookie else {}
+    session, person = await threads.run(session_user, cookies.get(settings.SESSION_COOKIE_NAME))
+    return {"cookies": cookies, "session": session, "user": person}
 
 
 def session_user(key: str | None) -> tuple[SessionBase, User | AnonymousUser]:
     """The session of `key` and its person, as Channels' `get_user` reads them
-    (a session whose password hash no longer matches is flushed)."""
+    (a session whose password hash no longer matches is flushed); the person
+    as kept, with no query, when this process read them since and nothing
+    changed (chat.live.connect_cache)."""
     session: SessionBase = import_module(settings.SESSION_ENGINE).SessionStore(key)
+    kept = connect_cache.person_kept(key) if key else None
+    if kept is not None:
+        return session, kept  # the session not loaded: the socket reads only its key
     try:
         user_id = User._meta.pk.to_python(session[SESSION_KEY])
         backend_path = session[BACKEND_SESSION_KEY]
@@ -94,6 +94,7 @@ def session_user(key: str | None) -> tuple[SessionBase, User | AnonymousUser]:
         return session, AnonymousUser()
     if backend_path not in settings.AUTHENTICATION_BACKENDS:
         return session, AnonymousUser()
+    word = connect_cache.person_word(user_id)  # before the person is read
     user = load_backend(backend_path).get_user(user_id)
     if user is None:
         return session, AnonymousUser()
@@ -101,6 +102,8 @@ def session_user(key: str | None) -> tuple[SessionBase, User | AnonymousUser]:
     if not (hashed and constant_time_compare(hashed, user.get_session_auth_hash())):
         session.flush()
         return session, AnonymousUser()
+    if key:
+        connect_cache.person_keep(key, user=user, word=word)
     return session, user
 
 

@@ -13,15 +13,16 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.auth.models import User
 from pytest_django.fixtures import Settings as SettingsWrapper
 
-from builtit.server.client_address import ClientAddress
+from builtit.sockets import ChatSockets
+from chat.access_tokens import NewToken, token_create
 from chat.live.closing import Close, for_the_page
 from chat.live.socket_counts import RedisCounts, close_socket_counts, socket_counts
-from chat.live.socket_limit import SocketLimit
 from projects.models import Project
 from tests.chat.live.tabs import communicator, socket_path
 
@@ -103,29 +104,36 @@ async def held_open(scope: dict[str, Any], receive: Any, send: Any) -> None:
     await asyncio.Event().wait()
 
 
-def through_the_edge(app: Any, address: str) -> WebsocketCommunicator:
-    headers = [(b"x-forwarded-for", address.encode())]
-    return WebsocketCommunicator(ClientAddress(SocketLimit(app)), "/ws/", headers=headers)
+def through_the_edge(app: Any, address: str, token: str) -> WebsocketCommunicator:
+    """`app` behind the websocket side's one layer, as a script signed in with `token`."""
+    headers = [
+        (b"x-forwarded-for", address.encode()),
+        (b"authorization", f"Bearer {token}".encode()),
+    ]
+    return WebsocketCommunicator(ChatSockets(app), "/ws/", headers=headers)
 
 
-async def test_a_place_is_given_back_when_its_socket_fails_or_is_cancelled() -> None:
+async def test_a_place_is_given_back_when_its_socket_fails_or_is_cancelled(user: User) -> None:
     mine, _ = addresses()
+    made = await sync_to_async(token_create)(user=user, name="script")
+    assert isinstance(made, NewToken)
+    token = made.secret
     for _ in range(LIMIT + 1):  # each failure gives its place back
-        broken = through_the_edge(failing, mine)
+        broken = through_the_edge(failing, mine, token)
         await broken.send_input({"type": "websocket.connect"})
         assert (await broken.receive_output())["type"] == "websocket.accept"
         with pytest.raises(RuntimeError):
             await broken.wait()
     for _ in range(LIMIT + 1):  # as does the server cancelling one (a shutdown)
-        cancelled = through_the_edge(held_open, mine)
+        cancelled = through_the_edge(held_open, mine, token)
         assert (await cancelled.connect())[0]
         cancelled.future.cancel()
         with pytest.raises(asyncio.CancelledError):
             await cancelled.future
-    held = [through_the_edge(held_open, mine) for _ in range(LIMIT)]
+    held = [through_the_edge(held_open, mine, token) for _ in range(LIMIT)]
     for socket in held:
         assert await opens(socket)
-    assert not await opens(through_the_edge(held_open, mine))
+    assert not await opens(through_the_edge(held_open, mine, token))
     for socket in held:
         await socket.disconnect()
 
