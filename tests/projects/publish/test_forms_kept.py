@@ -209,8 +209,11 @@ def test_forms_past_the_writers_queue_are_refused_in_words_and_the_rest_kept(
         answers = [future.result() for future in sending]
     for visitor in visitors:
         visitor.client.close()
+    assert all(answer.status_code == 503 for answer in refused)
+    # One more may be refused than the four waited for: a second form that came
+    # before the writer took the first found the queue still full.
+    refused = [answer for answer in answers if answer.status_code == 503]
     for answer in refused:
-        assert answer.status_code == 503
         assert answer.headers["Retry-After"] == "5"
         assert "more forms than it can keep right now. Nothing was kept" in answer.text
     accepted = [answer for answer in answers if answer.status_code == 303]
