@@ -33,7 +33,8 @@ def test_tokens_on_a_phone_are_cards_with_revoke_in_reach(
     revoke = page.get_by_role("button", name="Revoke").first
     box = revoke.bounding_box()
     card = table.bounding_box()
-    assert box is not None and card is not None
+    assert box is not None
+    assert card is not None
     assert box["x"] + box["width"] <= card["x"] + card["width"]
 
 
