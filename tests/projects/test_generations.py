@@ -9,7 +9,12 @@ import pytest
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from projects import generations
-from projects.generations import generation, generation_advance, generation_drop
+from projects.generations import (
+    generation,
+    generation_advance,
+    generation_drop,
+    generation_watched,
+)
 
 
 @pytest.fixture(params=["file", "cache"])
@@ -43,3 +48,13 @@ def test_a_word_read_while_its_file_is_made_matches_nothing(store: str, tmp_path
     made = tmp_path / "generations" / "preview-a"
     made.write_text("")  # as a reader finds it between its making and its word
     assert generation("preview-a") != generation("preview-a")
+
+
+def test_a_watched_word_is_the_word_and_moves_with_it_at_once(store: str, db: None) -> None:
+    first = generation_watched("sites-w")
+    assert first == generation("sites-w")
+    assert generation_watched("sites-w") == first
+    generation_advance("sites-w")
+    moved = generation_watched("sites-w")
+    assert moved != first
+    assert moved == generation("sites-w")
