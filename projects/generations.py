@@ -23,6 +23,8 @@ import mmap
 import os
 import secrets
 import threading
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
@@ -65,35 +67,52 @@ def generation_watched(name: str) -> str:
         return generation(name)
     path = _file(name)
     mapped = _mapped.get(name)
-    if mapped is None or mapped[0] != path:
-        mapped = _map(name, path)
+    if mapped is None or mapped.path != path or time.monotonic() >= mapped.until:
+        mapped = _map(name, path, mapped)
         if mapped is None:
             return generation(name)  # not made yet (or being made): made or read there
-    word = mapped[1][:_LENGTH].decode("ascii", "replace")
+    word = mapped.memory[:_LENGTH].decode("ascii", "replace")
     # Read during a write: half of each word, which nothing is kept under (as above).
     return word
 
 
-# The names generation_watched has mapped, one file each (the path it had:
-# another data directory, as in tests, is mapped again).
-_mapped: dict[str, tuple[Path, mmap.mmap]] = {}
+@dataclass(frozen=True)
+class _Mapped:
+    path: Path  # another data directory (as in tests) is mapped again
+    inode: int
+    memory: mmap.mmap
+    until: float  # time.monotonic(): then the file's inode is looked at again
+
+
+# A file deleted or put in place of the one mapped (by hand, or a restore of
+# the data directory) would never be seen by the old mapping: the path is
+# looked at again this often, a stat a second.
+_MAPPED_CHECK = 1.0  # seconds
+_mapped: dict[str, _Mapped] = {}
 _mapping = threading.Lock()
 
 
-def _map(name: str, path: Path) -> tuple[Path, mmap.mmap] | None:
+def _map(name: str, path: Path, was: _Mapped | None) -> _Mapped | None:
     with _mapping:
         try:
             handle = os.open(path, os.O_RDONLY)
         except FileNotFoundError:
+            _mapped.pop(name, None)
             return None
         try:
-            if os.fstat(handle).st_size < _LENGTH:
+            found = os.fstat(handle)
+            until = time.monotonic() + _MAPPED_CHECK
+            if was is not None and was.path == path and was.inode == found.st_ino:
+                mapped = _Mapped(path, found.st_ino, was.memory, until)  # the same file
+            elif found.st_size < _LENGTH:
                 return None
-            # The mapping keeps the file open; the descriptor is not needed.
-            mapped = (path, mmap.mmap(handle, _LENGTH, access=mmap.ACCESS_READ))
+            else:
+                # The mapping keeps the file open; the descriptor is not needed.
+                memory = mmap.mmap(handle, _LENGTH, access=mmap.ACCESS_READ)
+                mapped = _Mapped(path, found.st_ino, memory, until)
         finally:
             os.close(handle)
-        # The one it replaces is closed when no reader holds it any more.
+        # One it replaces is closed when no reader holds it any more.
         _mapped[name] = mapped
         return mapped
 
