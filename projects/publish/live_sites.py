@@ -21,7 +21,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db.models.signals import post_delete, post_save
 
-from projects.generations import generation, generation_advance
+from projects.generations import generation_advance, generation_watched
 from projects.models import Project, Site
 
 MAX_KEPT = 10_000  # sites (and names no site has) a process remembers
@@ -48,7 +48,7 @@ class LiveSite:
 def live_site(*, name: str | None = None, domain: str | None = None) -> LiveSite | None:
     """The site named `name`, or the one at `domain`, as its address serves it."""
     key = ("name", name) if name is not None else ("domain", domain or "")
-    now = generation(GENERATION)
+    now = generation_watched(GENERATION)
     with _lock:
         if _kept.generation != now:
             _kept.sites.clear()

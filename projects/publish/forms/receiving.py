@@ -21,7 +21,7 @@ from projects.publish.forms.mail import mail_later
 from projects.publish.forms.services import InboxFull, submission_made, submissions_receive
 from projects.publish.forms.targets import THANKS_PAGE, Target
 from projects.publish.forms.throttle import address_hash, submission_allowed
-from projects.publish.forms.writer import submission_queue
+from projects.publish.forms.writer import submission_queue_async
 
 logger = logging.getLogger(__name__)
 
@@ -110,13 +110,13 @@ def form_receive(*, target: Target, posted: Posted) -> Received | Refused:
 
 async def form_receive_queued(*, checked: Checked) -> Received | Refused:
     """Keep `checked` through the process's writer (which mails it), from the event loop."""
-    future = submission_queue(checked.submission)
+    future = submission_queue_async(checked.submission)
     if future is None:
         return BUSY
     try:
         # A visitor gone meanwhile (or a server stopping) does not take the row
         # back from the writer: what was received whole is kept.
-        kept = await asyncio.shield(asyncio.wrap_future(future))
+        kept = await asyncio.shield(future)
     except IntegrityError:
         return GONE
     except DatabaseError as error:

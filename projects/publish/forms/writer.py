@@ -7,11 +7,18 @@ writer and a commit's fsync are paid once a batch, not once a submission.
 Bounded: at most BUILTIT_FORMS_QUEUE rows wait, past which `submission_queue`
 says no (the view answers 503 in words). A batch the database refuses is tried
 again one row at a time, so only the row at fault fails, with its own error.
-`writer_drain` (at shutdown) keeps what is queued before the process exits."""
+`writer_drain` (at shutdown) keeps what is queued before the process exits.
+
+A request in the event loop waits on an asyncio future (`submission_queue_async`):
+the writer wakes each loop once a batch, with every answer of the batch, not
+once a row as asyncio.wrap_future would (a wake is a write to the loop's
+self-pipe and a turn of the loop: 8% of the server's busy time at 200/s)."""
 
 from __future__ import annotations
 
+import asyncio
 import atexit
+import contextlib
 import logging
 import threading
 from collections import deque
@@ -36,6 +43,8 @@ DRAIN_WAIT = 10.0  # seconds the queue gets to be written at exit
 class _Queued:
     submission: FormSubmission
     future: Future[Kept]
+    # A waiter in an event loop (submit_async), told by _wake once the batch is answered.
+    waiter: asyncio.Future[Kept] | None = None
 
 
 class Writer:
@@ -49,18 +58,29 @@ class Writer:
     def submit(self, submission: FormSubmission) -> Future[Kept] | None:
         """Queue `submission` (services.submission_made's); None when the
         queue is at its bound or the process is closing."""
+        queued = self._queued(submission, None)
+        return None if queued is None else queued.future
+
+    def submit_async(self, submission: FormSubmission) -> asyncio.Future[Kept] | None:
+        """As `submit`, answered in the running event loop (once a batch: _wake)."""
+        queued = self._queued(submission, asyncio.get_running_loop().create_future())
+        return None if queued is None else queued.waiter
+
+    def _queued(
+        self, submission: FormSubmission, waiter: asyncio.Future[Kept] | None
+    ) -> _Queued | None:
         with self._ready:
             if self._closing or len(self._queue) >= settings.BUILTIT_FORMS_QUEUE:
                 return None
-            future: Future[Kept] = Future()
-            self._queue.append(_Queued(submission, future))
+            queued = _Queued(submission, Future(), waiter)
+            self._queue.append(queued)
             if self._thread is None:
                 self._thread = threading.Thread(
                     target=self._run, name="builtit-forms-writer", daemon=True
                 )
                 self._thread.start()
             self._ready.notify()
-            return future
+            return queued
 
     def drain(self, timeout: float = DRAIN_WAIT) -> bool:
         """Take no more, and wait until what was queued is written; whether it was."""
@@ -84,6 +104,7 @@ class Writer:
                         if not queued.future.done():
                             queued.future.set_exception(error)
                 finally:
+                    _wake(batch)
                     with self._ready:
                         self._writing = 0
                         self._ready.notify_all()
@@ -100,6 +121,7 @@ class Writer:
                 taken = [self._queue.popleft() for _ in range(min(BATCH, len(self._queue)))]
                 # A future someone cancelled keeps nothing; the others can no longer be.
                 batch = [queued for queued in taken if queued.future.set_running_or_notify_cancel()]
+                _wake([queued for queued in taken if queued.future.cancelled()])
                 if batch:
                     self._writing = len(batch)
                     return batch
@@ -133,6 +155,35 @@ def _write_one(queued: _Queued) -> None:
     _answered(queued, result)
 
 
+def _wake(answered: list[_Queued]) -> None:
+    """Every event loop waiting on `answered` woken once, with all of its answers."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[_Queued]] = {}
+    for queued in answered:
+        if queued.waiter is not None:
+            by_loop.setdefault(queued.waiter.get_loop(), []).append(queued)
+    for loop, waiting in by_loop.items():
+        # A loop closed (the server stopped) has nobody waiting any more.
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(_told, waiting)
+
+
+def _told(waiting: list[_Queued]) -> None:
+    """In the waiters' loop: each one told what its future says."""
+    for queued in waiting:
+        waiter = queued.waiter
+        if waiter is None or waiter.done():
+            continue  # cancelled meanwhile: nobody to tell
+        future = queued.future
+        if not future.done():  # only if a BaseException ended the batch
+            waiter.set_exception(RuntimeError("The forms' writer stopped mid-batch"))
+        elif future.cancelled():
+            waiter.cancel()
+        elif (error := future.exception()) is not None:
+            waiter.set_exception(error)
+        else:
+            waiter.set_result(future.result())
+
+
 def _answered(queued: _Queued, result: Kept) -> None:
     queued.future.set_result(result)
     if isinstance(result, FormSubmission) and result.pk is not None:
@@ -145,6 +196,11 @@ _writer = Writer()
 def submission_queue(submission: FormSubmission) -> Future[Kept] | None:
     """Hand `submission` to this process's writer (None: no room, or closing)."""
     return _writer.submit(submission)
+
+
+def submission_queue_async(submission: FormSubmission) -> asyncio.Future[Kept] | None:
+    """As `submission_queue`, awaited in the running event loop."""
+    return _writer.submit_async(submission)
 
 
 def writer_drain(timeout: float = DRAIN_WAIT) -> bool:
