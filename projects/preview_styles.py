@@ -2,6 +2,9 @@
 into the rule of the element's own class (a class only it has), else into a
 new rule for a new class of a readable name, added to the element, in the
 last stylesheet of the project the page links (the one whose rules win).
+Where another rule would still win over it, the edit is made where it wins
+instead (projects.preview_wins); where the element's own `style` attribute
+sets the property, it is changed there.
 
 A page that links none of the project's stylesheets is given the site's: the
 one the project's other pages link, else a new `/styles.css`; the page gains
@@ -16,19 +19,22 @@ import posixpath
 import re
 from dataclasses import dataclass
 
+from projects import preview_sheets, preview_wins
 from projects.files import style_rules
 from projects.files.elements import Document, Element
-from projects.files.paths import PathError, normalize_path
 from projects.files.results import FileError, FileWrite
-from projects.files.visual import ASK, VisualRefused, class_add, class_joined
+from projects.files.visual import (
+    ASK,
+    VisualRefused,
+    class_add,
+    class_joined,
+    style_attribute_set,
+)
 from projects.models import Project, ProjectFile
 from projects.services import Author, file_create, file_update
 
-SITE_STYLESHEET = "/styles.css"  # a site's stylesheet, when it has none yet
 _WORDS = re.compile(r"[a-z0-9]+")
 _CLASSES = re.compile(r"""\bclass\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)""", re.IGNORECASE)
-_LINKS = re.compile(r"""<link\b[^>]*>""", re.IGNORECASE)
-_HREF = re.compile(r"""\bhref\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)""", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -68,6 +74,20 @@ def style_write(
     if problem:
         return VisualRefused(problem)
     value = value.strip()
+    # The element's own style attribute wins over every rule: changed there, in place.
+    inline = style_attribute_set(target.document, target.element, prop, value)
+    if inline is None:
+        return _sheet_written(target, prop=prop, value=value)
+    if isinstance(inline, VisualRefused):
+        return inline
+    page_only = _written(target, inline, None, "")
+    return page_only if isinstance(page_only, FileError) else EditWritten(page_only)
+
+
+def _sheet_written(
+    target: EditTarget, *, prop: str, value: str
+) -> EditWritten | VisualRefused | FileError:
+    """The style in the page's stylesheet, where it wins."""
     sheet = _stylesheet(target)
     uses = _class_uses(target.project, target.page.path, target.document)
     html: str | None = None
@@ -89,14 +109,68 @@ def style_write(
         if isinstance(linked, VisualRefused):
             return linked
         html, classes = linked, None
+    else:
+        beaten = _beaten(target, html, css, prop, value)
+        if beaten is not None:
+            return _winning(target, beaten, uses, prop=prop, value=value)
     written = _written(target, html, sheet, css)
     return written if isinstance(written, FileError) else EditWritten(written, classes)
 
 
+def _beaten(
+    target: EditTarget, html: str | None, css: str, prop: str, value: str
+) -> preview_wins.Beaten | None:
+    """The rule that would still win over the edit as planned (`html`, `css`)."""
+    sheets = _linked_sheets(target)
+    last = sheets[-1].path
+    path = target.document.path_of(target.element)
+    assert path is not None  # the element was found in the document
+    return preview_wins.winner_over(
+        page=html or target.document.text,
+        path=path,
+        sheets=[(sheet, css if sheet.path == last else sheet.content) for sheet in sheets],
+        prop=prop,
+        value=value,
+    )
+
+
+def _winning(
+    target: EditTarget, beaten: preview_wins.Beaten, uses: dict[str, int], *, prop: str, value: str
+) -> EditWritten | VisualRefused | FileError:
+    """The edit written where it wins over `beaten`: in that rule, or in a rule
+    that out-ranks it for a class of the element."""
+    refused = preview_wins.winner_refused(beaten, tag=target.element.name, prop=prop)
+    if refused is not None:
+        return refused
+    others = preview_sheets.pages_linking(
+        project=target.project, page=target.page.path, sheet=beaten.sheet.path
+    )
+    rewritten = preview_wins.winner_changed(
+        page=target.document.text, others=others, beaten=beaten, prop=prop, value=value
+    )
+    html: str | None = None
+    classes: str | None = None
+    if rewritten is None:
+        last = _linked_sheets(target)[-1]
+        owned = target.element.attributes.get("class", "").split()
+        name = next((each for each in owned if uses.get(each, 0) == 1), None)
+        if name is None:
+            name = _new_class(target.element, uses, last.content)
+            added = class_add(target.document, target.element, name)
+            if isinstance(added, VisualRefused):
+                return added
+            html, classes = added, class_joined(target.element, name)
+        rewritten = preview_wins.outranking(beaten, sheet=last, name=name, prop=prop, value=value)
+    record = rewritten.sheet
+    written = _written(target, html, _Sheet(record.path, record, linked=True), rewritten.css)
+    return written if isinstance(written, FileError) else EditWritten(written, classes)
+
+
 def _written(
-    target: EditTarget, html: str | None, sheet: _Sheet, css: str
+    target: EditTarget, html: str | None, sheet: _Sheet | None, css: str
 ) -> tuple[FileWrite, ...] | FileError:
-    """The page (when it changed) and then the stylesheet, or the first refusal."""
+    """The page (when it changed) and then the stylesheet (when one is given),
+    or the first refusal."""
     writes: list[FileWrite] = []
     if html is not None:
         page = target.page
@@ -110,6 +184,8 @@ def _written(
         if isinstance(done, FileError):
             return done
         writes.append(done)
+    if sheet is None:
+        return tuple(writes)
     if sheet.record is None:
         rule = file_create(
             project=target.project, path=sheet.path, content=css, author=target.author
@@ -146,59 +222,21 @@ def _own_rule(css: str, name: str, uses: dict[str, int], prop: str, value: str) 
 
 def _stylesheet(target: EditTarget) -> _Sheet:
     """The last of the project's stylesheets the page links; else the site's."""
-    found = None
-    for path in _linked_paths(target.page.path, target.document):
-        sheet = ProjectFile.objects.filter(project=target.project, path=path).first()
-        if sheet is not None:
-            found = sheet
-    if found is not None:
-        return _Sheet(found.path, found, linked=True)
-    path = _site_stylesheet(target.project, target.page.path)
+    linked = _linked_sheets(target)
+    if linked:
+        return _Sheet(linked[-1].path, linked[-1], linked=True)
+    path = preview_sheets.site_stylesheet(project=target.project, page=target.page.path)
     record = ProjectFile.objects.filter(project=target.project, path=path).first()
     return _Sheet(path, record, linked=False)
 
 
-def _linked_paths(page: str, document: Document) -> list[str]:
-    paths = []
-    for element in document.elements():
-        rel = element.attributes.get("rel", "").lower().split()
-        href = element.attributes.get("href", "")
-        if element.name == "link" and "stylesheet" in rel and href:
-            path = _resolved(page, href)
-            if path is not None:
-                paths.append(path)
-    return paths
-
-
-def _site_stylesheet(project: Project, page: str) -> str:
-    """The stylesheet most of the project's other pages link (the first such
-    that is a file of the project), else `/styles.css`."""
-    counts: dict[str, int] = {}
-    others = ProjectFile.objects.filter(project=project, path__iregex=r"\.html?$").exclude(
-        path=page
+def _linked_sheets(target: EditTarget) -> list[ProjectFile]:
+    return preview_sheets.linked_sheets(
+        project=target.project, page=target.page.path, document=target.document
     )
-    for path, content in others.values_list("path", "content"):
-        for link in _LINKS.findall(content):
-            href = _HREF.search(link)
-            if "stylesheet" not in link.lower() or href is None:
-                continue
-            sheet = _resolved(path, href.group(1).strip("\"'"))
-            if sheet is not None:
-                counts[sheet] = counts.get(sheet, 0) + 1
-    existing = set(
-        ProjectFile.objects.filter(project=project, path__in=counts).values_list("path", flat=True)
-    )
-    ranked = sorted(existing, key=lambda sheet: (-counts[sheet], sheet))
-    return ranked[0] if ranked else SITE_STYLESHEET
 
 
-def _resolved(page: str, href: str) -> str | None:
-    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//", href.strip()):
-        return None
-    bare = re.split(r"[?#]", href.strip(), maxsplit=1)[0]
-    joined = bare if bare.startswith("/") else posixpath.join(posixpath.dirname(page), bare)
-    canonical = normalize_path(posixpath.normpath(joined))
-    return None if isinstance(canonical, PathError) or not canonical.endswith(".css") else canonical
+# --- the link ----------------------------------------------------------------------
 
 
 def _link_added(target: EditTarget, text: str, sheet: str) -> str | VisualRefused:

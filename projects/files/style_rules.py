@@ -51,6 +51,19 @@ class _Declaration:
     value_start: int
     value_end: int  # before the ";" or "}" (and the white space before it)
     end: int  # after its ";", or value_end when it has none
+    important: bool
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A style rule that sets a property: its place among the stylesheet's rules
+    (as declaration_set_at counts them), its selector, and whether it says
+    !important (in any of its declarations of the property)."""
+
+    index: int
+    selector: str
+    important: bool
+    value: str  # of its last declaration of the property, white space collapsed
 
 
 def value_problem(prop: str, value: str) -> str | None:
@@ -75,8 +88,30 @@ def declaration_set(css: str, *, selector: str, prop: str, value: str) -> str | 
     """`css` with `prop: value` in the last rule for `selector` (changed in place, or
     added as its last declaration); None when no rule has that selector."""
     rule = next((rule for rule in reversed(_rules(css)) if rule.selector == selector), None)
-    if rule is None:
-        return None
+    return None if rule is None else _declaration_set(css, rule, prop, value)
+
+
+def declaration_set_at(css: str, *, index: int, prop: str, value: str) -> str:
+    """`css` with `prop: value` in its `index`th style rule (as settings counts them)."""
+    return _declaration_set(css, _rules(css)[index], prop, value)
+
+
+def settings(css: str, prop: str) -> list[Setting]:
+    """The style rules of the stylesheet's top level that set `prop`, in order.
+    Rules inside an at-rule (@media, @supports) are left out: whether they
+    apply depends on the window the page is shown in."""
+    found = []
+    for index, rule in enumerate(_rules(css)):
+        declarations = [d for d in rule.declarations if d.name == prop]
+        if declarations:
+            last = declarations[-1]
+            value = " ".join(css[last.value_start : last.value_end].split())
+            important = any(d.important for d in declarations)
+            found.append(Setting(index, rule.selector, important, value))
+    return found
+
+
+def _declaration_set(css: str, rule: _Rule, prop: str, value: str) -> str:
     current = next((d for d in reversed(rule.declarations) if d.name == prop), None)
     if current is not None:
         return css[: current.value_start] + value + css[current.value_end :]
@@ -174,7 +209,7 @@ def _declarations(
         while trimmed > value_start and css[trimmed - 1] in " \t\r\n\f":
             trimmed -= 1
         end = stop + 1 if stop is not None else trimmed
-        yield _Declaration(item.lower_name, start, value_start, trimmed, end)
+        yield _Declaration(item.lower_name, start, value_start, trimmed, end, item.important)
 
 
 def _scan_to(css: str, at: int, wanted: str, *, limit: int | None = None) -> int | None:

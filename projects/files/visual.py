@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from common.refusals import Refusal
+from projects.files import style_rules
 from projects.files.elements import Document, Element
 
 # Elements whose content is not words a person edits in place, or that hold the page.
@@ -211,6 +212,25 @@ def attribute_add_flag(document: Document, element: Element, name: str) -> str |
         return VisualRefused(f"This <{element.name}> is already {name}.")
     at = found[-1].end if found else element.start + 1 + len(element.name)  # type: ignore[operator]
     return _applied(document.text, [(at, at, f" {name}")])
+
+
+def style_attribute_set(
+    document: Document, element: Element, prop: str, value: str
+) -> str | VisualRefused | None:
+    """The page with `prop` changed in place in the element's own `style`
+    attribute; None when that attribute does not set it (a new inline style is
+    never added: styles belong in the stylesheet)."""
+    style = element.attributes.get("style")
+    if style is None:
+        return None
+    wrapped = f"x{{{style}}}"  # read as a rule, so the stylesheet's scanner finds its value
+    settings = style_rules.settings(wrapped, prop)
+    if not settings:
+        return None
+    important = " !important" if settings[-1].important else ""
+    changed = style_rules.declaration_set(wrapped, selector="x", prop=prop, value=value + important)
+    assert changed is not None  # the rule sets `prop`
+    return attribute_set(document, element, "style", changed[2:-1])
 
 
 def class_add(document: Document, element: Element, name: str) -> str | VisualRefused:

@@ -393,27 +393,59 @@ HERO_PAGE = """<!doctype html>
 </html>
 """
 HERO_CSS = ".hero { background: #1f2937; }\n.hero h1 { color: #dc2626; }\n"
-# The element's own class rule, edited in place (the stylesheet alone is
-# written and loaded again in place), loses to a more specific one.
-TITLE_PAGE = HERO_PAGE.replace("<h1>", '<h1 class="title">')
-TITLE_CSS = (
-    ".title { color: #b45309; }\n.hero { background: #1f2937; }\n.hero .title { color: #dc2626; }\n"
-)
 
 
-@pytest.mark.parametrize(
-    ("hero_page", "hero_css"), [(HERO_PAGE, HERO_CSS), (TITLE_PAGE, TITLE_CSS)]
-)
-def test_a_style_a_more_specific_rule_beats_says_so_in_words(
-    page: Page, chat_server: ChatServer, browser_user: User, hero_page: str, hero_css: str
-) -> None:
-    project = project_create(owner=browser_user, name="Bakery", starter=False)
+def _hero(owner: User, page: str, css: str) -> Project:
+    project = project_create(owner=owner, name="Bakery", starter=False)
     assert isinstance(project, Project)
-    for path, content in (("/index.html", hero_page), ("/site.css", hero_css)):
+    for path, content in (("/index.html", page), ("/site.css", css)):
         written = file_create(
-            project=project, path=path, content=content, author=Author.person(browser_user)
+            project=project, path=path, content=content, author=Author.person(owner)
         )
         assert isinstance(written, FileWrite)
+    return project
+
+
+def test_a_style_a_more_specific_rule_sets_is_written_where_it_shows(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    page.set_viewport_size({"width": 1440, "height": 900})
+    project = _hero(browser_user, HERO_PAGE, HERO_CSS)
+    sign_in(page, chat_server.url)
+    _open(page, chat_server.url, project)
+    _mark(page)
+    _pick(page, "h1")
+    frame = page.frame_locator("#preview-frame")
+    expect(frame.locator("h1")).to_have_css("color", "rgb(220, 38, 38)")
+    page.locator("[data-for='visual-color'] button[title='#1f2937']").click()
+    # `.hero h1` styles this <h1> alone: its own declaration is changed, and shows.
+    expect(frame.locator("h1")).to_have_css("color", "rgb(31, 41, 55)")
+    expect(page.locator("#visual-panel .visual-status")).to_contain_text("Saved as your edit")
+    assert frame.locator("h1").evaluate("h => h.style.color") == ""
+    expect(page.locator("#visual-panel .visual-refusal")).to_be_hidden()
+    assert _text(project, "/site.css") == HERO_CSS.replace(
+        ".hero h1 { color: #dc2626; }", ".hero h1 { color: #1f2937; }"
+    )
+    assert _text(project, "/index.html") == HERO_PAGE
+    assert _marked(page)  # the stylesheet alone was loaded again, in place
+    page.locator("[data-action='visual-undo']").click()
+    expect(page.locator("#visual-panel .visual-status")).to_contain_text("Undone")
+    assert _text(project, "/site.css") == HERO_CSS
+
+
+# The element's own class rule is edited in place (the stylesheet alone is
+# written and loaded again in place), and a rule of the page's own <style>
+# block, which visual edits do not write, still wins.
+TITLE_PAGE = HERO_PAGE.replace("<h1>", '<h1 class="title">').replace(
+    "</head>", "  <style>.hero .title { color: #dc2626; }</style>\n</head>"
+)
+TITLE_CSS = ".title { color: #b45309; }\n.hero { background: #1f2937; }\n"
+
+
+def test_a_style_a_rule_outside_the_stylesheets_beats_says_so_in_words(
+    page: Page, chat_server: ChatServer, browser_user: User
+) -> None:
+    project = _hero(browser_user, TITLE_PAGE, TITLE_CSS)
     sign_in(page, chat_server.url)
     _open(page, chat_server.url, project)
     _mark(page)
@@ -429,7 +461,6 @@ def test_a_style_a_more_specific_rule_beats_says_so_in_words(
     expect(frame.locator("h1")).to_have_css("color", "rgb(220, 38, 38)")
     # The check left no value of its own on the element.
     assert frame.locator("h1").evaluate("h => h.style.color") == ""
-    # A new class (HERO_PAGE) or the element's own rule: shown in place either way.
     assert _marked(page)
     refusal.locator("[data-action='visual-ask']").click()
     expect(page.locator("#composer-input")).to_have_value(
@@ -449,8 +480,8 @@ def test_a_style_a_more_specific_rule_beats_says_so_in_words(
     assert (_text(project, "/index.html"), _text(project, "/site.css")) == files
     page.locator("[data-action='visual-undo']").click()
     expect(page.locator("#visual-panel .visual-status")).to_contain_text("Undone")
-    assert _text(project, "/site.css") == hero_css
-    assert _text(project, "/index.html") == hero_page
+    assert _text(project, "/site.css") == TITLE_CSS
+    assert _text(project, "/index.html") == TITLE_PAGE
 
 
 # A script turns the list's first <p> into a heading: the page shows another
