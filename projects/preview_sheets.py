@@ -1,7 +1,7 @@
 """The stylesheets of a project a page links, read as a browser finds them
 (its parsed <link rel="stylesheet"> tags, in order), and as the project's
-other pages link them (their tags read without parsing): for the visual
-edits of projects.preview_styles.
+other pages link them (their tags read without parsing), and a link added to
+a page that has none: for the visual edits of projects.preview_styles.
 """
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ from __future__ import annotations
 import posixpath
 import re
 
-from projects.files.elements import Document
+from projects.files.elements import Document, Element
 from projects.files.paths import PathError, normalize_path
+from projects.files.visual import ASK, VisualRefused
 from projects.models import Project, ProjectFile
 
 SITE_STYLESHEET = "/styles.css"  # a site's stylesheet, when it has none yet
@@ -86,3 +87,31 @@ def _resolved(page: str, href: str) -> str | None:
     joined = bare if bare.startswith("/") else posixpath.join(posixpath.dirname(page), bare)
     canonical = normalize_path(posixpath.normpath(joined))
     return None if isinstance(canonical, PathError) or not canonical.endswith(".css") else canonical
+
+
+def link_added(
+    *, page: str, document: Document, element: Element, text: str, sheet: str
+) -> str | VisualRefused:
+    """`text` (the page, perhaps with a class added to the element) with a
+    `<link rel="stylesheet">` line at the end of its head, indented as the
+    line before it."""
+    head = next((e for e in document.elements() if e.name == "head"), None)
+    end = head.content_end if head is not None and head.closed_by_tag else None
+    if head is None or head.tag_end is None or end is None or (element.start or 0) < end:
+        return VisualRefused(
+            f"{page} links no stylesheet, and its <head> has no end tag to put the link "
+            f"before. {ASK}",
+            ask=f"Link a stylesheet from {page}",
+        )
+    href = posixpath.relpath(sheet, posixpath.dirname(page))
+    tag = f'<link rel="stylesheet" href="{href}">'
+    line_start = text.rfind("\n", 0, end) + 1
+    closing = text[line_start:end]
+    if closing.strip():  # "</head>" shares its line: the tag goes just before it
+        return f"{text[:end]}{tag}{text[end:]}"
+    previous = text.rfind("\n", 0, max(line_start - 1, 0)) + 1
+    above = text[previous:line_start]
+    inside = head.tag_end is not None and previous >= head.tag_end and above.strip()
+    indent = above[: len(above) - len(above.lstrip(" \t"))] if inside else closing + "  "
+    newline = "\r\n" if text[max(line_start - 2, 0) : line_start] == "\r\n" else "\n"
+    return f"{text[:line_start]}{indent}{tag}{newline}{text[line_start:]}"

@@ -15,16 +15,14 @@ stylesheet are written together, in the caller's transaction, as one edit
 
 from __future__ import annotations
 
-import posixpath
 import re
 from dataclasses import dataclass
 
 from projects import preview_sheets, preview_wins
 from projects.files import style_rules
 from projects.files.elements import Document, Element
-from projects.files.results import FileError, FileWrite
+from projects.files.results import ErrorCode, FileError, FileWrite
 from projects.files.visual import (
-    ASK,
     VisualRefused,
     class_add,
     class_joined,
@@ -77,7 +75,7 @@ def style_write(
     # The element's own style attribute wins over every rule: changed there, in place.
     inline = style_attribute_set(target.document, target.element, prop, value)
     if inline is None:
-        return _sheet_written(target, prop=prop, value=value)
+        return _already(target, prop, value) or _sheet_written(target, prop=prop, value=value)
     if isinstance(inline, VisualRefused):
         return inline
     page_only = _written(target, inline, None, "")
@@ -105,7 +103,13 @@ def _sheet_written(
         html, classes = added, class_joined(target.element, name)
         css = style_rules.rule_add(sheet.content, selector=f".{name}", prop=prop, value=value)
     if not sheet.linked:
-        linked = _link_added(target, html or target.document.text, sheet.path)
+        linked = preview_sheets.link_added(
+            page=target.page.path,
+            document=target.document,
+            element=target.element,
+            text=html or target.document.text,
+            sheet=sheet.path,
+        )
         if isinstance(linked, VisualRefused):
             return linked
         html, classes = linked, None
@@ -117,21 +121,47 @@ def _sheet_written(
     return written if isinstance(written, FileError) else EditWritten(written, classes)
 
 
+def _already(target: EditTarget, prop: str, value: str) -> FileError | None:
+    """Nothing to write when the rule that wins says `value` already (a value
+    chosen again, after it was written where it wins)."""
+    sheets = _linked_sheets(target)
+    found = preview_wins.winner_already(
+        page=target.document.text,
+        path=_path(target),
+        sheets=[(sheet, sheet.content) for sheet in sheets],
+        prop=prop,
+        value=value,
+    )
+    if found is None:
+        return None
+    return FileError(
+        ErrorCode.NO_CHANGE,
+        f"“{found.setter.selectors}” of {found.sheet.path} already sets {prop} of this "
+        f"<{target.element.name}> to {value}; nothing was changed.",
+        path=found.sheet.path,
+        current_version=found.sheet.version,
+    )
+
+
 def _beaten(
     target: EditTarget, html: str | None, css: str, prop: str, value: str
 ) -> preview_wins.Beaten | None:
     """The rule that would still win over the edit as planned (`html`, `css`)."""
     sheets = _linked_sheets(target)
     last = sheets[-1].path
-    path = target.document.path_of(target.element)
-    assert path is not None  # the element was found in the document
     return preview_wins.winner_over(
         page=html or target.document.text,
-        path=path,
+        path=_path(target),
         sheets=[(sheet, css if sheet.path == last else sheet.content) for sheet in sheets],
         prop=prop,
         value=value,
     )
+
+
+def _path(target: EditTarget) -> list[int]:
+    path = target.document.path_of(target.element)
+    assert path is not None  # the element was found in the document
+    return path
 
 
 def _winning(
@@ -234,36 +264,6 @@ def _linked_sheets(target: EditTarget) -> list[ProjectFile]:
     return preview_sheets.linked_sheets(
         project=target.project, page=target.page.path, document=target.document
     )
-
-
-# --- the link ----------------------------------------------------------------------
-
-
-def _link_added(target: EditTarget, text: str, sheet: str) -> str | VisualRefused:
-    """`text` (the page, perhaps with a class added to the element) with a
-    `<link rel="stylesheet">` line at the end of its head, indented as the
-    line before it."""
-    page = target.page.path
-    head = next((e for e in target.document.elements() if e.name == "head"), None)
-    end = head.content_end if head is not None and head.closed_by_tag else None
-    if head is None or head.tag_end is None or end is None or (target.element.start or 0) < end:
-        return VisualRefused(
-            f"{page} links no stylesheet, and its <head> has no end tag to put the link "
-            f"before. {ASK}",
-            ask=f"Link a stylesheet from {page}",
-        )
-    href = posixpath.relpath(sheet, posixpath.dirname(page))
-    tag = f'<link rel="stylesheet" href="{href}">'
-    line_start = text.rfind("\n", 0, end) + 1
-    closing = text[line_start:end]
-    if closing.strip():  # "</head>" shares its line: the tag goes just before it
-        return f"{text[:end]}{tag}{text[end:]}"
-    previous = text.rfind("\n", 0, max(line_start - 1, 0)) + 1
-    above = text[previous:line_start]
-    inside = head.tag_end is not None and previous >= head.tag_end and above.strip()
-    indent = above[: len(above) - len(above.lstrip(" \t"))] if inside else closing + "  "
-    newline = "\r\n" if text[max(line_start - 2, 0) : line_start] == "\r\n" else "\n"
-    return f"{text[:line_start]}{indent}{tag}{newline}{text[line_start:]}"
 
 
 # --- classes -------------------------------------------------------------------------

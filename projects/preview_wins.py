@@ -51,21 +51,37 @@ def winner_over(
     page's stylesheets (each with its text), all as the edit would leave them,
     when its value is not `value`; None when the value shows."""
     shown = " ".join(value.split())
-    others = (
-        setting
-        for _, css in sheets
-        for setting in style_rules.settings(css, prop)
-        if setting.value != shown
-    )
-    if next(others, None) is None:
+    if not any(s.value != shown for _, css in sheets for s in style_rules.settings(css, prop)):
         return None  # every rule that sets it says `value`: whichever wins, it shows
+    found = _winner(page, path, sheets, prop)
+    return None if found is None or found.setter.value == shown else found
+
+
+def winner_already(
+    *,
+    page: str,
+    path: Sequence[int],
+    sheets: Sequence[tuple[ProjectFile, str]],
+    prop: str,
+    value: str,
+) -> Beaten | None:
+    """The rule that wins in setting `prop` on the element, when it says `value`
+    already (nothing to write); else None."""
+    shown = " ".join(value.split())
+    if not any(s.value == shown for _, css in sheets for s in style_rules.settings(css, prop)):
+        return None  # no rule says `value`
+    found = _winner(page, path, sheets, prop)
+    return found if found is not None and found.setter.value == shown else None
+
+
+def _winner(
+    page: str, path: Sequence[int], sheets: Sequence[tuple[ProjectFile, str]], prop: str
+) -> Beaten | None:
     element = cascade.element_at(cascade.page_root(page), path)
     if element is None:
         return None
     found = cascade.setters(element, [css for _, css in sheets], prop)
-    if not found or found[-1].value == shown:
-        return None
-    return Beaten(found[-1], sheets[found[-1].sheet][0])
+    return Beaten(found[-1], sheets[found[-1].sheet][0]) if found else None
 
 
 def winner_refused(beaten: Beaten, *, tag: str, prop: str) -> VisualRefused | None:

@@ -88,6 +88,12 @@ def test_a_more_specific_rule_that_styles_this_element_alone_is_changed_in_place
     )
     assert _text(project, "/index.html") == PAGE
     assert answer["paths"] == ["/site.css"]
+    # Chosen again: the rule that wins says so already, and nothing is written
+    # (no class, no rule of its own for the <h1>).
+    css = _text(project, "/site.css")
+    status, answer = _style(user_client, project, H1, "#1f2937")
+    assert answer["code"] == "no_change", answer
+    assert (_text(project, "/site.css"), _text(project, "/index.html")) == (css, PAGE)
 
 
 def test_a_later_rule_as_specific_is_the_winner_changed(
