@@ -33,6 +33,7 @@ MAX_VALUE = 120
 MAX_COLOURS = 12
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _COLOUR_FUNCTIONS = frozenset(("rgb", "rgba", "hsl", "hsla", "oklch", "oklab", "lab", "lch"))
+_IMPORTANT = re.compile(r"\s*!\s*important$", re.IGNORECASE)
 _HEX = re.compile(r"[0-9a-fA-F]{3}(?:[0-9a-fA-F]{1,5})?")
 
 
@@ -63,7 +64,7 @@ class Setting:
     index: int
     selector: str
     important: bool
-    value: str  # of its last declaration of the property, white space collapsed
+    value: str  # of its last declaration of the property (less !important), spaces collapsed
 
 
 def value_problem(prop: str, value: str) -> str | None:
@@ -106,6 +107,8 @@ def settings(css: str, prop: str) -> list[Setting]:
         if declarations:
             last = declarations[-1]
             value = " ".join(css[last.value_start : last.value_end].split())
+            if last.important:
+                value = _IMPORTANT.sub("", value)
             important = any(d.important for d in declarations)
             found.append(Setting(index, rule.selector, important, value))
     return found

@@ -174,6 +174,10 @@ def test_a_winner_with_important_is_refused_in_words_and_nothing_changes(
     assert "“.hero h1” of /site.css sets color of this <h1> with !important" in str(answer["error"])
     assert _text(project, "/site.css") == css
     assert _text(project, "/index.html") == PAGE
+    # The value it says already: nothing to change, rather than refused.
+    status, answer = _style(user_client, project, H1, "#dc2626")
+    assert answer["code"] == "no_change", answer
+    assert _text(project, "/site.css") == css
 
 
 def test_a_hover_rule_does_not_count_as_winning(
