@@ -20,6 +20,11 @@ from projects.files.elements import document_problem
 from projects.files.visual import ASK, VisualRefused
 from projects.models import ProjectFile
 
+# The other pages an edit parses to learn whether a rule styles one element
+# alone (each a few ms for 50 KB); past this, the rule is left as it is and a
+# rule that out-ranks it is written instead.
+MAX_OTHER_PAGES = 40
+
 
 @dataclass(frozen=True)
 class Beaten:
@@ -103,6 +108,8 @@ def winner_changed(
     that link its stylesheet); else None."""
     if cascade.matches(cascade.page_root(page), beaten.setter.selectors) != 1:
         return None
+    if len(others) > MAX_OTHER_PAGES:
+        return None  # more pages than an edit should parse: taken as styled by the rule too
     for other in others:
         if document_problem(other) is not None:
             return None  # too big to read here: taken as styled by the rule too

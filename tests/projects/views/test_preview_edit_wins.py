@@ -12,6 +12,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
+from projects import preview_wins
 from projects.files.results import FileError
 from projects.models import Project, ProjectFile
 from projects.preview_edits import page_digest
@@ -126,6 +127,25 @@ def test_a_winner_other_pages_share_is_out_ranked_by_a_rule_for_the_elements_cla
     assert _text(project, "/site.css") == CSS + "\n.hero h1.title {\n  color: #1f2937;\n}\n"
     assert _text(project, "/index.html") == PAGE
     assert _text(project, "/story.html") == other
+
+
+def test_past_the_pages_an_edit_reads_the_winner_is_out_ranked_not_changed(
+    user_client: Client, project: Project, user: User, monkeypatch
+) -> None:
+    """More pages link the stylesheet than an edit parses: none of them is read,
+    and the winner (which styles only this <h1> here) is left as it is."""
+    monkeypatch.setattr(preview_wins, "MAX_OTHER_PAGES", 2)
+    _files(project, user)
+    plain = "<!doctype html><link rel='stylesheet' href='site.css'><p>Nothing here</p>\n"
+    for number in range(3):
+        written = file_create(
+            project=project, path=f"/p{number}.html", content=plain, author=Author.person(user)
+        )
+        assert not isinstance(written, FileError)
+    status, answer = _style(user_client, project, H1, "#1f2937")
+    assert status == 200, answer
+    assert _text(project, "/site.css") == CSS + "\n.hero h1.title {\n  color: #1f2937;\n}\n"
+    assert _text(project, "/index.html") == PAGE
 
 
 def test_a_winner_shared_in_the_page_is_out_ranked_with_a_new_class(
