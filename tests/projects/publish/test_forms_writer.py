@@ -13,7 +13,7 @@ from django.db import IntegrityError, transaction
 
 from projects.models import FormSubmission, Project
 from projects.publish.forms.fields import Fields, Sent
-from projects.publish.forms.services import submission_made
+from projects.publish.forms.services import submission_made, submissions_receive
 from projects.publish.forms.writer import Writer
 from tests.projects.publish.test_publish import site_project
 
@@ -74,3 +74,23 @@ def test_a_writer_drained_takes_no_more_and_keeps_what_was_queued(site_project: 
     assert queued.done()
     assert writer.submit(made(site_project.pk, "Bo")) is None
     assert list(FormSubmission.objects.values_list("text", flat=True)) == ["name: Ana"]
+
+
+def test_a_batch_past_the_inbox_bound_keeps_no_more_than_the_bound(
+    site_project: Project, settings: pytest.FixtureRequest
+) -> None:
+    """One batch for a nearly full inbox: what fits is kept, and once one is
+    refused by the exact count, none after it slips in on the process's
+    earlier count."""
+    settings.BUILTIT_FORMS_MAX_KEPT = 3  # type: ignore[attr-defined]
+    FormSubmission.objects.create(project=site_project, form="contact", fields=[], text="")
+    results = submissions_receive(
+        submissions=[made(site_project.pk, name) for name in ("Ana", "Bo", "Cy", "Di")]
+    )
+    assert [isinstance(result, FormSubmission) for result in results] == [
+        True,
+        True,
+        False,
+        False,
+    ]
+    assert FormSubmission.objects.filter(project=site_project).count() == 3
