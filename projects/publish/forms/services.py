@@ -79,13 +79,14 @@ def submissions_receive(*, submissions: list[FormSubmission]) -> list[FormSubmis
     submission_receive says, in order: one commit for all of them (the forms'
     writer, projects.publish.forms.writer, hands over what queued meanwhile).
     Raises what the database raised; nothing is kept then."""
-    mails: dict[uuid.UUID, str] = {}
+    mails: dict[uuid.UUID, str] = {}  # the owner's choice, read once a project, only if mailed
     for submission in submissions:
+        if submission.spam or submission.test:
+            submission.mail = Mail.NONE
+            continue
         if submission.project_id not in mails:
             mails[submission.project_id] = _owners_mail(submission.project_id)
-        submission.mail = (
-            Mail.NONE if submission.spam or submission.test else mails[submission.project_id]
-        )
+        submission.mail = mails[submission.project_id]
     # Counted, then inserted, without a lock across processes: on PostgreSQL two
     # batches to one site may both see room for one, so the bounds can be passed
     # by the submissions being received at that moment (a few: the per-site rate
