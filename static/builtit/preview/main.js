@@ -9,6 +9,7 @@ import { currentShare, orient } from "./split.js";
 import { applyDevice } from "./devices.js";
 import { isFull } from "./full.js";
 import "./past.js";
+import "./frames.js";
 
 // ── a tablet: the chat, and beside it the panel last picked ──────────────
 // workspace/layout.js picks the panel (data-active); beside the chat goes the last
