@@ -190,7 +190,18 @@ def test_escape_stops_the_turn_from_the_composer_not_from_the_editor(
     page.focus("#composer-input")
     page.keyboard.press("Escape")
 
-    _finished(turn, "stopped")
+    # First the page's part (the stop sent), then the server's (the turn stopped):
+    # a failure says which of the two did not happen.
+    for _ in range(100):
+        if stops:
+            break
+        page.wait_for_timeout(100)
+    assert stops, "Esc in the message box sent no stop"
+    try:
+        _finished(turn, "stopped")
+    except AssertionError as error:  # what the server answered, if anything
+        notice = page.locator("#chat-notice").inner_text()
+        raise AssertionError(f"{error}\nThe stop was sent; the notice says: {notice!r}") from None
     _idle(page)
     assert len(stops) == 1, stops
     chat_server.fake.script(text("Done quickly."))
