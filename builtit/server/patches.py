@@ -12,7 +12,8 @@ application (builtit.asgi):
   ended or whose socket closed, not at every one each second
   (builtit.server.reaping);
 - its websocket factory, so a socket's options are read from its protocol's
-  class, not copied onto (and printed for) each socket as it opens
+  class, not copied onto (and printed for) each socket as it opens, and a
+  frame is written without a debug line's arguments
   (builtit.server.socket_options).
 
 How often an idle websocket is pinged is daphne's own `--ping-interval`, given

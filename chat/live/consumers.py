@@ -43,7 +43,7 @@ from chat.live.socket_auth import (
     session_valid,
     user_group,
 )
-from chat.live.watchdog import watchdog
+from chat.live.watchdog import Watchdog, watchdog
 from chat.models import Conversation
 from chat.render import panel
 from common import threads
@@ -106,6 +106,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     _noticed = False  # whether this socket's last notice (a refusal) may still show
     _redraw: asyncio.TimerHandle | None = None  # the follower's redraw, when one is due
     _redrawing: asyncio.Task[None] | None = None
+    _watchdog: Watchdog
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -129,6 +130,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         self.project, conversation = opened
         self.group = turns.group_name(self.project.pk)
         self.addressed = Addressed(self.channel_layer, self.channel_name)
+        self._watchdog = watchdog()
         self.signals = 0
         self.follower = TurnFollower(
             project=self.project,
@@ -319,7 +321,8 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self.follower.lost(key)
 
     def _watch(self, key: str | None) -> None:
-        watchdog().watch(self.addressed, project_id=self.project.pk, key=key)
+        # The loop's watchdog, found once: every batch this tab shows says what it watches.
+        self._watchdog.watch(self.addressed, project_id=self.project.pk, key=key)
 
     async def files_moved(self, message: messages.FilesMoved) -> None:
         """An undo, a redo, a restore or the person in a tab changed files: redraw

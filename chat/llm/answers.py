@@ -113,6 +113,8 @@ class _AnswerSize:
 
 
 def _utf8_size(text: str) -> int:
+    if text.isascii():  # most pieces: a flag Python keeps on the string, no encoding
+        return len(text)
     # A piece may end inside a character's surrogate pair; its other half follows.
     return len(text.encode("utf-8", "surrogatepass"))
 

@@ -36,13 +36,16 @@ ConnectTimeout, not a PoolTimeout; errors.py words them alike).
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import socket
 import urllib.request
 from collections.abc import AsyncIterator
+from typing import Any
 
 import aiohttp
 import httpx
+from aiohttp.client_proto import ResponseHandler
 
 # h11's bound on a response's head (httpx's own transport), here on each line of it.
 _MAX_HEADER_BYTES = 16 * 1024
@@ -91,7 +94,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
             await session.close()
 
     def _open(self) -> aiohttp.ClientSession:
-        connector = aiohttp.TCPConnector(
+        connector = _Connector(
             limit=self._limits.max_connections or 0,
             keepalive_timeout=self._limits.keepalive_expiry or 0,
             # Certificates as httpx checks them (certifi, or SSL_CERT_FILE).
@@ -124,6 +127,29 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
             if len(self._timeouts) < 16:
                 self._timeouts[key] = timeout
         return timeout
+
+
+class _Handler(ResponseHandler):
+    """aiohttp's protocol, resumed only when it was paused. aiohttp (3.14)
+    resumes the connection after every chunk a reader takes, paused or not,
+    and a resume feeds its parser an empty read and asks the socket to read
+    again: with many answers streaming, a twentieth of a server's work
+    (bench/ws_fanout.py) for nothing, as only a pause (`pause_reading`) stops
+    the parser or the socket. tests/chat/llm/test_transport.py fails if
+    aiohttp's connector stops making its protocol where this replaces it."""
+
+    def resume_reading(self, resume_parser: bool = True) -> None:
+        if self._reading_paused:
+            super().resume_reading(resume_parser)
+
+
+class _Connector(aiohttp.TCPConnector):
+    """aiohttp's connector with `_Handler` for its connections."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        handler: type[ResponseHandler] = _Handler
+        self._factory = functools.partial(handler, loop=self._loop)
 
 
 class _Body(httpx.AsyncByteStream):

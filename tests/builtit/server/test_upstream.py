@@ -99,6 +99,14 @@ UPSTREAM = [
         "c30299214c03bd25",
         "socket_options",
     ),
+    # Writes a frame: socket_options copies its write-at-once case, without the debug line.
+    Upstream(
+        "autobahn.websocket.protocol",
+        "WebSocketProtocol.sendData",
+        ("self", "data", "sync", "chopsize"),
+        "8a61f014fe4c4eaa",
+        "socket_options",
+    ),
     # Sets the options as attributes of the factory, which socket_options reads.
     Upstream(
         "autobahn.websocket.protocol",

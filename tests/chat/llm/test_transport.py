@@ -22,6 +22,7 @@ from chat.llm import (
     StreamCutError,
     UnavailableError,
 )
+from chat.llm import transport as transport_module
 from chat.llm.errors import error_from_transport
 from chat.llm.transport import AiohttpTransport
 
@@ -358,3 +359,50 @@ async def test_a_proxy_named_in_the_environment_is_used_unless_no_proxy_says_not
     assert [head.split(b"\r\n")[0] for head in target.heads] == [
         b"POST /api/v1/chat/completions HTTP/1.1"
     ]
+
+
+async def big_stream(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """2.4 MB in numbered HTTP chunks, far past what aiohttp buffers before it
+    pauses the socket, written as fast as the socket takes them."""
+    writer.write(HEAD)
+    for number in range(600):
+        piece = b"%06d" % number + b"x" * 4090
+        writer.write(b"%X\r\n%s\r\n" % (len(piece), piece))
+    writer.write(b"0\r\n\r\n")
+    await writer.drain()
+
+
+async def test_a_body_past_the_buffer_arrives_whole_and_in_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The transport's connections resume a paused socket only (chat.llm.transport._Handler):
+    # a resume lost there would leave this reader waiting until its timeout.
+    resumed: list[bool] = []
+    resume = transport_module._Handler.resume_reading
+
+    def counted(self: transport_module._Handler, resume_parser: bool = True) -> None:
+        resumed.append(self._reading_paused)
+        resume(self, resume_parser)
+
+    monkeypatch.setattr(transport_module._Handler, "resume_reading", counted)
+    transport = AiohttpTransport(limits=httpx.Limits(max_connections=10))
+    server = Server(big_stream)
+    async with (
+        httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(2.0)) as client,
+        server as url,
+    ):
+        for _ in range(2):
+            async with client.stream("POST", url, content=b"{}") as response:
+                pieces = []
+                async for piece in response.aiter_bytes():
+                    pieces.append(piece)
+                    if len(pieces) == 1:
+                        await asyncio.sleep(0.2)  # the socket pauses meanwhile
+    body = b"".join(pieces)
+    assert len(body) == 600 * 4096
+    assert [body[i : i + 6] for i in range(0, len(body), 4096)] == [
+        b"%06d" % number for number in range(600)
+    ]
+    assert server.connections == 1
+    # aiohttp still makes its connections with the protocol the transport gives it.
+    assert any(resumed)
