@@ -37,21 +37,8 @@ def conversation_for(*, project: Project, raw: str | None) -> Conversation | Non
     return None if asked is None else conversation_get(project=project, conversation_id=asked)
 
 
-def conversation_of_owner(
-    *, user_id: int, project_id: uuid.UUID, raw: str | None
-) -> Conversation | None:
-    """As `conversation_for`, of the project `project_id` only if `user_id` owns
-    it, read with its project in one query."""
-    found = Conversation.objects.select_related("project").filter(
-        project_id=project_id, project__owner_id=user_id
-    )
-    if not raw:
-        return found.first()
-    asked = _asked_id(raw)
-    return None if asked is None else found.filter(pk=asked).first()
-
-
 def _with_latest(project_id: uuid.UUID, user_id: int) -> QuerySet[Project]:
+    # The latest as `project.conversations.first()` has it (Conversation's ordering).
     latest = Conversation.objects.filter(project_id=OuterRef("pk")).values("pk")[:1]
     shown = Q(conversations__pk=Subquery(latest))
     return _owned(project_id, user_id, shown)
