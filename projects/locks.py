@@ -19,8 +19,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
+from common.compiled import CompiledRead
 from projects.models import Project, ProjectLock
 
 
@@ -74,6 +76,18 @@ def lock_release(lock: ProjectLock) -> None:
 
 
 def lock_current(project: Project | Any) -> ProjectLock | None:
-    """The live lock on a project (or project id), if any; expired ones do not count."""
+    """The live lock on a project (or project id), if any; expired ones do not
+    count. Compiled once (common.compiled): every chat socket's connect asks."""
     project_id = project.pk if isinstance(project, Project) else project
-    return ProjectLock.objects.filter(project_id=project_id, expires_at__gt=timezone.now()).first()
+    return _CURRENT.first(project_id=project_id, now=timezone.now())
+
+
+def _current(project_id: Any, now: datetime) -> QuerySet[ProjectLock]:
+    return ProjectLock.objects.filter(project_id=project_id, expires_at__gt=now).order_by("pk")[:1]
+
+
+_CURRENT = CompiledRead(
+    _current,
+    project_id=ProjectLock._meta.get_field("project"),
+    now=ProjectLock._meta.get_field("expires_at"),
+)

@@ -20,7 +20,7 @@ from chat.live.frames import Frame
 from chat.models import Conversation
 from chat.personal_keys import key_for
 from chat.providers import client_for, is_offline
-from chat.selectors.conversations import conversation_of_owner
+from chat.selectors.conversations import project_with_conversation
 from common import threads
 from common.refusals import Refusal
 from projects.models import Project
@@ -96,8 +96,9 @@ def socket_project(
     user: User, project_id: uuid.UUID, raw_conversation: str
 ) -> tuple[Project, Conversation | None] | None:
     """The user's project and the conversation asked for (the latest when none
-    was); None refuses the socket. One query when the conversation exists (it
-    brings its project), a second for a project that has none yet; none for a
+    was); None refuses the socket. One query, the conversation joined to its
+    project, whether the project has one or not
+    (chat.selectors.conversations.project_with_conversation); none for a
     project this process read since with no conversation yet
     (chat.live.connect_cache)."""
     kept = None if raw_conversation else connect_cache.project_kept(user.pk, project_id)
@@ -106,18 +107,10 @@ def socket_project(
         project.owner = user
         return project, None
     word = connect_cache.project_word(project_id)  # before the rows are read
-    conversation = conversation_of_owner(
-        user_id=user.pk, project_id=project_id, raw=raw_conversation
-    )
-    if conversation is not None:
-        project = conversation.project
-    elif raw_conversation:
-        return None  # not one of this project's conversations (or not this person's project)
-    else:
-        found = Project.objects.filter(pk=project_id, owner_id=user.pk).first()
-        if found is None:
-            return None
-        project = found
+    found = project_with_conversation(user_id=user.pk, project_id=project_id, raw=raw_conversation)
+    if found is None:
+        return None  # not this person's project, in the trash, or not one of its conversations
+    project, conversation = found
     connect_cache.project_keep(
         user.pk, project, has_conversation=conversation is not None, word=word
     )

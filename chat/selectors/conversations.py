@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from django.db.models import Max, Sum
+from django.db.models import FilteredRelation, Max, OuterRef, Q, QuerySet, Subquery, Sum
 from django.urls import reverse
 
 from chat.models import Compaction, Conversation, Message
@@ -15,6 +15,7 @@ from chat.records.context_window import ContextRecord
 from chat.records.reply import stored_turn
 from chat.records.turn import TURN_KEY
 from chat.records.user_message import UserRecord
+from common.compiled import CompiledRead
 from projects.models import Project
 
 
@@ -36,18 +37,61 @@ def conversation_for(*, project: Project, raw: str | None) -> Conversation | Non
     return None if asked is None else conversation_get(project=project, conversation_id=asked)
 
 
-def conversation_of_owner(
-    *, user_id: int, project_id: uuid.UUID, raw: str | None
-) -> Conversation | None:
-    """As `conversation_for`, of the project `project_id` only if `user_id` owns
-    it, read with its project in one query."""
-    found = Conversation.objects.select_related("project").filter(
-        project_id=project_id, project__owner_id=user_id
+def _with_latest(project_id: uuid.UUID, user_id: int) -> QuerySet[Project]:
+    # The latest as `project.conversations.first()` has it (Conversation's ordering).
+    latest = Conversation.objects.filter(project_id=OuterRef("pk")).values("pk")[:1]
+    shown = Q(conversations__pk=Subquery(latest))
+    return _owned(project_id, user_id, shown)
+
+
+def _with_asked(project_id: uuid.UUID, user_id: int, asked: int) -> QuerySet[Project]:
+    return _owned(project_id, user_id, Q(conversations__pk=asked))
+
+
+def _owned(project_id: uuid.UUID, user_id: int, shown: Q) -> QuerySet[Project]:
+    # Project.objects: out of the trash only. The conversation joined (None
+    # when it has none, or not that one), read in the same row.
+    return (
+        Project.objects.filter(pk=project_id, owner_id=user_id)
+        .annotate(shown=FilteredRelation("conversations", condition=shown))
+        .select_related("shown")  # type: ignore[misc]  # the stubs know no FilteredRelation here
+        .order_by()
     )
+
+
+_PROJECT = Project._meta.pk
+_OWNER = Project._meta.get_field("owner")
+_PROJECT_WITH_LATEST = CompiledRead(_with_latest, project_id=_PROJECT, user_id=_OWNER)
+_PROJECT_WITH_ASKED = CompiledRead(
+    _with_asked, project_id=_PROJECT, user_id=_OWNER, asked=Conversation._meta.pk
+)
+
+
+def project_with_conversation(
+    *, user_id: int, project_id: uuid.UUID, raw: str | None
+) -> tuple[Project, Conversation | None] | None:
+    """The project `project_id` if `user_id` owns it and it is out of the
+    trash, with the conversation `raw` asks for (its latest when `raw` is
+    empty: None when it has none); None when there is no such project, or
+    `raw` names none of its conversations. One query either way, compiled
+    once (common.compiled): a chat socket's connect (chat.live.orders)."""
     if not raw:
-        return found.first()
-    asked = _asked_id(raw)
-    return None if asked is None else found.filter(pk=asked).first()
+        project = _PROJECT_WITH_LATEST.first(project_id=project_id, user_id=user_id)
+    else:
+        asked = _asked_id(raw)
+        if asked is None:
+            return None
+        project = _PROJECT_WITH_ASKED.first(project_id=project_id, user_id=user_id, asked=asked)
+    if project is None:
+        return None
+    # Taken off the project (select_related set it as an attribute, and the
+    # project on the conversation): the project kept by a socket for its life
+    # would otherwise hold its conversation and be held by it, a cycle the
+    # garbage collector then walks for every open socket.
+    conversation: Conversation | None = vars(project).pop("shown", None)
+    if raw and conversation is None:
+        return None
+    return project, conversation
 
 
 def _asked_id(raw: str) -> int | None:

@@ -140,7 +140,7 @@ def test_a_second_connect_reads_no_session_person_or_project(
         assert session_user(key)[1] == user
     with django_assert_num_queries(0):
         assert session_user(key)[1] == user
-    with django_assert_num_queries(2):  # no conversation yet, then the project
+    with django_assert_num_queries(1):  # the project, with no conversation to join yet
         assert orders.socket_project(user, project.pk, "") == (project, None)
     with django_assert_num_queries(0):
         assert orders.socket_project(user, project.pk, "") == (project, None)

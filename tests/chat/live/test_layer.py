@@ -144,6 +144,59 @@ async def test_unread_messages_expire_with_the_channels_memberships() -> None:
     assert await layer.receive(kept) == {"type": "files.moved", "fresh": True}
 
 
+async def test_a_message_unread_while_its_reader_was_busy_expires_too() -> None:
+    layer = LiveLayer(expiry=60)
+    (reader,) = await _members(layer, 1)
+    waiting = asyncio.ensure_future(layer.receive(reader))
+    await asyncio.sleep(0)
+    await layer.group_send("project.a", {"type": "files.moved"})  # taken at once
+    assert await waiting == {"type": "files.moved"}
+    await layer.group_send("project.a", {"type": "files.moved", "late": True})  # nobody waits
+    layer.channels[reader].since = time.monotonic() - 61
+    layer._swept = 0.0
+
+    await layer.group_send("project.b", {"type": "files.moved"})
+
+    assert reader not in layer.channels
+    assert reader not in layer.groups["project.a"]
+
+
+async def test_a_channel_made_and_never_read_goes_at_the_sweep() -> None:
+    layer = LiveLayer()
+    made = await layer.new_channel()
+    layer._swept = 0.0
+    await layer.group_send("project.a", {"type": "files.moved"})
+    assert made not in layer.channels
+
+
+async def test_a_channel_read_now_is_left_alone_by_the_sweep() -> None:
+    layer = LiveLayer(expiry=60)
+    (reader,) = await _members(layer, 1)
+    waiting = asyncio.ensure_future(layer.receive(reader))
+    await asyncio.sleep(0)
+    layer._swept = 0.0
+    await layer.group_send("project.b", {"type": "files.moved"})
+    await layer.group_send("project.a", {"type": "files.moved"})
+    assert await asyncio.wait_for(waiting, 1) == {"type": "files.moved"}
+
+
+async def test_memberships_lapse_after_group_expiry(monkeypatch: pytest.MonkeyPatch) -> None:
+    layer = LiveLayer(group_expiry=3600)
+    now = time.time()
+    monkeypatch.setattr(time, "time", lambda: now - 3601)  # joined over an hour ago
+    old = await layer.new_channel()
+    await layer.group_add("project.a", old)
+    monkeypatch.setattr(time, "time", lambda: now)
+    new = await layer.new_channel()
+    await layer.group_add("project.a", new)
+    layer._swept = 0.0
+
+    await layer.group_send("project.b", {"type": "files.moved"})
+
+    assert old not in layer.groups["project.a"]
+    assert new in layer.groups["project.a"]
+
+
 async def test_a_channel_no_process_made_is_served_here() -> None:
     layer = LiveLayer()
     await layer.send("health.check", {"type": "probe"})
