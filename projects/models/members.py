@@ -1,0 +1,76 @@
+"""Who else works on a project, and what was done to its sharing: the people
+the owner added, each with a role (projects.access says what each may do), and
+the project's activity list (shared, a role changed, removed, handed over,
+published), which only its owner reads."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from projects.models.projects import Project
+
+
+class Membership(models.Model):
+    """A person the owner shared the project with. The owner has no row: the
+    project's `owner` is the owner, and one person is never both."""
+
+    class Role(models.TextChoices):
+        VIEWER = "viewer", "Viewer"
+        EDITOR = "editor", "Editor"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(max_length=10, choices=Role.choices)
+    added_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint("project", "user", name="membership_one_per_person"),
+        ]
+        indexes = [models.Index(fields=["user", "project"])]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} as {self.role} of {self.project_id}"
+
+
+class ProjectActivity(models.Model):
+    """One thing done to a project's sharing or its site, by whom, for its owner
+    to read: kept after the person it names is removed (their name is copied)."""
+
+    class Kind(models.TextChoices):
+        SHARED = "shared", "shared"
+        ROLE_CHANGED = "role_changed", "changed a role"
+        REMOVED = "removed", "removed"
+        LEFT = "left", "left"
+        HANDED_OVER = "handed_over", "handed over"
+        PUBLISHED = "published", "published"
+        UNPUBLISHED = "unpublished", "unpublished"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="activity")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    actor_name = models.CharField(max_length=150)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    # Whom it was done to (a shared person's name), and what (the role, a version).
+    subject_name = models.CharField(max_length=150, blank=True)
+    detail = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        verbose_name_plural = "project activity"
+
+    def __str__(self) -> str:
+        return f"{self.actor_name} {self.get_kind_display()} {self.subject_name}".strip()
