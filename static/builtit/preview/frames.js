@@ -5,7 +5,7 @@
 // told that its frame is not displayed: it lays nothing out and paints
 // nothing, until the frame's display changes again. In a 20-line page that
 // reloads a cross-site frame as it shows it, 46 of 200 rounds stayed blank
-// (stop 53's note); tests/browser/test_preview_shown_browser.py sets up the
+// (stop 52's note); tests/browser/test_preview_shown_browser.py sets up the
 // same race, and fails without this.
 // So each time a frame that is shown loads, its display is changed and changed
 // back in the same task: nothing is painted between, and the page is told
