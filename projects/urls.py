@@ -11,6 +11,7 @@ from projects.views import (
     preferences,
     publish,
     search,
+    sharing,
     visual,
 )
 
@@ -50,6 +51,12 @@ project_patterns = [
     path("publish/domain/state/", publish.domain_state, name="site_domain_state"),
     path("publish/versions/<int:number>/live/", publish.version_live, name="site_version_live"),
     path("publish/versions/<int:number>/zip/", publish.version_zip, name="site_version_zip"),
+    path("share/", sharing.share_panel, name="share_panel"),
+    path("share/add/", sharing.share_add, name="share_add"),
+    path("share/<int:user_id>/role/", sharing.share_role, name="share_role"),
+    path("share/<int:user_id>/remove/", sharing.share_remove, name="share_remove"),
+    path("share/leave/", sharing.share_leave, name="share_leave"),
+    path("share/hand-over/", sharing.share_hand_over, name="share_hand_over"),
     path("forms/", forms.inbox, name="forms_inbox"),
     path("forms.csv", forms.inbox_csv, name="forms_csv"),
     path("forms/read/", forms.inbox_read, name="forms_read"),
