@@ -35,8 +35,8 @@ def membership_add(
     *, project: Project, by: User, username: str, role: str
 ) -> Membership | ShareRefused:
     """`username` joins the project as `role` ("viewer" or "editor")."""
-    locked = _locked(project)
-    refused = _owner_only(locked, by, "share") or _role_problem(role)
+    locked = held(project)
+    refused = owner_only(locked, by, "share") or role_problem(role)
     if refused:
         return refused
     person = _person(username)
@@ -57,7 +57,7 @@ def membership_add(
     activity_add(
         project=locked, actor=by, kind=Kind.SHARED, subject_name=person.get_username(), detail=role
     )
-    _announce(locked, person.pk, member_role(role))
+    announce(locked, person.pk, member_role(role))
     return membership
 
 
@@ -66,8 +66,8 @@ def membership_role_set(
     *, project: Project, by: User, user: User, role: str
 ) -> Membership | ShareRefused:
     """The member's role is now `role`; the same role changes nothing."""
-    locked = _locked(project)
-    refused = _owner_only(locked, by, "share") or _role_problem(role)
+    locked = held(project)
+    refused = owner_only(locked, by, "share") or role_problem(role)
     if refused:
         return refused
     membership = Membership.objects.select_for_update().filter(project=locked, user=user).first()
@@ -84,29 +84,29 @@ def membership_role_set(
         subject_name=user.get_username(),
         detail=role,
     )
-    _announce(locked, user.pk, member_role(role))
+    announce(locked, user.pk, member_role(role))
     return membership
 
 
 @transaction.atomic
 def membership_remove(*, project: Project, by: User, user: User) -> ShareRefused | None:
     """The member loses the project at once."""
-    locked = _locked(project)
-    refused = _owner_only(locked, by, "share")
+    locked = held(project)
+    refused = owner_only(locked, by, "share")
     if refused:
         return refused
     deleted, _ = Membership.objects.filter(project=locked, user=user).delete()
     if not deleted:
         return _not_member(user)
     activity_add(project=locked, actor=by, kind=Kind.REMOVED, subject_name=user.get_username())
-    _announce(locked, user.pk, None)
+    announce(locked, user.pk, None)
     return None
 
 
 @transaction.atomic
 def membership_leave(*, project: Project, user: User) -> ShareRefused | None:
     """A member takes themself off the project."""
-    locked = _locked(project)
+    locked = held(project)
     if user.pk == locked.owner_id:
         return ShareRefused(
             "You own this project, so you cannot leave it: hand it over to someone first, "
@@ -116,14 +116,14 @@ def membership_leave(*, project: Project, user: User) -> ShareRefused | None:
     if not deleted:
         return ShareRefused("You are not a member of this project.")
     activity_add(project=locked, actor=user, kind=Kind.LEFT)
-    _announce(locked, user.pk, None)
+    announce(locked, user.pk, None)
     return None
 
 
 def hand_over_problem(*, project: Project, by: User, username: str) -> User | ShareRefused:
     """The person `username` names, if the project may go to them; why not otherwise.
     The view asks this before it asks the owner to confirm."""
-    refused = _owner_only(project, by, "hand_over")
+    refused = owner_only(project, by, "hand_over")
     if refused:
         return refused
     person = _person(username)
@@ -144,7 +144,7 @@ def hand_over_problem(*, project: Project, by: User, username: str) -> User | Sh
 @transaction.atomic
 def project_hand_over(*, project: Project, by: User, username: str) -> Project | ShareRefused:
     """`username` owns the project from now on; the old owner stays on as an editor."""
-    locked = _locked(project)
+    locked = held(project)
     person = hand_over_problem(project=locked, by=by, username=username)
     if isinstance(person, ShareRefused):
         return person
@@ -166,22 +166,22 @@ def project_hand_over(*, project: Project, by: User, username: str) -> Project |
         kind=Kind.HANDED_OVER,
         subject_name=person.get_username(),
     )
-    _announce(locked, person.pk, "owner")
-    _announce(locked, old_owner.pk, "editor")
+    announce(locked, person.pk, "owner")
+    announce(locked, old_owner.pk, "editor")
     project.owner = person
     return locked
 
 
-def _locked(project: Project) -> Project:
+def held(project: Project) -> Project:
     """The project read again and held: two tabs changing who is in take turns."""
     return Project.objects.select_for_update().select_related("owner").get(pk=project.pk)
 
 
-def _owner_only(project: Project, by: User, action: Action) -> ShareRefused | None:
+def owner_only(project: Project, by: User, action: Action) -> ShareRefused | None:
     return None if by.pk == project.owner_id else ShareRefused(refusal(action, "viewer"))
 
 
-def _role_problem(role: str) -> ShareRefused | None:
+def role_problem(role: str) -> ShareRefused | None:
     if role in ROLES.values:
         return None
     return ShareRefused("Choose a role: Viewer or Editor.")
@@ -216,7 +216,7 @@ def _not_member(user: User) -> ShareRefused:
     return ShareRefused(f"{user.get_username()} is not a member of this project (any more).")
 
 
-def _announce(project: Project, user_id: int, role: Role | None) -> None:
+def announce(project: Project, user_id: int, role: Role | None) -> None:
     transaction.on_commit(
         lambda: access_changed.send(Project, project=project, user_id=user_id, role=role)
     )

@@ -55,6 +55,12 @@ project_patterns = [
     path("share/add/", sharing.share_add, name="share_add"),
     path("share/<int:user_id>/role/", sharing.share_role, name="share_role"),
     path("share/<int:user_id>/remove/", sharing.share_remove, name="share_remove"),
+    path("share/invite/", sharing.share_invite, name="share_invite"),
+    path(
+        "share/invitations/<int:invitation_id>/revoke/",
+        sharing.share_invite_revoke,
+        name="share_invite_revoke",
+    ),
     path("share/leave/", sharing.share_leave, name="share_leave"),
     path("share/hand-over/", sharing.share_hand_over, name="share_hand_over"),
     path("forms/", forms.inbox, name="forms_inbox"),
@@ -71,6 +77,7 @@ urlpatterns = [
     path("projects/import-git/", git.project_import_git_view, name="project_import_git"),
     path("trash/", dashboard.trash, name="trash"),
     path("preferences/", preferences.preferences, name="preferences"),
+    path("invitations/<str:token>/", sharing.invitation_open, name="invitation_open"),
     path("projects/<uuid:project_id>/", include(project_patterns)),
 ]
 # Previews are served on the sites origin only: projects/sites_urls.py.

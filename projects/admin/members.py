@@ -11,7 +11,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from common.admin import ReadOnlyAdmin
-from projects.models import Membership, ProjectActivity
+from projects.models import Invitation, Membership, ProjectActivity
 
 
 class _ReadOnlyInline(admin.TabularInline):  # type: ignore[type-arg]
@@ -32,6 +32,21 @@ class MembershipInline(_ReadOnlyInline):
     fields = readonly_fields = ("user", "role", "added_by", "created_at", "updated_at")
     verbose_name = "person it is shared with"
     verbose_name_plural = "shared with"
+
+
+class InvitationInline(_ReadOnlyInline):
+    model = Invitation
+    fk_name = "project"
+    fields = readonly_fields = (
+        "email",
+        "role",
+        "invited_by",
+        "created_at",
+        "expires_at",
+        "accepted_by",
+        "accepted_at",
+    )
+    verbose_name_plural = "invitations by email"
 
 
 class ProjectActivityInline(_ReadOnlyInline):

@@ -9,15 +9,23 @@ import uuid
 from django.contrib import messages
 from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from common.users import current_user
 from projects.access import Access, access_for, project_for
 from projects.activity import a_role, activity_list
+from projects.invitations import (
+    invitation_accept,
+    invitation_get,
+    invitation_revoke,
+    invitation_send,
+    invitations_waiting,
+)
 from projects.models import Membership, Project
+from projects.publish.forms.selectors import mail_configured
 from projects.sharing import (
     ShareRefused,
     membership_add,
@@ -69,6 +77,53 @@ def share_remove(request: HttpRequest, project_id: uuid.UUID, user_id: int) -> H
 
 
 @require_POST
+def share_invite(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    project = project_for(request, project_id, "share")
+    email = request.POST.get("email", "")
+    result = invitation_send(
+        project=project,
+        by=current_user(request),
+        email=email,
+        role=request.POST.get("role", ""),
+        link=lambda token: request.build_absolute_uri(reverse("invitation_open", args=[token])),
+    )
+    if isinstance(result, ShareRefused):
+        return _panel(request, _owner(project), error=result.message, email=email)
+    said = (
+        f"Invited {result.email} as {result.get_role_display().lower()}: the link is in the mail."
+    )
+    return _panel(request, _owner(project), said=said)
+
+
+@require_POST
+def share_invite_revoke(
+    request: HttpRequest, project_id: uuid.UUID, invitation_id: int
+) -> HttpResponse:
+    project = project_for(request, project_id, "share")
+    refused = invitation_revoke(
+        project=project, by=current_user(request), invitation_id=invitation_id
+    )
+    if refused:
+        return _panel(request, _owner(project), error=refused.message)
+    return _panel(request, _owner(project), said="Invitation taken back: its link no longer works.")
+
+
+@require_http_methods(["GET", "POST"])
+def invitation_open(request: HttpRequest, token: str) -> HttpResponse:
+    """The mailed link: who invites the signed-in person to what; Join accepts."""
+    invitation = invitation_get(token=token)
+    error = ""
+    if request.method == "POST":
+        result = invitation_accept(token=token, user=current_user(request))
+        if isinstance(result, Membership):
+            messages.success(request, f"You joined {result.project.name}.")
+            return redirect("workspace", project_id=result.project_id)
+        error = result.message
+    context = {"invitation": invitation, "error": error}
+    return render(request, "projects/invitation.html", context, status=200 if invitation else 404)
+
+
+@require_POST
 def share_leave(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     access = access_for(request, project_id, "view")
     refused = membership_leave(project=access.project, user=current_user(request))
@@ -112,6 +167,7 @@ def _panel(
     error: str = "",
     username: str = "",
     new_owner: str = "",
+    email: str = "",
 ) -> HttpResponse:
     project = access.project
     members = (
@@ -126,6 +182,10 @@ def _panel(
         "members": members,
         "roles": Membership.Role.choices,
         "activity": activity_list(project=project) if owner else [],
+        # Inviting by email only where the server can send it.
+        "mail": owner and mail_configured(),
+        "invitations": invitations_waiting(project=project) if owner else [],
+        "email": email,
         "said": said,
         "error": error,
         "username": username,
