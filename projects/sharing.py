@@ -43,7 +43,7 @@ def membership_add(
     if isinstance(person, ShareRefused):
         return person
     if person.pk == locked.owner_id:
-        return ShareRefused(f"{person.get_username()} owns this project: it is theirs already.")
+        return ShareRefused(f"{person.get_username()} is you: you own this project already.")
     existing = Membership.objects.filter(project=locked, user=person).first()
     if existing is not None:
         return _already(person, existing, role)

@@ -77,7 +77,7 @@ def test_a_username_typed_in_another_case_finds_the_person(project: Project, eri
     [
         ("nobody", "viewer", "No one here has the username nobody."),
         ("", "viewer", "Type the username of the person."),
-        ("ada", "viewer", "ada owns this project: it is theirs already."),
+        ("ada", "viewer", "ada is you: you own this project already."),
         ("erin", "owner", "Choose a role: Viewer or Editor."),
     ],
 )
