@@ -109,3 +109,31 @@ def test_sharing_by_keyboard_only(browser, page, live_server, browser_user) -> N
     page.keyboard.press("Escape")
     page.wait_for_selector("#share-dialog", state="hidden")
     assert page.evaluate("document.activeElement.textContent") == "Share"
+
+
+def test_the_person_shared_with_finds_it_on_their_dashboard(
+    browser, page, live_server, browser_user
+) -> None:
+    project = _project(browser_user)
+    page.set_viewport_size({"width": 1440, "height": 900})
+    sign_in(page, live_server.url)
+    page.goto(f"{live_server.url}/projects/{project.pk}/")
+    _open_share(page, 1440)
+    page.locator("#share-username").fill("erin")
+    page.locator("#share-role").select_option("viewer")
+    page.locator("#share-dialog button:has-text('Add')").click()
+    _said(page, "Shared with erin as viewer.")
+    page.goto(live_server.url + "/")
+    assert page.locator(f"#project-{project.pk} .shared-line").inner_text() == "Shared with 1"
+
+    other = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        erin = other.new_page()
+        sign_in(erin, live_server.url, "erin")
+        card = erin.locator(f"#project-{project.pk}")
+        assert card.locator(".shared-line").inner_text() == "Shared by grace · Viewer"
+        assert card.get_by_role("link", name="Delete").count() == 0
+        assert erin.evaluate("document.documentElement.scrollWidth") <= 390
+        _shot(erin, "dashboard-390")
+    finally:
+        other.close()
