@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from common.sizes import human_size
 from projects.access import project_access
-from projects.lifecycle import project_create
+from projects.lifecycle import project_create, project_trash
 from projects.models import Membership, Project, ProjectActivity
 from projects.services import Author, file_create
 from projects.sharing import membership_add
@@ -199,3 +199,13 @@ def test_a_stranger_and_a_removed_person_do_not_see_it_on_their_dashboard(
     Membership.objects.filter(user=erin).delete()
     assert "Empty site" not in _page(erin_client.get("/"))
     assert project_access(erin, project.pk) is None
+
+
+def test_a_shared_project_in_the_trash_is_only_in_its_owners_trash(
+    user_client: Client, project: Project
+) -> None:
+    _, erin_client = _shared(project, "erin", "editor")
+    assert project_trash(project=project) is None
+    assert "Empty site" not in _page(erin_client.get("/"))
+    assert "Empty site" not in _page(erin_client.get(reverse("trash")))
+    assert "Empty site" in _page(user_client.get(reverse("trash")))
