@@ -9,10 +9,23 @@ from datetime import datetime
 from typing import Literal
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Case, Count, Exists, F, Max, OuterRef, Q, QuerySet, Sum, When
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    F,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    When,
+)
 from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest
 
+from projects.access import projects_visible_to
 from projects.files.binaries import MARKER, digest_of, is_marker
 from projects.files.instructions import INSTRUCTIONS_PATH
 from projects.files.paths import ALLOWED_EXTENSIONS, PathError, normalize_path
@@ -29,6 +42,7 @@ from projects.files.text import bare_lines, split_lines
 from projects.models import (
     BinaryBlob,
     FileRevision,
+    Membership,
     Project,
     ProjectFile,
     RetiredPreviewToken,
@@ -44,9 +58,21 @@ HOME_PAGE = "/index.html"
 
 
 def project_list_for(user: User | AnonymousUser) -> QuerySet[Project]:
+    """The person's dashboard: their projects and those shared with them
+    (`shared_role`, with the owner at hand to say by whom), each with how many
+    people it is shared with (`member_count`, which only its owner is shown)."""
+    members = (
+        Membership.objects.filter(project=OuterRef("pk"))
+        .order_by()
+        .values("project")
+        .annotate(count=Count("pk"))
+        .values("count")
+    )
     return (
-        Project.objects.filter(owner_id=user.pk)
+        projects_visible_to(user)
+        .select_related("owner")
         .annotate(
+            member_count=Coalesce(Subquery(members), 0),
             file_count=Count("files"),
             total_size=Coalesce(Sum("files__size"), 0),
             last_file_change=Max("files__updated_at"),

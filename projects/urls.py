@@ -11,6 +11,7 @@ from projects.views import (
     preferences,
     publish,
     search,
+    sharing,
     visual,
 )
 
@@ -50,6 +51,18 @@ project_patterns = [
     path("publish/domain/state/", publish.domain_state, name="site_domain_state"),
     path("publish/versions/<int:number>/live/", publish.version_live, name="site_version_live"),
     path("publish/versions/<int:number>/zip/", publish.version_zip, name="site_version_zip"),
+    path("share/", sharing.share_panel, name="share_panel"),
+    path("share/add/", sharing.share_add, name="share_add"),
+    path("share/<int:user_id>/role/", sharing.share_role, name="share_role"),
+    path("share/<int:user_id>/remove/", sharing.share_remove, name="share_remove"),
+    path("share/invite/", sharing.share_invite, name="share_invite"),
+    path(
+        "share/invitations/<int:invitation_id>/revoke/",
+        sharing.share_invite_revoke,
+        name="share_invite_revoke",
+    ),
+    path("share/leave/", sharing.share_leave, name="share_leave"),
+    path("share/hand-over/", sharing.share_hand_over, name="share_hand_over"),
     path("forms/", forms.inbox, name="forms_inbox"),
     path("forms.csv", forms.inbox_csv, name="forms_csv"),
     path("forms/read/", forms.inbox_read, name="forms_read"),
@@ -64,6 +77,7 @@ urlpatterns = [
     path("projects/import-git/", git.project_import_git_view, name="project_import_git"),
     path("trash/", dashboard.trash, name="trash"),
     path("preferences/", preferences.preferences, name="preferences"),
+    path("invitations/<str:token>/", sharing.invitation_open, name="invitation_open"),
     path("projects/<uuid:project_id>/", include(project_patterns)),
 ]
 # Previews are served on the sites origin only: projects/sites_urls.py.

@@ -74,3 +74,25 @@ class ProjectActivity(models.Model):
 
     def __str__(self) -> str:
         return f"{self.actor_name} {self.get_kind_display()} {self.subject_name}".strip()
+
+
+class Invitation(models.Model):
+    """The owner's invitation, by email, to join as `role`: its link (the token)
+    is mailed, and a signed-in person who opens it before `expires_at` joins."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="invitations")
+    email = models.EmailField()
+    role = models.CharField(max_length=10, choices=Membership.Role.choices)
+    token = models.CharField(max_length=64, unique=True)
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    accepted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    accepted_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.email} as {self.role} of {self.project_id}"

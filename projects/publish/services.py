@@ -20,6 +20,7 @@ from django.db.models.signals import post_delete
 from django.utils import timezone
 
 from common.refusals import Refusal
+from projects.activity import Kind, activity_add
 from projects.files.blobs import blob_for, text_digest
 from projects.files.exported import file_bytes, zip_entry
 from projects.files.instructions import is_instructions
@@ -27,6 +28,7 @@ from projects.locks import lock_current
 from projects.models import (
     HeldSiteName,
     Project,
+    ProjectActivity,
     ProjectFile,
     RevisionBlob,
     Site,
@@ -78,7 +80,9 @@ def site_publish(
             if accepted is not None:
                 site.accepted_findings = dict(accepted)
                 site.save(update_fields=["accepted_findings"])
-            return _version_make(site, files, user)
+            version = _version_make(site, files, user)
+            _said(site, user, Kind.PUBLISHED, f"version {version.number}")
+            return version
     except IntegrityError:  # another publish took the name (or the number) meanwhile
         return PublishRefused("That name was just taken: choose another.")
 
@@ -128,7 +132,10 @@ def _version_make(site: Site, files: list[ProjectFile], user: User | None) -> Si
     return version
 
 
-def site_version_make_live(*, site: Site, version: SiteVersion) -> PublishRefused | None:
+@transaction.atomic
+def site_version_make_live(
+    *, site: Site, version: SiteVersion, by: User | None = None
+) -> PublishRefused | None:
     """Serve `version` again (a rollback, or a site taken offline put back)."""
     if version.site_id != site.pk:
         raise ValueError("the version is another site's")
@@ -136,6 +143,7 @@ def site_version_make_live(*, site: Site, version: SiteVersion) -> PublishRefuse
     if refused:
         return refused
     _make_live(site, version)
+    _said(site, by, Kind.PUBLISHED, f"version {version.number} again")
     return None
 
 
@@ -148,9 +156,16 @@ def taken_down_error(site: Site) -> PublishRefused | None:
     )
 
 
-def site_unpublish(*, site: Site) -> None:
+@transaction.atomic
+def site_unpublish(*, site: Site, by: User | None = None) -> None:
     """Take the site offline: its address answers 410 and says so; its versions stay."""
     _make_live(site, None)
+    _said(site, by, Kind.UNPUBLISHED)
+
+
+def _said(site: Site, by: User | None, kind: ProjectActivity.Kind, detail: str = "") -> None:
+    """The owner's activity list says who did it (None: the server, by a command)."""
+    activity_add(project=site.project, actor=by, kind=kind, detail=detail)
 
 
 def _make_live(site: Site, version: SiteVersion | None) -> None:

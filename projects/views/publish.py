@@ -96,7 +96,7 @@ def publish(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
 def unpublish(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     project = owned_project(request, project_id)
     site = _site(project)
-    site_unpublish(site=site)
+    site_unpublish(site=site, by=current_user(request))
     return _panel(request, project, said="Taken offline: the address now says so.")
 
 
@@ -197,7 +197,9 @@ def _proof_context(
 def version_live(request: HttpRequest, project_id: uuid.UUID, number: int) -> HttpResponse:
     project = owned_project(request, project_id)
     site = _site(project)
-    refused = site_version_make_live(site=site, version=_version(site, number))
+    refused = site_version_make_live(
+        site=site, version=_version(site, number), by=current_user(request)
+    )
     if refused:
         return _panel(request, project, error=refused.message)
     return _panel(request, project, said=f"Version {number} is live again.")

@@ -12,8 +12,10 @@ on("htmx:configRequest", (event) => {
   event.detail.parameters.layout = window.matchMedia("(min-width: 1100px)").matches ? "split" : "inline";
 });
 
-// The changes and Publish dialogs open when their content arrives.
-const DIALOG_BODIES = { "changes-body": "changes-dialog", "publish-body": "publish-dialog" };
+// The changes, Publish and Share dialogs open when their content arrives.
+const DIALOG_BODIES = {
+  "changes-body": "changes-dialog", "publish-body": "publish-dialog", "share-body": "share-dialog",
+};
 on("htmx:afterSwap", (event) => {
   const target = event.detail.target;
   const id = target ? DIALOG_BODIES[target.id] : null;
@@ -24,10 +26,11 @@ on("htmx:afterSwap", (event) => {
   if (target.id === "changes-body") showFromTop(dialog, opening);
 });
 // A closed Publish dialog asks the server nothing more (its domain's proof
-// is asked after every few seconds while it is open): its content goes.
-const publishDialog = document.getElementById("publish-dialog");
-if (publishDialog) {
-  publishDialog.addEventListener("close", () => { document.getElementById("publish-body").replaceChildren(); });
+// is asked after every few seconds while it is open), and Share opens on who
+// is in now: a closed one's content goes.
+for (const [body, id] of [["publish-body", "publish-dialog"], ["share-body", "share-dialog"]]) {
+  const dialog = document.getElementById(id);
+  if (dialog) dialog.addEventListener("close", () => { document.getElementById(body).replaceChildren(); });
 }
 
 // A turn's changes read from their title down: the dialog's own first stop
