@@ -96,7 +96,8 @@ def charge_alone(
 ) -> None:
     """The ledger's entry for a request that belongs to no message (a summary of
     earlier turns asked for by hand, a request rewritten: chat.agent.one_shot),
-    and its hold released with it."""
+    paid by `owner_id`, the person who asked for it, and its hold released
+    with it."""
     name = Project.objects.filter(pk=project_id).values_list("name", flat=True).first() or ""
     if cost:
         Charge.objects.create(
