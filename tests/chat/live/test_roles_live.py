@@ -17,9 +17,10 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
 
+from chat.agent.person_limits import too_many_turns_message
 from chat.live import orders, turns
 from chat.live.closing import REASONS, Close
-from chat.models import Charge, Conversation, Message
+from chat.models import Charge, Conversation, Message, PersonLimits
 from chat.personal_keys import key_save
 from chat.render import panel
 from fakes.openrouter import FakeOpenRouter
@@ -426,3 +427,41 @@ def line_hidden(frame: str) -> bool | None:
 def test_the_viewer_line_is_hidden_but_for_a_viewer() -> None:
     assert line_hidden(panel.role_line_html("editor")) is True
     assert line_hidden(panel.role_line_html("viewer")) is False
+
+
+@sync_to_async
+def limit_running_turns(user: User, most: int) -> None:
+    PersonLimits.objects.update_or_create(user=user, defaults={"max_running_turns": most})
+
+
+async def test_running_turns_count_against_their_sender_not_the_owner(
+    scripted: FakeOpenRouter, project: Project, user: User
+) -> None:
+    editor = await as_role(project, user, "editor")
+    await limit_running_turns(user, 1)
+    await limit_running_turns(editor, 1)
+    own = await sync_to_async(Project.objects.create)(owner=user, name="Ada's other site")
+    theirs = await sync_to_async(Project.objects.create)(owner=editor, name="Erin's own site")
+    held = Held(answer("Done."), answer("Mine."))
+    scripted.responder = held
+    async with (
+        opened(project, editor) as shared_tab,
+        opened(own, user) as owners_tab,
+        opened(theirs, editor) as editors_tab,
+    ):
+        await send(shared_tab, message="Erin's turn on Ada's project")
+        await events_until(shared_tab, "turn_started")
+        # Ada runs nothing: her limit leaves her a turn.
+        await send(owners_tab, message="Ada's own turn")
+        started = await next_event(owners_tab)
+        # Erin runs one already (on Ada's project): her limit is reached.
+        await send(editors_tab, message="Erin's own turn")
+        refused = await next_event(editors_tab)
+        held.release()
+        await events_until(shared_tab, "done")
+        await events_until(owners_tab, "done")
+
+    assert started["type"] == "turn_started"
+    assert refused["type"] == "error"
+    assert refused["code"] == "busy"
+    assert refused["message"] == too_many_turns_message(1)
