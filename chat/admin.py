@@ -40,8 +40,26 @@ class MessageInline(admin.TabularInline[Message, Conversation]):
     extra = 0
     can_delete = False
     ordering = ["sequence"]
-    fields = ["sequence", "role", "text", "calls", "usage", "cost_display", "created_at"]
-    readonly_fields = ["sequence", "role", "text", "calls", "usage", "cost_display", "created_at"]
+    fields = ["sequence", "role", "sent_by", "text", "calls", "usage", "cost_display", "created_at"]
+    readonly_fields = [
+        "sequence",
+        "role",
+        "sent_by",
+        "text",
+        "calls",
+        "usage",
+        "cost_display",
+        "created_at",
+    ]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Message]:
+        return super().get_queryset(request).select_related("sender")
+
+    @admin.display(description="turn of")
+    def sent_by(self, message: Message) -> str:
+        # Whose turn it is part of, who paid for it (chat.spending); the owner's
+        # for turns from before projects were shared.
+        return message.sender.get_username() if message.sender is not None else ""
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -210,10 +228,11 @@ class ProjectSpendingAdmin(admin.ModelAdmin[ProjectSpending]):
 
 @admin.register(Charge)
 class ChargeAdmin(ReadOnlyAdmin[Charge]):
-    """The spending ledger, read-only: what each model request cost, kept when its
-    project is deleted (the caps count it)."""
+    """The spending ledger, read-only: what each model request cost, and who paid
+    (the person who sent the turn, in their own project or one shared with
+    them), kept when its project is deleted (the caps count it)."""
 
-    list_display = ["created_at", "user", "project_name", "cost_display"]
+    list_display = ["created_at", "paid_by", "project_name", "cost_display"]
     list_filter = ["created_at"]
     list_select_related = ["user"]
     search_fields = ["user__username", "project_name"]
@@ -224,6 +243,10 @@ class ChargeAdmin(ReadOnlyAdmin[Charge]):
     @admin.display(description="cost", ordering="cost")
     def cost_display(self, charge: Charge) -> str:
         return _cost(charge.cost)
+
+    @admin.display(description="paid by (who asked)", ordering="user__username")
+    def paid_by(self, charge: Charge) -> str:
+        return charge.user.get_username()
 
 
 @admin.register(PersonalKey)

@@ -53,6 +53,16 @@ class Message(models.Model):
     # The reported cost of the request that produced this assistant message, kept
     # as a column (not only in metadata) so caps and the admin can sum it in SQL.
     cost = models.DecimalField(max_digits=20, decimal_places=10, null=True, blank=True)
+    # Whose turn the message is part of (the person who sent it, who pays for it:
+    # chat.spending); empty for messages stored before projects were shared, and
+    # for a person since deleted: the project's owner then.
+    sender = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:

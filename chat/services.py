@@ -77,7 +77,9 @@ def message_user_create(
     attachments: list[JSONObject] | None = None,
     images: list[int] | None = None,
     plan: bool = False,
+    sender_id: int | None = None,
 ) -> Message:
+    """`sender_id`: the person who sent it (None: the project's owner)."""
     record = UserRecord(model, tuple(attachments or ()), tuple(images or ()), plan)
     message = Message.objects.create(
         conversation=conversation,
@@ -85,6 +87,7 @@ def message_user_create(
         role=Message.Role.USER,
         content=text,
         metadata=record.to_stored(),
+        sender_id=sender_id,
     )
     if images:  # they went with this message
         ChatImage.objects.filter(pk__in=images, message__isnull=True).update(message=message)
@@ -108,8 +111,10 @@ def message_create(
     tool_call_id: str = "",
     record: AssistantRecord | ToolRecord | None = None,
     cost: Decimal | None = None,
+    sender_id: int | None = None,
 ) -> Message:
-    """A reply or a tool result (a person's message: message_user_create)."""
+    """A reply or a tool result (a person's message: message_user_create), in
+    the turn `sender_id` sent (who pays for it; None: the project's owner)."""
     message = Message.objects.create(
         conversation=conversation,
         sequence=sequence,
@@ -120,6 +125,7 @@ def message_create(
         tool_call_id=tool_call_id,
         metadata=record.to_stored() if record is not None else {},
         cost=cost,
+        sender_id=sender_id,
     )
     charge_add(message=message, conversation=conversation)
     return message
@@ -166,17 +172,24 @@ class TooManyTurns:
 
 @transaction.atomic
 def turn_lock_take(
-    *, project: Project, conversation: Conversation, channel: str | None, limit: int | None
+    *,
+    project: Project,
+    conversation: Conversation,
+    channel: str | None,
+    limit: int | None,
+    sender: User | None = None,
 ) -> ProjectLock | LockHeld | TooManyTurns:
-    """The project's lock for a turn in `conversation`, unless one holds it or the
-    owner already runs `limit` turns elsewhere; `channel` is the turn's control
-    channel (chat.live.turns)."""
+    """The project's lock for a turn in `conversation` sent by `sender` (None: the
+    owner), unless one holds it or the sender already runs `limit` turns
+    elsewhere; `channel` is the turn's control channel (chat.live.turns). The
+    lock names the sender, for whoever finds the project busy."""
+    person_id = sender.pk if sender is not None else project.owner_id
     # One start at a time per person (the row lock on PostgreSQL; SQLite's
     # IMMEDIATE transactions already run one at a time), so that two turns
     # starting together cannot both pass the count of running ones.
-    User.objects.select_for_update().filter(pk=project.owner_id).first()
+    User.objects.select_for_update().filter(pk=person_id).first()
     if limit is not None:
-        running = turns_running_elsewhere(owner_id=project.owner_id, project=project)
+        running = turns_running_elsewhere(user_id=person_id, project=project)
         if running >= limit:
             return TooManyTurns(running)
     for key in lapsed_turns(project=project):
@@ -187,6 +200,8 @@ def turn_lock_take(
         "conversation": conversation.pk,
         "first_sequence": next_sequence(conversation=conversation),
         "channel": channel,
+        "user": person_id,
+        "user_name": sender.get_username() if sender is not None else "",
     }
     ttl = settings.BUILTIT_TURN_LOCK_TTL
     return lock_acquire(project=project, purpose=TURN_LOCK, details=details, ttl=ttl)

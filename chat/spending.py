@@ -1,5 +1,6 @@
 """The spending ledger: what each model request cost, recorded against the person
-and the project (chat.models.Charge) as its message is stored, and kept when
+who sent the turn (Message.sender; the project's owner for a request no person
+sent) and the project (chat.models.Charge) as its message is stored, and kept when
 the project, its conversations or the message are deleted for good, so that
 deleting a project never gives its spending back. The caps read it (per turn
 and project: chat.agent.limits; per person: chat.agent.person_limits), and so
@@ -49,7 +50,7 @@ def charge_record(*, message: Message) -> None:
         defaults={"cost": message.cost},
         create_defaults={
             "cost": message.cost,
-            "user_id": owner_id,
+            "user_id": message.sender_id or owner_id,
             "project_id": project_id,
             "project_name": name,
         },
@@ -70,7 +71,7 @@ def charge_add(*, message: Message, conversation: Conversation) -> None:
     Charge.objects.create(
         message=message,
         cost=message.cost,
-        user_id=project.owner_id,
+        user_id=message.sender_id or project.owner_id,
         project_id=project.pk,
         project_name=project.name,
     )
@@ -95,7 +96,8 @@ def charge_alone(
 ) -> None:
     """The ledger's entry for a request that belongs to no message (a summary of
     earlier turns asked for by hand, a request rewritten: chat.agent.one_shot),
-    and its hold released with it."""
+    paid by `owner_id`, the person who asked for it, and its hold released
+    with it."""
     name = Project.objects.filter(pk=project_id).values_list("name", flat=True).first() or ""
     if cost:
         Charge.objects.create(

@@ -19,6 +19,8 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 
+from django.contrib.auth.models import User
+
 from chat import services
 from chat.agent import prompt
 from chat.agent.model_choice import choose_model
@@ -179,8 +181,10 @@ async def compacted(
     by_hand: bool = False,
     spend: Spend | None = None,
     client: LLMClient | None = None,
+    payer_id: int | None = None,
 ) -> Compaction | AskRefused:
-    """`part` summarised by the model and stored; or why it could not be."""
+    """`part` summarised by the model and stored; or why it could not be.
+    Outside a turn (no `spend`), paid by `payer_id` (None: the owner)."""
     answer = await ask_once(
         project=project,
         model=model,
@@ -190,6 +194,7 @@ async def compacted(
         seconds=SUMMARY_SECONDS,
         spend=spend,
         client=client,
+        payer_id=payer_id,
     )
     if isinstance(answer, AskRefused):
         return answer
@@ -263,11 +268,15 @@ ALREADY_COMPACTED = (
 
 
 async def compact_by_hand(
-    *, project: Project, conversation: Conversation, client: LLMClient | None = None
+    *,
+    project: Project,
+    conversation: Conversation,
+    client: LLMClient | None = None,
+    user: User | None = None,
 ) -> Compaction | AskRefused:
-    """Every turn of `conversation` but the latest, summarised now, as the
-    person asked; while it runs no turn can start on the project (and it
-    cannot start while one runs)."""
+    """Every turn of `conversation` but the latest, summarised now, as `user`
+    asked (None: the owner), with their key and paid by them; while it runs no
+    turn can start on the project (and it cannot start while one runs)."""
     acquiring = asyncio.ensure_future(
         threads.run(
             lock_acquire,
@@ -291,7 +300,9 @@ async def compact_by_hand(
             "The assistant is busy on this project: compact once it is done.", code="busy"
         )
     try:
-        history, summary, key, last_model = await threads.run(_gathered, project, conversation)
+        history, summary, key, last_model = await threads.run(
+            _gathered, project, conversation, user
+        )
         part = due(history_for(history, summary=summary, budget=0), budget=0, by_hand=True)
         if part is None:
             return AskRefused(ALREADY_COMPACTED if summary else NOTHING_TO_COMPACT, code="nothing")
@@ -304,18 +315,20 @@ async def compact_by_hand(
             api_key=key,
             by_hand=True,
             client=client,
+            payer_id=user.pk if user is not None else None,
         )
     finally:
         await threads.run(lock_release, lock)
 
 
 def _gathered(
-    project: Project, conversation: Conversation
+    project: Project, conversation: Conversation, user: User | None
 ) -> tuple[list[PastTurn], Summary | None, str | None, str]:
-    """The turns, the summary read now, the owner's own key (if any), and the
-    model the conversation's latest turn was sent to (the one summarising)."""
+    """The turns, the summary read now, the asking person's own key (if any;
+    None: the owner's), and the model the conversation's latest turn was sent
+    to (the one summarising)."""
     turns = past_turns(conversation=conversation)
-    key = key_for(project.owner)
+    key = key_for(user if user is not None else project.owner)
     return (
         turns,
         latest_summary(conversation=conversation),

@@ -37,6 +37,7 @@ class TurnStarted:
     attachments: tuple[JSONObject, ...] = ()  # chat.agent.attachments.to_json
     images: tuple[int, ...] = ()  # the message's pictures (chat.images), by id
     plan: bool = False  # a plan turn: its answer is a plan, and it changes no file
+    asked_by: str = ""  # who sent it, named when the project is shared (chat.selectors.askers)
     type: Literal["turn_started"] = "turn_started"
 
 

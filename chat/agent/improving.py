@@ -118,6 +118,7 @@ async def _improved(
         messages=_messages(about, text),
         max_tokens=min(MAX_TOKENS_LONG, MAX_TOKENS + len(text) // 4),
         seconds=SECONDS,
+        payer_id=user.pk,  # with their key, under their caps
     )
     if isinstance(answer, AskRefused):
         return answer

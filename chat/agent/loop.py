@@ -35,7 +35,7 @@ from chat.agent.opening import turn_opened
 from chat.agent.recorder import TurnRecorder
 from chat.agent.runner import ToolRunner
 from chat.agent.site_checks import BACKGROUND_WAIT, site_checked
-from chat.agent.state import Asked, Outcome, Spend, StopCause, TurnRequest, TurnState
+from chat.agent.state import Asked, Outcome, Spend, StopCause, TurnRequest, TurnState, payer_id
 from chat.llm import AnswerTooSlowError, CostCapError, LLMClient, LLMError, ModelInfo
 from chat.models import Message
 from chat.money import money
@@ -106,7 +106,7 @@ class _Turn:
         self.state = TurnState(request, model, limits, Spend(limits))
         self.opening: Opening  # what the first request is made of (set as the turn opens)
         queue: asyncio.Queue[Queued] = asyncio.Queue()
-        self.recorder = TurnRecorder(request.conversation, model)
+        self.recorder = TurnRecorder(request.conversation, model, sender_id=payer_id(request))
         self.runner = ToolRunner(
             registry=tools,
             project=request.project,
@@ -141,6 +141,7 @@ class _Turn:
             tuple(attachments_json(request.attachments)),
             request.images,
             request.plan,
+            self.state.asked_by,
         )
         outcome = Outcome()
         try:

@@ -14,10 +14,11 @@ from chat.agent.context import Opening
 from chat.agent.instructions import project_instructions
 from chat.agent.recorder import TurnRecorder
 from chat.agent.runner import ToolRunner
-from chat.agent.state import TurnState
+from chat.agent.state import TurnState, payer_id
 from chat.images import images_as_urls
 from chat.llm import ChatMessage
 from chat.models import Message
+from chat.selectors.askers import turn_asker
 from chat.selectors.past_turns import past_turns
 from projects import selectors
 from projects.files.limits import current_limits
@@ -33,7 +34,7 @@ def turn_opened(
     files = selectors.file_list(project)
     runner.known_versions.update({info.path: info.version for info in files})
     allowance = Allowance.open(
-        user_id=project.owner_id,
+        user_id=payer_id(request),  # their caps; the project's cap is the project's
         project_id=project.pk,
         project_cap=state.limits.project_cost_limit,
         seconds=state.limits.turn_time_limit,
@@ -55,6 +56,7 @@ def turn_opened(
         attachment_chars=len(text) - len(request.text),
         notes=[prompt.plan_note()] if request.plan else [],
     )
+    state.asked_by = turn_asker(project=project, sender=request.user)
     stored = recorder.begin(
         request.text,
         attachments=attachments_json(request.attachments),

@@ -32,9 +32,14 @@ class TurnRecorder:
     closing message after an error) can never be given the same number.
     """
 
-    def __init__(self, conversation: Conversation, model: str) -> None:
+    def __init__(
+        self, conversation: Conversation, model: str, *, sender_id: int | None = None
+    ) -> None:
         self.conversation = conversation
         self.model = model
+        # The person who sent the turn: each of its messages is theirs, and
+        # theirs to pay for (chat.spending). None: the project's owner.
+        self.sender_id = sender_id
         self._next = 0
         # The turn's spending hold (chat.agent.allowance), lowered by every cost
         # written, in the same transaction, and let go with the closing message.
@@ -59,6 +64,7 @@ class TurnRecorder:
             attachments=attachments or [],
             images=images or [],
             plan=plan,
+            sender_id=self.sender_id,
         )
 
     def reserve(self) -> int:
@@ -97,6 +103,7 @@ class TurnRecorder:
             content=content,
             tool_call_id=call.id,
             record=ToolRecord(call.name, outcome.ok, outcome.summary, round(ms, 2)),
+            sender_id=self.sender_id,
         )
 
     def store_closing(
@@ -157,6 +164,7 @@ class TurnRecorder:
                     tool_calls=tool_calls,
                     record=record,
                     cost=cost,
+                    sender_id=self.sender_id,
                 )
             else:
                 message = services.message_update(

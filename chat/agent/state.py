@@ -38,11 +38,17 @@ class TurnRequest:
     conversation: Conversation
     text: str
     model: str | None = None  # None: the project's, then the server's default
-    user: User | None = None
+    user: User | None = None  # who sent it (and pays: payer_id); the socket's person
     api_key: str | None = None  # a person's own key, over the server's
     attachments: tuple[Attachment, ...] = ()  # what the preview gave the message
     images: tuple[int, ...] = ()  # pictures with the message (chat.images), checked
     plan: bool = False  # a plan turn: the model may look, not change (chat.tools.plan_tools)
+
+
+def payer_id(request: TurnRequest) -> int:
+    """Who pays for the turn, under whose caps: the person who sent it (a
+    project may be shared), or its owner when no person is named."""
+    return request.user.pk if request.user is not None else request.project.owner_id
 
 
 @dataclass
@@ -147,6 +153,7 @@ class TurnState:
     attempts: int = 0  # requests made for the current model answer
     started: float = field(default_factory=time.perf_counter)
     deadline: float = 0.0  # time.monotonic() past which no request is made
+    asked_by: str = ""  # the sender's name, for a shared project (chat.selectors.askers)
 
     def __post_init__(self) -> None:
         if not self.deadline:

@@ -20,6 +20,8 @@ class Close:
     SERVICE_RESTART: Final = 4012
     SESSION_ENDED: Final = 4401
     SIGNED_OUT_EVERYWHERE: Final = 4402
+    # The owner removed the person from the project (projects.signals.access_changed).
+    REMOVED: Final = 4403
     PROJECT_GONE: Final = 4404
     # This address holds as many chat sockets as it may (chat.live.socket_limit).
     TOO_MANY_SOCKETS: Final = 4429
@@ -34,6 +36,7 @@ REASONS: dict[int, str] = {
         "You signed out everywhere: every session and access token of yours has ended. "
         "Reload the page to sign in again."
     ),
+    Close.REMOVED: "The owner removed you from this project.",
     Close.PROJECT_GONE: (
         "This project was moved to the trash. Restore it from the Trash to go on."
     ),

@@ -13,7 +13,10 @@ wrong, on any process:
   sessions cleared by staff) and when the person is saved (a password,
   deactivation) or deleted;
 - a project's ("socket-project-<id>") moves when it is saved with its owner or
-  its trash mark, or deleted, and when a conversation is made or deleted in it.
+  its trash mark, or deleted, when a conversation is made or deleted in it,
+  and when a membership of it is saved or deleted or its access changes
+  (projects.signals.access_changed): a person removed or given another role
+  is never let in, or in as they were, by what was kept.
 
 A personal access token is not kept (a script's connect asks each time). A
 session that opens nothing is never kept: a stranger's guesses are asked of the
@@ -26,7 +29,7 @@ from __future__ import annotations
 import copy
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -37,8 +40,10 @@ from django.utils import timezone
 from accounts.models import UserSession
 from chat.models import Conversation
 from common.kept import Kept
+from projects.access import Role
 from projects.generations import generation, generation_advance, generation_drop
-from projects.models import Project
+from projects.models import Membership, Project
+from projects.signals import access_changed
 
 MAX_KEPT = 10_000
 KEPT_SECONDS = 300.0
@@ -53,15 +58,16 @@ class _KeptPerson:
 
 
 @dataclass(frozen=True)
-class _KeptProject:
+class KeptProject:
     word: str
     project: Project
+    role: Role  # the person's (projects.access)
     has_conversation: bool
     kept_at: float
 
 
 _people: Kept[str, _KeptPerson] = Kept(count=MAX_KEPT)
-_projects: Kept[tuple[int, uuid.UUID], _KeptProject] = Kept(count=MAX_KEPT)
+_projects: Kept[tuple[int, uuid.UUID], KeptProject] = Kept(count=MAX_KEPT)
 
 
 def person_word(user_id: int) -> str:
@@ -102,9 +108,9 @@ def project_word(project_id: uuid.UUID) -> str:
     return generation(_project(project_id))
 
 
-def project_kept(user_id: int, project_id: uuid.UUID) -> tuple[Project, bool] | None:
-    """The person's project as kept (a copy) and whether it has a conversation,
-    if still good."""
+def project_kept(user_id: int, project_id: uuid.UUID) -> KeptProject | None:
+    """The project as the person may use it, as kept (a copy of the project),
+    with their role and whether it has a conversation, if still good."""
     key = (user_id, project_id)
     kept = _projects.get(key)
     if kept is None:
@@ -112,12 +118,14 @@ def project_kept(user_id: int, project_id: uuid.UUID) -> tuple[Project, bool] | 
     if _stale(kept.kept_at) or generation(_project(project_id)) != kept.word:
         _projects.drop(key)
         return None
-    return copy.copy(kept.project), kept.has_conversation
+    return replace(kept, project=copy.copy(kept.project))
 
 
-def project_keep(user_id: int, project: Project, *, has_conversation: bool, word: str) -> None:
-    """Keep the person's `project` under `word`, read before it was."""
-    kept = _KeptProject(word, copy.copy(project), has_conversation, time.monotonic())
+def project_keep(
+    user_id: int, project: Project, *, role: Role, has_conversation: bool, word: str
+) -> None:
+    """Keep `project` as the person may use it, under `word`, read before it was."""
+    kept = KeptProject(word, copy.copy(project), role, has_conversation, time.monotonic())
     _projects.put((user_id, project.pk), kept)
 
 
@@ -160,6 +168,14 @@ def _project_deleted(sender: Any, instance: Project, **kwargs: Any) -> None:
     generation_drop(_project(instance.pk))
 
 
+def _membership_changed(sender: Any, instance: Membership, **kwargs: Any) -> None:
+    generation_advance(_project(instance.project_id))
+
+
+def _access_changed(sender: Any, project: Project, **kwargs: Any) -> None:
+    generation_advance(_project(project.pk))
+
+
 def _conversation_changed(sender: Any, instance: Conversation, **kwargs: Any) -> None:
     if kwargs.get("created", True):  # post_delete has no `created`
         generation_advance(_project(instance.project_id))
@@ -172,7 +188,9 @@ def connect() -> None:
         signal.connect(
             _conversation_changed, sender=Conversation, dispatch_uid=f"socket-conv-{kind}"
         )
+        signal.connect(_membership_changed, sender=Membership, dispatch_uid=f"socket-member-{kind}")
     post_save.connect(_user_saved, sender=User, dispatch_uid="socket-person-saved")
     post_delete.connect(_user_deleted, sender=User, dispatch_uid="socket-person-deleted")
     post_save.connect(_project_saved, sender=Project, dispatch_uid="socket-project-saved")
     post_delete.connect(_project_deleted, sender=Project, dispatch_uid="socket-project-deleted")
+    access_changed.connect(_access_changed, dispatch_uid="socket-project-access")

@@ -3,14 +3,20 @@ is asking, parses frames, starts or stops turns (chat.live.turns) and shows thei
 events, as HTML fragments for htmx or, with `?format=json`, as one JSON event
 per frame (the names and fields of `manage.py chat --json`).
 
-Only the project's owner gets in (a session from this site's pages, or a
-personal access token: chat.live.socket_auth, in front of this consumer); anyone
-else is closed before a byte of data. Signing out, a password change or a
-revoked token closes the socket, and a turn starts only on a session still
-valid. A connecting tab first gets what is stored, then the running turn's
-events so far, then follows it live (chat.live.following). Everything it
-receives, a turn's frames and every other message, comes through the channel
-layer (chat.live.layer), read by Channels' own consumer loop.
+The project's owner and the people it is shared with get in (a session from
+this site's pages, or a personal access token: chat.live.socket_auth, in front
+of this consumer); anyone else is closed before a byte of data. What each may
+do is the one rule's (projects.access): a viewer follows the turns, an editor
+and the owner also send messages and stop turns; a refusal is a notice in
+words and the socket stays open. A person removed from the project has their
+sockets on it closed with words, and a changed role shows at once
+(`access_changed`); each turn reads the person's role again before it starts.
+Signing out, a password change or a revoked token closes the socket, and a
+turn starts only on a session still valid. A connecting tab first gets what is
+stored, then the running turn's events so far, then follows it live
+(chat.live.following). Everything it receives, a turn's frames and every
+other message, comes through the channel layer (chat.live.layer), read by
+Channels' own consumer loop.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ import logging
 import uuid
 import weakref
 from collections.abc import Collection
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qs
 
 from autobahn.exception import Disconnected
@@ -47,6 +53,7 @@ from chat.live.watchdog import Watchdog, watchdog
 from chat.models import Conversation
 from chat.render import panel
 from common import threads
+from projects.access import ACTIONS, Role, allows, project_access, refusal
 from projects.lifecycle import project_remember_model
 from projects.models import Project
 from projects.selectors import open_file_news
@@ -127,7 +134,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self.close(code=Close.SERVICE_RESTART)
             return
         self.user = user
-        self.project, conversation = opened
+        self.project, self.role, conversation = opened.project, opened.role, opened.conversation
         self.group = turns.group_name(self.project.pk)
         self.addressed = Addressed(self.channel_layer, self.channel_name)
         self._watchdog = watchdog()
@@ -147,7 +154,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         # this channel, and the catch-up below reads what it sent before.
         self.joined = True
         await self.channel_layer.group_add(self.group, self.channel_name)
-        state, opening = await threads.run(_opened, self.project, conversation)
+        state, opening = await threads.run(_opened, self.project, conversation, self.role)
         await self.follower.catch_up(state)
         await self._send_opening(opening)
 
@@ -201,11 +208,15 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         frame = parse_frame(text_data)
         if isinstance(frame, FrameRefused):
             await self._notice(frame.message, code="bad_frame")
+        elif frame.action == "files":  # reading, as a viewer may
+            await self._files(frame)
+        elif not allows(self.role, "chat"):
+            # A message, a plan turn or Stop: the notice says why; the message
+            # stays in the box (it is emptied only once a turn took it).
+            await self._notice(refusal("chat", self.role), code="role_refused")
         elif frame.action == "stop":
             if not await turns.stop(self.project.pk):
                 await self._notice("Nothing is running right now.", code="not_running")
-        elif frame.action == "files":
-            await self._files(frame)
         else:
             await self._start(frame)
 
@@ -234,8 +245,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if not await threads.run(session_valid, self.scope):
             await self._session_ended()
             return False
-        if not await threads.run(_still_there, self.project):
-            await self.project_gone({"type": "project.gone"})
+        if not await self._may_chat():
             return False
         order = await orders.order_from(
             frame, project=self.project, user=self.user, conversation=self.conversation
@@ -257,6 +267,24 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self.send(text_data=panel.notice_html("") + self._signal(sent=True))
         return True
 
+    async def _may_chat(self) -> bool:
+        """Whether the person may start a turn, by their role as it is now (one
+        query, as the project's presence was): a change whose message has not
+        come yet still holds for this turn. If not, the page is told why."""
+        now = await threads.run(_role_now, self.project, self.user)
+        if now is None:
+            await self.project_gone({"type": "project.gone"})
+            return False
+        if now == "removed":
+            await self._closing(Close.REMOVED, code="removed")
+            return False
+        if now != self.role:
+            await self._role_changed(now)
+        if not allows(now, "chat"):
+            await self._notice(refusal("chat", now), code="role_refused")
+            return False
+        return True
+
     # --- the person's session ------------------------------------------------------
 
     async def session_check(self, message: messages.SessionCheck) -> None:
@@ -272,6 +300,27 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     async def session_moved(self, message: messages.SessionMoved) -> None:
         """This tab's session changed the password and went on under a new key."""
         session_follow(self.scope, old_key=message["old_key"], new_key=message["new_key"])
+
+    async def access_changed(self, message: messages.AccessChanged) -> None:
+        """The person's access to a project changed (to their every socket): on
+        this one's project, a removal closes it with words, a new role shows."""
+        if message["project"] != self.project.pk.hex:
+            return
+        role = message["role"]
+        if role is None:
+            await self._closing(Close.REMOVED, code="removed")
+        elif role in ACTIONS:
+            await self._role_changed(role)
+
+    async def _role_changed(self, role: Role) -> None:
+        """From now on this socket does what `role` allows; the page shows it:
+        the message box or the viewer line in its place, and an event for the
+        page's other parts (chat/signals.js)."""
+        self.role = role
+        if self.as_json:
+            await self.send(text_data=json.dumps({"type": "role", "role": role}))
+            return
+        await self.send_html(panel.role_line_html(role) + self._signal(role=role))
 
     async def project_gone(self, message: messages.ProjectGone) -> None:
         await self._closing(Close.PROJECT_GONE, code="project_gone")
@@ -417,19 +466,23 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         by: str = "assistant",
         tab: str = "",
         draft: str = "",
+        role: str = "",
     ) -> str:
         self.signals += 1
         return panel.signal_html(
-            self.signals, sent=sent, files=files or [], by=by, tab=tab, draft=draft
+            self.signals, sent=sent, files=files or [], by=by, tab=tab, draft=draft, role=role
         )
 
 
-def _opened(project: Project, conversation: Conversation | None) -> tuple[Snapshot, str]:
+def _opened(
+    project: Project, conversation: Conversation | None, role: Role
+) -> tuple[Snapshot, str]:
     """In one job, once the tab hears the project: what it shows first, and the
     request the project was started with on the dashboard if this is the first
-    socket to take it (chat.openings; "" otherwise)."""
+    of its owner's sockets to take it (chat.openings; "" otherwise): the
+    owner's words, sent (and paid for) by no one else."""
     state = snapshot(project, conversation)
-    if conversation is None:
+    if conversation is None or role != "owner":
         return state, ""
     return state, openings.opening_take(conversation=conversation)
 
@@ -441,6 +494,15 @@ def _files_now(project: Project, path: str, version: int) -> tuple[str, list[str
         return None
     files, by = open_file_news(project=project, path=path, version=version)
     return tree_html(project), files, by
+
+
+def _role_now(project: Project, user: User) -> Role | Literal["removed"] | None:
+    """The person's role in the project now: "removed" when it is no longer
+    shared with them, None when it went to the trash or was deleted."""
+    found = project_access(user, project.pk)
+    if found is not None:
+        return found.role
+    return "removed" if _still_there(project) else None
 
 
 def _still_there(project: Project) -> bool:

@@ -77,6 +77,16 @@ class TurnLost(TypedDict):
     watched: NotRequired[bool]  # from this process's watchdog: the tab was watching it
 
 
+class AccessChanged(TypedDict):
+    """To a person's sockets (chat.live.socket_auth.user_group): their access to
+    a project changed (projects.signals.access_changed). Those open on it close
+    with words when `role` is None (removed, or they left), else show the role."""
+
+    type: Literal["access.changed"]
+    project: str  # the project's id, as hex
+    role: str | None  # projects.access.Role
+
+
 class ProjectGone(TypedDict):
     type: Literal["project.gone"]
 

@@ -20,7 +20,7 @@ from chat.live.frames import Frame
 from chat.models import Conversation
 from chat.personal_keys import key_for
 from chat.providers import client_for, is_offline
-from chat.selectors.conversations import project_with_conversation
+from chat.selectors.conversations import SocketProject, project_with_conversation
 from common import threads
 from common.refusals import Refusal
 from projects.models import Project
@@ -94,25 +94,26 @@ async def _pictures_refused(
 
 def socket_project(
     user: User, project_id: uuid.UUID, raw_conversation: str
-) -> tuple[Project, Conversation | None] | None:
-    """The user's project and the conversation asked for (the latest when none
-    was); None refuses the socket. One query, the conversation joined to its
-    project, whether the project has one or not
-    (chat.selectors.conversations.project_with_conversation); none for a
-    project this process read since with no conversation yet
-    (chat.live.connect_cache)."""
+) -> SocketProject | None:
+    """The project as `user` may use it (their own, or shared with them: their
+    role in it) and the conversation asked for (the latest when none was); None
+    refuses the socket. One query, the person's membership and the conversation
+    joined to the project (chat.selectors.conversations.project_with_conversation);
+    none for a project this person's connect read since with no conversation yet
+    (chat.live.connect_cache). The project's owner stays its owner: the socket's
+    person is the one who sends (and pays for) its turns."""
     kept = None if raw_conversation else connect_cache.project_kept(user.pk, project_id)
-    if kept is not None and not kept[1]:
-        project = kept[0]
-        project.owner = user
-        return project, None
+    if kept is not None and not kept.has_conversation:
+        return SocketProject(kept.project, kept.role, None)
     word = connect_cache.project_word(project_id)  # before the rows are read
     found = project_with_conversation(user_id=user.pk, project_id=project_id, raw=raw_conversation)
     if found is None:
-        return None  # not this person's project, in the trash, or not one of its conversations
-    project, conversation = found
+        return None  # not shared with this person, in the trash, or not one of its conversations
     connect_cache.project_keep(
-        user.pk, project, has_conversation=conversation is not None, word=word
+        user.pk,
+        found.project,
+        role=found.role,
+        has_conversation=found.conversation is not None,
+        word=word,
     )
-    project.owner = user  # the person the socket is signed in as: not read again
-    return project, conversation
+    return found

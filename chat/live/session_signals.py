@@ -1,7 +1,9 @@
 """Sockets follow the session and the project: signing out (here or
 everywhere), changing a password and revoking a token (in Settings or the admin)
 reach the person's open chat sockets (chat.live.socket_auth), wherever they were
-made; a project moved to the trash closes the sockets open on it."""
+made; a project moved to the trash closes the sockets open on it; a person
+removed from a project, or given another role in it, has their sockets on it
+closed with words, or shown the role (projects.signals.access_changed)."""
 
 from __future__ import annotations
 
@@ -18,13 +20,13 @@ from django.http import HttpRequest
 
 from accounts.signals import session_moved
 from chat.access_tokens import signed_out_everywhere
-from chat.live.messages import ProjectGone
+from chat.live.messages import AccessChanged, ProjectGone
 from chat.live.socket_auth import session_moved as tell_session_moved
-from chat.live.socket_auth import sessions_changed
+from chat.live.socket_auth import sessions_changed, user_group
 from chat.live.turns import group_name
 from chat.models import AccessToken
 from projects.models import Project
-from projects.signals import project_trashed
+from projects.signals import access_changed, project_trashed
 
 
 @receiver(user_logged_out)
@@ -68,3 +70,22 @@ def _trashed(sender: object, project: Project, **_: Any) -> None:
     if layer is not None:
         gone = ProjectGone(type="project.gone")
         async_to_sync(layer.group_send)(group_name(project.pk), gone)
+
+
+@receiver(access_changed)
+def _access_changed(
+    sender: object, project: Project, user_id: int, role: str | None, **_: Any
+) -> None:
+    # To the person's own group, which every one of their sockets joined, on any
+    # process (chat.live.layer); each on another project lets it pass. Once the
+    # change is committed, so a socket that checks again reads it; robust, as a
+    # signing-out: a channel layer that is down must not undo the change, and
+    # each socket reads the person's role again before any turn.
+    message = AccessChanged(type="access.changed", project=project.pk.hex, role=role)
+
+    def tell() -> None:
+        layer = get_channel_layer()
+        if layer is not None:
+            async_to_sync(layer.group_send)(user_group(user_id), message)
+
+    transaction.on_commit(tell, robust=True)

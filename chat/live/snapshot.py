@@ -31,6 +31,7 @@ from chat.selectors.conversations import (
     latest_context,
 )
 from chat.selectors.running import RunningTurn, running_turn
+from projects.access import Role
 from projects.models import Project
 
 
@@ -68,9 +69,18 @@ def snapshot(project: Project, conversation: Conversation | None) -> Snapshot:
     return Snapshot(log, running, elsewhere, usage, context)
 
 
-def panel_context(project: Project, conversation: Conversation | None) -> dict[str, object]:
+def panel_context(
+    project: Project,
+    conversation: Conversation | None,
+    *,
+    user_id: int | None = None,
+    role: Role = "owner",
+) -> dict[str, object]:
+    """The chat panel for the person `user_id` (None: the project's owner), as
+    their `role` lets them use it: the models offered are those their own key
+    (if any) reaches, since they pay for the turns they send."""
     state = snapshot(project, conversation)
-    personal_key = key_exists(user_id=project.owner_id)
+    personal_key = key_exists(user_id=user_id if user_id is not None else project.owner_id)
     models = offered_models(project, personal_key=personal_key)
     return {
         "chat_log": state.log,
@@ -86,6 +96,7 @@ def panel_context(project: Project, conversation: Conversation | None) -> dict[s
         "setup": setup_of(personal_key=personal_key),
         "demo_model": offline_model(),
         "max_message_chars": settings.BUILTIT_MAX_MESSAGE_CHARS,
+        "chat_role": role,
     }
 
 

@@ -36,13 +36,14 @@ from chat.agent.events import SERVER_STOPPED, Done, Event
 from chat.agent.failures import INTERNAL_ERROR
 from chat.agent.loop import StopCause, TurnRequest, run_turn
 from chat.agent.person_limits import running_turn_limit, too_many_turns_message
+from chat.agent.state import payer_id
 from chat.live import messages
 from chat.live.heartbeat import heartbeat
 from chat.live.layer import LiveLayer
 from chat.live.load import BUSY_WINDOW, load
 from chat.live.numbering import TEXT, Numbered, merged, merged_numbered
 from chat.llm import LLMClient
-from chat.selectors.running import running_turn
+from chat.selectors.running import running_turn, sent_by
 from common import threads
 from common.refusals import Refusal
 from projects.locks import LockHeld, lock_release
@@ -78,7 +79,9 @@ async def start(
     if isinstance(lock, TurnRefused):
         return lock
     if isinstance(lock, LockHeld):
-        return TurnRefused(busy_message(lock.purpose))
+        user_id, name = sent_by(lock.details)
+        asking = order.user.pk if order.user is not None else order.project.owner_id
+        return TurnRefused(busy_message(lock.purpose, by=name if user_id != asking else ""))
     if not _PROCESS.accepting:  # the shutdown began meanwhile: it would not wait for this one
         await threads.run(lock_release, lock)
         return TurnRefused(RESTARTING)
@@ -161,11 +164,19 @@ async def finish_all(*, grace: float) -> int:
     return len(late)
 
 
-def busy_message(purpose: str = "") -> str:
+def busy_message(purpose: str = "", *, by: str = "") -> str:
+    """Why a message cannot start a turn now; `by`: the other person whose turn
+    runs (a project may be shared), "" when it is the person's own."""
     if purpose == COMPACTION_LOCK:  # no turn runs, so no Stop: it ends by itself
         return (
             "The conversation's earlier turns are being summarised (compacting). Send "
             "again in a moment: your message stays in the box."
+        )
+    if by:
+        return (
+            f"{by} is working with the assistant on this project right now: one turn "
+            "runs at a time. Send yours when theirs has finished: your message stays "
+            "in the box."
         )
     return (
         "The assistant is already working on this project (perhaps from another tab). "
@@ -372,7 +383,8 @@ def _acquire(order: TurnRequest, control: str | None) -> ProjectLock | LockHeld 
         project=order.project,
         conversation=order.conversation,
         channel=control,
-        limit=running_turn_limit(user_id=order.project.owner_id),
+        limit=running_turn_limit(user_id=payer_id(order)),  # the sender's own limit
+        sender=order.user,
     )
     if isinstance(taken, services.TooManyTurns):
         return TurnRefused(too_many_turns_message(taken.running))

@@ -196,6 +196,13 @@ def notice_html(message: str) -> str:
     return oob("#chat-notice", html, how="outerHTML")
 
 
+def role_line_html(role: str) -> str:
+    """The line that stands in for the message box while the person is a viewer
+    (hidden otherwise), swapped in when their role changes."""
+    html = render_to_string("chat/partials/role_line.html", {"chat_role": role})
+    return oob("#chat-viewer-line", html, how="outerHTML")
+
+
 def signal_html(
     number: int,
     *,
@@ -204,12 +211,22 @@ def signal_html(
     by: str = "assistant",
     tab: str = "",
     draft: str = "",
+    role: str = "",
 ) -> str:
     """A hidden element the page's script reads after each frame (chat/signals.js);
     `by` says who changed `files`: the assistant, an undo or restore ("history"),
     or the person ("person") in the workspace tab `tab`; `draft`, a message that
-    could not go, for the message box."""
+    could not go, for the message box; `role`, the person's role in the project
+    when it changed (projects.access.Role)."""
     data = json.dumps(
-        {"n": number, "sent": sent, "files": files, "by": by, "tab": tab, "draft": draft}
+        {
+            "n": number,
+            "sent": sent,
+            "files": files,
+            "by": by,
+            "tab": tab,
+            "draft": draft,
+            "role": role,
+        }
     )
     return render_to_string("chat/partials/signal.html", {"signal_json": data})

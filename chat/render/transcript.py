@@ -29,6 +29,7 @@ from chat.records.user_message import UserRecord
 from chat.render.card_text import is_cut, shown, shown_arguments
 from chat.render.cards import CardGroup, ToolCard, card_runs
 from chat.render.markdown import render_markdown
+from chat.selectors.askers import turn_askers
 from chat.selectors.conversations import compactions_of
 from chat.selectors.turns import shown_messages, turn_groups, turn_page_start
 
@@ -158,6 +159,7 @@ class TurnView:
     chips: list[str] = field(default_factory=list)  # what the preview gave the message
     images: list[int] = field(default_factory=list)  # pictures sent with it (chat.images)
     plan: bool = False  # asked for a plan only: nothing is changed
+    asked_by: str = ""  # who sent it, named once the project is shared (chat.selectors.askers)
     # The model reads a summary instead of the turns before this one (chat.agent.compaction).
     summary_before: SummaryMarker | None = None
 
@@ -227,9 +229,14 @@ def stored_turns(
     numbers lie in [start, before) when given)."""
     groups = turn_groups(shown_messages(conversation=conversation, start=start, before=before))
     changes = turns_changes([request for request, _ in groups])
+    askers = turn_askers(
+        project_id=conversation.project_id,
+        sender_ids=[request.sender_id for request, _ in groups if request.sender_id],
+    )
     turns: list[TurnView] = []
     for request, rest in groups:
         turn = _user_turn(request)
+        turn.asked_by = askers.get(request.sender_id or 0, "")
         for message in rest:
             _add_stored(turn, message)
         _unanswered_calls(turn)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from django.db.models import FilteredRelation, Max, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models import F, FilteredRelation, Max, OuterRef, Q, QuerySet, Subquery, Sum
 from django.urls import reverse
 
 from chat.models import Compaction, Conversation, Message
@@ -16,6 +16,7 @@ from chat.records.reply import stored_turn
 from chat.records.turn import TURN_KEY
 from chat.records.user_message import UserRecord
 from common.compiled import CompiledRead
+from projects.access import Role, member_role
 from projects.models import Project
 
 
@@ -41,19 +42,25 @@ def _with_latest(project_id: uuid.UUID, user_id: int) -> QuerySet[Project]:
     # The latest as `project.conversations.first()` has it (Conversation's ordering).
     latest = Conversation.objects.filter(project_id=OuterRef("pk")).values("pk")[:1]
     shown = Q(conversations__pk=Subquery(latest))
-    return _owned(project_id, user_id, shown)
+    return _visible(project_id, user_id, shown)
 
 
 def _with_asked(project_id: uuid.UUID, user_id: int, asked: int) -> QuerySet[Project]:
-    return _owned(project_id, user_id, Q(conversations__pk=asked))
+    return _visible(project_id, user_id, Q(conversations__pk=asked))
 
 
-def _owned(project_id: uuid.UUID, user_id: int, shown: Q) -> QuerySet[Project]:
-    # Project.objects: out of the trash only. The conversation joined (None
-    # when it has none, or not that one), read in the same row.
+def _visible(project_id: uuid.UUID, user_id: int, shown: Q) -> QuerySet[Project]:
+    # Project.objects: out of the trash only. Its owner's, or shared with the
+    # person (their membership joined: one row at most, its role read with it:
+    # projects.access), and the conversation joined (None when it has none, or
+    # not that one), read in the same row.
     return (
-        Project.objects.filter(pk=project_id, owner_id=user_id)
-        .annotate(shown=FilteredRelation("conversations", condition=shown))
+        Project.objects.annotate(
+            member=FilteredRelation("memberships", condition=Q(memberships__user_id=user_id)),
+            shown=FilteredRelation("conversations", condition=shown),
+        )
+        .filter(Q(owner_id=user_id) | Q(member__isnull=False), pk=project_id)
+        .annotate(member_role=F("member__role"))
         .select_related("shown")  # type: ignore[misc]  # the stubs know no FilteredRelation here
         .order_by()
     )
@@ -67,14 +74,25 @@ _PROJECT_WITH_ASKED = CompiledRead(
 )
 
 
+@dataclass(frozen=True)
+class SocketProject:
+    """What a chat socket's connect reads: the project, the person's role in it
+    (projects.access), and the conversation asked for."""
+
+    project: Project
+    role: Role
+    conversation: Conversation | None
+
+
 def project_with_conversation(
     *, user_id: int, project_id: uuid.UUID, raw: str | None
-) -> tuple[Project, Conversation | None] | None:
-    """The project `project_id` if `user_id` owns it and it is out of the
-    trash, with the conversation `raw` asks for (its latest when `raw` is
-    empty: None when it has none); None when there is no such project, or
-    `raw` names none of its conversations. One query either way, compiled
-    once (common.compiled): a chat socket's connect (chat.live.orders)."""
+) -> SocketProject | None:
+    """The project `project_id` if `user_id` owns it or it is shared with them
+    and it is out of the trash, with their role in it and the conversation
+    `raw` asks for (its latest when `raw` is empty: None when it has none);
+    None when there is no such project, or `raw` names none of its
+    conversations. One query either way, compiled once (common.compiled): a
+    chat socket's connect (chat.live.orders)."""
     if not raw:
         project = _PROJECT_WITH_LATEST.first(project_id=project_id, user_id=user_id)
     else:
@@ -89,9 +107,11 @@ def project_with_conversation(
     # would otherwise hold its conversation and be held by it, a cycle the
     # garbage collector then walks for every open socket.
     conversation: Conversation | None = vars(project).pop("shown", None)
+    shared: str | None = vars(project).pop("member_role", None)
     if raw and conversation is None:
         return None
-    return project, conversation
+    role: Role = "owner" if project.owner_id == user_id else member_role(shared or "")
+    return SocketProject(project, role, conversation)
 
 
 def _asked_id(raw: str) -> int | None:

@@ -7,6 +7,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Literal
 
+from django.db.models import Q
 from django.utils import timezone
 
 from chat.models import Message
@@ -24,6 +25,8 @@ class RunningTurn:
     conversation_id: int | None
     first_sequence: int  # the turn's messages have this sequence or later
     channel: str | None  # its control channel (chat.live.turns)
+    user_id: int | None = None  # who sent it (None: a lock from before it said)
+    user_name: str = ""
 
 
 def running_turn(*, project: Project | uuid.UUID) -> RunningTurn | None:
@@ -37,11 +40,25 @@ def running_turn_of(lock: ProjectLock) -> RunningTurn:
     conversation = details.get("conversation")
     first = details.get("first_sequence")
     channel = details.get("channel")
+    user_id, user_name = sent_by(details)
     return RunningTurn(
         key=lock.holder,
         conversation_id=conversation if isinstance(conversation, int) else None,
         first_sequence=first if isinstance(first, int) else 0,
         channel=channel if isinstance(channel, str) else None,
+        user_id=user_id,
+        user_name=user_name,
+    )
+
+
+def sent_by(details: object) -> tuple[int | None, str]:
+    """Who sent the turn a lock's details describe: their id and username."""
+    if not isinstance(details, dict):
+        return None, ""
+    user_id, name = details.get("user"), details.get("user_name")
+    return (
+        user_id if isinstance(user_id, int) else None,
+        name if isinstance(name, str) else "",
     )
 
 
@@ -59,22 +76,24 @@ def turn_state(*, project_id: uuid.UUID, key: str) -> TurnState:
     return "running" if lock.expires_at > timezone.now() else "lapsed"
 
 
-def turns_running_elsewhere(*, owner_id: int, project: Project) -> int:
-    """How many turns the person has running on their other projects."""
+def turns_running_elsewhere(*, user_id: int, project: Project) -> int:
+    """How many turns the person sent that run on other projects (theirs or
+    shared with them); a lock that names no sender is its project's owner's."""
+    sent = Q(details__user=user_id) | (~Q(details__has_key="user") & Q(project__owner_id=user_id))
     return (
-        ProjectLock.objects.filter(
-            project__owner_id=owner_id, purpose=TURN_LOCK, expires_at__gt=timezone.now()
-        )
+        ProjectLock.objects.filter(sent, purpose=TURN_LOCK, expires_at__gt=timezone.now())
         .exclude(project=project)
         .count()
     )
 
 
-def turns_sent_to(*, owner_id: int, model: str) -> bool:
-    """Whether the person has sent a turn to `model` in any of their projects."""
+def turns_sent_to(*, user_id: int, model: str) -> bool:
+    """Whether the person has sent a turn to `model` (in a project of theirs,
+    or one shared with them; before turns named their sender, their own)."""
+    sent = Q(sender_id=user_id) | Q(sender__isnull=True, conversation__project__owner_id=user_id)
     return Message.objects.filter(
+        sent,
         role=Message.Role.USER,
-        conversation__project__owner_id=owner_id,
         metadata__model=model,  # UserRecord's
     ).exists()
 

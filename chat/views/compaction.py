@@ -18,6 +18,7 @@ from chat.models import Conversation
 from chat.render.export import conversation_markdown, export_name
 from chat.selectors.conversations import conversation_get
 from common import threads
+from common.users import current_user
 from projects.models import Project
 from projects.selectors import owned_project
 
@@ -29,7 +30,10 @@ async def conversation_compact(request: HttpRequest, project_id: uuid.UUID) -> H
     project, conversation = await threads.run(
         _owned, request, project_id, request.POST.get("conversation", "")
     )
-    done = await compact_by_hand(project=project, conversation=conversation)
+    # Paid by the person who asked, with their key (a project may be shared).
+    done = await compact_by_hand(
+        project=project, conversation=conversation, user=current_user(request)
+    )
     if isinstance(done, AskRefused):
         # Said in the chat's notice, like a message that could not be sent.
         return HttpResponse(

@@ -38,7 +38,8 @@ def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
         return redirect("workspace", project_id=project.pk)
     if conversation is None:
         conversation = services.conversation_start(project=project)
-    chat = snapshot.panel_context(project, conversation)
+    # The person's own key and caps: they pay for the turns they send.
+    chat = snapshot.panel_context(project, conversation, user_id=request.user.pk)
     context = {
         **workspace_context(project),
         **chat,
@@ -58,7 +59,7 @@ def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
         # The keyless notice in one line, once the person has tried the demo it offers.
         "demo_tried": chat["setup"] == "none"
         and bool(chat["demo_model"])
-        and turns_sent_to(owner_id=project.owner_id, model=str(chat["demo_model"])),
+        and turns_sent_to(user_id=request.user.pk or 0, model=str(chat["demo_model"])),
     }
     return frame_sites(request, render(request, "projects/workspace.html", context))
 

@@ -22,11 +22,12 @@ from chat.agent import improving
 from chat.agent.improving import cleaned
 from chat.asks import IMPROVE_TASK
 from chat.models import Charge, Message
+from chat.personal_keys import key_save
 from chat.records.reply import AssistantRecord
 from chat.records.turn import TurnRecord
 from fakes.openrouter import FakeOpenRouter
 from fakes.script import DEFAULT_USAGE, HttpError, text
-from projects.models import Project
+from projects.models import Membership, Project
 from projects.services import Author, file_create
 from projects.starter import STARTER_FILES
 
@@ -252,3 +253,26 @@ def test_only_the_owner_may_improve_and_only_by_post(
 )
 def test_the_answer_loses_its_wrapping_and_nothing_else(answer: str, shown: str) -> None:
     assert cleaned(answer) == shown
+
+
+async def test_a_rewrite_for_someone_the_project_is_shared_with_is_theirs_to_pay(
+    provider: FakeOpenRouter, project: Project, user: User, other_user: User
+) -> None:
+    # Issue 45: the person who asks pays, with their own key, in a project
+    # shared with them (the endpoint lets them in once it follows projects.access).
+    await sync_to_async(Membership.objects.create)(project=project, user=other_user, role="editor")
+    await sync_to_async(key_save)(user=other_user, raw="sk-or-v1-mallorys-key-0123456789")
+    provider.script(text(REWRITE))
+    done = await improving.draft_improve(
+        project=project, user=other_user, draft=DRAFT, model="", conversation_id=None
+    )
+    assert isinstance(done, improving.Improved)
+    assert (
+        provider.requests[0].headers["authorization"] == "Bearer sk-or-v1-mallorys-key-0123456789"
+    )
+    assert await payers() == [other_user.pk]
+
+
+@sync_to_async
+def payers() -> list[int]:
+    return list(Charge.objects.values_list("user_id", flat=True))

@@ -1,5 +1,5 @@
 // What the server says after each frame (#chat-signal): the message went, a
-// draft to put back, files changed; and the log kept at its newest turn while
+// draft to put back, files changed, the person's role changed; and the log kept at its newest turn while
 // the person reads there.
 import { on } from "../events.js";
 import { takeSent } from "./composer.js";
@@ -38,6 +38,14 @@ function readSignal() {
     // why): it waits in the box, unless something is being written there.
     const input = $("composer-input");
     if (input && !input.value.trim()) input.value = signal.draft;
+  }
+  if (typeof signal.role === "string" && signal.role) {
+    // The owner changed this person's role (the viewer line came with this
+    // frame): the message box goes, or comes back, with what was typed in it
+    // kept; the page's other parts that depend on the role follow this event.
+    const composer = $("composer");
+    if (composer) composer.hidden = signal.role === "viewer";
+    document.body.dispatchEvent(new CustomEvent("builtit:role", { detail: { role: signal.role } }));
   }
   if (Array.isArray(signal.files) && signal.files.length) {
     // Who changed them: the assistant, an undo or restore ("history"), or the

@@ -22,6 +22,7 @@ from chat.access_tokens import NewToken, token_create
 from chat.live import orders
 from chat.live.socket_auth import session_user
 from chat.models import AccessToken
+from chat.selectors.conversations import SocketProject
 from projects.lifecycle import project_trash
 from projects.models import Project
 from tests.chat.live.tabs import HOST, ORIGIN, socket_path
@@ -141,9 +142,9 @@ def test_a_second_connect_reads_no_session_person_or_project(
     with django_assert_num_queries(0):
         assert session_user(key)[1] == user
     with django_assert_num_queries(1):  # the project, with no conversation to join yet
-        assert orders.socket_project(user, project.pk, "") == (project, None)
+        assert orders.socket_project(user, project.pk, "") == SocketProject(project, "owner", None)
     with django_assert_num_queries(0):
-        assert orders.socket_project(user, project.pk, "") == (project, None)
+        assert orders.socket_project(user, project.pk, "") == SocketProject(project, "owner", None)
     ours = services.conversation_create(project=project)
     with django_assert_num_queries(1):  # a conversation now: read with its project
-        assert orders.socket_project(user, project.pk, "") == (project, ours)
+        assert orders.socket_project(user, project.pk, "") == SocketProject(project, "owner", ours)

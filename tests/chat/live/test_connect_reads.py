@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from chat import services
 from chat.live import orders
-from chat.selectors.conversations import project_with_conversation
+from chat.selectors.conversations import SocketProject, project_with_conversation
 from projects.lifecycle import project_create, project_trash
 from projects.locks import lock_acquire, lock_current, lock_release
 from projects.models import Project, ProjectLock
@@ -27,7 +27,7 @@ def test_a_fresh_project_is_opened_in_one_query(
     project: Project, user: User, django_assert_num_queries: Any
 ) -> None:
     with django_assert_num_queries(1):
-        assert orders.socket_project(user, project.pk, "") == (project, None)
+        assert orders.socket_project(user, project.pk, "") == SocketProject(project, "owner", None)
 
 
 def test_a_project_with_conversations_is_opened_on_its_latest_in_one_query(
@@ -40,7 +40,7 @@ def test_a_project_with_conversations_is_opened_on_its_latest_in_one_query(
     with django_assert_num_queries(1):
         opened = orders.socket_project(user, project.pk, "")
     assert opened is not None
-    found, conversation = opened
+    found, conversation = opened.project, opened.conversation
     assert found == project
     assert conversation == older
     assert conversation != latest
@@ -57,7 +57,9 @@ def test_the_conversation_asked_for_is_opened_in_one_query(
     asked = services.conversation_create(project=project)
     services.conversation_create(project=project)
     with django_assert_num_queries(1):
-        assert orders.socket_project(user, project.pk, str(asked.pk)) == (project, asked)
+        assert orders.socket_project(user, project.pk, str(asked.pk)) == SocketProject(
+            project, "owner", asked
+        )
 
 
 def test_a_conversation_of_another_project_is_refused(project: Project, user: User) -> None:

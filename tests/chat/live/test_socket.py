@@ -31,6 +31,7 @@ from chat.live import orders, turns
 from chat.models import Conversation, Message
 from chat.personal_keys import key_save
 from chat.render import streaming
+from chat.selectors.conversations import SocketProject
 from common import threads
 from fakes.openrouter import FakeOpenRouter
 from fakes.script import Chunk, Drop, HttpError, Pause, Reply, Stream, ToolCallScript
@@ -223,9 +224,11 @@ def test_the_project_and_its_conversation_are_read_in_one_query(
 ) -> None:
     ours = services.conversation_create(project=project)
     with django_assert_num_queries(1):
-        assert orders.socket_project(user, project.pk, "") == (project, ours)
+        assert orders.socket_project(user, project.pk, "") == SocketProject(project, "owner", ours)
     with django_assert_num_queries(1):
-        assert orders.socket_project(user, project.pk, str(ours.pk)) == (project, ours)
+        assert orders.socket_project(user, project.pk, str(ours.pk)) == SocketProject(
+            project, "owner", ours
+        )
 
 
 # --- a turn in JSON mode ------------------------------------------------------------
