@@ -18,6 +18,14 @@ and the peer, coloured, for every frame, whether anything logs it or not: 3%
 of a server's samples streaming to 50 or 200 tabs, bench/README.md "Fewer
 layers on a chunk's way"). Anything else (a queued or chopped write, a socket
 not open, octets logged) goes through autobahn's own.
+
+And it lets go of what only the handshake needed (bench/README.md "Memory a
+socket"). daphne hands the connection over from the HTTP channel that read the
+upgrade request, and that channel stayed registered as the connection's
+producer: the channel, its request, the request's headers and the bytes it had
+read lived as long as the socket, for nothing (Twisted asks a producer to pause
+reading while the socket's outgoing buffer is full; the channel paused the
+socket's own reading, which a websocket does not need).
 """
 
 from __future__ import annotations
@@ -32,7 +40,14 @@ _OPEN = AutobahnProtocol.STATE_OPEN
 
 
 class FramesAtOnce(WebSocketProtocol):  # type: ignore[misc]
-    """daphne's websocket protocol, a frame written at once without a debug line."""
+    """daphne's websocket protocol, a frame written at once without a debug line,
+    holding nothing of the HTTP request it came from."""
+
+    def connectionMade(self) -> None:
+        super().connectionMade()
+        # The HTTP channel daphne upgraded from, still the transport's producer.
+        if getattr(self.transport, "producer", None) is not None:
+            self.transport.unregisterProducer()
 
     def sendData(self, data: bytes, sync: bool = False, chopsize: int | None = None) -> None:
         if sync or chopsize or self.send_queue or self.logOctets or self.state != _OPEN:
