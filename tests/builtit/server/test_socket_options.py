@@ -1,8 +1,13 @@
 """A websocket's options are read from its protocol's class, set once per
 factory (builtit.server.socket_options), with what autobahn's copy gave each
-socket: the factory's options as it opened, kept through later changes."""
+socket: the factory's options as it opened, kept through later changes. Once
+open, a socket holds nothing of the HTTP channel it was upgraded from, nor of
+its handshake but the path daphne logs."""
 
 from __future__ import annotations
+
+import gc
+import weakref
 
 import pytest
 from autobahn.websocket import protocol as autobahn_protocol
@@ -10,8 +15,10 @@ from daphne import server as daphne_server
 from daphne.ws_protocol import WebSocketProtocol
 from twisted.internet.address import IPv4Address
 from twisted.internet.testing import StringTransport
+from twisted.web import http
 
 from builtit.server import socket_options
+from chat.live.inbox import Inbox
 
 
 def _factory() -> object:
@@ -97,3 +104,84 @@ def test_a_frame_written_at_once_builds_no_debug_line(monkeypatch: pytest.Monkey
 
     protocol.sendMessage(b"streamed words")
     assert b"streamed words" in _written(protocol)
+
+
+class _Server:
+    """What daphne's websocket protocol asks of its server while a socket opens."""
+
+    root_path = ""
+    proxy_forwarded_address_header = None
+
+    def __init__(self) -> None:
+        self.logged: list[tuple[str, dict[str, object]]] = []
+
+    def protocol_connected(self, protocol: object) -> None:
+        pass
+
+    def protocol_disconnected(self, protocol: object) -> None:
+        pass
+
+    def create_application(self, protocol: object, scope: dict[str, object]) -> Inbox:
+        return Inbox()  # the application's queue (builtit.server.reaping's)
+
+    def log_action(self, protocol: str, action: str, details: dict[str, object]) -> None:
+        self.logged.append((action, details))
+
+
+_UPGRADE = (
+    b"GET /ws/projects/1/chat/?format=json HTTP/1.1\r\n"
+    b"Host: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    b"Origin: http://127.0.0.1\r\nCookie: sessionid=abc\r\n"
+    b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+)
+
+
+def _opened() -> tuple[WebSocketProtocol, _Server]:
+    factory = _factory()
+    server = _Server()
+    factory.server_class = server  # type: ignore[attr-defined]
+    protocol = _connected(factory)
+    protocol._raw_query_string = b"format=json"
+    protocol.dataReceived(_UPGRADE)
+    protocol.serverAccept()  # the application accepted
+    assert protocol.state == WebSocketProtocol.STATE_OPEN
+    return protocol, server
+
+
+def test_an_open_socket_keeps_nothing_of_its_handshake_but_the_path_it_logs() -> None:
+    protocol, server = _opened()
+
+    kept = [name for name in vars(protocol) if name.startswith("http_")]
+    assert kept == []
+    assert not hasattr(protocol.request, "headers")
+    # It still works as before: a frame goes out, and its close is logged with its path.
+    _written(protocol)
+    protocol.sendMessage(b"still open")
+    assert b"still open" in _written(protocol)
+    protocol.onClose(True, 1000, "")
+    assert [details["path"] for action, details in server.logged] == [
+        "/ws/projects/1/chat/",  # connecting
+        "/ws/projects/1/chat/",  # connected
+        "/ws/projects/1/chat/",  # disconnected
+    ]
+    assert server.logged[-1][0] == "disconnected"
+
+
+def test_a_socket_lets_go_of_the_http_channel_it_was_upgraded_from() -> None:
+    address = IPv4Address("TCP", "127.0.0.1", 40000)
+    transport = StringTransport(peerAddress=address)  # type: ignore[no-untyped-call]
+    channel = http.HTTPChannel()  # type: ignore[no-untyped-call]
+    channel.timeOut = None  # daphne's has none while a request is read
+    channel.makeConnection(transport)  # type: ignore[no-untyped-call]
+    assert transport.producer is channel  # as Twisted's HTTP channel registers itself
+    gone = weakref.ref(channel)
+    protocol = _factory().buildProtocol(address)  # type: ignore[attr-defined]
+
+    # As daphne's WebRequest.process hands the connection over on an upgrade.
+    transport.protocol = protocol  # type: ignore[attr-defined]
+    protocol.makeConnection(transport)
+    del channel
+    gc.collect()
+
+    assert transport.producer is None
+    assert gone() is None

@@ -115,6 +115,46 @@ UPSTREAM = [
         "9c4bd97347b92403",
         "socket_options",
     ),
+    # Twisted's HTTP channel registers itself as its transport's producer, and
+    # daphne leaves it so when it hands the transport to a websocket: the
+    # socket unregisters it (socket_options), so the channel can go.
+    Upstream(
+        "twisted.web.http",
+        "HTTPChannel.connectionMade",
+        ("self",),
+        "468a116c6e02a5e7",
+        "socket_options",
+    ),
+    # Set the handshake's attributes socket_options drops once the socket is open.
+    Upstream(
+        "autobahn.websocket.protocol",
+        "WebSocketServerProtocol.processHandshake",
+        ("self",),
+        "0c373bfde55d386f",
+        "socket_options",
+    ),
+    Upstream(
+        "autobahn.websocket.protocol",
+        "WebSocketServerProtocol.succeedHandshake",
+        ("self", "res"),
+        "1420d3667337dba5",
+        "socket_options",
+    ),
+    # Read only the request's path once the socket is open (socket_options keeps it alone).
+    Upstream(
+        "daphne.ws_protocol",
+        "WebSocketProtocol.onOpen",
+        ("self",),
+        "675a75569cb432b3",
+        "socket_options",
+    ),
+    Upstream(
+        "daphne.ws_protocol",
+        "WebSocketProtocol.onClose",
+        ("self", "wasClean", "code", "reason"),
+        "d9bb78d9ca943f00",
+        "socket_options",
+    ),
     # Called for the scheme; its address is replaced by ours.
     Upstream(
         "daphne.utils",
@@ -140,6 +180,8 @@ REACHED = [
     # The parser is called by the name each protocol module imported.
     ("daphne.http_protocol", "WebRequest.process", "= parse_x_forwarded_for("),
     ("daphne.ws_protocol", "WebSocketProtocol.onConnect", "= parse_x_forwarded_for("),
+    # An upgrade hands the HTTP channel's transport to the websocket protocol.
+    ("daphne.http_protocol", "WebRequest.process", "protocol.makeConnection(transport)"),
     # Looked up on the server when it starts, so the class's attribute is used.
     (
         "daphne.server",
