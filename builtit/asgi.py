@@ -10,7 +10,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "builtit.settings")
 # Django must be set up before anything imports models.
 django_asgi_app = get_asgi_application()
 
-from channels.routing import ProtocolTypeRouter  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from builtit.own_hosts import OwnHostsFirst  # noqa: E402
 from builtit.routing import websocket_urlpatterns  # noqa: E402
@@ -27,10 +27,10 @@ patches.install()
 # wrote. A site's own host (its pages, its forms) is answered before Django's
 # handler. A socket's one layer also decides who opens it (a personal access
 # token, or a session from this site's own pages) and whether its address may
-# hold one more, and which of the routes the path names.
+# hold one more.
 application = ProtocolTypeRouter(
     {
         "http": client_address.ClientAddress(BodyFromFile(OwnHostsFirst(django_asgi_app))),
-        "websocket": ChatSockets(websocket_urlpatterns),
+        "websocket": ChatSockets(URLRouter(websocket_urlpatterns)),
     }
 )

@@ -17,7 +17,6 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.urls import path
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from builtit.sockets import ChatSockets
@@ -111,7 +110,7 @@ def through_the_edge(app: Any, address: str, token: str) -> WebsocketCommunicato
         (b"x-forwarded-for", address.encode()),
         (b"authorization", f"Bearer {token}".encode()),
     ]
-    return WebsocketCommunicator(ChatSockets([path("ws/", app)]), "/ws/", headers=headers)
+    return WebsocketCommunicator(ChatSockets(app), "/ws/", headers=headers)
 
 
 async def test_a_place_is_given_back_when_its_socket_fails_or_is_cancelled(user: User) -> None:
