@@ -15,7 +15,7 @@ from django.utils.http import content_disposition_header, urlencode
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
-from projects.access import project_for
+from projects.access import access_for, project_for
 from projects.models import FormSettings, FormSubmission, Project
 from projects.publish.forms.fields import Fields
 from projects.publish.forms.selectors import (
@@ -41,7 +41,8 @@ NEARLY_FULL = 0.9  # of the inbox's bounds: the owner is warned
 
 @require_GET
 def inbox(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = project_for(request, project_id, "forms")
+    access = access_for(request, project_id, "forms")
+    project = access.project
     shown = _shown(request)
     found = _found(project, shown)
     page = Paginator(found, INBOX_PAGE).get_page(request.GET.get("page"))
@@ -60,6 +61,8 @@ def inbox(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
         "mail_choice": mail_choice(project=project),
         "mail_choices": FormSettings.Mail.choices,
         "owner_email": project.owner.email,
+        # Where submissions are mailed is the owner's to choose, as publishing is.
+        "may_publish": access.allows("publish"),
         # Full: the next real submission is refused unless spam makes room
         # (projects.publish.forms.services.submission_receive).
         "inbox_full": share >= 1,

@@ -92,3 +92,17 @@ def test_the_owner_s_publish_panel_keeps_its_controls(starter_project: Project) 
     assert reverse("site_publish", args=[starter_project.pk]) in panel
     assert 'id="site-domain"' in panel
     assert "role-note" not in panel
+
+
+def test_an_editor_reads_the_forms_inbox_but_not_its_mail_settings(
+    starter_project: Project,
+) -> None:
+    starter_project.owner.email = "owner@example.com"
+    starter_project.owner.save()
+    client = _as(starter_project, "editor")
+    page = client.get(reverse("forms_inbox", args=[starter_project.pk])).content.decode()
+    owner = starter_project.owner.get_username()
+    assert f"Where submissions are mailed is for the project's owner, {owner}, to choose." in page
+    assert reverse("forms_settings", args=[starter_project.pk]) not in page
+    assert "owner@example.com" not in page
+    assert 'id="forms-mail-title"' in page
