@@ -78,4 +78,9 @@ def test_a_viewer_sees_the_project_read_only(
     page.wait_for_function("window.builtitWorkspace && window.builtitWorkspace.editor()")
     assert page.evaluate("builtitWorkspace.editor().getReadOnly()") is True
     page.screenshot(path=str(tmp_path / f"viewer-editor-{width}.png"), full_page=False)
+    if width < 768:
+        page.click("[data-show-panel=chat]")
+    page.emulate_media(color_scheme="dark")
+    expect(note).to_be_visible()
+    page.screenshot(path=str(tmp_path / f"viewer-chat-dark-{width}.png"), full_page=False)
     assert errors == []
