@@ -9,6 +9,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
+from chat.models import Conversation, Message
 from projects.models import Membership, Project, Site
 from projects.publish.domains import site_domain_set
 from projects.publish.services import site_publish
@@ -106,3 +107,14 @@ def test_an_editor_reads_the_forms_inbox_but_not_its_mail_settings(
     assert reverse("forms_settings", args=[starter_project.pk]) not in page
     assert "owner@example.com" not in page
     assert 'id="forms-mail-title"' in page
+
+
+def test_a_viewer_previewing_a_turn_is_offered_no_restore(starter_project: Project) -> None:
+    conversation = Conversation.objects.create(project=starter_project)
+    turn = Message.objects.create(
+        conversation=conversation, sequence=1, role="user", content="Add an about page"
+    )
+    client = _as(starter_project, "viewer")
+    url = reverse("turn_preview", args=[starter_project.pk, turn.pk])
+    answer = client.get(url).content.decode()
+    assert 'data-needs="edit"' in answer.split("Restore the project to here")[0][-300:]
