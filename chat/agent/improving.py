@@ -118,6 +118,8 @@ async def _improved(
         messages=_messages(about, text),
         max_tokens=min(MAX_TOKENS_LONG, MAX_TOKENS + len(text) // 4),
         seconds=SECONDS,
+        # Paid by whoever asked, with their key or from their share of the server's.
+        payer_id=user.pk,
     )
     if isinstance(answer, AskRefused):
         return answer

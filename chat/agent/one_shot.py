@@ -67,14 +67,18 @@ async def ask_once(
     seconds: float,
     spend: Spend | None = None,
     client: LLMClient | None = None,
+    payer_id: int | None = None,
 ) -> Answer | AskRefused:
     """The model's answer to `messages`, at most `max_tokens` long, within
-    `seconds`; or why not. Never raises for a failure we can foresee."""
+    `seconds`; or why not. Never raises for a failure we can foresee. Alone,
+    it is held against and charged to `payer_id`'s caps and ledger (the person
+    who asked), or the project owner's when None."""
     chosen = client or client_for(model)
     alone = spend is None
+    payer = project.owner_id if payer_id is None else payer_id
     try:
         if spend is None:
-            spend = await threads.run(_spend_alone, project, seconds)
+            spend = await threads.run(_spend_alone, project, seconds, payer)
             spend.model_info = await _model_info(chosen, model, api_key)
         wanted = _Wanted(model, api_key, messages, max_tokens, seconds)
         answer = await _ask(chosen, spend, wanted)
@@ -82,10 +86,10 @@ async def ask_once(
         # The person left while it was written: what it cost so far (estimated)
         # still counts, so leaving cannot dodge the caps.
         if alone and spend is not None:
-            await asyncio.shield(_charged_alone(project, spend))
+            await asyncio.shield(_charged_alone(project, spend, payer))
         raise
     if alone:
-        await _charged_alone(project, spend)
+        await _charged_alone(project, spend, payer)
     return answer
 
 
@@ -162,13 +166,13 @@ def _answered(spend: Spend, assembler: MessageAssembler, prompt: int) -> Answer:
     return Answer(reply.content.strip(), usage, cost)
 
 
-def _spend_alone(project: Project, seconds: float) -> Spend:
+def _spend_alone(project: Project, seconds: float, payer_id: int) -> Spend:
     """The caps as a turn starting now would find them (the turn cap bounds
     this one request)."""
     limits = TurnLimits.for_project(project)
     spend = Spend(limits)
     spend.allowance = Allowance.open(
-        user_id=project.owner_id,
+        user_id=payer_id,
         project_id=project.pk,
         project_cap=limits.project_cost_limit,
         seconds=seconds,
@@ -176,13 +180,13 @@ def _spend_alone(project: Project, seconds: float) -> Spend:
     return spend
 
 
-async def _charged_alone(project: Project, spend: Spend) -> None:
+async def _charged_alone(project: Project, spend: Spend, payer_id: int) -> None:
     """A one-off's cost in the ledger, and its hold let go, together."""
     allowance = spend.allowance
     await threads.run(
         spending.charge_alone,
         project_id=project.pk,
-        owner_id=project.owner_id,
+        owner_id=payer_id,
         cost=spend.turn_cost(),
         hold_id=allowance.hold_id if allowance is not None else None,
     )
