@@ -12,6 +12,8 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django_htmx.middleware import HtmxDetails
 
+from projects.access import RoleRefused
+
 _FRAGMENTS = {
     400: "The request could not be handled (it may be too large). Nothing was changed.",
     403: "Your session has expired or this page is out of date. Reload the page and try again.",
@@ -42,6 +44,13 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
 
 
 def forbidden(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if isinstance(exception, RoleRefused):
+        # A person's role does not allow it: say so, not "reload the page".
+        said = str(exception)
+        if is_htmx(request):
+            return error_fragment(said, 403)
+        page = render_to_string("403.html", {"refused": said}, request=request)
+        return HttpResponse(page, status=403)
     return _answer(request, 403, "403.html")
 
 

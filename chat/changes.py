@@ -26,7 +26,7 @@ from projects.files.paths import is_binary_path
 from projects.history.changesets import FileChange, counts_of, net_changes
 from projects.history.diffs import LineCounts
 from projects.history.undo import UndoRefused, changes_undo, project_restore, restore_plan
-from projects.models import FileRevision, Reversal
+from projects.models import FileRevision, Project, Reversal
 
 When = Literal["before", "after"]
 # What an undo, redo or restore leaves in force (reversal_effect).
@@ -258,11 +258,9 @@ def _reverted_summary(reversal: Reversal, paths: list[str]) -> str:
             assert_never(unknown)
 
 
-def reversal_get_for(*, user_id: int, reversal_id: int) -> Reversal | None:
+def reversal_get_for(*, project: Project, reversal_id: int) -> Reversal | None:
     return (
-        Reversal.objects.filter(pk=reversal_id, project__owner_id=user_id)
-        .select_related("project")
-        .first()
+        Reversal.objects.filter(pk=reversal_id, project=project).select_related("project").first()
     )
 
 

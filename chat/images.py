@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.contrib.auth.models import User
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
@@ -25,6 +25,7 @@ from django.utils import timezone
 from chat.models import ChatImage
 from common.refusals import Refusal
 from common.sizes import human_size
+from projects.access import projects_visible_to
 from projects.files.binaries import BinaryRefused, Sniffed, checked, sniff
 from projects.files.limits import current_limits, storage_problem
 from projects.files.paths import extension_of
@@ -133,8 +134,10 @@ def reads_images(model: str, listed: dict[str, frozenset[str]] | None = None) ->
     return any(fnmatch.fnmatch(model, pattern) for pattern in settings.BUILTIT_IMAGE_MODELS)
 
 
-def image_get_for(*, user_id: int, image_id: int) -> ChatImage | None:
-    return ChatImage.objects.filter(pk=image_id, user_id=user_id).first()
+def image_get_for(*, user: User | AnonymousUser, image_id: int) -> ChatImage | None:
+    """A picture in a project `user` may look at (their own or shared), or None."""
+    visible = projects_visible_to(user).values("pk")
+    return ChatImage.objects.filter(pk=image_id, project__in=visible).first()
 
 
 def image_to_project(

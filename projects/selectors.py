@@ -23,7 +23,6 @@ from django.db.models import (
     When,
 )
 from django.db.models.functions import Coalesce
-from django.http import Http404, HttpRequest
 
 from projects.access import projects_visible_to
 from projects.files.binaries import MARKER, digest_of, is_marker
@@ -99,19 +98,6 @@ def trash_list_for(user: User | AnonymousUser) -> QuerySet[Project]:
 
 def trashed_get_for(user: User | AnonymousUser, project_id: uuid.UUID) -> Project | None:
     return trash_list_for(user).filter(pk=project_id).first()
-
-
-def project_get_for(user: User | AnonymousUser, project_id: uuid.UUID) -> Project | None:
-    """The user's project, or None: someone else's project looks exactly like a missing one."""
-    return Project.objects.filter(pk=project_id, owner_id=user.pk).first()
-
-
-def owned_project(request: HttpRequest, project_id: uuid.UUID) -> Project:
-    """The signed-in user's project, for a view; anyone else's is a 404, never a 403."""
-    project = project_get_for(request.user, project_id)
-    if project is None:
-        raise Http404("No such project.")
-    return project
 
 
 def preferences_of(*, user: User) -> dict[str, object]:

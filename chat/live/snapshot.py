@@ -73,14 +73,14 @@ def panel_context(
     project: Project,
     conversation: Conversation | None,
     *,
-    user_id: int | None = None,
-    role: Role = "owner",
+    user_id: int,
+    role: Role,
 ) -> dict[str, object]:
-    """The chat panel for the person `user_id` (None: the project's owner), as
-    their `role` lets them use it: the models offered are those their own key
-    (if any) reaches, since they pay for the turns they send."""
+    """The chat panel for the person `user_id`, as their `role` lets them use
+    it: the models offered are those their own key (if any) reaches, since
+    they pay for the turns they send."""
     state = snapshot(project, conversation)
-    personal_key = key_exists(user_id=user_id if user_id is not None else project.owner_id)
+    personal_key = key_exists(user_id=user_id)
     models = offered_models(project, personal_key=personal_key)
     return {
         "chat_log": state.log,

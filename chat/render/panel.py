@@ -28,6 +28,7 @@ from chat.selectors.conversations import (
     latest_context,
 )
 from chat.selectors.turns import turn_get, turn_latest
+from projects.access import ACTIONS
 
 # Room in a catch-up frame for what goes with the log (status, usage, signal).
 _FRAME_ROOM = 16 * 1024
@@ -217,7 +218,9 @@ def signal_html(
     `by` says who changed `files`: the assistant, an undo or restore ("history"),
     or the person ("person") in the workspace tab `tab`; `draft`, a message that
     could not go, for the message box; `role`, the person's role in the project
-    when it changed (projects.access.Role)."""
+    when it changed (projects.access.Role), with what it may do now (`may`,
+    as the page's root carries it: projects.web.workspace)."""
+    may = " ".join(sorted(ACTIONS[role])) if role in ACTIONS else ""
     data = json.dumps(
         {
             "n": number,
@@ -227,6 +230,7 @@ def signal_html(
             "tab": tab,
             "draft": draft,
             "role": role,
+            "may": may,
         }
     )
     return render_to_string("chat/partials/signal.html", {"signal_json": data})

@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import F, FilteredRelation, Max, OuterRef, Q, QuerySet, Subquery, Sum
 from django.urls import reverse
 
@@ -16,7 +17,7 @@ from chat.records.reply import stored_turn
 from chat.records.turn import TURN_KEY
 from chat.records.user_message import UserRecord
 from common.compiled import CompiledRead
-from projects.access import Role, member_role
+from projects.access import Role, member_role, projects_visible_to
 from projects.models import Project
 
 
@@ -130,9 +131,11 @@ def conversation_fresh_title(*, conversation: Conversation) -> str:
     return conversation.title
 
 
-def message_get_for(*, user_id: int, message_id: int) -> Message | None:
-    """One of the user's own messages (in a project they own), or None."""
-    return Message.objects.filter(pk=message_id, conversation__project__owner_id=user_id).first()
+def message_get_for(*, user: User | AnonymousUser, message_id: int) -> Message | None:
+    """A message in a project `user` may look at (their own or shared), or None."""
+    return Message.objects.filter(
+        pk=message_id, conversation__project__in=projects_visible_to(user).values("pk")
+    ).first()
 
 
 def compaction_latest(*, conversation: Conversation) -> Compaction | None:

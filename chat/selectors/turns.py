@@ -13,7 +13,7 @@ from chat.llm import Usage
 from chat.models import Conversation, Message
 from chat.records.reply import AssistantRecord, stored_turn
 from chat.records.turn import TURN_KEY, ClosedTurn, TurnRecord
-from projects.models import FileRevision
+from projects.models import FileRevision, Project
 
 
 def turn_end(*, turn: Message) -> int | None:
@@ -48,11 +48,11 @@ def turn_latest(*, conversation: Conversation) -> Message | None:
     return conversation.messages.filter(role="user").order_by("-sequence").first()
 
 
-def turn_of(*, user_id: int, message_id: int) -> Message | None:
-    """The person's message that began the turn holding `message_id`, in one of
-    the user's own projects; None if there is none."""
+def turn_of(*, project: Project, message_id: int) -> Message | None:
+    """The person's message that began the turn holding `message_id`, in
+    `project` (found for the person by projects.access); None if there is none."""
     message = (
-        Message.objects.filter(pk=message_id, conversation__project__owner_id=user_id)
+        Message.objects.filter(pk=message_id, conversation__project=project)
         .select_related("conversation__project")
         .first()
     )

@@ -20,10 +20,10 @@ from chat.live.broadcast import files_moved
 from chat.models import Message
 from chat.selectors.turns import turn_of
 from common.users import current_user
+from projects.access import Action, project_for
 from projects.history.changesets import FileChange, texts
 from projects.history.undo import UndoRefused
 from projects.models import Project, Reversal
-from projects.selectors import owned_project
 from projects.web.diff_html import FileDiff, file_diff, layout_of
 from projects.web.sites import past_preview_url
 
@@ -35,7 +35,7 @@ _STATUS = {True: 409, False: 422}
 @require_GET
 def turn_changes(request: HttpRequest, project_id: uuid.UUID, turn_id: int) -> HttpResponse:
     """The turn's diff: every file it changed, or the one at `?path=`."""
-    _, turn = _turn(request, project_id, turn_id)
+    _, turn = _turn(request, project_id, turn_id, "view")
     path = request.GET.get("path")
     files = changes.turn_changes(turn).files
     if path is not None:
@@ -61,7 +61,7 @@ def turn_changes(request: HttpRequest, project_id: uuid.UUID, turn_id: int) -> H
 
 @require_POST
 def turn_undo(request: HttpRequest, project_id: uuid.UUID, turn_id: int) -> HttpResponse:
-    project, turn = _turn(request, project_id, turn_id)
+    project, turn = _turn(request, project_id, turn_id, "edit")
     result = changes.turn_undo(
         user=current_user(request), turn=turn, keep_changed=request.POST.get("keep_changed") == "1"
     )
@@ -72,7 +72,9 @@ def turn_undo(request: HttpRequest, project_id: uuid.UUID, turn_id: int) -> Http
 def turn_restore(request: HttpRequest, project_id: uuid.UUID, turn_id: int) -> HttpResponse:
     """GET: what restoring the project to before or after the turn would change;
     POST: do it."""
-    project, turn = _turn(request, project_id, turn_id)
+    # Looking at what a restore would change is reading; doing it is editing.
+    action: Action = "edit" if request.method == "POST" else "view"
+    project, turn = _turn(request, project_id, turn_id, action)
     raw = request.POST.get("when") if request.method == "POST" else request.GET.get("when")
     if raw not in ("before", "after"):
         raise Http404("Restore to before or after a turn.")
@@ -95,7 +97,7 @@ def turn_preview(request: HttpRequest, project_id: uuid.UUID, turn_id: int) -> H
     """The "Preview" under a turn: the site as it was right after the turn, in the
     preview pane (projects.views.preview_past); nothing is written until the
     person restores."""
-    project, turn = _turn(request, project_id, turn_id)
+    project, turn = _turn(request, project_id, turn_id, "view")
     point = changes.restore_point(turn, "after")
     context = {
         "project": project,
@@ -108,9 +110,9 @@ def turn_preview(request: HttpRequest, project_id: uuid.UUID, turn_id: int) -> H
 
 @require_POST
 def reversal_revert(request: HttpRequest, project_id: uuid.UUID, reversal_id: int) -> HttpResponse:
-    project = owned_project(request, project_id)
-    reversal = changes.reversal_get_for(user_id=request.user.pk or 0, reversal_id=reversal_id)
-    if reversal is None or reversal.project_id != project.pk:
+    project = project_for(request, project_id, "edit")
+    reversal = changes.reversal_get_for(project=project, reversal_id=reversal_id)
+    if reversal is None:
         raise Http404("No such undo or restore.")
     result = changes.reversal_revert(user=current_user(request), reversal=reversal)
     return _outcome(request, project, None, result)
@@ -139,10 +141,12 @@ def _outcome(
     return render(request, "chat/partials/reversal_done.html", context)
 
 
-def _turn(request: HttpRequest, project_id: uuid.UUID, turn_id: int) -> tuple[Project, Message]:
-    project = owned_project(request, project_id)
-    turn = turn_of(user_id=request.user.pk or 0, message_id=turn_id)
-    if turn is None or turn.conversation.project_id != project.pk:
+def _turn(
+    request: HttpRequest, project_id: uuid.UUID, turn_id: int, action: Action
+) -> tuple[Project, Message]:
+    project = project_for(request, project_id, action)
+    turn = turn_of(project=project, message_id=turn_id)
+    if turn is None:
         raise Http404("No such turn in this project.")
     return project, turn
 

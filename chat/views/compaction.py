@@ -19,8 +19,8 @@ from chat.render.export import conversation_markdown, export_name
 from chat.selectors.conversations import conversation_get
 from common import threads
 from common.users import current_user
+from projects.access import Action, project_for
 from projects.models import Project
-from projects.selectors import owned_project
 
 
 @require_POST
@@ -28,7 +28,7 @@ async def conversation_compact(request: HttpRequest, project_id: uuid.UUID) -> H
     """Every turn but the latest summarised for the model; the answer says so,
     and redraws the latest turn with the summary's mark above it."""
     project, conversation = await threads.run(
-        _owned, request, project_id, request.POST.get("conversation", "")
+        _found, request, project_id, request.POST.get("conversation", ""), "chat"
     )
     # Paid by the person who asked, with their key (a project may be shared).
     done = await compact_by_hand(
@@ -50,7 +50,7 @@ def conversation_export(
 ) -> HttpResponse:
     """The whole conversation as Markdown: every turn as it was, each summary
     where it was made."""
-    project, conversation = _owned(request, project_id, str(conversation_id))
+    project, conversation = _found(request, project_id, str(conversation_id), "view")
     response = HttpResponse(
         conversation_markdown(conversation), content_type="text/markdown; charset=utf-8"
     )
@@ -58,8 +58,10 @@ def conversation_export(
     return response
 
 
-def _owned(request: HttpRequest, project_id: uuid.UUID, raw: str) -> tuple[Project, Conversation]:
-    project = owned_project(request, project_id)
+def _found(
+    request: HttpRequest, project_id: uuid.UUID, raw: str, action: Action
+) -> tuple[Project, Conversation]:
+    project = project_for(request, project_id, action)
     conversation = (
         conversation_get(project=project, conversation_id=int(raw))
         if raw.isdigit() and len(raw) < 18

@@ -1,5 +1,5 @@
-"""Pictures with a chat message: upload from the message box, show (owner
-only), and save into the project (chat.images does the work)."""
+"""Pictures with a chat message: upload from the message box, show (to anyone
+the project is shared with), and save into the project (chat.images does the work)."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ from django_htmx.http import retarget
 
 from chat import images
 from common.users import current_user
+from projects.access import project_for
 from projects.files.results import FileError
-from projects.selectors import owned_project
 from projects.web.responses import changed_response
 
 
 @require_POST
 def image_upload(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "chat")
     upload = request.FILES.get("image")
     if upload is None:
         return JsonResponse({"error": "Choose a picture to attach."}, status=400)
@@ -39,7 +39,7 @@ def image_upload(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
 
 @require_GET
 def image_show(request: HttpRequest, image_id: int) -> HttpResponse:
-    image = images.image_get_for(user_id=request.user.pk or 0, image_id=image_id)
+    image = images.image_get_for(user=request.user, image_id=image_id)
     if image is None:
         raise Http404("No such picture.")
     response = HttpResponse(bytes(image.data), content_type=image.content_type)
@@ -52,10 +52,10 @@ def image_show(request: HttpRequest, image_id: int) -> HttpResponse:
 @require_POST
 def image_to_project(request: HttpRequest, image_id: int) -> HttpResponse:
     """ "Add to project": the picture becomes /images/<name>, opened in the editor."""
-    image = images.image_get_for(user_id=request.user.pk or 0, image_id=image_id)
+    image = images.image_get_for(user=request.user, image_id=image_id)
     if image is None:
         raise Http404("No such picture.")
-    project = owned_project(request, image.project_id)
+    project = project_for(request, image.project_id, "edit")
     result = images.image_to_project(image=image, user=current_user(request))
     if isinstance(result, FileError):
         response = HttpResponse(result.message, status=422)

@@ -8,12 +8,12 @@ import uuid
 
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_POST
 
 from chat.agent.improving import Improved, draft_improve
 from common import threads
-from projects.selectors import project_get_for
+from projects.access import project_for
 
 
 @require_POST
@@ -22,9 +22,8 @@ async def draft_improve_view(request: HttpRequest, project_id: uuid.UUID) -> Htt
     user = await request.auser()
     if not isinstance(user, User):  # signed out meanwhile (builtit.middleware)
         raise PermissionDenied
-    project = await threads.run(project_get_for, user, project_id)
-    if project is None:  # anyone else's is a 404, as everywhere (owned_project)
-        raise Http404("No such project.")
+    # Asking the model is chatting: a viewer is refused (403 in words), a stranger a 404.
+    project = await threads.run(project_for, request, project_id, "chat")
     raw = request.POST.get("conversation", "")
     result = await draft_improve(
         project=project,

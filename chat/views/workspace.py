@@ -24,14 +24,16 @@ from chat.selectors.conversations import conversation_for, conversation_get, mes
 from chat.selectors.running import turns_sent_to
 from chat.selectors.turns import turn_of
 from common.bridge import PROBLEMS_PER_PAGE
-from projects.selectors import owned_project
+from common.users import current_user
+from projects.access import access_for, project_for
 from projects.web.sites import frame_sites
 from projects.web.workspace import workspace_context
 
 
 @require_GET
 def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    access = access_for(request, project_id, "view")
+    project = access.project
     raw = request.GET.get("conversation", "")
     conversation = conversation_for(project=project, raw=raw)
     if raw and conversation is None:
@@ -39,9 +41,11 @@ def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     if conversation is None:
         conversation = services.conversation_start(project=project)
     # The person's own key and caps: they pay for the turns they send.
-    chat = snapshot.panel_context(project, conversation, user_id=request.user.pk)
+    chat = snapshot.panel_context(
+        project, conversation, user_id=current_user(request).pk, role=access.role
+    )
     context = {
-        **workspace_context(project),
+        **workspace_context(access, current_user(request)),
         **chat,
         # The websocket routes are Channels', outside Django's URLconf (builtit.routing).
         "chat_socket_url": f"/ws/projects/{project.pk}/chat/?conversation={conversation.pk}",
@@ -66,7 +70,7 @@ def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
 
 @require_POST
 def conversation_new(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "chat")
     conversation = services.conversation_start(project=project)
     url = reverse("workspace", kwargs={"project_id": project.pk})
     return redirect(f"{url}?conversation={conversation.pk}")
@@ -77,7 +81,7 @@ def conversation_earlier(
     request: HttpRequest, project_id: uuid.UUID, conversation_id: int
 ) -> HttpResponse:
     """The turns before `?before=` (a sequence number), for "Show earlier"."""
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "view")
     conversation = conversation_get(project=project, conversation_id=conversation_id)
     before = request.GET.get("before", "")
     if conversation is None or not before.isdigit() or len(before) > 18:
@@ -89,9 +93,9 @@ def conversation_earlier(
 def message_turn(request: HttpRequest, project_id: uuid.UUID, message_id: int) -> HttpResponse:
     """The History dialog's "See the turn": the conversation of the turn that
     made a change, opened on that turn (chat/log.js scrolls to `#t<id>`)."""
-    project = owned_project(request, project_id)
-    turn = turn_of(user_id=request.user.pk or 0, message_id=message_id)
-    if turn is None or turn.conversation.project_id != project.pk:
+    project = project_for(request, project_id, "view")
+    turn = turn_of(project=project, message_id=message_id)
+    if turn is None:
         raise Http404("No such turn.")
     url = reverse("workspace", kwargs={"project_id": project.pk})
     return redirect(f"{url}?conversation={turn.conversation_id}#t{turn.pk}")
@@ -101,7 +105,7 @@ def message_turn(request: HttpRequest, project_id: uuid.UUID, message_id: int) -
 def message_text(request: HttpRequest, message_id: int, part: str) -> HttpResponse:
     """The whole text of a message the chat panel shows cut: its answer (or a
     tool's result), its reasoning, or one call's arguments (`call-<id>`)."""
-    message = message_get_for(user_id=request.user.pk or 0, message_id=message_id)
+    message = message_get_for(user=request.user, message_id=message_id)
     text = None if message is None else _part(message, part)
     if text is None:
         raise Http404("No such text.")

@@ -3,6 +3,8 @@ origin (it serves the repository, never the site).
 
 Signing in is HTTP Basic with one of the person's access tokens as the
 password, as GitHub does; the name is free, and a password never opens it.
+The project opens by the person's role in it (projects.access): anyone it is
+shared with may clone and pull, an editor and the owner may also push.
 Tokens are chat's (chat.access_tokens), which projects may not import: the
 wiring hands `git_view` the function that knows them (builtit/urls.py), so
 this module stays the one place that speaks the protocol, and chat the one
@@ -30,6 +32,7 @@ from django.views.decorators.csrf import csrf_exempt
 from dulwich.errors import GitProtocolError
 
 from common.basic_auth import basic_credentials
+from projects.access import project_access, refusal
 from projects.git.protocol import (
     RECEIVE,
     SERVICES,
@@ -42,7 +45,6 @@ from projects.git.protocol import (
 from projects.git.receive import receive_handler
 from projects.git.repository import repository_open
 from projects.models import Project
-from projects.selectors import project_get_for
 
 logger = logging.getLogger(__name__)
 
@@ -84,9 +86,13 @@ def git_view(*, authenticate: Authenticate) -> Callable[..., HttpResponse]:
                 "This access token may only read (clone and pull). To push, make a token "
                 "that may also write, on the Settings page.",
             )
-        project = project_get_for(caller.user, project_id)
-        if project is None:
+        # The person's role now, not when the token was made: a token follows it.
+        found = project_access(caller.user, project_id)
+        if found is None:
             return _said(404, "There is no project at this address that your token opens.")
+        if service == RECEIVE and not found.allows("edit"):
+            return _said(403, f"{refusal('edit', found.role)} You can clone and pull this project.")
+        project = found.project
         return _served(request, project, caller.user, service, advertise=action == "info/refs")
 
     return view

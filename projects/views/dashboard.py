@@ -13,6 +13,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from common.users import current_user
+from projects.access import project_for
 from projects.archive import ImportRefused, project_export_zip, project_import_zip, skipped_shown
 from projects.lifecycle import (
     ProjectRefused,
@@ -27,7 +28,6 @@ from projects.lifecycle import (
 from projects.models import Project, ProjectFile
 from projects.publish.forms.selectors import unread_annotation
 from projects.selectors import (
-    owned_project,
     project_list_for,
     trash_list_for,
     trashed_get_for,
@@ -124,7 +124,7 @@ def project_import(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 def project_rename_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "settings")
     result = project_rename(project=project, name=request.POST.get("name", ""))
     if isinstance(result, ProjectRefused):
         messages.error(request, result.message)
@@ -136,7 +136,7 @@ def project_rename_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResp
 
 @require_http_methods(["GET", "POST"])
 def project_delete_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "delete")
     if request.method == "POST":
         problem = project_trash(project=project)
         if problem is not None:
@@ -197,10 +197,11 @@ def project_restore_view(request: HttpRequest, project_id: uuid.UUID) -> HttpRes
 
 @require_GET
 def project_export(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
-    filename = f"{slugify(project.name) or 'site'}.zip"
     # ?forms=1: with what the site's forms received (the forms inbox offers it).
-    data = project_export_zip(project, with_forms=request.GET.get("forms") == "1")
+    with_forms = request.GET.get("forms") == "1"
+    project = project_for(request, project_id, "forms" if with_forms else "view")
+    filename = f"{slugify(project.name) or 'site'}.zip"
+    data = project_export_zip(project, with_forms=with_forms)
     response = HttpResponse(data, content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response

@@ -19,11 +19,12 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
 from common.users import current_user
+from projects.access import project_for
 from projects.files.paths import extension_of
 from projects.files.results import ErrorCode, FileContent, FileError, FileWrite
 from projects.lifecycle import project_rotate_preview_token
 from projects.models import Project
-from projects.selectors import file_read, owned_project
+from projects.selectors import file_read
 from projects.services import (
     Author,
     file_create,
@@ -46,7 +47,7 @@ _NEW_FILE_CONTENT = {
 
 @require_GET
 def file_open(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "view")
     opened = file_read(project, request.GET.get("path", ""))
     if isinstance(opened, FileError):
         # Said beside the open editor, whose text is another file's: nothing to save.
@@ -56,7 +57,7 @@ def file_open(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
 
 @require_POST
 def file_save(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "edit")
     version = _int_or_none(request.POST.get("version"))
     result = file_update(
         project=project,
@@ -74,7 +75,7 @@ def file_save(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
 
 @require_POST
 def file_new(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "edit")
     path = request.POST.get("path", "").strip()
     content = request.POST.get("content")
     if content is None:
@@ -93,7 +94,7 @@ def file_new(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
 @require_POST
 def file_upload_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     """One binary file (an image, a font…) into `folder`, or replacing `path`."""
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "edit")
     upload = request.FILES.get("file")
     if upload is None:
         return HttpResponse("Choose a file to upload.", status=400)
@@ -118,7 +119,7 @@ def _upload_path(folder: str, name: str | None) -> str:
 
 @require_POST
 def file_rename_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "edit")
     result = file_rename(
         project=project,
         path=request.POST.get("path", ""),
@@ -133,7 +134,7 @@ def file_rename_view(request: HttpRequest, project_id: uuid.UUID) -> HttpRespons
 
 @require_POST
 def file_delete_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "edit")
     result = file_delete(
         project=project,
         path=request.POST.get("path", ""),
@@ -147,7 +148,7 @@ def file_delete_view(request: HttpRequest, project_id: uuid.UUID) -> HttpRespons
 
 @require_POST
 def preview_token_rotate(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "settings")
     project_rotate_preview_token(project=project)
     return render(request, "projects/partials/preview.html", {"project": project})
 

@@ -15,6 +15,7 @@ from django.utils.http import content_disposition_header, urlencode
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
+from projects.access import access_for, project_for
 from projects.models import FormSettings, FormSubmission, Project
 from projects.publish.forms.fields import Fields
 from projects.publish.forms.selectors import (
@@ -33,7 +34,6 @@ from projects.publish.forms.services import (
 )
 from projects.publish.forms.table import submissions_csv
 from projects.publish.selectors import site_of
-from projects.selectors import owned_project
 
 MAX_CSV_ROWS = 50_000
 NEARLY_FULL = 0.9  # of the inbox's bounds: the owner is warned
@@ -41,7 +41,8 @@ NEARLY_FULL = 0.9  # of the inbox's bounds: the owner is warned
 
 @require_GET
 def inbox(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    access = access_for(request, project_id, "forms")
+    project = access.project
     shown = _shown(request)
     found = _found(project, shown)
     page = Paginator(found, INBOX_PAGE).get_page(request.GET.get("page"))
@@ -60,6 +61,8 @@ def inbox(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
         "mail_choice": mail_choice(project=project),
         "mail_choices": FormSettings.Mail.choices,
         "owner_email": project.owner.email,
+        # Where submissions are mailed is the owner's to choose, as publishing is.
+        "may_publish": access.allows("publish"),
         # Full: the next real submission is refused unless spam makes room
         # (projects.publish.forms.services.submission_receive).
         "inbox_full": share >= 1,
@@ -71,7 +74,7 @@ def inbox(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
 
 @require_GET
 def inbox_csv(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "forms")
     shown = _shown(request)
     rows = _found(project, shown)[:MAX_CSV_ROWS]
     response = HttpResponse(submissions_csv(rows), content_type="text/csv; charset=utf-8")
@@ -83,7 +86,7 @@ def inbox_csv(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
 @require_POST
 def inbox_read(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     """Mark submissions read (or unread again): the ones named, or all shown."""
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "forms")
     ids = [int(value) for value in request.POST.getlist("id") if value.isdigit()]
     if request.POST.get("all"):
         ids = list(_found(project, _shown(request)).values_list("pk", flat=True))
@@ -94,7 +97,7 @@ def inbox_read(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
 @require_POST
 def inbox_delete(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     """Delete one submission (`id`), or all of them, or all the spam."""
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "forms")
     which = request.POST.get("which", "")
     if which == "all":
         count = submissions_delete(project=project, spam=False)
@@ -111,7 +114,7 @@ def inbox_delete(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
 
 @require_POST
 def inbox_settings(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "publish")
     result = form_settings_set(project=project, mail=request.POST.get("mail", ""))
     if isinstance(result, str):
         messages.error(request, result)

@@ -13,6 +13,7 @@ from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_POST
 
 from common.users import current_user
+from projects.access import project_for
 from projects.archive import skipped_shown
 from projects.git.remotes import (
     PullDiverged,
@@ -23,7 +24,6 @@ from projects.git.remotes import (
     remote_push,
     remote_save,
 )
-from projects.selectors import owned_project
 
 _PULLED = {
     "up to date": "The project already has everything the remote's main has.",
@@ -46,7 +46,7 @@ def _refused(request: HttpRequest, refused: RemoteRefused) -> None:
 @sensitive_post_parameters("token")
 @require_POST
 def remote_save_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "settings")
     saved = remote_save(
         project=project,
         url=request.POST.get("url", ""),
@@ -62,7 +62,7 @@ def remote_save_view(request: HttpRequest, project_id: uuid.UUID) -> HttpRespons
 
 @require_POST
 def remote_delete_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "settings")
     if remote_delete(project=project):
         messages.success(
             request, "Remote removed, with its token. The repository itself is untouched."
@@ -72,7 +72,7 @@ def remote_delete_view(request: HttpRequest, project_id: uuid.UUID) -> HttpRespo
 
 @require_POST
 def remote_push_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "settings")
     said = remote_push(project=project)
     if isinstance(said, RemoteRefused):
         _refused(request, said)
@@ -83,7 +83,7 @@ def remote_push_view(request: HttpRequest, project_id: uuid.UUID) -> HttpRespons
 
 @require_POST
 def remote_pull_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "edit")
     pulled = remote_pull(
         project=project, user=current_user(request), replace=request.POST.get("replace") == "1"
     )

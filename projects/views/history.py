@@ -10,11 +10,11 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
 from common.users import current_user
+from projects.access import project_for
 from projects.files.binaries import is_marker
 from projects.files.results import ErrorCode, FileError, FileWrite
 from projects.history.past import past_version
 from projects.history.revisions import file_history, file_restore, revision_diff, revision_state
-from projects.selectors import owned_project
 from projects.services import Author
 from projects.web.diff_html import file_diff, layout_of
 from projects.web.responses import changed_response, error_response
@@ -23,7 +23,7 @@ from projects.web.sites import version_preview_url
 
 @require_GET
 def history(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "view")
     path = request.GET.get("path", "")
     revisions = file_history(project, path)
     if isinstance(revisions, FileError):
@@ -39,7 +39,7 @@ def history(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
 
 @require_GET
 def revision(request: HttpRequest, project_id: uuid.UUID, revision_id: int) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "view")
     state = revision_state(project, revision_id)
     if isinstance(state, FileError):
         return error_response(request, state, target="#history-view")
@@ -53,7 +53,7 @@ def revision_diff_view(
 ) -> HttpResponse:
     """What a revision changed (`?against=previous`) or what changed since it
     (`?against=current`), as a diff in the History dialog."""
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "view")
     against = "current" if request.GET.get("against") == "current" else "previous"
     found = revision_diff(project, revision_id, against_current=against == "current")
     if isinstance(found, FileError):
@@ -74,7 +74,7 @@ def revision_diff_view(
 def revision_preview(request: HttpRequest, project_id: uuid.UUID, revision_id: int) -> HttpResponse:
     """The History dialog's Preview: the site with this version of the file,
     in the preview pane, before anything is restored (projects.views.preview_past)."""
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "view")
     version = past_version(project_id=project.pk, revision_id=revision_id)
     if version is None:
         error = FileError(ErrorCode.NOT_FOUND, "That version does not exist in this project.")
@@ -90,7 +90,7 @@ def revision_preview(request: HttpRequest, project_id: uuid.UUID, revision_id: i
 
 @require_POST
 def restore(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "edit")
     try:
         revision_id = int(request.POST.get("revision", ""))
     except ValueError:

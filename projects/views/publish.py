@@ -16,6 +16,7 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_POST
 
 from common.users import current_user
+from projects.access import access_for, project_for
 from projects.models import DomainClaim, Project, Site, SiteVersion
 from projects.publish.acceptance import Asked, check_asked, marks_counted, marks_posted
 from projects.publish.checking import CheckUnfinished, site_check_bounded
@@ -40,7 +41,6 @@ from projects.publish.services import (
     site_version_make_live,
     version_export_zip,
 )
-from projects.selectors import owned_project
 from projects.web.sites import (
     domain_url,
     origin_host,
@@ -54,14 +54,16 @@ _VERSIONS_SHOWN = 20
 
 @require_GET
 def publish_panel(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    return _panel(request, owned_project(request, project_id))
+    # Anyone it is shared with sees the site's settings; only the owner changes them.
+    access = access_for(request, project_id, "view")
+    return _panel(request, access.project, may_publish=access.allows("publish"))
 
 
 @require_POST
 def publish(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     """Check the site, and publish it if the check found nothing or the person
     read what it found and chose to publish anyway."""
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "publish")
     name = request.POST.get("name", "")
     accepted: dict[str, int] | None = None
     known = 0
@@ -94,7 +96,7 @@ def publish(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
 
 @require_POST
 def unpublish(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "publish")
     site = _site(project)
     site_unpublish(site=site, by=current_user(request))
     return _panel(request, project, said="Taken offline: the address now says so.")
@@ -104,7 +106,7 @@ def unpublish(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
 def password(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     """Keep the site behind a password (a new one ends every visitor's pass), or
     make it public again."""
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "publish")
     site = _site(project)
     if request.POST.get("public"):
         site_make_public(site=site)
@@ -118,7 +120,7 @@ def password(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
 @require_POST
 def domain(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     """Claim a domain for the site (its record is looked for at once), or drop it."""
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "publish")
     site = _site(project)
     typed = request.POST.get("domain", "")
     refused = site_domain_set(site=site, domain=typed)
@@ -139,7 +141,7 @@ def domain(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
 @require_POST
 def domain_check(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     """Check now: look for the domain's TXT record."""
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "publish")
     site = _site(project)
     asked = timezone.now()
     claim = site_domain_check(site=site)
@@ -162,7 +164,7 @@ def domain_state(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     """How the claim goes, for the dialog while it is open (asked every few
     seconds with what it shows, `seen`): a check is made here when one is due;
     204 when nothing changed."""
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "view")
     site = _site(project)
     shown = site_claim_shown(site)
     if shown is not None and shown.checking and domain_check_due(domain=shown.claim.domain):
@@ -195,7 +197,7 @@ def _proof_context(
 
 @require_POST
 def version_live(request: HttpRequest, project_id: uuid.UUID, number: int) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "publish")
     site = _site(project)
     refused = site_version_make_live(
         site=site, version=_version(site, number), by=current_user(request)
@@ -207,7 +209,7 @@ def version_live(request: HttpRequest, project_id: uuid.UUID, number: int) -> Ht
 
 @require_GET
 def version_zip(request: HttpRequest, project_id: uuid.UUID, number: int) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "view")
     site = _site(project)
     version = _version(site, number)
     response = HttpResponse(version_export_zip(version), content_type="application/zip")
@@ -264,6 +266,7 @@ def _panel(
     error: str = "",
     said: str = "",
     domain: str = "",
+    may_publish: bool = True,
 ) -> HttpResponse:
     site = site_of(project)
     shown = site_claim_shown(site) if site is not None else None
@@ -285,5 +288,6 @@ def _panel(
         "unfinished": unfinished,
         "error": error,
         "said": said,
+        "may_publish": may_publish,
     }
     return render(request, "projects/partials/publish.html", context)

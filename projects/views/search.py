@@ -9,8 +9,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from projects.access import project_for
 from projects.files.results import FileError
-from projects.selectors import file_search, owned_project
+from projects.selectors import file_search
 from projects.web.search import search_groups
 
 # What one answer lists: enough to see where something is, not a whole dump.
@@ -19,7 +20,7 @@ MAX_SHOWN = 100
 
 @require_GET
 def search(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "view")
     query = request.GET.get("q", "")
     if query.strip() == "":
         return HttpResponse("")  # the box emptied: the results go

@@ -12,12 +12,12 @@ from django.views.decorators.http import require_GET, require_POST
 
 from common.jsontypes import NOT_JSON, as_int, as_list, decoded
 from common.users import current_user
+from projects.access import project_for
 from projects.files.results import ErrorCode, FileError, FileWrite
 from projects.files.visual import VisualRefused
 from projects.history.undo import UndoRefused, changes_undo
 from projects.models import FileRevision, Project, Reversal
 from projects.preview_edits import PreviewEdited, preview_edit
-from projects.selectors import owned_project
 from projects.web.responses import announce
 from projects.web.visual_edits import edit_from_json, panel_choices
 
@@ -27,7 +27,7 @@ _UNDO_MOST = 4  # revisions one visual edit writes at most
 
 @require_POST
 def preview_edit_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "edit")
     raw = decoded(request.body or b"null")
     edit = edit_from_json(None if raw is NOT_JSON else raw)
     if isinstance(edit, VisualRefused):
@@ -62,14 +62,14 @@ def _refused(message: str, code: str, status: int, *, ask: str = "") -> JsonResp
 
 @require_GET
 def preview_edit_choices(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "edit")
     return JsonResponse(panel_choices(project, request.GET.get("page", "")))
 
 
 @require_POST
 def preview_edit_undo(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     """Take back one visual edit (its revisions, as its answer named them)."""
-    project = owned_project(request, project_id)
+    project = project_for(request, project_id, "edit")
     raw = decoded(request.body or b"null")
     ids = [as_int(each) for each in as_list(raw if isinstance(raw, list) else [])][:_UNDO_MOST]
     revisions = list(

@@ -5,8 +5,10 @@ chat socket there). No views: they are in projects.views."""
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from django.template.loader import render_to_string
 
+from projects.access import ACTIONS, Access
 from projects.files.instructions import (
     MAX_INSTRUCTIONS_CHARS,
     instructions_unread,
@@ -35,8 +37,10 @@ _ACE_MODES = {
 }
 
 
-def workspace_context(project: Project) -> dict[str, object]:
-    """The workspace page's files, tree and editor (the chat app adds its panel)."""
+def workspace_context(access: Access, person: User) -> dict[str, object]:
+    """The workspace page's files, tree and editor (the chat app adds its panel),
+    drawn for `person`'s role in the project."""
+    project = access.project
     files = file_list(project)
     paths = [f.path for f in files]
     # A file of the site: the owner's instructions are a click away in the top bar.
@@ -45,8 +49,9 @@ def workspace_context(project: Project) -> dict[str, object]:
     opened = file_read(project, first) if first else None
     return {
         "project": project,
-        # The owner's: only the owner opens a project's workspace.
-        "preferences": preferences_of(user=project.owner),
+        **role_context(access),
+        # The person's own: each one the project is shared with keeps theirs.
+        "preferences": preferences_of(user=person),
         # What the site's forms received and the owner has not read yet.
         "unread_forms": unread_count(project=project),
         # The Git host it syncs with, if any (projects.git.remotes).
@@ -91,3 +96,15 @@ def _instructions_context(project: Project, paths: list[str]) -> dict[str, objec
 
 def _tree_context(project: Project, files: list[FileInfo]) -> dict[str, object]:
     return {"tree": build_tree(files), "deleted": deleted_files(project)}
+
+
+def role_context(access: Access) -> dict[str, object]:
+    """What the page shows for the person's role: `may.<action>` for the
+    template, and `may_list` on the page's root, where the stylesheet hides
+    every control marked `data-needs="<action>"` the role does not allow (parts
+    drawn later, a turn's Undo sent over the socket to everyone, included)."""
+    return {
+        "access": access,
+        "may": {action: access.allows(action) for action in ACTIONS["owner"]},
+        "may_list": " ".join(sorted(ACTIONS[access.role])),
+    }

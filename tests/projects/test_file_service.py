@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 import pytest
 from django.contrib.auth.models import AnonymousUser
 
+from projects.access import project_for_person
 from projects.files.paths import ALLOWED_EXTENSIONS
 from projects.files.results import ErrorCode, FileContent, FileError, FileWrite, SearchResults
 from projects.lifecycle import project_create
@@ -17,7 +18,6 @@ from projects.selectors import (
     file_list,
     file_read,
     file_search,
-    project_get_for,
     project_list_for,
 )
 from projects.services import (
@@ -968,20 +968,20 @@ def test_search_numbers_lines_by_newlines_only(project, author):
 # --- projects a user may see -------------------------------------------------------
 
 
-def test_project_get_for_returns_the_owners_project(user, project):
-    assert project_get_for(user, project.pk) == project
+def test_project_for_person_finds_the_owners_project(user, project):
+    assert project_for_person(user=user, project_id=project.pk, action="delete") == project
 
 
-def test_project_get_for_hides_another_users_project(other_user, project):
-    assert project_get_for(other_user, project.pk) is None
+def test_project_for_person_hides_another_users_project(other_user, project):
+    assert project_for_person(user=other_user, project_id=project.pk, action="view") is None
 
 
-def test_project_get_for_hides_every_project_from_anonymous(project):
-    assert project_get_for(AnonymousUser(), project.pk) is None
+def test_project_for_person_hides_every_project_from_anonymous(project):
+    assert project_for_person(user=AnonymousUser(), project_id=project.pk, action="view") is None
 
 
-def test_project_get_for_unknown_id_is_none(user, project):
-    assert project_get_for(user, uuid.uuid4()) is None
+def test_project_for_person_unknown_id_is_none(user, project):
+    assert project_for_person(user=user, project_id=uuid.uuid4(), action="view") is None
 
 
 def test_project_list_for_lists_only_the_users_projects_with_counts(

@@ -147,7 +147,7 @@ class Command(BaseCommand):
         if found is None:
             raise CommandError(f"There is no message {message_id}.")
         project = found.conversation.project
-        turn = turn_of(user_id=project.owner_id, message_id=message_id)
+        turn = turn_of(project=project, message_id=message_id)
         if turn is None:
             raise CommandError(f"Message {message_id} is not part of a turn.")
         result = changes.turn_undo(user=project.owner, turn=turn, keep_changed=keep_changed)

@@ -45,6 +45,11 @@ function readSignal() {
     // kept; the page's other parts that depend on the role follow this event.
     const composer = $("composer");
     if (composer) composer.hidden = signal.role === "viewer";
+    // The controls the role no longer allows hide (app.css: data-may and data-needs).
+    if (typeof signal.may === "string") document.documentElement.dataset.may = signal.may;
+    const badge = document.querySelector(".role-badge");
+    if (badge && signal.role === "owner") badge.remove();
+    else if (badge) badge.textContent = signal.role === "viewer" ? "Viewer" : "Editor";
     document.body.dispatchEvent(new CustomEvent("builtit:role", { detail: { role: signal.role } }));
   }
   if (Array.isArray(signal.files) && signal.files.length) {

@@ -65,6 +65,8 @@ export function mountEditor({ follow = false } = {}) {
     // the editor is one stop in the page's Tab order, Enter goes into its text,
     // where Tab indents, and Esc comes out again, so Tab never traps.
     enableKeyboardAccessibility: true,
+    // A viewer reads the files: the page's root lists what the person may do.
+    readOnly: !mayEdit(),
   });
   // The gutter would be a second stop of its own, before the text.
   editor.renderer.$gutter.setAttribute("tabindex", "-1");
@@ -252,3 +254,10 @@ action("toggle-wrap", () => {
   saveLayout({ wrap: !wrapOn() });
   applyWrap();
 });
+
+// The server renders the person's allowed actions on the page's root
+// (projects.web.workspace.role_context); with none listed, the page is the owner's.
+function mayEdit() {
+  const may = document.documentElement.dataset.may;
+  return may === undefined || may.split(" ").includes("edit");
+}

@@ -60,10 +60,10 @@ def test_a_turn_is_its_request_and_what_follows_up_to_the_next_request(
     assert list(turn_messages(turn=second)) == [second, later]
     assert turn_end(turn=first) == second.sequence
     assert turn_end(turn=second) is None
-    owner = project.owner_id
-    assert turn_of(user_id=owner, message_id=result.pk) == first
-    assert turn_of(user_id=owner, message_id=later.pk) == second
-    assert turn_of(user_id=owner + 1, message_id=result.pk) is None
+    assert turn_of(project=project, message_id=result.pk) == first
+    assert turn_of(project=project, message_id=later.pk) == second
+    other = Project.objects.create(owner=project.owner, name="Another")
+    assert turn_of(project=other, message_id=result.pk) is None
 
 
 def test_how_a_turn_ended_is_read_from_its_own_closing_message(

@@ -30,7 +30,7 @@ def test_preferences_are_merged_and_come_back_with_every_page(
     assert saved == {"chatWidth": 420, "wrap": True, "theme": "dark", "filesCollapsed": True}
     page = user_client.get(f"/projects/{starter_project.pk}/").content.decode()
     assert '"chatWidth": 420' in page
-    assert '<html lang="en" data-theme-preference="dark">' in page
+    assert '<html lang="en" data-theme-preference="dark" ' in page
     assert 'data-theme-preference="dark"' in user_client.get("/").content.decode()
 
 

@@ -1,0 +1,86 @@
+"""A viewer's workspace in Chromium: the files, the chat and the preview to
+look at, the editor read-only, no control that would change the project, and
+the message box replaced by a line saying who can make them an editor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from playwright.sync_api import Page, expect
+
+from chat.models import Conversation, Message
+from projects.lifecycle import project_create
+from projects.models import Membership, Project
+from projects.services import Author, file_create
+from tests.browser.conftest import PASSWORD, sign_in
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+expect.set_options(timeout=10_000)
+
+
+def _shared(owner: User) -> tuple[Project, User]:
+    project = project_create(owner=owner, name="Shared bakery", starter=True)
+    assert isinstance(project, Project)
+    conversation = Conversation.objects.create(project=project)
+    Message.objects.create(
+        conversation=conversation, sequence=1, role="user", content="Add an about page"
+    )
+    reply = Message.objects.create(
+        conversation=conversation, sequence=2, role="assistant", content="Added it."
+    )
+    file_create(
+        project=project,
+        path="/about.html",
+        content="<p>About</p>",
+        author=Author.assistant(owner, message_id=reply.pk),
+    )
+    viewer = User.objects.create_user("vera", "vera@example.com", PASSWORD)
+    Membership.objects.create(project=project, user=viewer, role="viewer", added_by=owner)
+    return project, viewer
+
+
+@pytest.mark.parametrize("width", [1440, 390])
+def test_a_viewer_sees_the_project_read_only(
+    page: Page, chat_server, browser_user: User, width: int, tmp_path: Path
+) -> None:
+    page.set_viewport_size({"width": width, "height": 900 if width > 1000 else 844})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    project, _ = _shared(browser_user)
+    sign_in(page, chat_server.url, "vera")
+    page.goto(f"{chat_server.url}/projects/{project.pk}/")
+
+    note = page.locator("#composer-refused")
+    expect(note).to_have_text("You can look at this project; grace can make you an editor.")
+    expect(note).to_be_visible()
+    expect(page.locator("#composer-input")).to_have_count(0)
+    expect(page.locator(".role-badge").first).to_have_text("Viewer")
+    expect(page.locator("#chat-log")).to_contain_text("Add an about page")
+    # The turn's Undo and Restore are there for an editor, not for a viewer.
+    expect(page.locator("#chat-log button", has_text="Undo this turn")).to_be_hidden()
+    expect(page.locator("#chat-log button", has_text="View all changes")).to_be_attached()
+    page.screenshot(path=str(tmp_path / f"viewer-chat-{width}.png"), full_page=False)
+
+    if width < 768:
+        page.click("[data-show-panel=files]")
+    expect(page.locator("form.new-file")).to_be_hidden()
+    expect(page.locator("[data-action=upload-files]")).to_be_hidden()
+    expect(page.locator("#file-tree")).to_contain_text("about.html")
+    if width < 768:
+        page.click("[data-show-panel=editor]")
+    expect(page.locator(".editor-path")).to_have_text("/index.html")
+    expect(page.locator("#editor-form button[type=submit]")).to_be_hidden()
+    expect(page.locator("[data-action=delete-file]")).to_be_hidden()
+    expect(page.locator("[data-action=show-history]")).to_be_visible()
+    page.wait_for_function("window.builtitWorkspace && window.builtitWorkspace.editor()")
+    assert page.evaluate("builtitWorkspace.editor().getReadOnly()") is True
+    page.screenshot(path=str(tmp_path / f"viewer-editor-{width}.png"), full_page=False)
+    if width < 768:
+        page.click("[data-show-panel=chat]")
+    page.emulate_media(color_scheme="dark")
+    expect(note).to_be_visible()
+    page.screenshot(path=str(tmp_path / f"viewer-chat-dark-{width}.png"), full_page=False)
+    assert errors == []
