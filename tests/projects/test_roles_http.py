@@ -129,6 +129,22 @@ PAGES: dict[str, Page] = {
     "forms_read": Page("post", "forms"),
     "forms_delete": Page("post", "forms"),
     "forms_settings": Page("post", "publish"),
+    # sharing: the list is everyone's to read; who is in, the owner's to change
+    "share_panel": Page("get", "view"),
+    "share_add": Page("post", "share", data=lambda w: {"username": "nobody", "role": "viewer"}),
+    "share_role": Page(
+        "post",
+        "share",
+        _p(user_id=lambda w: w.people["viewer"].pk),
+        data=lambda w: {"role": "editor"},
+    ),
+    "share_remove": Page("post", "share", _p(user_id=lambda w: w.people["viewer"].pk)),
+    "share_invite": Page(
+        "post", "share", data=lambda w: {"email": "new@example.com", "role": "viewer"}
+    ),
+    "share_invite_revoke": Page("post", "share", _p(invitation_id=lambda w: 1)),
+    "share_leave": Page("post", "view"),
+    "share_hand_over": Page("post", "hand_over", data=lambda w: {"username": "nobody"}),
 }
 
 # The trash is the owner's alone, and only for a project in it: a project out
@@ -156,6 +172,7 @@ OTHERS: dict[str | None, Open] = {
     "project_import_git": "login",
     "trash": "login",
     "preferences": "login",
+    "invitation_open": "login",  # a mailed link: whoever is signed in may open it
     None: "public",  # the favicon's redirect, the one unnamed URL
 }
 
@@ -330,6 +347,7 @@ def test_a_role_changed_holds_at_the_next_request(world: World) -> None:
 
 @pytest.mark.parametrize("name", sorted(n for n, kind in OTHERS.items() if n and kind == "login"))
 def test_a_page_of_no_project_asks_someone_signed_out_to_sign_in(db: None, name: str) -> None:
-    response = Client().get(reverse(name))
+    kwargs = {"token": "x" * 43} if name == "invitation_open" else {}
+    response = Client().get(reverse(name, kwargs=kwargs))
     assert response.status_code == 302
     assert response["Location"].startswith("/accounts/login/")
