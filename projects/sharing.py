@@ -15,11 +15,14 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from common.refusals import Refusal
+from common.sizes import human_size
 from projects.access import Action, Role, member_role, refusal
 from projects.activity import Kind, a_role, activity_add
+from projects.files.limits import current_limits
 from projects.lifecycle import name_taken
 from projects.models import Membership, Project
 from projects.signals import access_changed
+from projects.usage import project_stored, storage_used
 
 
 @dataclass(frozen=True)
@@ -138,7 +141,23 @@ def hand_over_problem(*, project: Project, by: User, username: str) -> User | Sh
             f"{person.get_username()} already has a project named {clash}: rename this one "
             "(or ask them to rename theirs), then hand it over."
         )
-    return person
+    return _room_problem(project, person)
+
+
+def _room_problem(project: Project, person: User) -> User | ShareRefused:
+    """The project's bytes count against its owner's storage: handed to someone
+    whose storage it would pass, it is refused, as a write past it is."""
+    quota = current_limits().max_user_storage_bytes
+    if not quota:
+        return person
+    used, adding = storage_used(person.pk), project_stored(project.pk)
+    if used + adding <= quota:
+        return person
+    return ShareRefused(
+        f"{project.name} takes {human_size(adding)}, and {person.get_username()}'s projects "
+        f"already take {human_size(used)} of their {human_size(quota)}: it would pass their "
+        "storage. They can make room first, or you can delete what the project no longer needs."
+    )
 
 
 @transaction.atomic

@@ -44,17 +44,25 @@ def storage_used(owner_id: int) -> int:
 
 
 def projects_stored(owner_id: int) -> int:
+    return _stored(project__owner_id=owner_id)
+
+
+def project_stored(project_id: object) -> int:
+    """Bytes one project keeps (its files, history, binary files and pushed Git
+    objects): what handing it to another person adds to their storage."""
+    return _stored(project_id=project_id)
+
+
+def _stored(**whose: object) -> int:
     # A binary file's bytes are counted once, in its blob (current or not); its
     # ProjectFile holds only a marker naming the blob.
-    files = ProjectFile.objects.filter(project__owner_id=owner_id).exclude(
-        content__startswith=MARKER
-    )
-    blobs = RevisionBlob.objects.filter(project__owner_id=owner_id)
-    binaries = BinaryBlob.objects.filter(project__owner_id=owner_id)
+    files = ProjectFile.objects.filter(**whose).exclude(content__startswith=MARKER)
+    blobs = RevisionBlob.objects.filter(**whose)
+    binaries = BinaryBlob.objects.filter(**whose)
     in_files = files.aggregate(total=Sum("size"))["total"] or 0
     in_history = blobs.aggregate(total=Sum("stored_size"))["total"] or 0
     in_binaries = binaries.aggregate(total=Sum("size"))["total"] or 0
     # What pushes brought that the files cannot give back (projects.git).
-    pushed = GitObject.objects.filter(project__owner_id=owner_id)
+    pushed = GitObject.objects.filter(**whose)
     in_git = pushed.aggregate(total=Sum("stored_size"))["total"] or 0
     return int(in_files) + int(in_history) + int(in_binaries) + int(in_git)

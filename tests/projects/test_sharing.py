@@ -25,6 +25,7 @@ from projects.sharing import (
     project_hand_over,
 )
 from projects.signals import access_changed
+from projects.usage import project_stored, storage_used
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -202,6 +203,25 @@ def test_a_hand_over_to_someone_with_a_project_of_that_name_is_refused(
     assert Project.objects.get(pk=project.pk).owner == project.owner
     assert not ProjectActivity.objects.exists()
     assert sent == []
+
+
+def test_a_hand_over_that_would_pass_the_new_owner_s_storage_is_refused(
+    settings: Any, project: Project, erin: User, sent: list[dict[str, Any]]
+) -> None:
+    theirs = project_create(owner=erin, name="Erin's own", starter=True)
+    assert isinstance(theirs, Project)
+    assert isinstance(project_create(owner=project.owner, name="Big", starter=True), Project)
+    big = Project.objects.get(owner=project.owner, name="Big")
+    settings.BUILTIT_MAX_USER_STORAGE_BYTES = storage_used(erin.pk) + project_stored(big.pk) - 1
+    result = project_hand_over(project=big, by=project.owner, username="erin")
+    words = _refused(result)
+    assert words.startswith("Big takes ")
+    assert "it would pass their storage" in words
+    assert Project.objects.get(pk=big.pk).owner == project.owner
+    assert sent == []
+    settings.BUILTIT_MAX_USER_STORAGE_BYTES += 1  # room for it exactly
+    assert isinstance(project_hand_over(project=big, by=project.owner, username="erin"), Project)
+    assert Project.objects.get(pk=big.pk).owner == erin
 
 
 @pytest.mark.parametrize(
