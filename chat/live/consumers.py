@@ -313,14 +313,14 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self._role_changed(role)
 
     async def _role_changed(self, role: Role) -> None:
-        """From now on this socket does what `role` allows; the page shows it:
-        the message box or the viewer line in its place, and an event for the
-        page's other parts (chat/signals.js)."""
+        """From now on this socket does what `role` allows; the page shows it
+        (chat/signals.js): the message box or the viewer line in its place,
+        the controls the role allows, and an event for the page's other parts."""
         self.role = role
         if self.as_json:
             await self.send(text_data=json.dumps({"type": "role", "role": role}))
             return
-        await self.send_html(panel.role_line_html(role) + self._signal(role=role))
+        await self.send_html(self._signal(role=role))
 
     async def project_gone(self, message: messages.ProjectGone) -> None:
         await self._closing(Close.PROJECT_GONE, code="project_gone")

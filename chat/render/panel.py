@@ -197,13 +197,6 @@ def notice_html(message: str) -> str:
     return oob("#chat-notice", html, how="outerHTML")
 
 
-def role_line_html(role: str) -> str:
-    """The line that stands in for the message box while the person is a viewer
-    (hidden otherwise), swapped in when their role changes."""
-    html = render_to_string("chat/partials/role_line.html", {"chat_role": role})
-    return oob("#chat-viewer-line", html, how="outerHTML")
-
-
 def signal_html(
     number: int,
     *,

@@ -53,10 +53,10 @@ def test_a_viewer_sees_the_project_read_only(
     sign_in(page, chat_server.url, "vera")
     page.goto(f"{chat_server.url}/projects/{project.pk}/")
 
-    note = page.locator("#composer-refused")
+    note = page.locator("#chat-viewer-line")
     expect(note).to_have_text("You can look at this project; grace can make you an editor.")
     expect(note).to_be_visible()
-    expect(page.locator("#composer-input")).to_have_count(0)
+    expect(page.locator("#composer-input")).to_be_hidden()
     expect(page.locator(".role-badge").first).to_have_text("Viewer")
     expect(page.locator("#chat-log")).to_contain_text("Add an about page")
     # The turn's Undo and Restore are there for an editor, not for a viewer.

@@ -40,11 +40,13 @@ function readSignal() {
     if (input && !input.value.trim()) input.value = signal.draft;
   }
   if (typeof signal.role === "string" && signal.role) {
-    // The owner changed this person's role (the viewer line came with this
-    // frame): the message box goes, or comes back, with what was typed in it
+    // The owner changed this person's role: the message box goes (the viewer
+    // line in its place), or comes back, with what was typed in it
     // kept; the page's other parts that depend on the role follow this event.
     const composer = $("composer");
     if (composer) composer.hidden = signal.role === "viewer";
+    const line = $("chat-viewer-line");
+    if (line) line.hidden = signal.role !== "viewer";
     // The controls the role no longer allows hide (app.css: data-may and data-needs).
     if (typeof signal.may === "string") document.documentElement.dataset.may = signal.may;
     const badge = document.querySelector(".role-badge");

@@ -37,9 +37,12 @@ def test_a_viewer_reads_the_workspace_and_is_told_who_can_make_them_an_editor(
 ) -> None:
     page = _page(starter_project, "viewer")
     assert 'data-may="view"' in page
-    assert 'id="composer"' not in page
+    # The message box is there, hidden (a role change brings it back without a
+    # reload), and the line that says why in its place.
+    assert '<form id="composer" class="composer" ws-send hidden>' in page
     owner = starter_project.owner.get_username()
-    assert f"You can look at this project; {owner} can make you an editor." in page
+    said = f"You can look at this project; {owner} can make you an editor."
+    assert f'<p id="chat-viewer-line" class="role-note" role="note">{said}</p>' in page
     assert reverse("project_rename", args=[starter_project.pk]) not in page
     assert reverse("forms_inbox", args=[starter_project.pk]) not in page
     # Controls the stylesheet hides for a viewer are marked with what they need.
@@ -54,7 +57,8 @@ def test_a_viewer_reads_the_workspace_and_is_told_who_can_make_them_an_editor(
 def test_an_editor_chats_and_edits_but_sees_no_owner_controls(starter_project: Project) -> None:
     page = _page(starter_project, "editor")
     assert 'data-may="chat edit forms view"' in page
-    assert 'id="composer"' in page
+    assert '<form id="composer" class="composer" ws-send>' in page
+    assert 'id="chat-viewer-line" class="role-note" role="note" hidden>' in page
     assert reverse("forms_inbox", args=[starter_project.pk]) in page
     assert reverse("project_rename", args=[starter_project.pk]) not in page
     assert ">Editor</span>" in page
@@ -65,7 +69,7 @@ def test_the_owner_sees_the_workspace_as_before(starter_project: Project) -> Non
     assert 'data-may="chat delete edit forms hand_over publish settings share view"' in page
     assert 'id="composer"' in page
     assert reverse("project_rename", args=[starter_project.pk]) in page
-    assert "role-note" not in page
+    assert 'id="chat-viewer-line" class="role-note" role="note" hidden>' in page
 
 
 @pytest.mark.parametrize("role", ["viewer", "editor"])
