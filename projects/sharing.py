@@ -19,7 +19,7 @@ from common.sizes import human_size
 from projects.access import Action, Role, member_role, refusal
 from projects.activity import Kind, a_role, activity_add
 from projects.files.limits import current_limits
-from projects.lifecycle import name_taken
+from projects.lifecycle import name_taken, project_rotate_preview_token
 from projects.models import Membership, Project
 from projects.signals import access_changed
 from projects.usage import project_stored, storage_used
@@ -102,6 +102,7 @@ def membership_remove(*, project: Project, by: User, user: User) -> ShareRefused
     if not deleted:
         return _not_member(user)
     activity_add(project=locked, actor=by, kind=Kind.REMOVED, subject_name=user.get_username())
+    _preview_link_change(project, locked)
     announce(locked, user.pk, None)
     return None
 
@@ -119,6 +120,7 @@ def membership_leave(*, project: Project, user: User) -> ShareRefused | None:
     if not deleted:
         return ShareRefused("You are not a member of this project.")
     activity_add(project=locked, actor=user, kind=Kind.LEFT)
+    _preview_link_change(project, locked)
     announce(locked, user.pk, None)
     return None
 
@@ -189,6 +191,12 @@ def project_hand_over(*, project: Project, by: User, username: str) -> Project |
     announce(locked, old_owner.pk, "editor")
     project.owner = person
     return locked
+
+
+def _preview_link_change(project: Project, locked: Project) -> None:
+    """A person who is out keeps no way in: the secret preview address they
+    knew is replaced, as the workspace's New link does."""
+    project.preview_token = project_rotate_preview_token(project=locked)
 
 
 def held(project: Project) -> Project:

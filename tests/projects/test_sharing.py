@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.test import Client
 
 from projects.access import project_access
 from projects.activity import activity_list
@@ -167,6 +168,27 @@ def test_a_member_leaves_and_the_owner_cannot(
     assert _refused(membership_leave(project=project, user=project.owner)).startswith(
         "You own this project, so you cannot leave it"
     )
+
+
+@pytest.mark.parametrize("how", ["removed", "left"])
+def test_a_person_who_is_out_no_longer_opens_the_preview_link(
+    starter_project: Project, erin: User, sites_client: Client, how: str
+) -> None:
+    """They knew the secret preview address; after a removal or a leave it is replaced."""
+    project = starter_project
+    membership_add(project=project, by=project.owner, username="erin", role="viewer")
+    known = f"/preview/{project.preview_token}/"
+    assert sites_client.get(known).status_code == 200
+    if how == "removed":
+        assert membership_remove(project=project, by=project.owner, user=erin) is None
+    else:
+        assert membership_leave(project=project, user=erin) is None
+    gone = sites_client.get(known)
+    assert gone.status_code == 410
+    assert "This link was replaced" in gone.content.decode()
+    fresh = Project.objects.get(pk=project.pk).preview_token
+    assert fresh == project.preview_token
+    assert sites_client.get(f"/preview/{fresh}/").status_code == 200
 
 
 def test_the_owner_hands_the_project_over_and_stays_on_as_an_editor(
