@@ -16,7 +16,7 @@ from django.test import Client
 from projects.access import project_access
 from projects.activity import activity_list
 from projects.lifecycle import project_create
-from projects.models import Membership, Project, ProjectActivity
+from projects.models import GitRemote, Membership, Project, ProjectActivity
 from projects.sharing import (
     ShareRefused,
     membership_add,
@@ -211,6 +211,18 @@ def test_the_owner_hands_the_project_over_and_stays_on_as_an_editor(
     # Now erin's: ada may no longer share it.
     back = project_hand_over(project=project, by=ada, username="ada")
     assert _refused(back) == "Only the project's owner can hand it over."
+
+
+def test_a_hand_over_leaves_the_old_owner_s_git_credentials_behind(
+    project: Project, erin: User
+) -> None:
+    """The remote's token is the old owner's: the new owner does not push with it."""
+    GitRemote.objects.create(
+        project=project, url="https://github.com/ada/site.git", username="ada", token_sealed="x"
+    )
+    handed = project_hand_over(project=project, by=project.owner, username="erin")
+    assert isinstance(handed, Project)
+    assert not GitRemote.objects.filter(project=project).exists()
 
 
 def test_a_hand_over_to_someone_with_a_project_of_that_name_is_refused(
