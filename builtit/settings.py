@@ -346,6 +346,11 @@ EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", EMAIL_PORT == 465)
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Built-It <builtit@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# Invitations by email one person may have mailed in a day (rolling 24 hours),
+# over all their projects, and to any one address: each is a mail this server
+# sends to an address a person typed. Taken back, an invitation still counts.
+BUILTIT_INVITATIONS_PER_DAY = env_int("BUILTIT_INVITATIONS_PER_DAY", 20, minimum=1)
+BUILTIT_INVITATIONS_PER_ADDRESS = env_int("BUILTIT_INVITATIONS_PER_ADDRESS", 3, minimum=1)
 
 # --- Static files, i18n -----------------------------------------------------
 

@@ -19,7 +19,8 @@ from common.sizes import human_size
 from projects.access import Action, Role, member_role, refusal
 from projects.activity import Kind, a_role, activity_add
 from projects.files.limits import current_limits
-from projects.lifecycle import name_taken
+from projects.git.remotes import remote_delete
+from projects.lifecycle import name_taken, project_rotate_preview_token
 from projects.models import Membership, Project
 from projects.signals import access_changed
 from projects.usage import project_stored, storage_used
@@ -102,6 +103,7 @@ def membership_remove(*, project: Project, by: User, user: User) -> ShareRefused
     if not deleted:
         return _not_member(user)
     activity_add(project=locked, actor=by, kind=Kind.REMOVED, subject_name=user.get_username())
+    _preview_link_change(project, locked)
     announce(locked, user.pk, None)
     return None
 
@@ -119,6 +121,7 @@ def membership_leave(*, project: Project, user: User) -> ShareRefused | None:
     if not deleted:
         return ShareRefused("You are not a member of this project.")
     activity_add(project=locked, actor=user, kind=Kind.LEFT)
+    _preview_link_change(project, locked)
     announce(locked, user.pk, None)
     return None
 
@@ -126,6 +129,11 @@ def membership_leave(*, project: Project, user: User) -> ShareRefused | None:
 def hand_over_problem(*, project: Project, by: User, username: str) -> User | ShareRefused:
     """The person `username` names, if the project may go to them; why not otherwise.
     The view asks this before it asks the owner to confirm."""
+    person = _receiver(project=project, by=by, username=username)
+    return person if isinstance(person, ShareRefused) else _room_problem(project, person)
+
+
+def _receiver(*, project: Project, by: User, username: str) -> User | ShareRefused:
     refused = owner_only(project, by, "hand_over")
     if refused:
         return refused
@@ -141,7 +149,7 @@ def hand_over_problem(*, project: Project, by: User, username: str) -> User | Sh
             f"{person.get_username()} already has a project named {clash}: rename this one "
             "(or ask them to rename theirs), then hand it over."
         )
-    return _room_problem(project, person)
+    return person
 
 
 def _room_problem(project: Project, person: User) -> User | ShareRefused:
@@ -162,11 +170,19 @@ def _room_problem(project: Project, person: User) -> User | ShareRefused:
 
 @transaction.atomic
 def project_hand_over(*, project: Project, by: User, username: str) -> Project | ShareRefused:
-    """`username` owns the project from now on; the old owner stays on as an editor."""
+    """`username` owns the project from now on; the old owner stays on as an editor.
+    The project's Git remote goes: its sealed token is the old owner's, and opens
+    their account at the Git host."""
     locked = held(project)
-    person = hand_over_problem(project=locked, by=by, username=username)
+    person = _receiver(project=locked, by=by, username=username)
     if isinstance(person, ShareRefused):
         return person
+    # Their row held: two projects handed to them at once take turns, so the
+    # second counts the first and both cannot pass their storage.
+    User.objects.select_for_update().filter(pk=person.pk).first()
+    room = _room_problem(locked, person)
+    if isinstance(room, ShareRefused):
+        return room
     old_owner = locked.owner
     Membership.objects.filter(project=locked, user=person).delete()
     locked.owner = person
@@ -179,6 +195,7 @@ def project_hand_over(*, project: Project, by: User, username: str) -> Project |
             "one, then hand it over."
         )
     Membership.objects.create(project=locked, user=old_owner, role=ROLES.EDITOR, added_by=person)
+    remote_delete(project=locked)
     activity_add(
         project=locked,
         actor=by,
@@ -189,6 +206,12 @@ def project_hand_over(*, project: Project, by: User, username: str) -> Project |
     announce(locked, old_owner.pk, "editor")
     project.owner = person
     return locked
+
+
+def _preview_link_change(project: Project, locked: Project) -> None:
+    """A person who is out keeps no way in: the secret preview address they
+    knew is replaced, as the workspace's New link does."""
+    project.preview_token = project_rotate_preview_token(project=locked)
 
 
 def held(project: Project) -> Project:

@@ -45,6 +45,7 @@ class InvitationInline(_ReadOnlyInline):
         "expires_at",
         "accepted_by",
         "accepted_at",
+        "revoked_at",
     )
     verbose_name_plural = "invitations by email"
 

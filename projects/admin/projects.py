@@ -110,7 +110,10 @@ class ProjectAdmin(admin.ModelAdmin[Project]):
     def get_readonly_fields(  # type: ignore[override]
         self, request: HttpRequest, obj: Project | None = None
     ) -> Sequence[Any]:
-        return [*self.readonly_fields, _preview_link(request)]
+        # Who owns a project changes only by the owner's hand-over (Share), which
+        # checks the new owner's names and storage and writes the activity list.
+        owner = ["owner"] if obj is not None else []
+        return [*self.readonly_fields, *owner, _preview_link(request)]
 
     @admin.action(description="Rotate preview links (old links stop working)")
     def rotate_preview_tokens(self, request: HttpRequest, queryset: QuerySet[Project]) -> None:

@@ -93,6 +93,9 @@ class Invitation(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     accepted_at = models.DateTimeField(null=True, blank=True)
+    # Taken back: its link no longer works, and it still counts against the
+    # bounds on mail sent (projects.invitations), so taking back is no way round them.
+    revoked_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"{self.email} as {self.role} of {self.project_id}"

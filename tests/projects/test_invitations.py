@@ -22,7 +22,13 @@ from django.utils import timezone
 
 from projects.access import project_access
 from projects.activity import activity_list
-from projects.invitations import invitation_accept, invitation_send
+from projects.invitations import (
+    invitation_accept,
+    invitation_revoke,
+    invitation_send,
+    invitations_waiting,
+)
+from projects.lifecycle import project_create
 from projects.models import Invitation, Membership, Project
 from projects.sharing import ShareRefused
 
@@ -161,3 +167,52 @@ def test_a_member_cannot_invite(with_mail: None, project: Project, erin: User) -
     )
     assert response.status_code == 403
     assert mail.outbox == []
+
+
+def test_a_taken_back_invitation_no_longer_works_and_still_counts(
+    with_mail: None, project: Project, erin: User
+) -> None:
+    """Taking back and inviting again mails again: three a day to one address."""
+    first = _send(project)
+    assert isinstance(first, Invitation)
+    assert invitation_revoke(project=project, by=project.owner, invitation_id=first.pk) is None
+    refused = invitation_accept(token=first.token, user=erin)
+    assert isinstance(refused, ShareRefused)
+    assert refused.message == (
+        "This invitation link does not work: it was taken back, or mistyped."
+    )
+    assert invitations_waiting(project=project) == []
+    assert Invitation.objects.get(pk=first.pk).revoked_at is not None
+    for _ in range(2):
+        again = _send(project)
+        assert isinstance(again, Invitation)
+        invitation_revoke(project=project, by=project.owner, invitation_id=again.pk)
+    fourth = _send(project, email="Erin@Example.com")
+    assert isinstance(fourth, ShareRefused)
+    assert fourth.message == (
+        "You have sent Erin@Example.com 3 invitations in the last day, the most one "
+        "address may get (taken back ones count too): invite them again tomorrow."
+    )
+    assert len(mail.outbox) == 3
+    assert not Membership.objects.exists()
+
+
+def test_a_person_has_at_most_twenty_invitations_mailed_a_day(
+    with_mail: None, project: Project, user: User
+) -> None:
+    """Over all their projects; a day later they may invite again."""
+    other = project_create(owner=user, name="Second site")
+    assert isinstance(other, Project)
+    for n in range(20):
+        sent = _send(project if n % 2 else other, email=f"p{n}@example.com")
+        assert isinstance(sent, Invitation), sent
+    refused = _send(project, email="one.more@example.com")
+    assert isinstance(refused, ShareRefused)
+    assert refused.message == (
+        "You have sent 20 invitations by email in the last day, the most a day allows "
+        "(taken back ones count too): add people by their username, or invite more "
+        "tomorrow."
+    )
+    assert len(mail.outbox) == 20
+    Invitation.objects.update(created_at=timezone.now() - timedelta(days=1, minutes=1))
+    assert isinstance(_send(project, email="one.more@example.com"), Invitation)

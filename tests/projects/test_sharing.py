@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.test import Client
 
 from projects.access import project_access
 from projects.activity import activity_list
 from projects.lifecycle import project_create
-from projects.models import Membership, Project, ProjectActivity
+from projects.models import GitRemote, Membership, Project, ProjectActivity
 from projects.sharing import (
     ShareRefused,
     membership_add,
@@ -169,6 +170,27 @@ def test_a_member_leaves_and_the_owner_cannot(
     )
 
 
+@pytest.mark.parametrize("how", ["removed", "left"])
+def test_a_person_who_is_out_no_longer_opens_the_preview_link(
+    starter_project: Project, erin: User, sites_client: Client, how: str
+) -> None:
+    """They knew the secret preview address; after a removal or a leave it is replaced."""
+    project = starter_project
+    membership_add(project=project, by=project.owner, username="erin", role="viewer")
+    known = f"/preview/{project.preview_token}/"
+    assert sites_client.get(known).status_code == 200
+    if how == "removed":
+        assert membership_remove(project=project, by=project.owner, user=erin) is None
+    else:
+        assert membership_leave(project=project, user=erin) is None
+    gone = sites_client.get(known)
+    assert gone.status_code == 410
+    assert "This link was replaced" in gone.content.decode()
+    fresh = Project.objects.get(pk=project.pk).preview_token
+    assert fresh == project.preview_token
+    assert sites_client.get(f"/preview/{fresh}/").status_code == 200
+
+
 def test_the_owner_hands_the_project_over_and_stays_on_as_an_editor(
     project: Project, erin: User, sent: list[dict[str, Any]]
 ) -> None:
@@ -189,6 +211,18 @@ def test_the_owner_hands_the_project_over_and_stays_on_as_an_editor(
     # Now erin's: ada may no longer share it.
     back = project_hand_over(project=project, by=ada, username="ada")
     assert _refused(back) == "Only the project's owner can hand it over."
+
+
+def test_a_hand_over_leaves_the_old_owner_s_git_credentials_behind(
+    project: Project, erin: User
+) -> None:
+    """The remote's token is the old owner's: the new owner does not push with it."""
+    GitRemote.objects.create(
+        project=project, url="https://github.com/ada/site.git", username="ada", token_sealed="x"
+    )
+    handed = project_hand_over(project=project, by=project.owner, username="erin")
+    assert isinstance(handed, Project)
+    assert not GitRemote.objects.filter(project=project).exists()
 
 
 def test_a_hand_over_to_someone_with_a_project_of_that_name_is_refused(

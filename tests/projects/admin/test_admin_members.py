@@ -4,6 +4,7 @@ Read-only: who is in changes through the owner's Share dialog."""
 
 from __future__ import annotations
 
+import re
 from html import unescape
 
 import pytest
@@ -58,3 +59,23 @@ def test_memberships_are_listed_and_searched_by_username_and_project(
     assert "0 memberships" in _page(admin_client.get(MEMBERSHIPS, {"q": "nobody"}))
     assert "Add membership" not in _page(admin_client.get(MEMBERSHIPS))
     _page(admin_client.get(f"{MEMBERSHIPS}{erin_in.pk}/change/"))
+
+
+def test_staff_cannot_change_a_project_s_owner_around_the_hand_over(
+    admin_client: Client, project: Project, other_user: User
+) -> None:
+    """A hand-over is the owner's, through Share: the admin shows the owner, read only."""
+    change = f"/admin/projects/project/{project.pk}/change/"
+    page = _page(admin_client.get(change))
+    assert 'name="owner"' not in page
+    assert "ada" in page
+    management = {
+        f"{prefix}-{key}": value
+        for prefix in re.findall(r'name="([\w-]+)-TOTAL_FORMS"', page)
+        for key, value in {"TOTAL_FORMS": "0", "INITIAL_FORMS": "0"}.items()
+    }
+    response = admin_client.post(
+        change, {"owner": other_user.pk, "name": project.name, **management}
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert Project.objects.get(pk=project.pk).owner_id == project.owner_id
