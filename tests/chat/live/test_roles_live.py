@@ -417,6 +417,44 @@ async def test_a_role_changed_where_no_message_came_still_holds_for_the_next_tur
     assert scripted.requests == []
 
 
+@pytest.mark.parametrize("role", [None, "viewer"])
+async def test_a_turn_stops_when_its_sender_is_removed_or_made_a_viewer(
+    scripted: FakeOpenRouter, project: Project, user: User, role: str | None
+) -> None:
+    editor = await as_role(project, user, "editor")
+    held = Held(answer("Done."))
+    scripted.responder = held
+    async with opened(project, user) as owner, opened(project, editor) as socket:
+        await send(socket, message="a long turn")
+        await events_until(owner, "turn_started")
+        await change_role(project, editor, role)
+        done = await events_until(owner, "done")
+        held.release()
+
+    assert done[-1]["status"] == "stopped"  # as Stop ends it, the owner's tab told
+    assert [m.content for m in await user_messages()] == ["a long turn"]
+
+
+async def test_a_turn_goes_on_when_another_persons_role_changes(
+    scripted: FakeOpenRouter, project: Project, user: User
+) -> None:
+    editor = await as_role(project, user, "editor")
+    viewer = await as_role(project, user, "viewer")
+    finn = await person("finn")
+    await share(project, finn, "editor")
+    held = Held(answer("Done."))
+    scripted.responder = held
+    async with opened(project, user) as owner, opened(project, editor) as socket:
+        await send(socket, message="a long turn")
+        await events_until(owner, "turn_started")
+        await change_role(project, viewer, None)
+        await change_role(project, finn, "viewer")
+        held.release()
+        done = await events_until(owner, "done")
+
+    assert done[-1]["status"] == "completed"
+
+
 @sync_to_async
 def limit_running_turns(user: User, most: int) -> None:
     PersonLimits.objects.update_or_create(user=user, defaults={"max_running_turns": most})
