@@ -19,7 +19,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
-from django.db.models import Sum
+from django.db.models import Q, Sum
 from django.utils import timezone
 
 from chat.models import ChatImage
@@ -135,9 +135,12 @@ def reads_images(model: str, listed: dict[str, frozenset[str]] | None = None) ->
 
 
 def image_get_for(*, user: User | AnonymousUser, image_id: int) -> ChatImage | None:
-    """A picture in a project `user` may look at (their own or shared), or None."""
+    """A picture in a project `user` may look at (their own or shared), or None.
+    One not yet sent with a message is its uploader's alone: it waits in their
+    message box, and the people the project is shared with see it once sent."""
     visible = projects_visible_to(user).values("pk")
-    return ChatImage.objects.filter(pk=image_id, project__in=visible).first()
+    sent_or_mine = Q(message__isnull=False) | Q(user_id=user.pk)
+    return ChatImage.objects.filter(sent_or_mine, pk=image_id, project__in=visible).first()
 
 
 def image_to_project(

@@ -10,7 +10,8 @@ do is the one rule's (projects.access): a viewer follows the turns, an editor
 and the owner also send messages and stop turns; a refusal is a notice in
 words and the socket stays open. A person removed from the project has their
 sockets on it closed with words, and a changed role shows at once
-(`access_changed`); each turn reads the person's role again before it starts.
+(`access_changed`); each turn, each Stop and each reading of the files reads
+the person's role again first.
 Signing out, a password change or a revoked token closes the socket, and a
 turn starts only on a session still valid. A connecting tab first gets what is
 stored, then the running turn's events so far, then follows it live
@@ -53,7 +54,7 @@ from chat.live.watchdog import Watchdog, watchdog
 from chat.models import Conversation
 from chat.render import panel
 from common import threads
-from projects.access import ACTIONS, Role, allows, project_access, refusal
+from projects.access import ACTIONS, Action, Role, allows, project_access, refusal
 from projects.lifecycle import project_remember_model
 from projects.models import Project
 from projects.selectors import open_file_news
@@ -209,14 +210,15 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if isinstance(frame, FrameRefused):
             await self._notice(frame.message, code="bad_frame")
         elif frame.action == "files":  # reading, as a viewer may
-            await self._files(frame)
-        elif not allows(self.role, "chat"):
-            # A message, a plan turn or Stop: the notice says why; the message
-            # stays in the box (it is emptied only once a turn took it).
-            await self._notice(refusal("chat", self.role), code="role_refused")
+            if await self._may("view"):
+                await self._files(frame)
         elif frame.action == "stop":
-            if not await turns.stop(self.project.pk):
+            if await self._may("chat") and not await turns.stop(self.project.pk):
                 await self._notice("Nothing is running right now.", code="not_running")
+        elif not allows(self.role, "chat"):
+            # A message or a plan turn: the notice says why; the message stays
+            # in the box (it is emptied only once a turn took it).
+            await self._notice(refusal("chat", self.role), code="role_refused")
         else:
             await self._start(frame)
 
@@ -245,7 +247,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if not await threads.run(session_valid, self.scope):
             await self._session_ended()
             return False
-        if not await self._may_chat():
+        if not await self._may("chat"):
             return False
         order = await orders.order_from(
             frame, project=self.project, user=self.user, conversation=self.conversation
@@ -267,10 +269,11 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self.send(text_data=panel.notice_html("") + self._signal(sent=True))
         return True
 
-    async def _may_chat(self) -> bool:
-        """Whether the person may start a turn, by their role as it is now (one
-        query, as the project's presence was): a change whose message has not
-        come yet still holds for this turn. If not, the page is told why."""
+    async def _may(self, action: Action) -> bool:
+        """Whether the person may do `action` (start a turn, stop one, read the
+        files), by their role as it is now (one query, as the project's presence
+        was): a change whose message has not come yet still holds. If not, the
+        page is told why (a removed person's socket closes)."""
         now = await threads.run(_role_now, self.project, self.user)
         if now is None:
             await self.project_gone({"type": "project.gone"})
@@ -280,8 +283,8 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             return False
         if now != self.role:
             await self._role_changed(now)
-        if not allows(now, "chat"):
-            await self._notice(refusal("chat", now), code="role_refused")
+        if not allows(now, action):
+            await self._notice(refusal(action, now), code="role_refused")
             return False
         return True
 

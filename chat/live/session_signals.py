@@ -3,7 +3,8 @@ everywhere), changing a password and revoking a token (in Settings or the admin)
 reach the person's open chat sockets (chat.live.socket_auth), wherever they were
 made; a project moved to the trash closes the sockets open on it; a person
 removed from a project, or given another role in it, has their sockets on it
-closed with words, or shown the role (projects.signals.access_changed)."""
+closed with words, or shown the role, and a turn they sent stopped if they may
+no longer chat (projects.signals.access_changed)."""
 
 from __future__ import annotations
 
@@ -20,11 +21,13 @@ from django.http import HttpRequest
 
 from accounts.signals import session_moved
 from chat.access_tokens import signed_out_everywhere
+from chat.live import turns
 from chat.live.messages import AccessChanged, ProjectGone
 from chat.live.socket_auth import session_moved as tell_session_moved
 from chat.live.socket_auth import sessions_changed, user_group
 from chat.live.turns import group_name
 from chat.models import AccessToken
+from projects.access import ACTIONS, allows
 from projects.models import Project
 from projects.signals import access_changed, project_trashed
 
@@ -80,12 +83,16 @@ def _access_changed(
     # process (chat.live.layer); each on another project lets it pass. Once the
     # change is committed, so a socket that checks again reads it; robust, as a
     # signing-out: a channel layer that is down must not undo the change, and
-    # each socket reads the person's role again before any turn.
+    # each socket reads the person's role again before any turn. A turn the
+    # person sent, still running, is stopped as Stop would (wherever it runs):
+    # they may no longer chat, so it must not go on changing the project for them.
     message = AccessChanged(type="access.changed", project=project.pk.hex, role=role)
 
     def tell() -> None:
         layer = get_channel_layer()
         if layer is not None:
             async_to_sync(layer.group_send)(user_group(user_id), message)
+        if role is None or (role in ACTIONS and not allows(role, "chat")):
+            async_to_sync(turns.stop)(project.pk, sent_by=user_id)
 
     transaction.on_commit(tell, robust=True)

@@ -90,11 +90,14 @@ async def start(
     return turn
 
 
-async def stop(project_id: uuid.UUID) -> bool:
-    """Ask the project's running turn to stop, wherever it runs; False if none runs."""
+async def stop(project_id: uuid.UUID, *, sent_by: int | None = None) -> bool:
+    """Ask the project's running turn to stop, wherever it runs; False if none
+    runs (with `sent_by`: if none that person sent)."""
     turn = await threads.run(running_turn, project=project_id)
     layer = get_channel_layer()
     if turn is None or turn.channel is None or layer is None:
+        return False
+    if sent_by is not None and turn.user_id != sent_by:
         return False
     await layer.send(turn.channel, messages.TurnStop(type="turn.stop"))
     return True

@@ -1,5 +1,6 @@
-"""Pictures with a chat message: upload from the message box, show (to anyone
-the project is shared with), and save into the project (chat.images does the work)."""
+"""Pictures with a chat message: upload from the message box, show (to its
+uploader until sent, then to anyone the project is shared with), and save into
+the project (chat.images does the work)."""
 
 from __future__ import annotations
 

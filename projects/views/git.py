@@ -83,7 +83,8 @@ def remote_push_view(request: HttpRequest, project_id: uuid.UUID) -> HttpRespons
 
 @require_POST
 def remote_pull_view(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
-    project = project_for(request, project_id, "edit")
+    # The owner's, as the remote is: the pull signs in with the owner's host token.
+    project = project_for(request, project_id, "settings")
     pulled = remote_pull(
         project=project, user=current_user(request), replace=request.POST.get("replace") == "1"
     )

@@ -15,7 +15,7 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 from chat import images
 from chat.live.frames import Frame, FrameRefused, parse_frame
 from chat.llm import ChatMessage
-from chat.models import ChatImage
+from chat.models import ChatImage, Conversation, Message
 from fakes.images import (
     gif_frame_larger_than_screen,
     jpeg,
@@ -24,7 +24,7 @@ from fakes.images import (
     webp,
     webp_with_chunk_first,
 )
-from projects.models import Project, ProjectFile
+from projects.models import Membership, Project, ProjectFile
 
 pytestmark = pytest.mark.django_db
 
@@ -53,6 +53,35 @@ def test_a_picture_is_uploaded_shown_to_its_owner_only_and_saved_into_the_projec
         project=starter_project, path="/images/Screen-Shot-1.png"
     ).exists()
     assert other_client.post(f"/chat-images/{data['id']}/to-project/").status_code == 404
+
+
+def member_client(project: Project, name: str, role: str) -> Client:
+    member = User.objects.create_user(name, f"{name}@example.com", "a long enough secret")
+    Membership.objects.create(project=project, user=member, role=role, added_by=project.owner)
+    client = Client()
+    client.force_login(member)
+    return client
+
+
+def test_an_unsent_picture_is_its_uploaders_alone_and_shown_to_members_once_sent(
+    user_client: Client, project: Project
+) -> None:
+    editor = member_client(project, "erin", "editor")
+    other_editor = member_client(project, "finn", "editor")
+    viewer = member_client(project, "vera", "viewer")
+    data = upload(editor, project, png(3, 2)).json()
+
+    assert editor.get(data["url"]).status_code == 200
+    for someone in (viewer, other_editor, user_client):
+        assert someone.get(data["url"]).status_code == 404
+    assert other_editor.post(f"/chat-images/{data['id']}/to-project/").status_code == 404
+
+    conversation = Conversation.objects.create(project=project)
+    message = Message.objects.create(conversation=conversation, sequence=1, role="user")
+    ChatImage.objects.filter(pk=data["id"]).update(message=message)
+    shown = viewer.get(data["url"])
+    assert shown.status_code == 200
+    assert shown.content == png(3, 2)
 
 
 @pytest.mark.parametrize(

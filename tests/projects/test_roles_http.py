@@ -111,7 +111,7 @@ PAGES: dict[str, Page] = {
     "git_remote_save": Page("post", "settings"),
     "git_remote_delete": Page("post", "settings"),
     "git_remote_push": Page("post", "settings"),
-    "git_remote_pull": Page("post", "edit"),
+    "git_remote_pull": Page("post", "settings"),
     "preview_edit": Page("post", "edit"),
     "preview_edit_choices": Page("get", "edit"),
     "preview_edit_undo": Page("post", "edit"),

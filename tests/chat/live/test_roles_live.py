@@ -417,6 +417,83 @@ async def test_a_role_changed_where_no_message_came_still_holds_for_the_next_tur
     assert scripted.requests == []
 
 
+@pytest.mark.parametrize("role", [None, "viewer"])
+async def test_a_turn_stops_when_its_sender_is_removed_or_made_a_viewer(
+    scripted: FakeOpenRouter, project: Project, user: User, role: str | None
+) -> None:
+    editor = await as_role(project, user, "editor")
+    held = Held(answer("Done."))
+    scripted.responder = held
+    async with opened(project, user) as owner, opened(project, editor) as socket:
+        await send(socket, message="a long turn")
+        await events_until(owner, "turn_started")
+        await change_role(project, editor, role)
+        done = await events_until(owner, "done")
+        held.release()
+
+    assert done[-1]["status"] == "stopped"  # as Stop ends it, the owner's tab told
+    assert [m.content for m in await user_messages()] == ["a long turn"]
+
+
+async def test_a_turn_goes_on_when_another_persons_role_changes(
+    scripted: FakeOpenRouter, project: Project, user: User
+) -> None:
+    editor = await as_role(project, user, "editor")
+    viewer = await as_role(project, user, "viewer")
+    finn = await person("finn")
+    await share(project, finn, "editor")
+    held = Held(answer("Done."))
+    scripted.responder = held
+    async with opened(project, user) as owner, opened(project, editor) as socket:
+        await send(socket, message="a long turn")
+        await events_until(owner, "turn_started")
+        await change_role(project, viewer, None)
+        await change_role(project, finn, "viewer")
+        held.release()
+        done = await events_until(owner, "done")
+
+    assert done[-1]["status"] == "completed"
+
+
+async def test_a_demotion_where_no_message_came_still_holds_for_stop(
+    scripted: FakeOpenRouter, project: Project, user: User
+) -> None:
+    erin = await as_role(project, user, "editor")
+    held = Held(answer("Done."))
+    scripted.responder = held
+    async with opened(project, user) as owner, opened(project, erin) as socket:
+        await send(owner, message="the owner's turn")
+        await events_until(socket, "turn_started")
+        await sync_to_async(Membership.objects.filter(user=erin).update)(role="viewer")
+        await send(socket, action="stop")
+        got = await events_until(socket, "error")
+        held.release()
+        done = await events_until(owner, "done")
+
+    assert {"type": "role", "role": "viewer"} in got
+    assert got[-1]["code"] == "role_refused"
+    assert got[-1]["message"] == refusal("chat", "viewer")
+    assert done[-1]["status"] == "completed"  # the turn went on
+
+
+@pytest.mark.parametrize("action", ["stop", "files"])
+async def test_a_removal_where_no_message_came_closes_the_socket_on_stop_or_files(
+    project: Project, user: User, action: str
+) -> None:
+    erin = await as_role(project, user, "editor")
+    async with opened(project, erin, as_json=False) as page:
+        await page.receive_from()  # what is stored
+        await sync_to_async(Membership.objects.filter(user=erin).delete)()
+        await send(page, action=action, open="", version=0)
+        notice = await page.receive_from()
+        closing: dict[str, Any] = await page.receive_output(timeout=5)
+
+    words = REASONS[Close.REMOVED]
+    assert words in html.unescape(notice)
+    assert '<nav id="file-tree"' not in notice
+    assert closing == {"type": "websocket.close", "code": Close.REMOVED, "reason": words}
+
+
 @sync_to_async
 def limit_running_turns(user: User, most: int) -> None:
     PersonLimits.objects.update_or_create(user=user, defaults={"max_running_turns": most})

@@ -10,7 +10,7 @@ from django.test import Client
 from django.urls import reverse
 
 from chat.models import Conversation, Message
-from projects.models import Membership, Project, Site
+from projects.models import GitRemote, Membership, Project, Site
 from projects.publish.domains import site_domain_set
 from projects.publish.services import site_publish
 
@@ -70,6 +70,27 @@ def test_the_owner_sees_the_workspace_as_before(starter_project: Project) -> Non
     assert 'id="composer"' in page
     assert reverse("project_rename", args=[starter_project.pk]) in page
     assert 'id="chat-viewer-line" class="role-note" role="note" hidden>' in page
+
+
+@pytest.mark.parametrize("role", ["viewer", "editor"])
+def test_the_remote_is_the_owner_s_a_member_neither_sees_it_nor_pulls(
+    starter_project: Project, role: str
+) -> None:
+    # Pushing and pulling sign in to the Git host with the owner's token.
+    GitRemote.objects.create(project=starter_project, url="https://github.com/ada/site.git")
+    pull = reverse("git_remote_pull", args=[starter_project.pk])
+    assert pull in _page(starter_project, None)
+    client = _as(starter_project, role)
+    page = client.get(reverse("workspace", args=[starter_project.pk])).content.decode()
+    assert "Clone with Git" in page
+    assert 'id="remote-heading"' not in page
+    assert "https://github.com/ada/site.git" not in page
+    assert pull not in page
+    assert reverse("git_remote_save", args=[starter_project.pk]) not in page
+    refused = client.post(pull)
+    assert refused.status_code == 403
+    said = refused.content.decode().replace("&#x27;", "'")
+    assert "Only the project's owner can change the project's settings." in said
 
 
 @pytest.mark.parametrize("role", ["viewer", "editor"])
