@@ -238,9 +238,10 @@ def world(db: None) -> World:
     undone = changes.turn_undo(user=owner, turn=earlier, keep_changed=False)
     assert not isinstance(undone, UndoRefused)
     site_publish(project=project, user=owner, name="bakery-roles")
-    image = ChatImage.objects.create(
+    image = ChatImage.objects.create(  # sent with a message: the project's to see
         user=owner,
         project=project,
+        message=turn,
         name="mockup.png",
         content_type="image/png",
         size=len(png()),
