@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import re
 
+from django.test import Client
+
 from chat.models import Conversation, Message
 from projects.files.results import ErrorCode, FileError, FileWrite
 from projects.history.revisions import deleted_files, file_history, file_restore, revision_state
 from projects.models import FileRevision, ProjectFile, Reversal
 from projects.services import Author, file_create, file_delete, file_rename, file_update
+from projects.sharing import membership_add
 
 
 def _write(result: FileWrite | FileError) -> FileWrite:
@@ -210,3 +213,31 @@ def test_a_turn_link_is_owner_only(project, other_client) -> None:
     message = Message.objects.create(conversation=conversation, sequence=1, role="user")
     response = other_client.get(f"/projects/{project.pk}/messages/{message.pk}/turn/")
     assert response.status_code == 404
+
+
+def test_on_a_shared_project_history_names_who_asked_and_who_edited(
+    project, user, other_user, user_client, other_client
+) -> None:
+    """Each person reads the others by name and themselves as "you"; the
+    assistant's change names the person whose turn made it."""
+    membership_add(project=project, by=user, username=other_user.get_username(), role="editor")
+    erin = other_user.get_username()
+    _write(file_create(project=project, path="/a.html", content="x", author=Author.person(user)))
+    _write(
+        file_update(project=project, path="/a.html", content="y", author=Author.person(other_user))
+    )
+    _write(
+        file_update(
+            project=project, path="/a.html", content="z", author=Author.assistant(other_user)
+        )
+    )
+
+    def said(client: Client) -> list[str]:
+        return re.findall(r'class="rev-action[^"]*">([^<]+)<', _dialog(client, project, "/a.html"))
+
+    assert said(user_client) == [
+        f"Changed by the assistant for {erin}",
+        f"Edited by {erin}",
+        "Created",
+    ]
+    assert said(other_client) == ["Changed by the assistant", "Edited by you", "Created"]
