@@ -373,23 +373,32 @@ def shared_project(transactional_db: None) -> SharedProject:
 
 class People:
     """One browser, a context (cookies, a window) per person: each signs in and
-    opens the project at a width. Pages of a failed test are kept as pictures."""
+    opens the project at a width. What any page throws is kept in `errors`;
+    pages of a failed test are kept as pictures."""
 
     def __init__(self, browser: Browser, name: str) -> None:
         self.browser = browser
         self.name = name
         self.contexts: list[BrowserContext] = []
+        self.errors: list[str] = []
 
-    def open(self, base_url: str, username: str, project: Project, *, width: int = 1440) -> Page:
+    def signed_in(self, base_url: str, username: str, *, width: int = 1440) -> Page:
+        """A window of `username`'s own, signed in, on their dashboard."""
         ctx = self.browser.new_context(
             viewport={"width": width, "height": 900 if width > 1000 else 844}
         )
         ctx.set_default_timeout(10_000)
         self.contexts.append(ctx)
         page = ctx.new_page()
+        page.on("pageerror", lambda error: self.errors.append(f"{username}: {error}"))
         sign_in(page, base_url, username)
+        return page
+
+    def open(self, base_url: str, username: str, project: Project, *, width: int = 1440) -> Page:
+        """`username`'s window on the project's workspace, its chat socket open."""
+        page = self.signed_in(base_url, username, width=width)
         page.goto(f"{base_url}/projects/{project.pk}/")
-        # The chat socket is open: the server's first frame (the snapshot) is read.
+        # The server's first frame (the snapshot) has been read.
         page.wait_for_selector("#chat-signal[data-signal]", state="attached")
         return page
 

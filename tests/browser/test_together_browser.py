@@ -121,6 +121,7 @@ def test_one_turn_at_a_time_and_each_paid_by_who_asked(
     }
     assert paid == {("ada", str(ADAS_COST)), ("erin", str(ERINS_COST))}
     assert len(two_servers.fake.completions) == 2
+    assert people.errors == []
 
 
 def test_a_save_over_the_others_newer_save_is_refused_in_words(
@@ -148,6 +149,7 @@ def test_a_save_over_the_others_newer_save_is_refused_in_words(
     stored = ProjectFile.objects.get(project=project, path="/index.html").content
     assert "<!-- Ada's -->" in stored
     assert "<!-- Erin's -->" not in stored
+    assert people.errors == []
 
 
 def _type_at_end(page: Page, typed: str) -> None:
