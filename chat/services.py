@@ -22,6 +22,7 @@ from chat.records.reply import AssistantRecord
 from chat.records.tool_result import ToolRecord
 from chat.records.turn import SERVER_STOPPED, TurnRecord
 from chat.records.user_message import UserRecord
+from chat.selectors.askers import person_name
 from chat.selectors.conversations import next_sequence
 from chat.selectors.running import TURN_LOCK, lapsed_turns, running_turn_of, turns_running_elsewhere
 from chat.selectors.turns import turn_so_far
@@ -201,7 +202,9 @@ def turn_lock_take(
         "first_sequence": next_sequence(conversation=conversation),
         "channel": channel,
         "user": person_id,
-        "user_name": sender.get_username() if sender is not None else "",
+        # Named as the chat names them ("Erin asked"), for the refusal of
+        # anyone else's message while it runs (chat.live.turns.busy_message).
+        "user_name": person_name(sender) if sender is not None else "",
     }
     ttl = settings.BUILTIT_TURN_LOCK_TTL
     return lock_acquire(project=project, purpose=TURN_LOCK, details=details, ttl=ttl)

@@ -13,19 +13,30 @@ import threading
 import time
 from collections import deque
 from collections.abc import Generator, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import User
-from playwright.sync_api import sync_playwright
+from django.db import connections
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 from fakes.demo import demo_responder
 from fakes.openrouter import FakeOpenRouter
 from fakes.script import RecordedRequest, Scripted
-from projects.models import ProjectLock
-from tests.servers import server_start, shared_settings
+from projects.lifecycle import project_create
+from projects.models import Project, ProjectLock
+from projects.sharing import membership_add
+from tests.servers import ServerProcess, server_start, shared_settings
 
+# PostgreSQL and Redis, as deployed: a second server process shares every turn
+# and event with the first (tests/scale). On SQLite the channel layer is in
+# memory, one process's own, so there one process is right.
+SHARED_STACK = str(settings.DATABASES["default"]["ENGINE"]).endswith("postgresql") and bool(
+    os.environ.get("REDIS_URL")
+)
 CHROMIUM = os.environ.get("BUILTIT_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -246,14 +257,37 @@ def _server_settings(fake: FakeOpenRouter) -> dict[str, object]:
 
 
 @pytest.fixture(scope="session")
-def _asgi_server(django_db_setup: None) -> Iterator[tuple[str, FakeOpenRouter]]:
-    _require_browser()
+def _fake_openrouter_session() -> Iterator[FakeOpenRouter]:
     with FakeOpenRouter() as fake:
-        server = server_start(_server_settings(fake))
-        try:
-            yield server.url, fake
-        finally:
-            server.stop()
+        yield fake
+
+
+@pytest.fixture(scope="session")
+def _asgi_server(
+    django_db_setup: None, _fake_openrouter_session: FakeOpenRouter
+) -> Iterator[tuple[str, FakeOpenRouter]]:
+    _require_browser()
+    server = server_start(_server_settings(_fake_openrouter_session))
+    try:
+        yield server.url, _fake_openrouter_session
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def _second_asgi_server(
+    _asgi_server: tuple[str, FakeOpenRouter],
+) -> Iterator[ServerProcess | None]:
+    """A second process beside the first, on the same database, Redis and fake
+    OpenRouter: started once, for the tests that ask, on PostgreSQL + Redis only."""
+    if not SHARED_STACK:
+        yield None
+        return
+    server = server_start(_server_settings(_asgi_server[1]))
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture
@@ -275,6 +309,114 @@ def chat_server(
     else:
         pytest.fail("a turn was still running when the test ended")
     server.responder = None
+
+
+@dataclass(frozen=True)
+class TwoServers:
+    """Where each of two people reaches the app: `a` and `b` are two server
+    processes on PostgreSQL + Redis, as behind a proxy, and one and the same
+    on SQLite; the model is `fake` either way."""
+
+    a: str
+    b: str
+    fake: ChatFake
+
+
+@pytest.fixture
+def two_servers(chat_server: ChatServer, _second_asgi_server: ServerProcess | None) -> TwoServers:
+    second = _second_asgi_server.url if _second_asgi_server is not None else chat_server.url
+    return TwoServers(chat_server.url, second, chat_server.fake)
+
+
+# --- A project shared with an editor and a viewer (issue 45) --------------------------
+
+
+@dataclass(frozen=True)
+class SharedProject:
+    """Ada's project, shared with Erin as an editor and Vera as a viewer by the
+    sharing services, as the Share dialog shares it."""
+
+    project: Project
+    owner: User
+    editor: User
+    viewer: User
+
+
+def person_make(username: str) -> User:
+    """Someone who signs in with PASSWORD; named as the chat names them ("Erin asked")."""
+    return User.objects.create_user(
+        username, f"{username}@example.com", PASSWORD, first_name=username.capitalize()
+    )
+
+
+@pytest.fixture
+def shared_project(transactional_db: None) -> SharedProject:
+    ada = person_make("ada")
+    project = project_create(owner=ada, name="Shared bakery", starter=True)
+    assert isinstance(project, Project)
+    people = {role: person_make(name) for role, name in (("editor", "erin"), ("viewer", "vera"))}
+
+    def share() -> None:
+        try:
+            for role, person in people.items():
+                added = membership_add(project=project, by=ada, username=person.username, role=role)
+                assert not hasattr(added, "message"), added
+        finally:
+            connections.close_all()
+
+    # In a thread of its own: the sharing tells open sockets through the channel
+    # layer (async_to_sync), which cannot run beside Playwright's event loop here.
+    with ThreadPoolExecutor(1) as thread:
+        thread.submit(share).result()
+    return SharedProject(project, ada, people["editor"], people["viewer"])
+
+
+class People:
+    """One browser, a context (cookies, a window) per person: each signs in and
+    opens the project at a width. What any page throws is kept in `errors`;
+    pages of a failed test are kept as pictures."""
+
+    def __init__(self, browser: Browser, name: str) -> None:
+        self.browser = browser
+        self.name = name
+        self.contexts: list[BrowserContext] = []
+        self.errors: list[str] = []
+
+    def signed_in(self, base_url: str, username: str, *, width: int = 1440) -> Page:
+        """A window of `username`'s own, signed in, on their dashboard."""
+        ctx = self.browser.new_context(
+            viewport={"width": width, "height": 900 if width > 1000 else 844}
+        )
+        ctx.set_default_timeout(10_000)
+        self.contexts.append(ctx)
+        page = ctx.new_page()
+        page.on("pageerror", lambda error: self.errors.append(f"{username}: {error}"))
+        sign_in(page, base_url, username)
+        return page
+
+    def open(self, base_url: str, username: str, project: Project, *, width: int = 1440) -> Page:
+        """`username`'s window on the project's workspace, its chat socket open."""
+        page = self.signed_in(base_url, username, width=width)
+        page.goto(f"{base_url}/projects/{project.pk}/")
+        # The server's first frame (the snapshot) has been read.
+        page.wait_for_selector("#chat-signal[data-signal]", state="attached")
+        return page
+
+    def close(self, failed: bool) -> None:
+        for number, ctx in enumerate(self.contexts):
+            if failed:
+                ARTIFACTS.mkdir(exist_ok=True)
+                name = re.sub(r"[^A-Za-z0-9_.-]", "_", self.name)
+                for page in ctx.pages:
+                    page.screenshot(path=str(ARTIFACTS / f"{name}-person{number}.png"))
+            ctx.close()
+
+
+@pytest.fixture
+def people(browser: Browser, request: pytest.FixtureRequest) -> Iterator[People]:
+    opened = People(browser, request.node.name)
+    yield opened
+    opened.close(request.node.stash.get(_FAILED, False))
 
 
 def assert_fits(width: int, *shown: object) -> None:

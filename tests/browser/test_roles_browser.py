@@ -7,24 +7,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import User
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 from chat.models import Conversation, Message
-from projects.lifecycle import project_create
-from projects.models import Membership, Project
 from projects.services import Author, file_create
-from tests.browser.conftest import PASSWORD, sign_in
+from tests.browser.conftest import ChatServer, People, SharedProject
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 expect.set_options(timeout=10_000)
 
 
-def _shared(owner: User) -> tuple[Project, User]:
-    project = project_create(owner=owner, name="Shared bakery", starter=True)
-    assert isinstance(project, Project)
-    conversation = Conversation.objects.create(project=project)
+def _a_turn_in(shared: SharedProject) -> None:
+    conversation = Conversation.objects.create(project=shared.project)
     Message.objects.create(
         conversation=conversation, sequence=1, role="user", content="Add an about page"
     )
@@ -32,29 +27,26 @@ def _shared(owner: User) -> tuple[Project, User]:
         conversation=conversation, sequence=2, role="assistant", content="Added it."
     )
     file_create(
-        project=project,
+        project=shared.project,
         path="/about.html",
         content="<p>About</p>",
-        author=Author.assistant(owner, message_id=reply.pk),
+        author=Author.assistant(shared.owner, message_id=reply.pk),
     )
-    viewer = User.objects.create_user("vera", "vera@example.com", PASSWORD)
-    Membership.objects.create(project=project, user=viewer, role="viewer", added_by=owner)
-    return project, viewer
 
 
 @pytest.mark.parametrize("width", [1440, 390])
 def test_a_viewer_sees_the_project_read_only(
-    page: Page, chat_server, browser_user: User, width: int, tmp_path: Path
+    people: People,
+    chat_server: ChatServer,
+    shared_project: SharedProject,
+    width: int,
+    tmp_path: Path,
 ) -> None:
-    page.set_viewport_size({"width": width, "height": 900 if width > 1000 else 844})
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    project, _ = _shared(browser_user)
-    sign_in(page, chat_server.url, "vera")
-    page.goto(f"{chat_server.url}/projects/{project.pk}/")
+    _a_turn_in(shared_project)
+    page = people.open(chat_server.url, "vera", shared_project.project, width=width)
 
     note = page.locator("#chat-viewer-line")
-    expect(note).to_have_text("You can look at this project; grace can make you an editor.")
+    expect(note).to_have_text("You can look at this project; ada can make you an editor.")
     expect(note).to_be_visible()
     expect(page.locator("#composer-input")).to_be_hidden()
     expect(page.locator(".role-badge").first).to_have_text("Viewer")
@@ -83,4 +75,4 @@ def test_a_viewer_sees_the_project_read_only(
     page.emulate_media(color_scheme="dark")
     expect(note).to_be_visible()
     page.screenshot(path=str(tmp_path / f"viewer-chat-dark-{width}.png"), full_page=False)
-    assert errors == []
+    assert people.errors == []

@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 
 from projects.lifecycle import project_create
 from projects.models import Membership, Project
-from tests.browser.conftest import ARTIFACTS, PASSWORD, answer, sign_in
+from tests.browser.conftest import ARTIFACTS, People, answer, person_make, sign_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def _project(owner: User) -> Project:
     project = project_create(owner=owner, name="Lisbon Bakery", starter=True)
     assert isinstance(project, Project)
-    User.objects.create_user("erin", "erin@example.com", PASSWORD)
+    person_make("erin")
     return project
 
 
@@ -112,7 +112,7 @@ def test_sharing_by_keyboard_only(browser, page, live_server, browser_user) -> N
 
 
 def test_the_person_shared_with_finds_it_on_their_dashboard(
-    browser, page, live_server, browser_user
+    people: People, page, live_server, browser_user
 ) -> None:
     project = _project(browser_user)
     page.set_viewport_size({"width": 1440, "height": 900})
@@ -126,14 +126,9 @@ def test_the_person_shared_with_finds_it_on_their_dashboard(
     page.goto(live_server.url + "/")
     assert page.locator(f"#project-{project.pk} .shared-line").inner_text() == "Shared with 1"
 
-    other = browser.new_context(viewport={"width": 390, "height": 844})
-    try:
-        erin = other.new_page()
-        sign_in(erin, live_server.url, "erin")
-        card = erin.locator(f"#project-{project.pk}")
-        assert card.locator(".shared-line").inner_text() == "Shared by grace · Viewer"
-        assert card.get_by_role("link", name="Delete").count() == 0
-        assert erin.evaluate("document.documentElement.scrollWidth") <= 390
-        _shot(erin, "dashboard-390")
-    finally:
-        other.close()
+    erin = people.signed_in(live_server.url, "erin", width=390)
+    card = erin.locator(f"#project-{project.pk}")
+    assert card.locator(".shared-line").inner_text() == "Shared by grace · Viewer"
+    assert card.get_by_role("link", name="Delete").count() == 0
+    assert erin.evaluate("document.documentElement.scrollWidth") <= 390
+    _shot(erin, "dashboard-390")
