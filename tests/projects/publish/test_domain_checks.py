@@ -11,11 +11,11 @@ import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db import connection, connections
 from django.db.migrations.executor import MigrationExecutor
 from django.db.models import F
-from django.contrib.auth.models import User
 from django.test import Client, override_settings
 
 from projects.checks import check_dns_servers
