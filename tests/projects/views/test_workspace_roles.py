@@ -68,8 +68,8 @@ def test_a_viewer_opening_a_project_with_no_conversation_writes_none(
     # Someone who may chat starts one, as before; the next to open it sees that one.
     _page(starter_project, "editor")
     started = Conversation.objects.get(project=starter_project)
-    page = _as(starter_project, None).get(reverse("workspace", args=[starter_project.pk]))
-    assert "No one has chatted" not in page.content.decode()
+    owner = _as(starter_project, None).get(reverse("workspace", args=[starter_project.pk]))
+    assert "No one has chatted" not in owner.content.decode()
     assert Conversation.objects.get(project=starter_project) == started
 
 
