@@ -54,6 +54,10 @@ _SENTENCES: dict[str, str] = {
     Kind.REMOVED: "{who} removed {subject}",
     Kind.LEFT: "{who} left",
     Kind.HANDED_OVER: "{who} handed it over to {subject}",
+    Kind.OFFERED: "{who} offered it to {subject}",
+    Kind.OFFER_ACCEPTED: "{who} accepted it from {subject}, and owns it now",
+    Kind.OFFER_DECLINED: "{who} declined the offer of it",
+    Kind.OFFER_WITHDRAWN: "{who} took back the offer to {subject}",
     Kind.PUBLISHED: "{who} published {detail}",
     Kind.UNPUBLISHED: "{who} took the site offline",
 }

@@ -63,6 +63,13 @@ project_patterns = [
     ),
     path("share/leave/", sharing.share_leave, name="share_leave"),
     path("share/hand-over/", sharing.share_hand_over, name="share_hand_over"),
+    path(
+        "share/hand-over/withdraw/",
+        sharing.share_hand_over_withdraw,
+        name="share_hand_over_withdraw",
+    ),
+    path("share/hand-over/accept/", sharing.hand_over_accept, name="hand_over_accept"),
+    path("share/hand-over/decline/", sharing.hand_over_decline, name="hand_over_decline"),
     path("forms/", forms.inbox, name="forms_inbox"),
     path("forms.csv", forms.inbox_csv, name="forms_csv"),
     path("forms/read/", forms.inbox_read, name="forms_read"),

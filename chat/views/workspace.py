@@ -38,7 +38,9 @@ def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     conversation = conversation_for(project=project, raw=raw)
     if raw and conversation is None:
         return redirect("workspace", project_id=project.pk)
-    if conversation is None:
+    # A viewer opening a project no one has chatted about writes nothing: the
+    # panel says so, and the socket follows the project with no conversation.
+    if conversation is None and access.allows("chat"):
         conversation = services.conversation_start(project=project)
     # The person's own key and caps: they pay for the turns they send.
     chat = snapshot.panel_context(
@@ -48,7 +50,8 @@ def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
         **workspace_context(access, current_user(request)),
         **chat,
         # The websocket routes are Channels', outside Django's URLconf (builtit.routing).
-        "chat_socket_url": f"/ws/projects/{project.pk}/chat/?conversation={conversation.pk}",
+        "chat_socket_url": f"/ws/projects/{project.pk}/chat/"
+        + (f"?conversation={conversation.pk}" if conversation else ""),
         "chat_closing": closing.for_the_page(),
         # The numbers the page keeps to, from the rules the server checks.
         "chat_limits": {
@@ -59,7 +62,7 @@ def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
         # Where `git clone` finds the project (projects.git.http), on the app's own origin.
         "git_address": request.build_absolute_uri(reverse("git_repository", args=[project.pk])),
         # A request from the dashboard waits to be sent: its turn is what the page is for.
-        "opening": bool(conversation.opening),
+        "opening": bool(conversation and conversation.opening),
         # The keyless notice in one line, once the person has tried the demo it offers.
         "demo_tried": chat["setup"] == "none"
         and bool(chat["demo_model"])

@@ -6,7 +6,7 @@ models (and as migrations name them: `projects.models.new_preview_token`)."""
 from projects.models.files import BinaryBlob, FileRevision, ProjectFile, Reversal, RevisionBlob
 from projects.models.forms import FormSettings, FormSubmission
 from projects.models.git import GitCommit, GitObject, GitRef, GitRemote
-from projects.models.members import Invitation, Membership, ProjectActivity
+from projects.models.members import HandOverOffer, Invitation, Membership, ProjectActivity
 from projects.models.projects import (
     LiveProjectManager,
     Project,
@@ -34,6 +34,7 @@ __all__ = [
     "GitObject",
     "GitRef",
     "GitRemote",
+    "HandOverOffer",
     "HeldSiteName",
     "Invitation",
     "LiveProjectManager",

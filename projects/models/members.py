@@ -53,7 +53,11 @@ class ProjectActivity(models.Model):
         ROLE_CHANGED = "role_changed", "changed a role"
         REMOVED = "removed", "removed"
         LEFT = "left", "left"
-        HANDED_OVER = "handed_over", "handed over"
+        HANDED_OVER = "handed_over", "handed over"  # at once, before offers (kept rows)
+        OFFERED = "offered", "offered it"
+        OFFER_ACCEPTED = "offer_accepted", "accepted the offer"
+        OFFER_DECLINED = "offer_declined", "declined the offer"
+        OFFER_WITHDRAWN = "offer_withdrawn", "took back the offer"
         PUBLISHED = "published", "published"
         UNPUBLISHED = "unpublished", "unpublished"
 
@@ -99,3 +103,25 @@ class Invitation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.email} as {self.role} of {self.project_id}"
+
+
+class HandOverOffer(models.Model):
+    """The owner's offer to hand the project to `to_user`: the project moves
+    only when they accept it, before `expires_at` (projects.sharing). One open
+    offer a project, at most: an answered or taken back offer is deleted (the
+    activity list keeps what became of it), a lapsed one when the next is made."""
+
+    project = models.OneToOneField(
+        Project, on_delete=models.CASCADE, related_name="hand_over_offer"
+    )
+    to_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="hand_over_offers"
+    )
+    offered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.project_id} offered to {self.to_user_id}"

@@ -32,6 +32,7 @@ from projects.selectors import (
     trash_list_for,
     trashed_get_for,
 )
+from projects.sharing import hand_over_offers_to
 from projects.starter import START_DRAFT_KEY, STARTING_POINTS
 from projects.usage import storage_used
 from projects.web.sites import frame_sites
@@ -42,6 +43,8 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     projects = project_list_for(request.user).annotate(unread_forms=unread_annotation())
     context = {
         "projects": projects,
+        # Projects their owners offer this person, waiting for Accept or Decline.
+        "offers": hand_over_offers_to(user=current_user(request)),
         "storage": _storage(request),
         # The request becomes the first chat message: the message limit bounds it.
         "max_request_chars": settings.BUILTIT_MAX_MESSAGE_CHARS,

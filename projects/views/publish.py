@@ -162,12 +162,21 @@ def _check_said(claim: DomainClaim, *, fresh: bool) -> str:
 @require_GET
 def domain_state(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     """How the claim goes, for the dialog while it is open (asked every few
-    seconds with what it shows, `seen`): a check is made here when one is due;
+    seconds with what it shows, `seen`): a check is made here when one is due,
+    for someone who may publish (a check is a DNS look-up we make: anyone the
+    project is shared with only reads the state, the sweep checking in time);
     204 when nothing changed."""
-    project = project_for(request, project_id, "view")
+    access = access_for(request, project_id, "view")
+    project = access.project
     site = _site(project)
     shown = site_claim_shown(site)
-    if shown is not None and shown.checking and domain_check_due(domain=shown.claim.domain):
+    checks = access.allows("publish")
+    if (
+        checks
+        and shown is not None
+        and shown.checking
+        and domain_check_due(domain=shown.claim.domain)
+    ):
         site.refresh_from_db(fields=["domain"])
         shown = site_claim_shown(site)
     seen = request.GET.get("seen", "")

@@ -1,6 +1,7 @@
 """The Share dialog: who is in the project, each with a role; the owner adds,
-changes and removes people, hands the project over and reads its activity
-list; a member sees who is in and may leave. projects.sharing does the work."""
+changes and removes people, offers the project to someone (who accepts or
+declines it, here or on their dashboard) and reads its activity list; a
+member sees who is in and may leave. projects.sharing does the work."""
 
 from __future__ import annotations
 
@@ -10,12 +11,13 @@ from django.contrib import messages
 from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import date
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from common.users import current_user
-from projects.access import Access, access_for, project_for
+from projects.access import Access, access_for, project_access, project_for
 from projects.activity import a_role, activity_list
 from projects.invitations import (
     invitation_accept,
@@ -28,11 +30,16 @@ from projects.models import Membership, Project
 from projects.publish.forms.selectors import mail_configured
 from projects.sharing import (
     ShareRefused,
+    hand_over_offer_accept,
+    hand_over_offer_decline,
+    hand_over_offer_make,
+    hand_over_offer_open,
+    hand_over_offer_withdraw,
+    hand_over_offered,
     membership_add,
     membership_leave,
     membership_remove,
     membership_role_set,
-    project_hand_over,
 )
 
 
@@ -135,16 +142,72 @@ def share_leave(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
 
 @require_POST
 def share_hand_over(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    """Offer the project to a person: it is theirs once they accept."""
     project = project_for(request, project_id, "hand_over")
     username = request.POST.get("username", "")
-    result = project_hand_over(project=project, by=current_user(request), username=username)
+    result = hand_over_offer_make(project=project, by=current_user(request), username=username)
     if isinstance(result, ShareRefused):
         return _panel(request, _owner(project), error=result.message, new_owner=username)
+    name = result.to_user.get_username()
     said = (
-        f"{result.owner.get_username()} owns {result.name} now. You stay on as an editor: "
-        "only they can publish, share or delete it."
+        f"Offered to {name}: it is theirs once they accept, until "
+        f"{date(result.expires_at, 'j M')}. Until then it stays yours."
     )
-    return _panel(request, Access(result, "editor"), said=said)
+    return _panel(request, _owner(project), said=said)
+
+
+@require_POST
+def share_hand_over_withdraw(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    project = project_for(request, project_id, "hand_over")
+    refused = hand_over_offer_withdraw(project=project, by=current_user(request))
+    if refused:
+        return _panel(request, _owner(project), error=refused.message)
+    return _panel(request, _owner(project), said="Offer taken back: the project stays yours.")
+
+
+@require_POST
+def hand_over_accept(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    """The receiver's Accept, on their dashboard or in Share: the project is theirs."""
+    _may_answer(request, project_id)
+    result = hand_over_offer_accept(project_id=project_id, user=current_user(request))
+    if isinstance(result, ShareRefused):
+        return _answered(request, project_id, error=result.message)
+    messages.success(
+        request,
+        f"{result.name} is yours now: only you can publish, share or delete it. "
+        "Its Git remote was the old owner's, so connect your own.",
+    )
+    return redirect("workspace", project_id=result.pk)
+
+
+@require_POST
+def hand_over_decline(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
+    _may_answer(request, project_id)
+    refused = hand_over_offer_decline(project_id=project_id, user=current_user(request))
+    if refused:
+        return _answered(request, project_id, error=refused.message)
+    return _answered(request, project_id, said="Offer declined: the project stays its owner's.")
+
+
+def _may_answer(request: HttpRequest, project_id: uuid.UUID) -> None:
+    """An offer lets its receiver answer it, though the project is not shared
+    with them; anyone else goes through the one rule (a stranger: a 404)."""
+    if not hand_over_offered(user=current_user(request), project_id=project_id):
+        access_for(request, project_id, "view")
+
+
+def _answered(
+    request: HttpRequest, project_id: uuid.UUID, *, said: str = "", error: str = ""
+) -> HttpResponse:
+    """Back where the answer was given: the dashboard, or the project while
+    the person is in it."""
+    if said:
+        messages.success(request, said)
+    if error:
+        messages.error(request, error)
+    if request.POST.get("back") != "dashboard" and project_access(request.user, project_id):
+        return redirect("workspace", project_id=project_id)
+    return redirect("dashboard")
 
 
 def _owner(project: Project) -> Access:
@@ -185,6 +248,7 @@ def _panel(
         # Inviting by email only where the server can send it.
         "mail": owner and mail_configured(),
         "invitations": invitations_waiting(project=project) if owner else [],
+        "offer": hand_over_offer_open(project=project),
         "email": email,
         "said": said,
         "error": error,

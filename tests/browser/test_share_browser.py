@@ -1,7 +1,8 @@
 """Sharing in real Chromium: the owner opens Share in the workspace (from the
 top bar, or on a phone from the menu), adds a person by username with a role,
 changes the role, removes them after a confirmation; once by keyboard only,
-where Esc closes the dialog and the focus goes back to Share."""
+where Esc closes the dialog and the focus goes back to Share. The person
+finds it on their dashboard, and accepts it there when it is offered."""
 
 from __future__ import annotations
 
@@ -132,3 +133,22 @@ def test_the_person_shared_with_finds_it_on_their_dashboard(
     assert card.get_by_role("link", name="Delete").count() == 0
     assert erin.evaluate("document.documentElement.scrollWidth") <= 390
     _shot(erin, "dashboard-390")
+
+    # The owner offers it to erin: nothing moves until erin accepts.
+    page.goto(f"{live_server.url}/projects/{project.pk}/")
+    _open_share(page, 1440)
+    page.locator("#hand-over-username").fill("erin")
+    page.locator("#share-dialog button:has-text('Offer…')").click()
+    answer(page)
+    _said(page, "Offered to erin: it is theirs once they accept")
+    assert Project.objects.get().owner == browser_user
+    erin.reload()
+    offer = erin.locator(".hand-over-offer")
+    assert "grace offers you Lisbon Bakery" in offer.inner_text()
+    assert erin.evaluate("document.documentElement.scrollWidth") <= 390
+    _shot(erin, "offer-390")
+    offer.get_by_role("button", name="Accept").click()
+    erin.wait_for_url(f"**/projects/{project.pk}/")
+    erin.wait_for_selector("text=Lisbon Bakery is yours now")
+    assert Project.objects.get().owner.username == "erin"
+    assert Membership.objects.get().user == browser_user  # grace stays on, an editor

@@ -145,6 +145,11 @@ PAGES: dict[str, Page] = {
     "share_invite_revoke": Page("post", "share", _p(invitation_id=lambda w: 1)),
     "share_leave": Page("post", "view"),
     "share_hand_over": Page("post", "hand_over", data=lambda w: {"username": "nobody"}),
+    "share_hand_over_withdraw": Page("post", "hand_over"),
+    # An offer's answer: a member with none is told so in words (test_sharing_views
+    # has the receiver, who may be a stranger to it until they accept).
+    "hand_over_accept": Page("post", "view"),
+    "hand_over_decline": Page("post", "view"),
 }
 
 # The trash is the owner's alone, and only for a project in it: a project out

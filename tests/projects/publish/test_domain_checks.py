@@ -11,6 +11,7 @@ import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db import connection, connections
 from django.db.migrations.executor import MigrationExecutor
@@ -18,7 +19,7 @@ from django.db.models import F
 from django.test import Client, override_settings
 
 from projects.checks import check_dns_servers
-from projects.models import DomainClaim, Project, Site
+from projects.models import DomainClaim, Membership, Project, Site
 from projects.publish import dns_records
 from projects.publish.domain_proof import next_check
 from projects.publish.domains import domain_check_due
@@ -113,6 +114,34 @@ def test_the_open_dialog_hears_of_the_proof_and_stops_asking(
     assert "Proven" in text
     assert 'id="domain-news" hx-swap-oob="innerHTML">Proven: the site answers at shop' in text
     assert "hx-trigger" not in text  # proven: the dialog asks no more
+
+
+@pytest.mark.parametrize("role", ["viewer", "editor"])
+def test_a_member_s_poll_only_reads_the_state_and_never_starts_a_check(
+    user_client: Client,
+    site_project: Project,
+    dns: FakeDNS,
+    other_user: User,
+    other_client: Client,
+    role: str,
+) -> None:
+    """A check is a DNS look-up made for whoever asks: only someone who may
+    publish makes one from the dialog; the sweep checks for everyone else."""
+    claimed_with_record(user_client, site_project, dns)
+    Membership.objects.create(project=site_project, user=other_user, role=role)
+    time_passes(site_project, timedelta(minutes=2))  # a check is due
+    asks = re.search(
+        r'hx-get="([^"]+/publish/domain/state/\?seen=[^"]+)"', panel(user_client, site_project)
+    )
+    assert asks is not None
+    url = asks.group(1).replace("&amp;", "&")
+    looked = dns.asked_about(RECORD)
+    assert other_client.get(url).status_code == 204  # the state as it was: nothing new
+    assert dns.asked_about(RECORD) == looked
+    assert served_at(SHOP) == 400
+    assert user_client.get(url).status_code == 200  # the owner's poll makes the check
+    assert dns.asked_about(RECORD) > looked
+    assert served_at(SHOP) == 200
 
 
 def test_checks_by_itself_end_after_three_days_and_check_now_starts_them_again(

@@ -1,7 +1,8 @@
 """The Share dialog's pages (projects.views.sharing): the owner adds, changes,
-removes and hands over; an editor and a viewer see who is in and may leave,
-and are refused the rest with a 403; to a stranger the project does not exist.
-The dashboard lists a shared project for each person, marked by whom."""
+removes and offers the project to someone, who accepts or declines it; an
+editor and a viewer see who is in and may leave, and are refused the rest
+with a 403; to a stranger the project does not exist. The dashboard lists
+a shared project for each person, marked by whom, and what is offered to them."""
 
 from __future__ import annotations
 
@@ -41,6 +42,11 @@ def _shared(project: Project, username: str, role: str) -> tuple[User, Client]:
 
 def _page(response) -> str:
     return unescape(response.content.decode())
+
+
+def _words(page: str) -> str:
+    """The page's text, its tags left out."""
+    return re.sub(r"<[^>]+>", "", page)
 
 
 def _storage(page: str) -> str:
@@ -97,16 +103,58 @@ def test_the_owner_changes_a_role_and_removes_a_person(
     assert gone.status_code == 404
 
 
-def test_the_owner_hands_the_project_over(user_client: Client, project: Project) -> None:
-    erin, erin_client = _person("erin")
-    response = user_client.post(
-        _url("share_hand_over", project), {"username": "erin"}, headers=HTMX
+def test_the_owner_offers_the_project_and_the_receiver_answers_on_their_dashboard(
+    user_client: Client, project: Project, other_client: Client
+) -> None:
+    erin, erin_client = _person("erin")  # not in the project: the offer lets them answer
+    offered = _page(
+        user_client.post(_url("share_hand_over", project), {"username": "erin"}, headers=HTMX)
     )
-    page = _page(response)
-    assert "erin owns Empty site now. You stay on as an editor" in page
-    assert "Hand the project over" not in page  # ada sees it as a member now
+    assert "Offered to erin: it is theirs once they accept" in offered
+    assert "Take back the offer" in offered
+    assert Project.objects.get().owner.username == "ada"
+    dashboard = _page(erin_client.get("/"))
+    assert "ada offers you Empty site" in _words(dashboard)
+    assert _url("hand_over_accept", project) in dashboard
+    assert "offers you" not in _page(other_client.get("/"))
+    # Declined: it stays ada's, and erin's dashboard says so.
+    declined = erin_client.post(
+        _url("hand_over_decline", project), {"back": "dashboard"}, follow=True
+    )
+    assert declined.redirect_chain == [(reverse("dashboard"), 302)]
+    assert "Offer declined: the project stays its owner's." in _page(declined)
+    assert "offers you" not in _page(declined)
+    # Offered again and accepted: erin owns it, and opens it.
+    user_client.post(_url("share_hand_over", project), {"username": "erin"}, headers=HTMX)
+    accepted = erin_client.post(_url("hand_over_accept", project), {"back": "dashboard"})
+    assert accepted["Location"] == reverse("workspace", args=[project.pk])
     assert Project.objects.get().owner == erin
-    assert erin_client.get(_url("share_panel", project), headers=HTMX).status_code == 200
+    page = _page(user_client.get(_url("share_panel", project), headers=HTMX))
+    assert "Hand the project over" not in page  # ada sees it as a member now
+
+
+def test_a_member_answers_an_offer_in_share_and_the_owner_may_take_it_back(
+    user_client: Client, project: Project
+) -> None:
+    vera, vera_client = _shared(project, "vera", "viewer")
+    user_client.post(_url("share_hand_over", project), {"username": "vera"}, headers=HTMX)
+    panel = _page(vera_client.get(_url("share_panel", project), headers=HTMX))
+    assert "ada offers you Empty site" in _words(panel)
+    assert _url("hand_over_decline", project) in panel
+    # Another offer waits for no one: the owner takes this one back first.
+    again = _page(
+        user_client.post(_url("share_hand_over", project), {"username": "vera"}, headers=HTMX)
+    )
+    assert "You offered it to vera already: take that offer back first." in again
+    taken = _page(user_client.post(_url("share_hand_over_withdraw", project), headers=HTMX))
+    assert "Offer taken back: the project stays yours." in taken
+    assert "offers you" not in _page(vera_client.get(_url("share_panel", project), headers=HTMX))
+    # Accept, now: refused in words, back in the project.
+    late = vera_client.post(_url("hand_over_accept", project), follow=True)
+    assert late.redirect_chain == [(reverse("workspace", args=[project.pk]), 302)]
+    assert "This project is not offered to you (any more)" in _page(late)
+    assert Project.objects.get().owner.username == "ada"
+    assert vera.memberships.get().role == "viewer"
 
 
 @pytest.mark.parametrize("role", ["editor", "viewer"])
@@ -134,6 +182,7 @@ def test_a_member_cannot_change_who_is_in(project: Project, role: str) -> None:
         (_url("share_role", project, erin.pk), {"role": "editor"}),
         (_url("share_remove", project, erin.pk), {}),
         (_url("share_hand_over", project), {"username": "erin"}),
+        (_url("share_hand_over_withdraw", project), {}),
     ]
     for url, data in asks:
         assert client.post(url, data, headers=HTMX).status_code == 403, url
@@ -150,6 +199,9 @@ def test_a_stranger_finds_no_such_project(project: Project, other_client: Client
         ("post", _url("share_remove", project, erin.pk), {}),
         ("post", _url("share_leave", project), {}),
         ("post", _url("share_hand_over", project), {"username": "mallory"}),
+        ("post", _url("share_hand_over_withdraw", project), {}),
+        ("post", _url("hand_over_accept", project), {}),
+        ("post", _url("hand_over_decline", project), {}),
     ]
     for method, url, data in asks:
         assert getattr(other_client, method)(url, data, headers=HTMX).status_code == 404, url

@@ -54,6 +54,25 @@ def test_a_viewer_reads_the_workspace_and_is_told_who_can_make_them_an_editor(
     assert " readonly" in page.split('id="editor-fallback"')[1].split(">")[0]
 
 
+def test_a_viewer_opening_a_project_with_no_conversation_writes_none(
+    starter_project: Project,
+) -> None:
+    """A viewer cannot chat, so cannot start a conversation either: opening the
+    project shows an empty chat that says so, and the socket follows the
+    project with no conversation."""
+    assert not Conversation.objects.filter(project=starter_project).exists()
+    page = _page(starter_project, "viewer")
+    assert not Conversation.objects.filter(project=starter_project).exists()
+    assert "No one has chatted about this project yet" in page
+    assert f'ws-connect="/ws/projects/{starter_project.pk}/chat/"' in page
+    # Someone who may chat starts one, as before; the next to open it sees that one.
+    _page(starter_project, "editor")
+    started = Conversation.objects.get(project=starter_project)
+    owner = _as(starter_project, None).get(reverse("workspace", args=[starter_project.pk]))
+    assert "No one has chatted" not in owner.content.decode()
+    assert Conversation.objects.get(project=starter_project) == started
+
+
 def test_an_editor_chats_and_edits_but_sees_no_owner_controls(starter_project: Project) -> None:
     page = _page(starter_project, "editor")
     assert 'data-may="chat edit forms view"' in page
