@@ -124,6 +124,8 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     _seat: presence.Seat | None = None  # this socket's entry in the project's presence
     _presence_seen = 0  # the version of the latest list of people shown
     _open_path = ""  # the file the tab said its editor has open
+    _presence_drawn = ""  # the list of people as last sent to the tab
+    _presence_pending = ""  # the first list, for the catch-up's frame
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -165,9 +167,16 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         # this channel, and the catch-up below reads what it sent before.
         self.joined = True
         await self.channel_layer.group_add(self.group, self.channel_name)
-        await self._present()
+        self._seat, entries, version = await presence.registry().join(
+            self.project.pk, self._here()
+        )
+        here = self._presence_shown(presence.changed(entries, version))
+        # The tab's own list rides in its catch-up's frame (`signal`); the
+        # others hear of it after, so a catch-up that fails sends nothing.
+        self._presence_pending = "" if here is None else here
         state, opening = await threads.run(_opened, self.project, conversation, self.role)
         await self.follower.catch_up(state)
+        await self.channel_layer.group_send(self.group, presence.changed(entries, version))
         await self._send_opening(opening)
 
     async def _leave(self) -> None:
@@ -244,19 +253,30 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             user=self.user.pk, name=person_name(self.user), role=self.role, path=self._open_path
         )
 
-    async def _present(self) -> None:
-        """In the project's presence (or its entry changed), and the list after
-        to every tab of the project, this one included: how a tab learns it."""
+    async def _present(self) -> str:
+        """This socket's entry changed (its file, its role): the list after to
+        every tab of the project; this one's drawing of it, if it changed, is
+        returned (the group's copy is not drawn again)."""
         if self._seat is None:
-            self._seat, entries, version = await presence.registry().join(
-                self.project.pk, self._here()
-            )
-        else:
-            found = await presence.registry().change(self._seat, self._here())
-            if found is None:
-                return
-            entries, version = found
-        await self.channel_layer.group_send(self.group, presence.changed(entries, version))
+            return ""
+        found = await presence.registry().change(self._seat, self._here())
+        if found is None:
+            return ""
+        message = presence.changed(*found)
+        await self.channel_layer.group_send(self.group, message)
+        return self._presence_shown(message) or ""
+
+    def _presence_shown(self, message: messages.PresenceChanged) -> str | None:
+        """The list as this tab draws it, or None: older than the one it has, or
+        drawn the same (another tab of the same person came)."""
+        if message["version"] <= self._presence_seen and self._presence_seen:
+            return None
+        self._presence_seen = message["version"]
+        drawn = panel.presence_html(message["people"], total=message["total"], me=self.user.pk)
+        if drawn == self._presence_drawn:
+            return None
+        self._presence_drawn = drawn
+        return drawn
 
     async def _absent(self) -> None:
         """Out of the project's presence, once (a tab closed, a person removed)."""
@@ -284,18 +304,19 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             return
         sent.append(now)
         self._open_path = path
-        await self._present()
+        shown = await self._present()
+        if shown and not self.as_json:
+            await self.send_html(shown)
 
     async def presence_changed(self, message: messages.PresenceChanged) -> None:
         """Who has the project open now: shown unless this tab has a newer list
         (a script's socket counts as here, and is sent no list: its events are
         those of `manage.py chat --json`)."""
-        if message["version"] < self._presence_seen or self._is_closed or self.as_json:
+        if self._is_closed or self.as_json:
             return
-        self._presence_seen = message["version"]
-        await self.send_html(
-            panel.presence_html(message["people"], total=message["total"], me=self.user.pk)
-        )
+        drawn = self._presence_shown(message)
+        if drawn:
+            await self.send_html(drawn)
 
     async def _files(self, frame: Frame) -> None:
         """The files as they are now, for a tab whose socket was down: what
@@ -395,12 +416,11 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         (chat/signals.js): the message box or the viewer line in its place,
         the controls the role allows, and an event for the page's other parts."""
         self.role = role
-        if self._seat is not None:
-            await self._present()
+        shown = await self._present()
         if self.as_json:
             await self.send(text_data=json.dumps({"type": "role", "role": role}))
             return
-        await self.send_html(self._signal(role=role))
+        await self.send_html(shown + self._signal(role=role))
 
     async def project_gone(self, message: messages.ProjectGone) -> None:
         await self._closing(Close.PROJECT_GONE, code="project_gone")
@@ -496,7 +516,9 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         await self.send(text_data=text)
 
     def signal(self, *, files: list[str] | None = None) -> str:
-        return self._signal(files=files)
+        # The tab's first list of people goes with the first signal, its catch-up's.
+        pending, self._presence_pending = self._presence_pending, ""
+        return ("" if self.as_json else pending) + self._signal(files=files)
 
     def redraw_after(self, seconds: float) -> None:
         if self._redraw is None and not self._is_closed:

@@ -141,10 +141,11 @@ else
   redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 end
 local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local version = math.max(micros, tonumber(redis.call('GET', KEYS[3]) or '0') + 1)
+-- As digits (Lua would write a number this large as 1.7e+15).
+local version = string.format('%.0f', math.max(micros, tonumber(redis.call('GET', KEYS[3]) or '0') + 1))
 redis.call('SET', KEYS[3], version, 'EX', math.ceil(lapse))
 for k = 1, 2 do redis.call('EXPIRE', KEYS[k], math.ceil(lapse)) end
-local found = {tostring(version)}
+local found = {version}
 for _, about in ipairs(redis.call('HVALS', KEYS[2])) do table.insert(found, about) end
 return found
 """
