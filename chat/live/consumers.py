@@ -167,15 +167,19 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         # this channel, and the catch-up below reads what it sent before.
         self.joined = True
         await self.channel_layer.group_add(self.group, self.channel_name)
-        self._seat, entries, version = await presence.registry().join(
-            self.project.pk, self._here()
-        )
+        self._seat, entries, version = await presence.registry().join(self.project.pk, self._here())
         here = self._presence_shown(presence.changed(entries, version))
         # The tab's own list rides in its catch-up's frame (`signal`); the
         # others hear of it after, so a catch-up that fails sends nothing.
         self._presence_pending = "" if here is None else here
         state, opening = await threads.run(_opened, self.project, conversation, self.role)
-        await self.follower.catch_up(state)
+        try:
+            await self.follower.catch_up(state)
+        except BaseException:
+            # Channels ends a consumer whose handler raised without a disconnect.
+            await self._leave()
+            await self._absent()
+            raise
         await self.channel_layer.group_send(self.group, presence.changed(entries, version))
         await self._send_opening(opening)
 

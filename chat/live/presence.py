@@ -142,7 +142,8 @@ else
 end
 local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
 -- As digits (Lua would write a number this large as 1.7e+15).
-local version = string.format('%.0f', math.max(micros, tonumber(redis.call('GET', KEYS[3]) or '0') + 1))
+local last = tonumber(redis.call('GET', KEYS[3]) or '0')
+local version = string.format('%.0f', math.max(micros, last + 1))
 redis.call('SET', KEYS[3], version, 'EX', math.ceil(lapse))
 for k = 1, 2 do redis.call('EXPIRE', KEYS[k], math.ceil(lapse)) end
 local found = {version}
