@@ -254,13 +254,15 @@ def presence_html(people: Sequence[Mapping[str, Any]], *, total: int, me: int) -
         }
         for person in shown
     ]
+    more = max(total - (1 if counted_me else 0) - len(shown), 0)
     files: dict[str, list[str]] = {}
     for person in others:
         if person["path"]:
             files.setdefault(person["path"], []).append(person["name"])
     context = {
         "dots": dots,
-        "more": max(total - (1 if counted_me else 0) - len(shown), 0),
+        "more": more,
+        "narrow_more": max(len(shown) + more - 1, 0),  # a phone shows one dot
         "files_json": json.dumps(files, ensure_ascii=False),
     }
     html = render_to_string("chat/partials/presence.html", context)
