@@ -10,7 +10,9 @@ as the socket counts' places do (chat.live.socket_counts.Lapsing: this process
 renews all its members in one script every RENEW seconds), so a dead process's
 people drop out within LAPSE. Each change is one script: it writes, drops what
 lapsed, and returns the list and a version (never lower than the last one), so
-a tab that gets two lists out of order keeps the newer. Presence is a help, not
+a tab that gets two lists out of order keeps the newer. After each renewal the
+process sweeps its projects (one pipeline): where a dead process's people
+lapsed, the project's tabs are sent the list without them. Presence is a help, not
 a rule: if Redis cannot be reached, no list is sent and nothing else fails.
 """
 
@@ -26,12 +28,14 @@ import weakref
 from dataclasses import asdict, dataclass
 from typing import Protocol
 
+from channels.layers import get_channel_layer
 from django.conf import settings
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from chat.live import messages
 from chat.live.socket_counts import LAPSE, RENEW, Lapsing
+from chat.live.turns import group_name
 
 logger = logging.getLogger(__name__)
 
@@ -152,6 +156,25 @@ return found
 """
 
 
+# KEYS: as _CHANGE's. ARGV: the lapse. Drops what lapsed; only if something
+# did, returns the version and the members' JSON, as _CHANGE does.
+_SWEEP = """
+local time = redis.call('TIME')
+local now = tonumber(time[1]) + tonumber(time[2]) / 1000000
+local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)
+if #gone == 0 then return {} end
+for _, member in ipairs(gone) do redis.call('HDEL', KEYS[2], member) end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local last = tonumber(redis.call('GET', KEYS[3]) or '0')
+local version = string.format('%.0f', math.max(micros, last + 1))
+redis.call('SET', KEYS[3], version, 'EX', math.ceil(tonumber(ARGV[1])))
+local found = {version}
+for _, about in ipairs(redis.call('HVALS', KEYS[2])) do table.insert(found, about) end
+return found
+"""
+
+
 def key_of(project: uuid.UUID) -> str:
     return f"builtit:presence:{project.hex}"
 
@@ -166,8 +189,14 @@ class RedisRegistry:
     def __init__(self, url: str, *, lapse: float = LAPSE, renew: float = RENEW) -> None:
         self._redis = Redis.from_url(url, socket_timeout=5, socket_connect_timeout=2)
         self._change = self._redis.register_script(_CHANGE)
+        self._sweep = self._redis.register_script(_SWEEP)
         self._seats = Lapsing(
-            self._redis, lapse=lapse, every=renew, companions=_companions, what="presence"
+            self._redis,
+            lapse=lapse,
+            every=renew,
+            companions=_companions,
+            what="presence",
+            after=self._swept,
         )
         self._origin = uuid.uuid4().hex  # this process, in its members' names
         self._serial = itertools.count()
@@ -193,6 +222,27 @@ class RedisRegistry:
             return None
         version, *entries = found
         return [_entry(raw) for raw in entries], int(version)
+
+    async def _swept(self) -> None:
+        """After each renewal: in the projects this process has tabs on, the
+        people of a process that died lapsed; their tabs are sent the list
+        without them (by whichever process saw it first: one list each)."""
+        keys = self._seats.keys()
+        if not keys:
+            return
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for key in keys:
+                await self._sweep(
+                    keys=[key, *_companions(key)], args=[self._seats.lapse], client=pipe
+                )
+            found = await pipe.execute()
+        layer = get_channel_layer()
+        for key, result in zip(keys, found, strict=True):
+            if result and layer is not None:
+                version, *entries = result
+                project = uuid.UUID(key.rsplit(":", 1)[1])
+                message = changed([_entry(raw) for raw in entries], int(version))
+                await layer.group_send(group_name(project), message)
 
     async def aclose(self) -> None:
         await self._seats.aclose()

@@ -21,7 +21,7 @@ import logging
 import uuid
 import weakref
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -77,15 +77,20 @@ class Lapsing:
         every: float,
         companions: Callable[[str], list[str]] = lambda key: [],
         what: str = "chat sockets' places",
+        after: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self._redis, self.lapse, self._every = redis, lapse, every
         self._script = redis.register_script(_RENEW)
-        self._companions, self._what = companions, what
+        self._companions, self._what, self._after = companions, what, after
         self._held: dict[str, set[str]] = {}  # by set's key
         self._renewing: asyncio.Task[None] | None = None
 
     def held(self, key: str) -> set[str]:
         return self._held.get(key, set())
+
+    def keys(self) -> list[str]:
+        """The sets this process holds members of."""
+        return list(self._held)
 
     def hold(self, key: str, member: str) -> None:
         self._held.setdefault(key, set()).add(member)
@@ -116,6 +121,8 @@ class Lapsing:
             await asyncio.sleep(self._every)
             try:
                 await self.renew()
+                if self._after is not None:
+                    await self._after()
             except (RedisError, OSError) as error:
                 logger.warning("Could not renew the %s in Redis: %s", self._what, error)
 
