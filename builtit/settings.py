@@ -202,6 +202,9 @@ _REDIS_URL = env_str("REDIS_URL", "")
 # receives from another process (chat.live.relay); without it a process serves
 # only its own tabs.
 BUILTIT_LIVE_REDIS_URL = _REDIS_URL
+# Seconds a person stays listed as having a project open after their server
+# process died (chat.live.presence; renewed every third of it).
+BUILTIT_PRESENCE_LAPSE = env_float("BUILTIT_PRESENCE_LAPSE", 90.0, minimum=1.0)
 CHANNEL_LAYERS = {
     "default": {
         # One route to every tab, in process and, with REDIS_URL, across

@@ -25,8 +25,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 import uuid
 import weakref
+from collections import deque
 from collections.abc import Collection
 from typing import Any, Literal
 from urllib.parse import parse_qs
@@ -38,7 +40,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 
 from chat import openings
-from chat.live import messages, orders, turns
+from chat.live import messages, orders, presence, turns
 from chat.live.closing import REASONS, Close
 from chat.live.following import TurnFollower
 from chat.live.frames import Frame, FrameRefused, parse_frame
@@ -53,6 +55,7 @@ from chat.live.socket_auth import (
 from chat.live.watchdog import Watchdog, watchdog
 from chat.models import Conversation
 from chat.render import panel
+from chat.selectors.askers import person_name
 from common import threads
 from projects.access import ACTIONS, Action, Role, allows, project_access, refusal
 from projects.lifecycle import project_remember_model
@@ -63,6 +66,9 @@ from projects.web.workspace import tree_html
 logger = logging.getLogger(__name__)
 
 CLOSE_WAIT = 2.0  # seconds a restart waits for the tabs to answer its close
+# "open" frames (the file in the tab's editor) a socket may send within
+# OPEN_WINDOW seconds: the page sends one per change of file, after a pause.
+OPEN_BURST, OPEN_WINDOW = 10, 10.0
 
 _OPEN: weakref.WeakSet[ChatConsumer] = weakref.WeakSet()  # this process's chat sockets
 
@@ -115,6 +121,11 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     _redraw: asyncio.TimerHandle | None = None  # the follower's redraw, when one is due
     _redrawing: asyncio.Task[None] | None = None
     _watchdog: Watchdog
+    _seat: presence.Seat | None = None  # this socket's entry in the project's presence
+    _presence_seen = 0  # the version of the latest list of people shown
+    _open_path = ""  # the file the tab said its editor has open
+    _presence_drawn = ""  # the list of people as last sent to the tab
+    _presence_pending = ""  # the first list, for the catch-up's frame
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -140,6 +151,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         self.addressed = Addressed(self.channel_layer, self.channel_name)
         self._watchdog = watchdog()
         self.signals = 0
+        self._open_sent: deque[float] = deque()
         self.follower = TurnFollower(
             project=self.project,
             conversation=conversation,
@@ -155,8 +167,20 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         # this channel, and the catch-up below reads what it sent before.
         self.joined = True
         await self.channel_layer.group_add(self.group, self.channel_name)
+        self._seat, entries, version = await presence.registry().join(self.project.pk, self._here())
+        here = self._presence_shown(presence.changed(entries, version))
+        # The tab's own list rides in its catch-up's frame (`signal`); the
+        # others hear of it after, so a catch-up that fails sends nothing.
+        self._presence_pending = "" if here is None else here
         state, opening = await threads.run(_opened, self.project, conversation, self.role)
-        await self.follower.catch_up(state)
+        try:
+            await self.follower.catch_up(state)
+        except BaseException:
+            # Channels ends a consumer whose handler raised without a disconnect.
+            await self._leave()
+            await self._absent()
+            raise
+        await self.channel_layer.group_send(self.group, presence.changed(entries, version))
         await self._send_opening(opening)
 
     async def _leave(self) -> None:
@@ -200,6 +224,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if self._gone is not None:
             self._gone.set()
         await self._leave()
+        await self._absent()
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(user_group(self.user.pk), self.channel_name)
 
@@ -212,6 +237,9 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         elif frame.action == "files":  # reading, as a viewer may
             if await self._may("view"):
                 await self._files(frame)
+        elif frame.action == "open":
+            if await self._may("view"):
+                await self._opened_file(frame.open_path)
         elif frame.action == "stop":
             if await self._may("chat") and not await turns.stop(self.project.pk):
                 await self._notice("Nothing is running right now.", code="not_running")
@@ -221,6 +249,78 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self._notice(refusal("chat", self.role), code="role_refused")
         else:
             await self._start(frame)
+
+    # --- who else is here (chat.live.presence) ------------------------------------------
+
+    def _here(self) -> presence.Here:
+        return presence.here_of(
+            user=self.user.pk, name=person_name(self.user), role=self.role, path=self._open_path
+        )
+
+    async def _present(self) -> str:
+        """This socket's entry changed (its file, its role): the list after to
+        every tab of the project; this one's drawing of it, if it changed, is
+        returned (the group's copy is not drawn again)."""
+        if self._seat is None:
+            return ""
+        found = await presence.registry().change(self._seat, self._here())
+        if found is None:
+            return ""
+        message = presence.changed(*found)
+        await self.channel_layer.group_send(self.group, message)
+        return self._presence_shown(message) or ""
+
+    def _presence_shown(self, message: messages.PresenceChanged) -> str | None:
+        """The list as this tab draws it, or None: older than the one it has, or
+        drawn the same (another tab of the same person came)."""
+        if message["version"] <= self._presence_seen and self._presence_seen:
+            return None
+        self._presence_seen = message["version"]
+        drawn = panel.presence_html(message["people"], total=message["total"], me=self.user.pk)
+        if drawn == self._presence_drawn:
+            return None
+        self._presence_drawn = drawn
+        return drawn
+
+    async def _absent(self) -> None:
+        """Out of the project's presence, once (a tab closed, a person removed)."""
+        seat, self._seat = self._seat, None
+        if seat is None:
+            return
+        found = await presence.registry().change(seat, None)
+        if found is not None:
+            await self.channel_layer.group_send(self.group, presence.changed(*found))
+
+    async def _opened_file(self, path: str) -> None:
+        """The tab's editor shows `path` now ("" none): its people see it."""
+        if path == self._open_path or self._seat is None:
+            return
+        now = time.monotonic()
+        sent = self._open_sent
+        while sent and sent[0] <= now - OPEN_WINDOW:
+            sent.popleft()
+        if len(sent) >= OPEN_BURST:
+            await self._notice(
+                "The file you have open is changing too fast to show to the others here; "
+                "it shows again after a pause.",
+                code="too_fast",
+            )
+            return
+        sent.append(now)
+        self._open_path = path
+        shown = await self._present()
+        if shown and not self.as_json:
+            await self.send_html(shown)
+
+    async def presence_changed(self, message: messages.PresenceChanged) -> None:
+        """Who has the project open now: shown unless this tab has a newer list
+        (a script's socket counts as here, and is sent no list: its events are
+        those of `manage.py chat --json`)."""
+        if self._is_closed or self.as_json:
+            return
+        drawn = self._presence_shown(message)
+        if drawn:
+            await self.send_html(drawn)
 
     async def _files(self, frame: Frame) -> None:
         """The files as they are now, for a tab whose socket was down: what
@@ -320,10 +420,11 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         (chat/signals.js): the message box or the viewer line in its place,
         the controls the role allows, and an event for the page's other parts."""
         self.role = role
+        shown = await self._present()
         if self.as_json:
             await self.send(text_data=json.dumps({"type": "role", "role": role}))
             return
-        await self.send_html(self._signal(role=role))
+        await self.send_html(shown + self._signal(role=role))
 
     async def project_gone(self, message: messages.ProjectGone) -> None:
         await self._closing(Close.PROJECT_GONE, code="project_gone")
@@ -335,7 +436,9 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self._closing(Close.SESSION_ENDED, code="session_ended")
 
     async def _closing(self, close: int, *, code: str) -> None:
-        """Say why in the chat (and to a script, as `code`), then close with it."""
+        """Say why in the chat (and to a script, as `code`), then close with it;
+        out of the project's presence at once, not when the tab answers."""
+        await self._absent()
         await self._notice(REASONS[close], code=code)
         await self.close(code=close, reason=REASONS[close])
 
@@ -417,7 +520,9 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         await self.send(text_data=text)
 
     def signal(self, *, files: list[str] | None = None) -> str:
-        return self._signal(files=files)
+        # The tab's first list of people goes with the first signal, its catch-up's.
+        pending, self._presence_pending = self._presence_pending, ""
+        return ("" if self.as_json else pending) + self._signal(files=files)
 
     def redraw_after(self, seconds: float) -> None:
         if self._redraw is None and not self._is_closed:

@@ -2,6 +2,10 @@
 
     {"message": "Add a contact page", "model": "openai/gpt-5-mini"}   start a turn
     {"action": "stop"}                                                 stop the running one
+    {"action": "open", "path": "/index.html"}                          the file in my editor
+
+"open" tells the project's other people which file this tab shows
+(chat.live.presence; "" for none); a viewer may send it too.
 
 A message may carry "attachments": problems the preview reported and elements
 the person picked in it (chat.agent.attachments), as a list or as the JSON text
@@ -24,11 +28,12 @@ from chat.agent.attachments import Attachment, AttachmentsRefused, attachments_f
 from chat.services import message_too_long
 from common.jsontypes import JSON_CHAR_BYTES, NOT_JSON, JSONObject, decoded
 from common.refusals import Refusal
+from projects.files.paths import MAX_LENGTH, normalize_path
 
 
 @dataclass(frozen=True)
 class Frame:
-    action: Literal["message", "stop", "files"]
+    action: Literal["message", "stop", "files", "open"]
     message: str = ""
     model: str = ""
     attachments: tuple[Attachment, ...] = ()
@@ -62,6 +67,8 @@ def parse_frame(text: str | None) -> Frame | FrameRefused:
         return Frame("stop")
     if action == "files":  # a tab back after its socket was down: the files as they are
         return _files(body)
+    if action == "open":
+        return _open(body)
     if action != "message":
         return FrameRefused('Unknown request: send {"message": "…"} or {"action": "stop"}.')
     return _message(body)
@@ -74,6 +81,16 @@ def _files(body: JSONObject) -> Frame | FrameRefused:
     if not isinstance(version, int) or isinstance(version, bool) or version < 0:
         return FrameRefused("The open file's version must be a number.")
     return Frame("files", open_path=path, open_version=version)
+
+
+def _open(body: JSONObject) -> Frame | FrameRefused:
+    raw = body.get("path", "")
+    if raw == "":
+        return Frame("open")
+    path = normalize_path(raw) if isinstance(raw, str) and len(raw) <= MAX_LENGTH else None
+    if not isinstance(path, str):
+        return FrameRefused("The open file must be given as a project path, like /index.html.")
+    return Frame("open", open_path=path)
 
 
 def _message(body: JSONObject) -> Frame | FrameRefused:

@@ -99,6 +99,25 @@ class AnswerRedraw(TypedDict):
     type: Literal["answer.redraw"]
 
 
+class Person(TypedDict):
+    """One person with the project open (chat.live.presence), their latest tab's file."""
+
+    user: int
+    name: str
+    role: str  # projects.access.Role
+    path: str  # the file open in their editor, "" for none
+
+
+class PresenceChanged(TypedDict):
+    """Who has the project open now, to every tab of it (chat.live.presence):
+    a tab keeps the list with the highest `version` it has seen."""
+
+    type: Literal["presence.changed"]
+    version: int
+    people: list[Person]  # by name, at most chat.live.presence.LISTED
+    total: int  # how many people in all
+
+
 def turn_events(
     *, turn: str, conversation: int, events: list[NumberedEvent], first: int | None = None
 ) -> TurnEvents:

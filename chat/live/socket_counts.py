@@ -21,6 +21,7 @@ import logging
 import uuid
 import weakref
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -43,20 +44,93 @@ redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
 redis.call('EXPIRE', KEYS[1], math.ceil(tonumber(ARGV[2])))
 return 1
 """
-# KEYS: the addresses' sets. ARGV: the lapse, then for each key its number of
-# members and the members.
+# KEYS: the sets, then keys that only live as long as them (chat.live.presence:
+# what each member is). ARGV: the lapse, the number of sets, then for each set
+# its number of members and the members.
 _RENEW = """
 local time = redis.call('TIME')
 local lapses = tonumber(time[1]) + tonumber(time[2]) / 1000000 + tonumber(ARGV[1])
-local at = 2
-for k = 1, #KEYS do
+local at = 3
+for k = 1, tonumber(ARGV[2]) do
   local count = tonumber(ARGV[at])
   for i = 1, count do redis.call('ZADD', KEYS[k], lapses, ARGV[at + i]) end
   at = at + count + 1
-  redis.call('EXPIRE', KEYS[k], math.ceil(tonumber(ARGV[1])))
 end
+for k = 1, #KEYS do redis.call('EXPIRE', KEYS[k], math.ceil(tonumber(ARGV[1]))) end
 return 0
 """
+
+
+class Lapsing:
+    """This process's members of Redis sorted sets, each scored with the time it
+    lapses (Redis's clock), all renewed in one script every `every` seconds
+    while it holds any: one timer per process, never one per socket. The sets'
+    `companions` (keys that live as long as a set) have their lifetime renewed
+    with them. Shared by the socket counts and the project's presence
+    (chat.live.presence), so the rule of lapsing lives here only."""
+
+    def __init__(
+        self,
+        redis: Redis,
+        *,
+        lapse: float,
+        every: float,
+        companions: Callable[[str], list[str]] = lambda key: [],
+        what: str = "chat sockets' places",
+        after: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        self._redis, self.lapse, self._every = redis, lapse, every
+        self._script = redis.register_script(_RENEW)
+        self._companions, self._what, self._after = companions, what, after
+        self._held: dict[str, set[str]] = {}  # by set's key
+        self._renewing: asyncio.Task[None] | None = None
+
+    def held(self, key: str) -> set[str]:
+        return self._held.get(key, set())
+
+    def keys(self) -> list[str]:
+        """The sets this process holds members of."""
+        return list(self._held)
+
+    def hold(self, key: str, member: str) -> None:
+        self._held.setdefault(key, set()).add(member)
+        if self._renewing is None or self._renewing.done():
+            self._renewing = asyncio.get_running_loop().create_task(self._renew_all())
+
+    def drop(self, key: str, member: str) -> None:
+        # At once: a member renewed no more lapses even if its removal from
+        # Redis never comes (a cancellation, Redis down).
+        mine = self._held.get(key, set())
+        mine.discard(member)
+        if not mine:
+            self._held.pop(key, None)
+
+    async def renew(self) -> None:
+        """Every member this process holds, renewed for another `lapse` seconds."""
+        held = {key: sorted(members) for key, members in self._held.items() if members}
+        if not held:
+            return
+        args: list[str | float | int] = [self.lapse, len(held)]
+        for members in held.values():
+            args += [len(members), *members]
+        companions = [extra for key in held for extra in self._companions(key)]
+        await self._script(keys=[*held, *companions], args=args)
+
+    async def _renew_all(self) -> None:
+        while self._held:
+            await asyncio.sleep(self._every)
+            try:
+                await self.renew()
+                if self._after is not None:
+                    await self._after()
+            except (RedisError, OSError) as error:
+                logger.warning("Could not renew the %s in Redis: %s", self._what, error)
+
+    async def aclose(self) -> None:
+        if self._renewing is not None:
+            self._renewing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._renewing
 
 
 @dataclass(frozen=True)
@@ -108,39 +182,25 @@ class RedisCounts:
     def __init__(self, url: str, *, lapse: float = LAPSE, renew: float = RENEW) -> None:
         self._redis = Redis.from_url(url, socket_timeout=5, socket_connect_timeout=2)
         self._take = self._redis.register_script(_TAKE)
-        self._renew = self._redis.register_script(_RENEW)
-        self._lapse, self._every = lapse, renew
+        self._places = Lapsing(self._redis, lapse=lapse, every=renew)
         self._origin = uuid.uuid4().hex  # this process, in its members' names
         self._serial = itertools.count()
-        self._held: dict[str, set[str]] = {}  # this process's places, by address
-        self._renewing: asyncio.Task[None] | None = None
 
     async def take(self, address: str, limit: int) -> Place | None:
-        mine = self._held.setdefault(address, set())
+        key = key_of(address)
         member = f"{self._origin}:{next(self._serial)}"
         try:
-            taken = bool(
-                await self._take(keys=[key_of(address)], args=[limit, self._lapse, member])
-            )
+            taken = bool(await self._take(keys=[key], args=[limit, self._places.lapse, member]))
         except (RedisError, OSError) as error:
             logger.warning("Chat sockets counted in this process only: Redis said %s", error)
-            taken = len(mine) < limit
+            taken = len(self._places.held(key)) < limit
         if not taken:
-            if not mine:
-                del self._held[address]
             return None
-        mine.add(member)
-        if self._renewing is None or self._renewing.done():
-            self._renewing = asyncio.get_running_loop().create_task(self._renew_all())
+        self._places.hold(key, member)
         return Place(address, member)
 
     async def give_back(self, place: Place) -> None:
-        # Here first, at once: the place is renewed no more, and lapses if the
-        # removal below never reaches Redis (a cancellation, Redis down).
-        mine = self._held.get(place.address, set())
-        mine.discard(place.member)
-        if not mine:
-            self._held.pop(place.address, None)
+        self._places.drop(key_of(place.address), place.member)
         try:
             await self._redis.zrem(key_of(place.address), place.member)
         except (RedisError, OSError) as error:
@@ -148,27 +208,10 @@ class RedisCounts:
 
     async def renew(self) -> None:
         """Every place this process holds, renewed for another `lapse` seconds."""
-        held = {address: sorted(members) for address, members in self._held.items() if members}
-        if not held:
-            return
-        args: list[str | float | int] = [self._lapse]
-        for members in held.values():
-            args += [len(members), *members]
-        await self._renew(keys=[key_of(address) for address in held], args=args)
-
-    async def _renew_all(self) -> None:
-        while self._held:
-            await asyncio.sleep(self._every)
-            try:
-                await self.renew()
-            except (RedisError, OSError) as error:
-                logger.warning("Could not renew the chat sockets' places in Redis: %s", error)
+        await self._places.renew()
 
     async def aclose(self) -> None:
-        if self._renewing is not None:
-            self._renewing.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._renewing
+        await self._places.aclose()
         await self._redis.aclose()
 
 

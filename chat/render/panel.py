@@ -6,6 +6,9 @@ connecting tab gets is put together from these in chat.live.snapshot."""
 from __future__ import annotations
 
 import json
+import zlib
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from django.conf import settings
 from django.template.loader import render_to_string
@@ -227,3 +230,46 @@ def signal_html(
         }
     )
     return render_to_string("chat/partials/signal.html", {"signal_json": data})
+
+
+SHOWN_PEOPLE = 5  # dots in the top bar; the rest are "and N more"
+_HUES = 8  # colours a dot may have (app.css: .presence-hue-0 … 7)
+
+
+def presence_html(people: Sequence[Mapping[str, Any]], *, total: int, me: int) -> str:
+    """Who else has the project open (chat.live.presence), for the top bar: a
+    dot each (an initial, a colour from the name, the words in a tooltip and
+    for screen readers), "and N more" past SHOWN_PEOPLE, and the files they
+    have open, for the file tree's dots (workspace/presence.js). `people`:
+    chat.live.messages.Person, which this layer does not import."""
+    others = [person for person in people if person["user"] != me]
+    counted_me = len(others) < len(people) or total > len(people)
+    shown = others[:SHOWN_PEOPLE]
+    dots = [
+        {
+            "name": person["name"],
+            "initial": (person["name"][:1] or "?").upper(),
+            "hue": zlib.crc32(person["name"].encode()) % _HUES,
+            "label": _presence_label(person),
+        }
+        for person in shown
+    ]
+    more = max(total - (1 if counted_me else 0) - len(shown), 0)
+    files: dict[str, list[str]] = {}
+    for person in others:
+        if person["path"]:
+            files.setdefault(person["path"], []).append(person["name"])
+    context = {
+        "dots": dots,
+        "more": more,
+        "narrow_more": max(len(shown) + more - 1, 0),  # a phone shows one dot
+        "files_json": json.dumps(files, ensure_ascii=False),
+    }
+    html = render_to_string("chat/partials/presence.html", context)
+    return oob("#presence", html, how="outerHTML")
+
+
+def _presence_label(person: Mapping[str, Any]) -> str:
+    role = {"owner": "owner", "editor": "editor", "viewer": "viewer"}.get(person["role"], "")
+    label = f"{person['name']} — {role}" if role else person["name"]
+    return f"{label}, has {person['path'].lstrip('/')} open" if person["path"] else label

@@ -45,6 +45,8 @@ export function mountEditor({ follow = false } = {}) {
   }
   setDirty(false);
   markOpenFile(form ? form.dataset.path : null);
+  // Who else is here sees which file this tab shows (workspace/presence.js).
+  document.body.dispatchEvent(new CustomEvent("builtit:fileShown"));
   if (!form || editor || !window.ace || form.dataset.binary) return;
   const host = document.getElementById("ace-editor");
   const source = document.getElementById("editor-content");

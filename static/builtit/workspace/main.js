@@ -10,6 +10,7 @@ import "./follow.js";
 import "./dialogs.js";
 import "./address.js";
 import "./uploads.js";
+import "./presence.js";
 
 // Every change this page asks for says which tab it came from (see TAB).
 on("htmx:configRequest", (event) => {

@@ -10,6 +10,7 @@ import pytest
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat.live.layer import LiveLayer, close_layer
+from chat.live.presence import close_registry
 from chat.llm import close_client
 from fakes.openrouter import FakeOpenRouter
 from tests.chat.live.tabs import settled
@@ -23,6 +24,7 @@ async def no_turn_outlives_the_test() -> AsyncIterator[None]:
     # server's do at shutdown (aiohttp says so of a pool left open).
     await close_client()
     await close_layer()
+    await close_registry()
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 
 from projects.files.results import FileWrite
-from projects.models import FileRevision, Project, ProjectFile
+from projects.models import FileRevision, Membership, Project, ProjectFile
 from projects.services import Author, file_create
 from projects.starter import STARTER_FILES
 from tests.conftest import SITES_HOST
@@ -258,6 +258,26 @@ def test_file_save_with_a_stale_version_is_a_409_and_keeps_the_saved_content(
     assert "/styles.css changed since it was opened" in message
     assert "you have version 1, it is now version 2" in message
     assert 'data-action="overwrite" data-version="2"' in message
+    record = ProjectFile.objects.get(project=starter_project, path="/styles.css")
+    assert (record.content, record.version) == ("a {}", 2)
+
+
+def test_a_save_over_another_persons_newer_save_is_refused_in_words(
+    htmx_client, starter_project, other_user
+):
+    # Two people with the file open at version 1: the owner saves first; the
+    # editor's save, based on the older version, is refused and changes nothing.
+    Membership.objects.create(
+        project=starter_project, user=other_user, role="editor", added_by=starter_project.owner
+    )
+    editor = Client(headers={"HX-Request": "true"})
+    editor.force_login(other_user)
+    first = {"path": "/styles.css", "content": "a {}", "version": "1"}
+    assert htmx_client.post(_url(starter_project, "save"), first).status_code == 200
+    theirs = {"path": "/styles.css", "content": "b {}", "version": "1"}
+    response = editor.post(_url(starter_project, "save"), theirs)
+    assert response.status_code == 409
+    assert "/styles.css changed since it was opened" in unescape(response.content.decode())
     record = ProjectFile.objects.get(project=starter_project, path="/styles.css")
     assert (record.content, record.version) == ("a {}", 2)
 
