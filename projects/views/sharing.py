@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from common.users import current_user
+from common.users import current_user, person_name
 from projects.access import Access, access_for, project_for
 from projects.activity import a_role, activity_list
 from projects.invitations import (
@@ -49,7 +49,7 @@ def share_add(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     result = membership_add(project=project, by=current_user(request), username=username, role=role)
     if isinstance(result, ShareRefused):
         return _panel(request, _owner(project), error=result.message, username=username)
-    said = f"Shared with {result.user.get_username()} as {result.get_role_display().lower()}."
+    said = f"Shared with {person_name(result.user)} as {result.get_role_display().lower()}."
     return _panel(request, _owner(project), said=said)
 
 
@@ -62,7 +62,7 @@ def share_role(request: HttpRequest, project_id: uuid.UUID, user_id: int) -> Htt
     )
     if isinstance(result, ShareRefused):
         return _panel(request, _owner(project), error=result.message)
-    said = f"{person.get_username()} is now {a_role(result.role)}."
+    said = f"{person_name(person)} is now {a_role(result.role)}."
     return _panel(request, _owner(project), said=said)
 
 
@@ -73,7 +73,7 @@ def share_remove(request: HttpRequest, project_id: uuid.UUID, user_id: int) -> H
     refused = membership_remove(project=project, by=current_user(request), user=person)
     if refused:
         return _panel(request, _owner(project), error=refused.message)
-    return _panel(request, _owner(project), said=f"Removed {person.get_username()}.")
+    return _panel(request, _owner(project), said=f"Removed {person_name(person)}.")
 
 
 @require_POST
@@ -141,7 +141,7 @@ def share_hand_over(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse
     if isinstance(result, ShareRefused):
         return _panel(request, _owner(project), error=result.message, new_owner=username)
     said = (
-        f"{result.owner.get_username()} owns {result.name} now. You stay on as an editor: "
+        f"{person_name(result.owner)} owns {result.name} now. You stay on as an editor: "
         "only they can publish, share or delete it."
     )
     return _panel(request, Access(result, "editor"), said=said)
@@ -176,7 +176,7 @@ def _panel(
     owner = access.role == "owner"
     context = {
         "project": project,
-        "owner_name": project.owner.get_username(),
+        "owner_name": person_name(project.owner),
         "role": access.role,
         "is_owner": owner,
         "members": members,
