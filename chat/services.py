@@ -22,7 +22,6 @@ from chat.records.reply import AssistantRecord
 from chat.records.tool_result import ToolRecord
 from chat.records.turn import SERVER_STOPPED, TurnRecord
 from chat.records.user_message import UserRecord
-from chat.selectors.askers import person_name
 from chat.selectors.conversations import next_sequence
 from chat.selectors.running import TURN_LOCK, lapsed_turns, running_turn_of, turns_running_elsewhere
 from chat.selectors.turns import turn_so_far
@@ -30,6 +29,7 @@ from chat.spending import charge_add, charge_record
 from common.jsontypes import JSONObject
 from common.refusals import Refusal
 from common.text import plain_excerpt, well_formed
+from common.users import person_name
 from projects.locks import LockHeld, lock_acquire
 from projects.models import Project, ProjectLock
 

@@ -24,12 +24,14 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import DecimalField, F, Q, Sum, Value
+from django.db.models import DecimalField, F, Max, Q, Sum, Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from chat.models import Charge, Conversation, Message, SpendingHold
+from projects.access import projects_visible_to
 from projects.models import Project
 
 _ZERO = Decimal(0)
@@ -82,6 +84,79 @@ def person_spent(*, user_id: int, since: datetime) -> Decimal:
     have or had."""
     charges = Charge.objects.filter(user_id=user_id, created_at__gte=since)
     return charges.aggregate(total=Sum("cost"))["total"] or _ZERO
+
+
+@dataclass(frozen=True)
+class ProjectSpent:
+    """What a person spent in one project: named as the ledger last named it
+    (or by its name now, while it exists), and whether they can still open it."""
+
+    project_id: uuid.UUID | None  # None: deleted for good
+    name: str
+    spent: Decimal
+    can_open: bool
+
+
+@dataclass(frozen=True)
+class PersonSpending:
+    """What a person has spent today and this month (the windows their caps
+    count: chat.agent.person_limits.person_caps), and this month by project,
+    dearest first, at most `shown` of them; the rest summed."""
+
+    today: Decimal
+    this_month: Decimal
+    projects: list[ProjectSpent]
+    others: int  # projects beyond those listed
+    others_spent: Decimal
+
+
+def person_spending(
+    *, user: User, day_start: datetime, month_start: datetime, shown: int = 20
+) -> PersonSpending:
+    """The person's own ledger: every turn they sent (and Improve and summaries
+    they asked for), in every project, whichever key paid for it."""
+    month = Charge.objects.filter(user_id=user.pk, created_at__gte=month_start)
+    totals = month.aggregate(
+        month=Sum("cost"), day=Sum("cost", filter=Q(created_at__gte=day_start))
+    )
+    # A project that still exists, by its id (named as it is now); one deleted
+    # for good has no id left, so by the name the ledger kept.
+    live = (
+        month.filter(project__isnull=False)
+        .values("project_id")
+        .annotate(spent=Sum("cost"), name=Max("project__name"))
+        .order_by("-spent", "name")
+    )
+    gone = (
+        month.filter(project__isnull=True)
+        .values("project_name")
+        .annotate(spent=Sum("cost"))
+        .order_by("-spent", "project_name")
+    )
+    groups = live.count() + gone.count()
+    rows: list[tuple[Decimal, str, uuid.UUID | None]] = [
+        (row["spent"], row["name"], row["project_id"]) for row in live[:shown]
+    ]
+    rows += [(row["spent"], row["project_name"], None) for row in gone[:shown]]
+    rows.sort(key=lambda row: (-row[0], row[1]))
+    rows = rows[:shown]
+    openable = set(
+        projects_visible_to(user)
+        .filter(pk__in=[row[2] for row in rows if row[2] is not None])
+        .values_list("pk", flat=True)
+    )
+    listed = [
+        ProjectSpent(project_id=pk, name=name, spent=spent, can_open=pk in openable)
+        for spent, name, pk in rows
+    ]
+    this_month = totals["month"] or _ZERO
+    return PersonSpending(
+        today=totals["day"] or _ZERO,
+        this_month=this_month,
+        projects=listed,
+        others=groups - len(listed),
+        others_spent=this_month - sum((row.spent for row in listed), _ZERO),
+    )
 
 
 def project_spent(*, project_id: uuid.UUID) -> Decimal:

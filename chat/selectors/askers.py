@@ -7,16 +7,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Collection
 
-from django.contrib.auth.models import AbstractBaseUser, User
+from django.contrib.auth.models import User
 from django.db.models import Exists, OuterRef
 
+from common.users import person_name
 from projects.models import Membership, Project
-
-
-def person_name(user: AbstractBaseUser) -> str:
-    """A person as the chat names them: their full name, else their username."""
-    full = user.get_full_name().strip() if isinstance(user, User) else ""
-    return full or user.get_username()
 
 
 def turn_askers(*, project_id: uuid.UUID, sender_ids: Collection[int]) -> dict[int, str]:

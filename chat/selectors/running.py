@@ -53,7 +53,7 @@ def running_turn_of(lock: ProjectLock) -> RunningTurn:
 
 def sent_by(details: object) -> tuple[int | None, str]:
     """Who sent the turn a lock's details describe: their id and name, as the
-    chat names them (chat.selectors.askers.person_name)."""
+    chat names them (common.users.person_name)."""
     if not isinstance(details, dict):
         return None, ""
     user_id, name = details.get("user"), details.get("user_name")

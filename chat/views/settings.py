@@ -1,8 +1,11 @@
 """The Settings page: a user's own OpenRouter API key (see chat.personal_keys),
-personal access tokens for scripts (chat.access_tokens), and signing out
-everywhere (every session and token at once)."""
+their spending against their caps (chat.spending), personal access tokens for
+scripts (chat.access_tokens), and signing out everywhere (every session and
+token at once)."""
 
 from __future__ import annotations
+
+from decimal import Decimal
 
 from django.conf import settings
 from django.contrib import messages
@@ -21,7 +24,9 @@ from chat.access_tokens import (
     user_sign_out_everywhere,
 )
 from chat.agent.model_choice import setup_of
+from chat.agent.person_limits import person_caps
 from chat.personal_keys import KeyRefused, key_delete, key_save, key_status
+from chat.spending import person_spending
 from common.users import current_user
 
 
@@ -32,8 +37,15 @@ def _page(
     status: int = 200,
     **tokens: object,
 ) -> HttpResponse:
+    # The caps' own windows (today, this month), so the page and the caps agree.
+    caps = person_caps(user_id=user.pk, project_cap=None)
+    spent = person_spending(user=user, day_start=caps.day_start, month_start=caps.month_start)
     context = {
         "key": key_status(user),
+        "caps": caps,
+        "spending": spent,
+        "day_left": _left(caps.day, spent.today),
+        "month_left": _left(caps.month, spent.this_month),
         "problem": problem,
         # How turns reach a model without a key of one's own: the server's key,
         # a local server that needs none, or nothing (model_choice.setup_of).
@@ -46,6 +58,10 @@ def _page(
     if "new_token" in tokens:
         response["Cache-Control"] = "no-store"  # the token is on this page, once
     return response
+
+
+def _left(cap: Decimal | None, spent: Decimal) -> Decimal | None:
+    return None if cap is None else max(Decimal(0), cap - spent)
 
 
 # The pasted key must not reach an error report, whatever goes wrong below.

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.db.models.functions import Coalesce
 
+from common.users import person_name
 from projects.files.paths import PathError, normalize_path
 from projects.files.results import ErrorCode, FileError, FileWrite
 from projects.models import FileRevision, Project, ProjectFile
@@ -35,6 +36,7 @@ class RevisionInfo:
     via: str = ""  # "undo", "redo" or "restore" when one of those wrote it
     message_id: int | None = None  # the assistant's message whose turn made it
     note: str = ""  # what the person did, in words (FileRevision.note)
+    name: str = ""  # the person as others are shown them (common.users.person_name)
 
 
 @dataclass(frozen=True)
@@ -148,4 +150,5 @@ def _info(row: FileRevision) -> RevisionInfo:
         via=row.reversal.kind if row.reversal else "",
         message_id=row.message_id,
         note=row.note,
+        name=person_name(row.user) if row.user else "",
     )

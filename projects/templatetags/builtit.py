@@ -3,10 +3,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django import template
+from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 from django.utils.timesince import timesince
 
 from common.sizes import human_size
+from common.users import person_name
 from projects.models import Project
 from projects.publish.selectors import site_of
 from projects.web import sites
@@ -18,6 +20,12 @@ register = template.Library()
 @register.filter(name="human_size")
 def human_size_filter(size: int | None) -> str:
     return human_size(int(size or 0))
+
+
+@register.filter(name="person_name")
+def person_name_filter(user: AbstractBaseUser | None) -> str:
+    """A person named to another as the chat names them ("Ada", not "ada")."""
+    return "" if user is None else person_name(user)
 
 
 @register.filter

@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from common.users import current_user
+from common.users import current_user, person_name
 from projects.access import Access, access_for, project_access, project_for
 from projects.activity import a_role, activity_list
 from projects.invitations import (
@@ -56,7 +56,7 @@ def share_add(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     result = membership_add(project=project, by=current_user(request), username=username, role=role)
     if isinstance(result, ShareRefused):
         return _panel(request, _owner(project), error=result.message, username=username)
-    said = f"Shared with {result.user.get_username()} as {result.get_role_display().lower()}."
+    said = f"Shared with {person_name(result.user)} as {result.get_role_display().lower()}."
     return _panel(request, _owner(project), said=said)
 
 
@@ -69,7 +69,7 @@ def share_role(request: HttpRequest, project_id: uuid.UUID, user_id: int) -> Htt
     )
     if isinstance(result, ShareRefused):
         return _panel(request, _owner(project), error=result.message)
-    said = f"{person.get_username()} is now {a_role(result.role)}."
+    said = f"{person_name(person)} is now {a_role(result.role)}."
     return _panel(request, _owner(project), said=said)
 
 
@@ -80,7 +80,7 @@ def share_remove(request: HttpRequest, project_id: uuid.UUID, user_id: int) -> H
     refused = membership_remove(project=project, by=current_user(request), user=person)
     if refused:
         return _panel(request, _owner(project), error=refused.message)
-    return _panel(request, _owner(project), said=f"Removed {person.get_username()}.")
+    return _panel(request, _owner(project), said=f"Removed {person_name(person)}.")
 
 
 @require_POST
@@ -148,7 +148,7 @@ def share_hand_over(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse
     result = hand_over_offer_make(project=project, by=current_user(request), username=username)
     if isinstance(result, ShareRefused):
         return _panel(request, _owner(project), error=result.message, new_owner=username)
-    name = result.to_user.get_username()
+    name = person_name(result.to_user)
     said = (
         f"Offered to {name}: it is theirs once they accept, until "
         f"{date(result.expires_at, 'j M')}. Until then it stays yours."
@@ -239,7 +239,7 @@ def _panel(
     owner = access.role == "owner"
     context = {
         "project": project,
-        "owner_name": project.owner.get_username(),
+        "owner_name": person_name(project.owner),
         "role": access.role,
         "is_owner": owner,
         "members": members,

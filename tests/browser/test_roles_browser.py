@@ -46,7 +46,7 @@ def test_a_viewer_sees_the_project_read_only(
     page = people.open(chat_server.url, "vera", shared_project.project, width=width)
 
     note = page.locator("#chat-viewer-line")
-    expect(note).to_have_text("You can look at this project; ada can make you an editor.")
+    expect(note).to_have_text("You can look at this project; Ada can make you an editor.")
     expect(note).to_be_visible()
     expect(page.locator("#composer-input")).to_be_hidden()
     expect(page.locator(".role-badge").first).to_have_text("Viewer")

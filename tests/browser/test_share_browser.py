@@ -55,7 +55,7 @@ def test_the_owner_adds_changes_and_removes_a_person(
     dialog.get_by_label("Username", exact=True).fill("erin")
     dialog.get_by_label("Role", exact=True).select_option("editor")
     dialog.get_by_role("button", name="Add").click()
-    _said(page, "Shared with erin as editor.")
+    _said(page, "Shared with Erin as editor.")
     assert Membership.objects.get().role == "editor"
     row = dialog.locator(".share-people li", has_text="erin")
     assert row.get_by_label("Role of erin").input_value() == "editor"
@@ -103,10 +103,10 @@ def test_sharing_by_keyboard_only(browser, page, live_server, browser_user) -> N
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.textContent") == "Add"
     page.keyboard.press("Enter")
-    _said(page, "Shared with erin as editor.")
+    _said(page, "Shared with Erin as editor.")
     assert Membership.objects.get().role == "editor"
     # The answer has the focus, so a screen reader reads it.
-    assert page.evaluate("document.activeElement.textContent") == "Shared with erin as editor."
+    assert page.evaluate("document.activeElement.textContent") == "Shared with Erin as editor."
     page.keyboard.press("Escape")
     page.wait_for_selector("#share-dialog", state="hidden")
     assert page.evaluate("document.activeElement.textContent") == "Share"
@@ -140,7 +140,7 @@ def test_the_person_shared_with_finds_it_on_their_dashboard(
     page.locator("#hand-over-username").fill("erin")
     page.locator("#share-dialog button:has-text('Offer…')").click()
     answer(page)
-    _said(page, "Offered to erin: it is theirs once they accept")
+    _said(page, "Offered to Erin: it is theirs once they accept")
     assert Project.objects.get().owner == browser_user
     erin.reload()
     offer = erin.locator(".hand-over-offer")

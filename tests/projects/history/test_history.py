@@ -218,10 +218,13 @@ def test_a_turn_link_is_owner_only(project, other_client) -> None:
 def test_on_a_shared_project_history_names_who_asked_and_who_edited(
     project, user, other_user, user_client, other_client
 ) -> None:
-    """Each person reads the others by name and themselves as "you"; the
-    assistant's change names the person whose turn made it."""
+    """Each person reads the others by name (as the chat names them: the full
+    name, not the username) and themselves as "you"; the assistant's change
+    names the person whose turn made it."""
     membership_add(project=project, by=user, username=other_user.get_username(), role="editor")
-    erin = other_user.get_username()
+    other_user.first_name, other_user.last_name = "Erin", "Quill"
+    other_user.save()
+    erin = "Erin Quill"
     _write(file_create(project=project, path="/a.html", content="x", author=Author.person(user)))
     _write(
         file_update(project=project, path="/a.html", content="y", author=Author.person(other_user))

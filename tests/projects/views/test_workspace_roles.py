@@ -10,6 +10,7 @@ from django.test import Client
 from django.urls import reverse
 
 from chat.models import Conversation, Message
+from chat.selectors.askers import turn_asker
 from projects.models import GitRemote, Membership, Project, Site
 from projects.publish.domains import site_domain_set
 from projects.publish.services import site_publish
@@ -71,6 +72,25 @@ def test_a_viewer_opening_a_project_with_no_conversation_writes_none(
     owner = _as(starter_project, None).get(reverse("workspace", args=[starter_project.pk]))
     assert "No one has chatted" not in owner.content.decode()
     assert Conversation.objects.get(project=starter_project) == started
+
+
+def test_the_workspace_names_the_owner_as_the_chat_names_people(
+    starter_project: Project,
+) -> None:
+    """ "Ada Lovelace can make you an editor", as her turns read "Ada Lovelace
+    asked" (common.users.person_name), not by her username."""
+    owner = starter_project.owner
+    owner.first_name, owner.last_name = "Ada", "Lovelace"
+    owner.save()
+    client = _as(starter_project, "viewer")
+    page = client.get(reverse("workspace", args=[starter_project.pk])).content.decode()
+    share = client.get(reverse("share_panel", args=[starter_project.pk])).content.decode()
+
+    assert "You can look at this project; Ada Lovelace can make you an editor." in page
+    assert 'title="Ada Lovelace shared this project with you"' in page
+    assert '<span class="share-name">Ada Lovelace</span>' in share
+    assert '<span class="share-name">viewer (you)</span>' in share  # no full name: the username
+    assert turn_asker(project=starter_project, sender=owner) == "Ada Lovelace"
 
 
 def test_an_editor_chats_and_edits_but_sees_no_owner_controls(starter_project: Project) -> None:
