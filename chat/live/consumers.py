@@ -55,8 +55,8 @@ from chat.live.socket_auth import (
 from chat.live.watchdog import Watchdog, watchdog
 from chat.models import Conversation
 from chat.render import panel
-from chat.selectors.askers import person_name
 from common import threads
+from common.users import person_name
 from projects.access import ACTIONS, Action, Role, allows, project_access, refusal
 from projects.lifecycle import project_remember_model
 from projects.models import Project
