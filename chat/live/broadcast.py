@@ -9,10 +9,12 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.contrib.auth.models import User
 from django.dispatch import receiver
 
 from chat.live import messages
 from chat.live.turns import group_name
+from common.users import person_name
 from projects.models import Project
 from projects.signals import files_changed
 
@@ -35,17 +37,20 @@ def files_moved(
     turn_id: int | None,
     by: messages.Mover = "history",
     tab: str = "",
+    person: User | None = None,
 ) -> None:
     """From synchronous code (a view): one message to the project's tabs."""
     layer = get_channel_layer()
     if layer is None:
         return
     message = messages.FilesMoved(type="files.moved", paths=paths, turn=turn_id, by=by, tab=tab)
+    if person is not None:
+        message["person"], message["name"] = person.pk, person_name(person)
     async_to_sync(layer.group_send)(group_name(project.pk), message)
 
 
 @receiver(files_changed)
 def _changed_in_a_tab(
-    sender: object, project: Project, paths: list[str], tab: str, **_: Any
+    sender: object, project: Project, paths: list[str], tab: str, user: User, **_: Any
 ) -> None:
-    files_moved(project, paths=paths, turn_id=None, by="person", tab=tab)
+    files_moved(project, paths=paths, turn_id=None, by="person", tab=tab, person=user)

@@ -494,7 +494,13 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         parts = [
             await self.follower.changes_html(message["turn"]),
             await threads.run(tree_html, self.project),
-            self._signal(files=message["paths"], by=message["by"], tab=message["tab"]),
+            self._signal(
+                files=message["paths"],
+                by=message["by"],
+                tab=message["tab"],
+                # Another person's change names them; one's own, from another tab, does not.
+                who=message.get("name", "") if message.get("person") != self.user.pk else "",
+            ),
         ]
         await self.send_html("".join(parts))
 
@@ -573,12 +579,20 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         files: list[str] | None = None,
         by: str = "assistant",
         tab: str = "",
+        who: str = "",
         draft: str = "",
         role: str = "",
     ) -> str:
         self.signals += 1
         return panel.signal_html(
-            self.signals, sent=sent, files=files or [], by=by, tab=tab, draft=draft, role=role
+            self.signals,
+            sent=sent,
+            files=files or [],
+            by=by,
+            tab=tab,
+            who=who,
+            draft=draft,
+            role=role,
         )
 
 

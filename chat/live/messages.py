@@ -58,6 +58,9 @@ class FilesMoved(TypedDict):
     turn: int | None  # the turn whose summary changed (its first message), if any
     by: Mover
     tab: str  # the workspace tab that made a person's change (it has followed already)
+    # Who made a person's change, for the others' tabs: "Erin saved this file."
+    person: NotRequired[int]
+    name: NotRequired[str]
 
 
 class ConversationCompacted(TypedDict):

@@ -207,12 +207,14 @@ def signal_html(
     files: list[str],
     by: str = "assistant",
     tab: str = "",
+    who: str = "",
     draft: str = "",
     role: str = "",
 ) -> str:
     """A hidden element the page's script reads after each frame (chat/signals.js);
     `by` says who changed `files`: the assistant, an undo or restore ("history"),
-    or the person ("person") in the workspace tab `tab`; `draft`, a message that
+    or a person ("person") in the workspace tab `tab`, named `who` when it was
+    someone else; `draft`, a message that
     could not go, for the message box; `role`, the person's role in the project
     when it changed (projects.access.Role), with what it may do now (`may`,
     as the page's root carries it: projects.web.workspace)."""
@@ -224,6 +226,7 @@ def signal_html(
             "files": files,
             "by": by,
             "tab": tab,
+            "who": who,
             "draft": draft,
             "role": role,
             "may": may,

@@ -12,6 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django_htmx.http import reswap, retarget, trigger_client_event
 
+from common.users import current_user
 from projects.files.results import ErrorCode, FileError, FileWrite
 from projects.models import Project
 from projects.selectors import file_read
@@ -66,6 +67,8 @@ def announce(request: HttpRequest, project: Project, written: FileWrite) -> None
     paths = [path for path in (written.old_path, written.path) if path]
     raw = request.headers.get("X-Builtit-Tab", "")
     tab = raw if _TAB.fullmatch(raw) else ""
+    user = current_user(request)
     transaction.on_commit(
-        lambda: files_changed.send(Project, project=project, paths=paths, tab=tab), robust=True
+        lambda: files_changed.send(Project, project=project, paths=paths, tab=tab, user=user),
+        robust=True,
     )

@@ -136,10 +136,10 @@ def test_a_save_over_the_others_newer_save_is_refused_in_words(
     _type_at_end(ada, "<!-- Ada's -->")
     ada.keyboard.press("Control+s")
     ada.wait_for_selector("#editor-status .status.ok")
-    # Erin's page hears of Ada's save and keeps her unsaved text.
-    expect(erin.locator("#editor-status .status.warning")).to_contain_text(
-        "Save will be refused because the file changed"
-    )
+    # Erin's page hears of Ada's save, by name, and keeps her unsaved text.
+    warning = erin.locator("#editor-status .status.warning")
+    expect(warning).to_contain_text("Save will be refused because the file changed")
+    expect(warning).to_contain_text("Ada saved this file.")
 
     erin.keyboard.press("Control+s")
     error = erin.locator("#editor-status .status.error")

@@ -59,7 +59,7 @@ function readSignal() {
     // person in a tab (`tab`: which one; workspace/address.js follows the others').
     const source = ["history", "person"].includes(signal.by) ? signal.by : "assistant";
     document.body.dispatchEvent(new CustomEvent("filesChanged", {
-      detail: { paths: signal.files, source, tab: signal.tab || "" },
+      detail: { paths: signal.files, source, tab: signal.tab || "", who: signal.who || "" },
     }));
   }
 }

@@ -81,13 +81,13 @@ on("filesChanged", (event) => {
   const detail = event.detail || {};
   if (detail.source === "person" && detail.tab === TAB) return;  // followed already
   if (detail.shown) {  // a visual edit the preview shows already, in place (visual/main.js)
-    if (detail.source in CHANGED_BY) changedElsewhere(detail.paths, detail.source);
+    if (detail.source in CHANGED_BY) changedElsewhere(detail.paths, detail.source, detail.who);
     return;
   }
   clearTimeout(previewTimer);
   // A visual edit made here is shown at once (visual/main.js).
   previewTimer = setTimeout(reloadPreview, detail.now ? 0 : 250);
-  if (detail.source in CHANGED_BY) changedElsewhere(detail.paths, detail.source);
+  if (detail.source in CHANGED_BY) changedElsewhere(detail.paths, detail.source, detail.who);
 }, { target: document.body });
 
 on("submit", (event) => {

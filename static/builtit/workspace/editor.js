@@ -20,6 +20,13 @@ export const CHANGED_BY = {
   preview: "you changed this file in the preview.",
 };
 
+// Who changed the open file, in words; another person is named ("Erin saved
+// this file."), one's own other tab is not.
+export function changedByText(by, who = "") {
+  if (by === "person" && who) return `${who} saved this file.`;
+  return CHANGED_BY[by];
+}
+
 export const currentEditor = () => editor;
 export const isDirty = () => dirty;
 // The edits are let go: the file is about to be replaced.
@@ -147,7 +154,7 @@ function restorePlace(place) {
   }
   if (place.focused) editor.focus();
   else if (place.whole) editor.renderer.scroller.focus();
-  setStatus("ok followed", "Updated: " + CHANGED_BY[place.by]);
+  setStatus("ok followed", "Updated: " + changedByText(place.by, place.who));
 }
 
 // News of the last change only: with the next turn, a file it does not

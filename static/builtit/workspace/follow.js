@@ -3,14 +3,15 @@
 // follows, in place. This page's own saves already update its editor.
 import { on } from "../events.js";
 import { openUrl, answerText } from "./page.js";
-import { CHANGED_BY, isDirty, mountEditor, openPath, placeKept, placeOf } from "./editor.js";
+import { changedByText, isDirty, mountEditor, openPath, placeKept, placeOf } from "./editor.js";
 
 const HOME = "/index.html";
 let changedBy = "assistant";
+let changedWho = "";
 let followTimer = null;
 let reloads = 0;  // the latest reload; an earlier one's answer is not used
 
-export function changedElsewhere(paths, by) {
+export function changedElsewhere(paths, by, who = "") {
   if (!Array.isArray(paths)) return;
   // An empty editor (a blank project's first turn) shows the home page once
   // it exists, as a page opened with one does, in place.
@@ -21,8 +22,9 @@ export function changedElsewhere(paths, by) {
   }
   if (!paths.includes(openPath())) return;
   changedBy = by;
+  changedWho = who || "";
   clearTimeout(followTimer);
-  followTimer = setTimeout(() => reload(openPath(), changedBy), 250);
+  followTimer = setTimeout(() => reload(openPath(), changedBy, { who: changedWho }), 250);
 }
 
 // The open file again: after a change made elsewhere (`by`: who made it), or
@@ -32,7 +34,7 @@ export function changedElsewhere(paths, by) {
 // switched to the code mid-turn). Only the latest answer counts, and only
 // while the file it is for is still the open one; after a change elsewhere,
 // edits typed meanwhile are kept, with a warning, and the cursor stays.
-export async function reload(path, by, { fromEmpty = false } = {}) {
+export async function reload(path, by, { fromEmpty = false, who = "" } = {}) {
   if (!path) return;
   const still = () => openPath() === (fromEmpty ? null : path);
   const mine = ++reloads;
@@ -49,12 +51,12 @@ export async function reload(path, by, { fromEmpty = false } = {}) {
   if (!answer.ok) {
     // The file's own "not found" is retargeted to the editor; any other
     // answer (the project itself gone) is said as the server words it.
-    if (answer.status === 404 && answer.headers.get("HX-Retarget")) showGone(by);
+    if (answer.status === 404 && answer.headers.get("HX-Retarget")) showGone(by, who);
     else editorNotice(answerText(body).slice(0, 300) || "The file could not be loaded again.", []);
     return;
   }
-  if (by && isDirty()) { warnChangedUnderEdits(by); return; }
-  placeKept(by ? { ...placeOf(), by } : null);
+  if (by && isDirty()) { warnChangedUnderEdits(by, who); return; }
+  placeKept(by ? { ...placeOf(), by, who } : null);
   htmx.swap("#editor-pane", body, { swapStyle: "innerHTML" });
   mountEditor({ follow: fromEmpty });
 }
@@ -83,8 +85,8 @@ function editorNotice(text, actions) {
 
 const SAVE_AS_NEW = ["save-as-new", "Save my text as a new file"];
 
-function warnChangedUnderEdits(by) {
-  const what = CHANGED_BY[by];
+function warnChangedUnderEdits(by, who) {
+  const what = changedByText(by, who);
   editorNotice(
     what[0].toUpperCase() + what.slice(1) + " " +
     "Your unsaved edits are still here, but Save will be refused because the file changed. " +
@@ -96,20 +98,22 @@ function warnChangedUnderEdits(by) {
 // A file someone else deleted (renamed away) under the open editor: the
 // editor keeps the text and says so in its status line, with a way to keep
 // it. Save then asks for a new name (a save to the old one could only fail).
-function showGone(by) {
+function showGone(by, who = "") {
   const form = document.getElementById("editor-form");
   if (!form) return;
   form.dataset.gone = "true";
-  const who = {
+  const gone = {
     history: "An undo or restore deleted this file (or renamed it).",
     assistant: "The assistant deleted this file (or renamed it).",
     person: "This file was deleted (or renamed) in another tab.",
   }[by] || "Someone deleted this file (or renamed it).";
+  const named = by === "person" && who ? `${who} deleted this file (or renamed it).` : "";
+  const said = named || gone;
   if (form.dataset.binary) {
-    editorNotice(`${who} Its versions stay in its History.`, []);
+    editorNotice(`${said} Its versions stay in its History.`, []);
     return;
   }
-  editorNotice(`${who} Your text is still here: save it as a new file to keep it.`, [SAVE_AS_NEW]);
+  editorNotice(`${said} Your text is still here: save it as a new file to keep it.`, [SAVE_AS_NEW]);
 }
 
 // The chat's socket is back after a while down (chat/connection.js): the server
