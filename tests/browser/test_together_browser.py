@@ -73,6 +73,14 @@ def test_one_turn_at_a_time_and_each_paid_by_who_asked(
         expect(_turn(page, "Add a menu page").locator(".bubble-by")).to_have_text("Ada asked")
         expect(page.locator("#chat-status")).to_have_attribute("data-busy", "true")
 
+    # Each sees the other here, on the other process too; Ada's dot says her turn runs.
+    adas_dot = erin.locator("#presence .presence-dot[data-name='Ada']")
+    expect(adas_dot).to_have_class(re.compile(r"\brunning\b"))
+    expect(adas_dot).to_have_attribute("title", re.compile(r"^Ada — owner.*running a turn$"))
+    erins_dot = ada.locator("#presence .presence-dot[data-name='Erin']")
+    expect(erins_dot).to_have_attribute("title", re.compile(r"^Erin — editor"))
+    expect(erins_dot).not_to_have_class(re.compile(r"\brunning\b"))
+
     _send(erin, "Add a contact page")
     expect(erin.locator("#chat-notice")).to_have_text(
         "Ada is working with the assistant on this project right now: one turn runs at a "
@@ -107,6 +115,10 @@ def test_one_turn_at_a_time_and_each_paid_by_who_asked(
     assert person_spent(user_id=shared_project.owner.pk, since=today) == ADAS_COST
     assert person_spent(user_id=shared_project.editor.pk, since=today) == ERINS_COST
     assert person_spent(user_id=shared_project.viewer.pk, since=today) == 0
+    # And each reads their own in Settings.
+    for page, cost in ((ada, ADAS_COST), (erin, ERINS_COST)):
+        page.goto(page.url.split("/projects/")[0] + "/settings/")
+        expect(page.locator("#spent-today")).to_contain_text(f"${cost}")
 
     # The admin's ledger names who paid for each.
     admin = Client()
