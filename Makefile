@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum |
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-services lint docs format check superuser fake-openrouter clean
+.PHONY: venv run test test-services lint docs format check superuser fake-openrouter clean
 
 $(STAMP):
 	@test -n "$(PYTHON)" || { echo "Built-It needs Python 3.11 or newer (python3.11+ on PATH)."; exit 1; }
@@ -19,6 +19,9 @@ $(STAMP):
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[dev]"
 	@rm -f $(VENV)/.installed-*
 	@touch $@
+
+# The virtualenv alone: CI makes it before starting the two suites side by side.
+venv: $(STAMP)
 
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
