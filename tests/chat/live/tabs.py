@@ -55,7 +55,9 @@ async def opened(
 ) -> AsyncIterator[WebsocketCommunicator]:
     """A connected socket on `project` as `user`, disconnected afterwards."""
     socket = await communicator(socket_path(project, as_json=as_json, query=query), user=user)
-    connected, _ = await socket.connect()
+    # Channels' own bound is a second, which a connect on a busy machine (a
+    # session read, the project and role query) outlasted: a hang still fails.
+    connected, _ = await socket.connect(timeout=TURN_TIMEOUT)
     assert connected, "the socket was refused"
     try:
         yield socket

@@ -11,17 +11,19 @@ from typing import Any
 import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.utils import timezone
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat import services
+from chat.live.watchdog import watchdog
 from chat.models import Conversation, Message
 from chat.selectors.running import TURN_LOCK
 from fakes.openrouter import FakeOpenRouter
 from fakes.script import Reply
 from projects.models import Project, ProjectLock
-from tests.chat.live.tabs import events_until, frames_until, opened, send
+from tests.chat.live.tabs import events_until, frames_until, next_event, opened, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -31,7 +33,7 @@ TTL = 0.6  # seconds: the watchdog looks every fifth of it
 @sync_to_async
 def a_turn_whose_server_died(project: Project) -> Conversation:
     """What a killed process leaves: the person's message, a tool round's reply,
-    and its lock, still held for a moment and never refreshed again."""
+    and its lock, still held (until `lapsed`) and never refreshed again."""
     conversation = services.conversation_create(project=project)
     asked = services.message_user_create(
         conversation=conversation, sequence=1, text="Build it", model="m"
@@ -49,9 +51,23 @@ def a_turn_whose_server_died(project: Project) -> Conversation:
             "channel": None,
         },
         acquired_at=timezone.now(),
-        expires_at=timezone.now() + timedelta(seconds=TTL),
+        expires_at=timezone.now() + timedelta(minutes=5),
     )
     return conversation
+
+
+@sync_to_async
+def lapsed() -> None:
+    """The dead server's lock lapses now, as it would a TTL after its last refresh."""
+    ProjectLock.objects.update(expires_at=timezone.now())
+
+
+async def caught_up(script: WebsocketCommunicator) -> None:
+    """Until the script's socket has done its connect, its catch-up included: it
+    answers frames one at a time, after the connect (`opened` returns once the
+    socket is accepted, before the catch-up)."""
+    await send(script, action="dance")
+    assert (await next_event(script))["code"] == "bad_frame"
 
 
 @sync_to_async
@@ -71,6 +87,12 @@ async def test_every_tab_is_told_the_turn_is_recorded_and_the_project_freed(
     ):
         first = await frames_until(page, 'id="chat-signal"')
         assert 'data-busy="true"' in "".join(first), "the turn shows as running at first"
+        await caught_up(script)
+        # Both tabs show the turn: only now does its lock lapse. A lock that
+        # lapsed while a tab was still connecting would be a turn that tab never
+        # saw running (the connect reads only a live lock), with no `done` owed.
+        assert watchdog().watching_count() == 2, "each tab watches the running turn"
+        await lapsed()
         told = await events_until(script, "done")
         assert told[-2]["code"] == "server_stopped"
         assert told[-1]["status"] == "interrupted"
