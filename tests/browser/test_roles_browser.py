@@ -10,8 +10,9 @@ import pytest
 from playwright.sync_api import expect
 
 from chat.models import Conversation, Message
+from fakes.script import text
 from projects.services import Author, file_create
-from tests.browser.conftest import ChatServer, People, SharedProject
+from tests.browser.conftest import ChatServer, Held, People, SharedProject
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -75,4 +76,35 @@ def test_a_viewer_sees_the_project_read_only(
     page.emulate_media(color_scheme="dark")
     expect(note).to_be_visible()
     page.screenshot(path=str(tmp_path / f"viewer-chat-dark-{width}.png"), full_page=False)
+    assert people.errors == []
+
+
+def test_a_viewer_reads_no_invitation_to_chat_and_no_stop(
+    people: People, chat_server: ChatServer, shared_project: SharedProject
+) -> None:
+    """An empty conversation tells a viewer no one has chatted in it, with no
+    ideas to start with and no notice about connecting a model (they cannot
+    send); a turn someone else runs shows them no Stop."""
+    Conversation.objects.create(project=shared_project.project)
+    vera = people.open(chat_server.url, "vera", shared_project.project, width=390)
+    empty = vera.locator(".chat-empty")
+    expect(empty.get_by_text("No one has chatted in this conversation yet")).to_be_visible()
+    expect(empty.get_by_text("Describe the site you want")).to_be_hidden()
+    expect(empty.locator(".suggestions")).to_be_hidden()
+    expect(vera.locator("#model-setup")).to_be_hidden()
+
+    erin = people.open(chat_server.url, "erin", shared_project.project, width=1440)
+    expect(erin.locator(".chat-empty").get_by_text("No one has chatted")).to_be_hidden()
+    expect(erin.locator(".chat-empty .suggestions")).to_be_visible()
+    held = Held(text("Working on it."))
+    chat_server.fake.script(held)
+    erin.click("#composer-input")
+    erin.keyboard.type("Add a menu page")
+    erin.keyboard.press("Enter")
+    held.wait_until_asked()
+    expect(vera.locator("#chat-status")).to_have_attribute("data-busy", "true")
+    expect(erin.locator("#stop-form button")).to_be_visible()
+    expect(vera.locator("#stop-form button")).to_be_hidden()
+    held.release()
+    expect(vera.locator("#chat-status")).not_to_have_attribute("data-busy", "true")
     assert people.errors == []
