@@ -4,14 +4,17 @@ the message box replaced by a line saying who can make them an editor."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from django.db import connections
 from playwright.sync_api import expect
 
 from chat.models import Conversation, Message
 from fakes.script import text
 from projects.services import Author, file_create
+from projects.sharing import ShareRefused, hand_over_offer_accept, hand_over_offer_make
 from tests.browser.conftest import ChatServer, Held, People, SharedProject
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -107,4 +110,34 @@ def test_a_viewer_reads_no_invitation_to_chat_and_no_stop(
     expect(vera.locator("#stop-form button")).to_be_hidden()
     held.release()
     expect(vera.locator("#chat-status")).not_to_have_attribute("data-busy", "true")
+    assert people.errors == []
+
+
+def test_the_owner_who_hands_the_project_over_sees_an_editors_page_at_once(
+    people: People, chat_server: ChatServer, shared_project: SharedProject
+) -> None:
+    """Erin accepts Ada's offer while Ada has the project open: Ada's page
+    shows her an editor's badge and no owner's Rename, without a reload."""
+    ada = people.open(chat_server.url, "ada", shared_project.project, width=1440)
+    expect(ada.locator("details.rename[data-needs=settings]")).to_be_visible()
+    expect(ada.locator(".role-badge")).to_have_count(0)
+
+    def hand_over() -> None:
+        try:
+            project, erin = shared_project.project, shared_project.editor
+            offered = hand_over_offer_make(
+                project=project, by=shared_project.owner, username="erin"
+            )
+            assert not isinstance(offered, ShareRefused), offered
+            accepted = hand_over_offer_accept(project_id=project.pk, user=erin)
+            assert not isinstance(accepted, ShareRefused), accepted
+        finally:
+            connections.close_all()
+
+    # In a thread: the services tell open sockets through async_to_sync.
+    with ThreadPoolExecutor(1) as thread:
+        thread.submit(hand_over).result()
+    expect(ada.locator(".role-badge")).to_have_text("Editor")
+    expect(ada.locator("details.rename[data-needs=settings]")).to_be_hidden()
+    expect(ada.locator("#composer-input")).to_be_visible()
     assert people.errors == []

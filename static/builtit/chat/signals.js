@@ -49,9 +49,18 @@ function readSignal() {
     if (line) line.hidden = signal.role !== "viewer";
     // The controls the role no longer allows hide (app.css: data-may and data-needs).
     if (typeof signal.may === "string") document.documentElement.dataset.may = signal.may;
-    const badge = document.querySelector(".role-badge");
+    let badge = document.querySelector(".role-badge");
     if (badge && signal.role === "owner") badge.remove();
-    else if (badge) badge.textContent = signal.role === "viewer" ? "Viewer" : "Editor";
+    else if (signal.role !== "owner") {
+      if (!badge) {
+        // The owner handed the project over: they stay on, with a member's badge.
+        badge = document.createElement("span");
+        badge.className = "role-badge";
+        const after = $("presence") || $("project-name");
+        if (after) after.after(badge);
+      }
+      badge.textContent = signal.role === "viewer" ? "Viewer" : "Editor";
+    }
     document.body.dispatchEvent(new CustomEvent("builtit:role", { detail: { role: signal.role } }));
   }
   if (Array.isArray(signal.files) && signal.files.length) {
