@@ -162,7 +162,19 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         )
         await self.accept()  # first: joining a group waits for Redis, up to its own bound
         _OPEN.add(self)
-        await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
+        try:
+            await self._join(conversation)
+        except BaseException:
+            # Channels ends a consumer whose handler raised without a disconnect:
+            # out of the groups and the project's presence here, or the seat
+            # stays, renewed for as long as this process lives.
+            await self.disconnect(1011)  # 1011: the server met an error
+            raise
+
+    async def _join(self, conversation: Conversation | None) -> None:
+        """The accepted socket joins the person's and the project's groups and
+        presence, then hears what is stored and the running turn so far."""
+        await self.channel_layer.group_add(user_group(self.user.pk), self.channel_name)
         # Joined before anything is read: what a turn sends from here on reaches
         # this channel, and the catch-up below reads what it sent before.
         self.joined = True
@@ -173,13 +185,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         # others hear of it after, so a catch-up that fails sends nothing.
         self._presence_pending = "" if here is None else here
         state, opening = await threads.run(_opened, self.project, conversation, self.role)
-        try:
-            await self.follower.catch_up(state)
-        except BaseException:
-            # Channels ends a consumer whose handler raised without a disconnect.
-            await self._leave()
-            await self._absent()
-            raise
+        await self.follower.catch_up(state)
         await self.channel_layer.group_send(self.group, presence.changed(entries, version))
         await self._send_opening(opening)
 

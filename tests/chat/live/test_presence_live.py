@@ -15,8 +15,9 @@ from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
+from django.db import OperationalError
 
-from chat.live import presence, turns
+from chat.live import consumers, presence, turns
 from chat.live.consumers import OPEN_BURST
 from chat.render.panel import SHOWN_PEOPLE, presence_html
 from projects.models import Membership, Project
@@ -124,6 +125,28 @@ async def test_a_person_removed_from_the_project_drops_out_at_once(
     await remove(project, erin)
     await settled_list(mine, [])
     await hers.disconnect()
+    await mine.disconnect()
+
+
+async def test_a_connect_that_fails_after_joining_leaves_no_one_behind(
+    project: Project, user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    erin = await person("erin")
+    await share(project, erin, "editor")
+
+    def unreadable(*args: object, **kwargs: object) -> None:
+        raise OperationalError("database is locked")
+
+    # Its first read, after the socket joined the project's presence, fails.
+    monkeypatch.setattr(consumers, "snapshot", unreadable)
+    hers = await communicator(socket_path(project, as_json=False), user=erin)
+    await hers.connect()  # accepted first; the failure ends the consumer after
+    with pytest.raises(OperationalError):
+        await hers.receive_output(timeout=5)
+    monkeypatch.undo()
+
+    mine = await html_tab(project, user)
+    assert (await presence_now(mine))[0] == []
     await mine.disconnect()
 
 
