@@ -14,8 +14,10 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import OperationalError
+from redis.asyncio import Redis
 
 from chat.live import consumers, presence, turns
 from chat.live.consumers import OPEN_BURST
@@ -147,6 +149,31 @@ async def test_a_connect_that_fails_after_joining_leaves_no_one_behind(
 
     mine = await html_tab(project, user)
     assert (await presence_now(mine))[0] == []
+    await mine.disconnect()
+
+
+@pytest.mark.skipif(not settings.BUILTIT_LIVE_REDIS_URL, reason="needs Redis: make test-services")
+async def test_entries_redis_lost_are_put_back_by_the_renewal(project: Project, user: User) -> None:
+    erin = await person("erin")
+    await share(project, erin, "editor")
+    mine = await html_tab(project, user)
+    hers = await html_tab(project, erin)
+    await settled_list(mine, ["erin — editor"])
+    # Redis loses everything (a restart; CI's keeps nothing on disk): the next
+    # change lists only the one who made it.
+    key = presence.key_of(project.pk)
+    redis = Redis.from_url(settings.BUILTIT_LIVE_REDIS_URL)
+    await redis.delete(key, f"{key}:about", f"{key}:version")
+    await redis.aclose()
+    await send(mine, action="open", path="/index.html")
+    await settled_list(mine, [])
+
+    registry = presence.registry()
+    assert isinstance(registry, presence.RedisRegistry)
+    await registry.renew()  # as every RENEW seconds
+
+    await settled_list(mine, ["erin — editor"])
+    await hers.disconnect()
     await mine.disconnect()
 
 
