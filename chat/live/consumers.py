@@ -179,12 +179,21 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         # this channel, and the catch-up below reads what it sent before.
         self.joined = True
         await self.channel_layer.group_add(self.group, self.channel_name)
+        opened = await threads.run(_opened, self.project, self.user, conversation)
+        if opened is None:
+            await self.project_gone({"type": "project.gone"})
+            return
+        if opened == "removed":
+            await self._closing(Close.REMOVED, code="removed")
+            return
+        role, state, opening = opened
+        if role != self.role:
+            await self._role_changed(role)  # the tab shows what the new role allows
         self._seat, entries, version = await presence.registry().join(self.project.pk, self._here())
         here = self._presence_shown(presence.changed(entries, version))
         # The tab's own list rides in its catch-up's frame (`signal`); the
         # others hear of it after, so a catch-up that fails sends nothing.
         self._presence_pending = "" if here is None else here
-        state, opening = await threads.run(_opened, self.project, conversation, self.role)
         await self.follower.catch_up(state)
         await self.channel_layer.group_send(self.group, presence.changed(entries, version))
         await self._send_opening(opening)
@@ -418,7 +427,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         role = message["role"]
         if role is None:
             await self._closing(Close.REMOVED, code="removed")
-        elif role in ACTIONS:
+        elif role in ACTIONS and role != self.role:  # not when its connect read it already
             await self._role_changed(role)
 
     async def _role_changed(self, role: Role) -> None:
@@ -603,16 +612,22 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
 
 
 def _opened(
-    project: Project, conversation: Conversation | None, role: Role
-) -> tuple[Snapshot, str]:
-    """In one job, once the tab hears the project: what it shows first, and the
-    request the project was started with on the dashboard if this is the first
-    of its owner's sockets to take it (chat.openings; "" otherwise): the
-    owner's words, sent (and paid for) by no one else."""
+    project: Project, user: User, conversation: Conversation | None
+) -> tuple[Role, Snapshot, str] | Literal["removed"] | None:
+    """In one job, once the socket is in the person's group: their role now
+    (a removal or a new role between the connect's read of their access,
+    orders.socket_project, and that join sent its `access_changed` to no socket
+    of theirs; "removed" and None as `_role_now`), what the tab shows first,
+    and the request the project was started with on the dashboard if this is
+    the first of its owner's sockets to take it (chat.openings; "" otherwise):
+    the owner's words, sent (and paid for) by no one else."""
+    role = _role_now(project, user)
+    if role is None or role == "removed":
+        return role
     state = snapshot(project, conversation)
     if conversation is None or role != "owner":
-        return state, ""
-    return state, openings.opening_take(conversation=conversation)
+        return role, state, ""
+    return role, state, openings.opening_take(conversation=conversation)
 
 
 def _files_now(project: Project, path: str, version: int) -> tuple[str, list[str], str] | None:

@@ -136,13 +136,14 @@ async def test_a_connect_that_fails_after_joining_leaves_no_one_behind(
     erin = await person("erin")
     await share(project, erin, "editor")
 
-    def unreadable(*args: object, **kwargs: object) -> None:
+    async def unreadable(*args: object, **kwargs: object) -> None:
         raise OperationalError("database is locked")
 
-    # Its first read, after the socket joined the project's presence, fails.
-    monkeypatch.setattr(consumers, "snapshot", unreadable)
+    # Its last step, long after the socket joined the project's presence, fails.
+    monkeypatch.setattr(consumers.ChatConsumer, "_send_opening", unreadable)
     hers = await communicator(socket_path(project, as_json=False), user=erin)
     await hers.connect()  # accepted first; the failure ends the consumer after
+    assert "chat-log" in await hers.receive_from()  # what is stored
     with pytest.raises(OperationalError):
         await hers.receive_output(timeout=5)
     monkeypatch.undo()
