@@ -200,6 +200,28 @@ async def test_open_frames_are_bounded_in_rate(project: Project, user: User) -> 
         assert "chat-notice" in refused[-1]
 
 
+async def test_a_file_held_back_by_the_bound_shows_when_the_window_frees(
+    project: Project, user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Smaller bounds, so the window frees within the test: three frames come
+    # well within the window on any machine.
+    monkeypatch.setattr(consumers, "OPEN_BURST", 2)
+    monkeypatch.setattr(consumers, "OPEN_WINDOW", 3.0)
+    erin = await person("erin")
+    await share(project, erin, "editor")
+    mine = await html_tab(project, user)
+    async with opened(project, erin, as_json=False) as hers:
+        await settled_list(mine, ["erin — editor"])
+        for name in ["a", "b", "c"]:
+            await send(hers, action="open", path=f"/{name}.html")
+        refused = await frames_until(hers, "too fast", timeout=5)
+        assert "shows to them after a pause" in refused[-1]
+
+        # Held back, then shown with no frame more from her.
+        await settled_list(mine, ["erin — editor, has c.html open"])
+    await mine.disconnect()
+
+
 def test_each_person_once_with_their_latest_file_and_the_rest_counted() -> None:
     tabs = [
         presence.Here(1, "Erin", "editor", "/a.html", at=1.0),
