@@ -21,6 +21,7 @@ from chat.live import orders, turns
 from chat.live.closing import REASONS, Close
 from chat.models import Charge, Conversation, Message, PersonLimits
 from chat.personal_keys import key_save
+from chat.selectors.conversations import SocketProject
 from fakes.openrouter import FakeOpenRouter
 from fakes.script import Reply
 from projects.access import refusal
@@ -368,7 +369,7 @@ async def test_a_person_removed_while_their_socket_connects_is_closed_with_words
     editor = await as_role(project, user, "editor")
     read = orders.socket_project
 
-    def removed_after_the_read(*args: Any) -> orders.SocketProject | None:
+    def removed_after_the_read(*args: Any) -> SocketProject | None:
         # The owner removes them once their access was read, before their
         # socket joined their own group: its access_changed reaches no one.
         found = read(*args)
