@@ -26,7 +26,7 @@ from decimal import Decimal
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import DecimalField, F, Max, Q, Sum, Value
+from django.db.models import DecimalField, F, Max, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
@@ -88,8 +88,8 @@ def person_spent(*, user_id: int, since: datetime) -> Decimal:
 
 @dataclass(frozen=True)
 class ProjectSpent:
-    """What a person spent in one project: named as the ledger last named it
-    (or by its name now, while it exists), and whether they can still open it."""
+    """What a person spent in one project: by its name now while they can open
+    it, else as their ledger last named it; and whether they can still open it."""
 
     project_id: uuid.UUID | None  # None: deleted for good
     name: str
@@ -119,13 +119,19 @@ def person_spending(
     totals = month.aggregate(
         month=Sum("cost"), day=Sum("cost", filter=Q(created_at__gte=day_start))
     )
-    # A project that still exists, by its id (named as it is now); one deleted
-    # for good has no id left, so by the name the ledger kept.
+    # A project that still exists, by its id; one deleted for good has no id
+    # left, so by the name the ledger kept.
+    last_name = (
+        Charge.objects.filter(user_id=user.pk, project_id=OuterRef("project_id"))
+        .order_by("-created_at", "-pk")
+        .values("project_name")[:1]
+    )
     live = (
         month.filter(project__isnull=False)
         .values("project_id")
-        .annotate(spent=Sum("cost"), name=Max("project__name"))
-        .order_by("-spent", "name")
+        .annotate(spent=Sum("cost"), name_now=Max("project__name"), name_then=Subquery(last_name))
+        # Not by name: the name a person may read is only known below.
+        .order_by("-spent", "project_id")
     )
     gone = (
         month.filter(project__isnull=True)
@@ -134,17 +140,26 @@ def person_spending(
         .order_by("-spent", "project_name")
     )
     groups = live.count() + gone.count()
+    kept = list(live[:shown])
+    openable = set(
+        projects_visible_to(user)
+        .filter(pk__in=[row["project_id"] for row in kept])
+        .values_list("pk", flat=True)
+    )
+    # A project they can open now reads by its name now; one they can no
+    # longer open by the name their own ledger last wrote, so a person removed
+    # from it does not learn what it is called since.
     rows: list[tuple[Decimal, str, uuid.UUID | None]] = [
-        (row["spent"], row["name"], row["project_id"]) for row in live[:shown]
+        (
+            row["spent"],
+            row["name_now"] if row["project_id"] in openable else row["name_then"],
+            row["project_id"],
+        )
+        for row in kept
     ]
     rows += [(row["spent"], row["project_name"], None) for row in gone[:shown]]
     rows.sort(key=lambda row: (-row[0], row[1]))
     rows = rows[:shown]
-    openable = set(
-        projects_visible_to(user)
-        .filter(pk__in=[row[2] for row in rows if row[2] is not None])
-        .values_list("pk", flat=True)
-    )
     listed = [
         ProjectSpent(project_id=pk, name=name, spent=spent, can_open=pk in openable)
         for spent, name, pk in rows

@@ -68,6 +68,7 @@ logger = logging.getLogger(__name__)
 CLOSE_WAIT = 2.0  # seconds a restart waits for the tabs to answer its close
 # "open" frames (the file in the tab's editor) a socket may send within
 # OPEN_WINDOW seconds: the page sends one per change of file, after a pause.
+# Past that, the latest is held back and shown once the window frees.
 OPEN_BURST, OPEN_WINDOW = 10, 10.0
 
 _OPEN: weakref.WeakSet[ChatConsumer] = weakref.WeakSet()  # this process's chat sockets
@@ -103,11 +104,12 @@ async def _gone(consumers: list[ChatConsumer], *, timeout: float) -> None:
             waiting.cancel()
 
 
-def _redraw_sent(sending: asyncio.Future[None]) -> None:
+def _sent_to_self(sending: asyncio.Future[None]) -> None:
     # A tab too far behind to take one more message (ChannelFull) draws its
-    # answer with the next piece instead.
+    # answer with the next piece instead, and shows a held-back file with its
+    # next "open" frame.
     if not sending.cancelled() and sending.exception() is not None:
-        logger.info("A tab's redraw was not queued: %s", sending.exception())
+        logger.info("A tab's message to itself was not queued: %s", sending.exception())
 
 
 class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
@@ -124,6 +126,9 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     _seat: presence.Seat | None = None  # this socket's entry in the project's presence
     _presence_seen = 0  # the version of the latest list of people shown
     _open_path = ""  # the file the tab said its editor has open
+    _open_held: str | None = None  # the latest file held back by the bound on "open" frames
+    _open_due: asyncio.TimerHandle | None = None  # its showing, when one is due
+    _open_sending: asyncio.Future[None] | None = None
     _presence_drawn = ""  # the list of people as last sent to the tab
     _presence_pending = ""  # the first list, for the catch-up's frame
 
@@ -162,24 +167,39 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         )
         await self.accept()  # first: joining a group waits for Redis, up to its own bound
         _OPEN.add(self)
-        await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
+        try:
+            await self._join(conversation)
+        except BaseException:
+            # Channels ends a consumer whose handler raised without a disconnect:
+            # out of the groups and the project's presence here, or the seat
+            # stays, renewed for as long as this process lives.
+            await self.disconnect(1011)  # 1011: the server met an error
+            raise
+
+    async def _join(self, conversation: Conversation | None) -> None:
+        """The accepted socket joins the person's and the project's groups and
+        presence, then hears what is stored and the running turn so far."""
+        await self.channel_layer.group_add(user_group(self.user.pk), self.channel_name)
         # Joined before anything is read: what a turn sends from here on reaches
         # this channel, and the catch-up below reads what it sent before.
         self.joined = True
         await self.channel_layer.group_add(self.group, self.channel_name)
+        opened = await threads.run(_opened, self.project, self.user, conversation)
+        if opened is None:
+            await self.project_gone({"type": "project.gone"})
+            return
+        if opened == "removed":
+            await self._closing(Close.REMOVED, code="removed")
+            return
+        role, state, opening = opened
+        if role != self.role:
+            await self._role_changed(role)  # the tab shows what the new role allows
         self._seat, entries, version = await presence.registry().join(self.project.pk, self._here())
         here = self._presence_shown(presence.changed(entries, version))
         # The tab's own list rides in its catch-up's frame (`signal`); the
         # others hear of it after, so a catch-up that fails sends nothing.
         self._presence_pending = "" if here is None else here
-        state, opening = await threads.run(_opened, self.project, conversation, self.role)
-        try:
-            await self.follower.catch_up(state)
-        except BaseException:
-            # Channels ends a consumer whose handler raised without a disconnect.
-            await self._leave()
-            await self._absent()
-            raise
+        await self.follower.catch_up(state)
         await self.channel_layer.group_send(self.group, presence.changed(entries, version))
         await self._send_opening(opening)
 
@@ -221,6 +241,8 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         self._is_closed = True
         if self._redraw is not None:
             self._redraw.cancel()
+        if self._open_due is not None:
+            self._open_due.cancel()
         if self._gone is not None:
             self._gone.set()
         await self._leave()
@@ -292,17 +314,28 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self.channel_layer.group_send(self.group, presence.changed(*found))
 
     async def _opened_file(self, path: str) -> None:
-        """The tab's editor shows `path` now ("" none): its people see it."""
-        if path == self._open_path or self._seat is None:
+        """The tab's editor shows `path` now ("" none): its people see it. Past
+        OPEN_BURST in OPEN_WINDOW seconds the latest is held back and shown
+        when the window frees (one timer per socket at most), so the others'
+        view comes right without the person doing anything."""
+        if self._seat is None:
+            return
+        if self._open_due is not None:  # one is held back already: the latest wins
+            self._open_held = path
+            return
+        if path == self._open_path:
             return
         now = time.monotonic()
         sent = self._open_sent
         while sent and sent[0] <= now - OPEN_WINDOW:
             sent.popleft()
         if len(sent) >= OPEN_BURST:
+            self._open_held = path
+            wait = max(sent[0] + OPEN_WINDOW - now, 0.0)
+            self._open_due = asyncio.get_running_loop().call_later(wait, self._open_free)
             await self._notice(
                 "The file you have open is changing too fast to show to the others here; "
-                "it shows again after a pause.",
+                "it shows to them after a pause.",
                 code="too_fast",
             )
             return
@@ -311,6 +344,21 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         shown = await self._present()
         if shown and not self.as_json:
             await self.send_html(shown)
+
+    def _open_free(self) -> None:
+        # Through the tab's own channel, as the redraw: the held file is shown
+        # between two of its messages, never inside one.
+        self._open_due = None
+        if self._is_closed:
+            return
+        due: messages.OpenDue = {"type": "open.due"}
+        self._open_sending = asyncio.ensure_future(self.channel_layer.send(self.channel_name, due))
+        self._open_sending.add_done_callback(_sent_to_self)
+
+    async def open_due(self, message: messages.OpenDue) -> None:
+        path, self._open_held = self._open_held, None
+        if path is not None and not self._is_closed:
+            await self._opened_file(path)
 
     async def presence_changed(self, message: messages.PresenceChanged) -> None:
         """Who has the project open now: shown unless this tab has a newer list
@@ -412,7 +460,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         role = message["role"]
         if role is None:
             await self._closing(Close.REMOVED, code="removed")
-        elif role in ACTIONS:
+        elif role in ACTIONS and role != self.role:  # not when its connect read it already
             await self._role_changed(role)
 
     async def _role_changed(self, role: Role) -> None:
@@ -542,7 +590,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             return
         redraw: messages.AnswerRedraw = {"type": "answer.redraw"}
         self._redrawing = asyncio.ensure_future(self.channel_layer.send(self.channel_name, redraw))
-        self._redrawing.add_done_callback(_redraw_sent)
+        self._redrawing.add_done_callback(_sent_to_self)
 
     async def answer_redraw(self, message: messages.AnswerRedraw) -> None:
         await self.follower.redraw()
@@ -597,16 +645,22 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
 
 
 def _opened(
-    project: Project, conversation: Conversation | None, role: Role
-) -> tuple[Snapshot, str]:
-    """In one job, once the tab hears the project: what it shows first, and the
-    request the project was started with on the dashboard if this is the first
-    of its owner's sockets to take it (chat.openings; "" otherwise): the
-    owner's words, sent (and paid for) by no one else."""
+    project: Project, user: User, conversation: Conversation | None
+) -> tuple[Role, Snapshot, str] | Literal["removed"] | None:
+    """In one job, once the socket is in the person's group: their role now
+    (a removal or a new role between the connect's read of their access,
+    orders.socket_project, and that join sent its `access_changed` to no socket
+    of theirs; "removed" and None as `_role_now`), what the tab shows first,
+    and the request the project was started with on the dashboard if this is
+    the first of its owner's sockets to take it (chat.openings; "" otherwise):
+    the owner's words, sent (and paid for) by no one else."""
+    role = _role_now(project, user)
+    if role is None or role == "removed":
+        return role
     state = snapshot(project, conversation)
     if conversation is None or role != "owner":
-        return state, ""
-    return state, openings.opening_take(conversation=conversation)
+        return role, state, ""
+    return role, state, openings.opening_take(conversation=conversation)
 
 
 def _files_now(project: Project, path: str, version: int) -> tuple[str, list[str], str] | None:

@@ -102,6 +102,14 @@ class AnswerRedraw(TypedDict):
     type: Literal["answer.redraw"]
 
 
+class OpenDue(TypedDict):
+    """From a tab to itself (chat.live.consumers): the file its editor has open,
+    held back by the bound on "open" frames, may be shown to the others now. It
+    comes in turn with the tab's other messages."""
+
+    type: Literal["open.due"]
+
+
 class Person(TypedDict):
     """One person with the project open (chat.live.presence), their latest tab's file."""
 

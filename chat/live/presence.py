@@ -8,7 +8,9 @@ sorted set, `builtit:presence:<project>`, with a member per socket scored with
 the time it lapses, and a hash beside it with what each member is. They lapse
 as the socket counts' places do (chat.live.socket_counts.Lapsing: this process
 renews all its members in one script every RENEW seconds), so a dead process's
-people drop out within LAPSE. Each change is one script: it writes, drops what
+people drop out within LAPSE. The process keeps its own entries too, and the
+renewal puts back any Redis lost (a restart, an outage longer than LAPSE),
+then sends the project the list with them. Each change is one script: it writes, drops what
 lapsed, and returns the list and a version (never lower than the last one), so
 a tab that gets two lists out of order keeps the newer. After each renewal the
 process sweeps its projects (one pipeline): where a dead process's people
@@ -156,13 +158,14 @@ return found
 """
 
 
-# KEYS: as _CHANGE's. ARGV: the lapse. Drops what lapsed; only if something
-# did, returns the version and the members' JSON, as _CHANGE does.
+# KEYS: as _CHANGE's. ARGV: the lapse, and '1' when the renewal put back an
+# entry Redis had lost. Drops what lapsed; only if something did, or with
+# '1', returns the version and the members' JSON, as _CHANGE does.
 _SWEEP = """
 local time = redis.call('TIME')
 local now = tonumber(time[1]) + tonumber(time[2]) / 1000000
 local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)
-if #gone == 0 then return {} end
+if #gone == 0 and ARGV[2] ~= '1' then return {} end
 for _, member in ipairs(gone) do redis.call('HDEL', KEYS[2], member) end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
@@ -195,6 +198,7 @@ class RedisRegistry:
             lapse=lapse,
             every=renew,
             companions=_companions,
+            details=lambda key: _companions(key)[0],
             what="presence",
             after=self._swept,
         )
@@ -208,11 +212,12 @@ class RedisRegistry:
 
     async def change(self, seat: Seat, here: Here | None) -> tuple[list[Here], int] | None:
         key = key_of(seat.project)
+        about = "" if here is None else json.dumps(asdict(here), ensure_ascii=False)
         if here is None:
             self._seats.drop(key, seat.member)
         else:
-            self._seats.hold(key, seat.member)
-        about = "" if here is None else json.dumps(asdict(here), ensure_ascii=False)
+            # Kept here too: the renewal puts it back if Redis loses it.
+            self._seats.hold(key, seat.member, about)
         try:
             found = await self._change(
                 keys=[key, *_companions(key)], args=[self._seats.lapse, seat.member, about]
@@ -223,17 +228,25 @@ class RedisRegistry:
         version, *entries = found
         return [_entry(raw) for raw in entries], int(version)
 
-    async def _swept(self) -> None:
+    async def renew(self) -> None:
+        """This process's entries renewed (and put back where Redis lost them),
+        then `_swept`; every RENEW seconds, on its own."""
+        await self._seats.renew()
+
+    async def _swept(self, restored: set[str]) -> None:
         """After each renewal: in the projects this process has tabs on, the
         people of a process that died lapsed; their tabs are sent the list
-        without them (by whichever process saw it first: one list each)."""
+        without them (by whichever process saw it first: one list each). Where
+        the renewal put back entries Redis had lost (`restored`), the list with
+        them, since the tabs may have been sent one without them meanwhile."""
         keys = self._seats.keys()
         if not keys:
             return
         async with self._redis.pipeline(transaction=False) as pipe:
             for key in keys:
+                again = "1" if key in restored else "0"
                 await self._sweep(
-                    keys=[key, *_companions(key)], args=[self._seats.lapse], client=pipe
+                    keys=[key, *_companions(key)], args=[self._seats.lapse, again], client=pipe
                 )
             found = await pipe.execute()
         layer = get_channel_layer()

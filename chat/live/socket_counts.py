@@ -44,20 +44,34 @@ redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
 redis.call('EXPIRE', KEYS[1], math.ceil(tonumber(ARGV[2])))
 return 1
 """
-# KEYS: the sets, then keys that only live as long as them (chat.live.presence:
-# what each member is). ARGV: the lapse, the number of sets, then for each set
-# its number of members and the members.
+# KEYS: the sets, then for each set the hash of what its members are (when
+# `details`; chat.live.presence), then keys that only live as long as the sets.
+# ARGV: the lapse, the number of sets, whether there are hashes, then for each
+# set its number of members and, for each, the member and what it is. Returns
+# the numbers of the sets (from 1) whose hash lacked a member (Redis lost it:
+# a restart, an outage longer than the lapse), each put back.
 _RENEW = """
 local time = redis.call('TIME')
 local lapses = tonumber(time[1]) + tonumber(time[2]) / 1000000 + tonumber(ARGV[1])
-local at = 3
-for k = 1, tonumber(ARGV[2]) do
+local sets = tonumber(ARGV[2])
+local details = ARGV[3] == '1'
+local restored = {}
+local at = 4
+for k = 1, sets do
   local count = tonumber(ARGV[at])
-  for i = 1, count do redis.call('ZADD', KEYS[k], lapses, ARGV[at + i]) end
-  at = at + count + 1
+  local lost = false
+  for i = 1, count do
+    local member = ARGV[at + 2 * i - 1]
+    redis.call('ZADD', KEYS[k], lapses, member)
+    if details and redis.call('HSETNX', KEYS[sets + k], member, ARGV[at + 2 * i]) == 1 then
+      lost = true
+    end
+  end
+  if lost then table.insert(restored, k) end
+  at = at + 2 * count + 1
 end
 for k = 1, #KEYS do redis.call('EXPIRE', KEYS[k], math.ceil(tonumber(ARGV[1]))) end
-return 0
+return restored
 """
 
 
@@ -66,8 +80,11 @@ class Lapsing:
     lapses (Redis's clock), all renewed in one script every `every` seconds
     while it holds any: one timer per process, never one per socket. The sets'
     `companions` (keys that live as long as a set) have their lifetime renewed
-    with them. Shared by the socket counts and the project's presence
-    (chat.live.presence), so the rule of lapsing lives here only."""
+    with them. With `details` (a set's hash of what each member is), each
+    member's is kept here too and put back by the renewal where Redis lost it,
+    and `after` hears which sets had one put back. Shared by the socket counts
+    and the project's presence (chat.live.presence), so the rule of lapsing
+    lives here only."""
 
     def __init__(
         self,
@@ -76,53 +93,63 @@ class Lapsing:
         lapse: float,
         every: float,
         companions: Callable[[str], list[str]] = lambda key: [],
+        details: Callable[[str], str] | None = None,
         what: str = "chat sockets' places",
-        after: Callable[[], Awaitable[None]] | None = None,
+        after: Callable[[set[str]], Awaitable[None]] | None = None,
     ) -> None:
         self._redis, self.lapse, self._every = redis, lapse, every
         self._script = redis.register_script(_RENEW)
-        self._companions, self._what, self._after = companions, what, after
-        self._held: dict[str, set[str]] = {}  # by set's key
+        self._companions, self._details = companions, details
+        self._what, self._after = what, after
+        self._held: dict[str, dict[str, str]] = {}  # by set's key: each member's details
         self._renewing: asyncio.Task[None] | None = None
 
     def held(self, key: str) -> set[str]:
-        return self._held.get(key, set())
+        return set(self._held.get(key, {}))
 
     def keys(self) -> list[str]:
         """The sets this process holds members of."""
         return list(self._held)
 
-    def hold(self, key: str, member: str) -> None:
-        self._held.setdefault(key, set()).add(member)
+    def hold(self, key: str, member: str, about: str = "") -> None:
+        """Hold `member` of `key` (what it is now: `about`, with `details`)."""
+        self._held.setdefault(key, {})[member] = about
         if self._renewing is None or self._renewing.done():
             self._renewing = asyncio.get_running_loop().create_task(self._renew_all())
 
     def drop(self, key: str, member: str) -> None:
         # At once: a member renewed no more lapses even if its removal from
         # Redis never comes (a cancellation, Redis down).
-        mine = self._held.get(key, set())
-        mine.discard(member)
+        mine = self._held.get(key, {})
+        mine.pop(member, None)
         if not mine:
             self._held.pop(key, None)
 
     async def renew(self) -> None:
-        """Every member this process holds, renewed for another `lapse` seconds."""
-        held = {key: sorted(members) for key, members in self._held.items() if members}
-        if not held:
-            return
-        args: list[str | float | int] = [self.lapse, len(held)]
-        for members in held.values():
-            args += [len(members), *members]
-        companions = [extra for key in held for extra in self._companions(key)]
-        await self._script(keys=[*held, *companions], args=args)
+        """Every member this process holds, renewed for another `lapse` seconds
+        (and what it is, where Redis lost that); then `after`."""
+        held = {key: dict(members) for key, members in self._held.items() if members}
+        if held:
+            args: list[str | float | int] = [self.lapse, len(held), int(self._details is not None)]
+            for members in held.values():
+                args.append(len(members))
+                for member, about in sorted(members.items()):
+                    args += [member, about]
+            keys = list(held)
+            hashes = [self._details(key) for key in keys] if self._details is not None else []
+            companions = [extra for key in keys for extra in self._companions(key)]
+            found = await self._script(keys=[*keys, *hashes, *companions], args=args)
+            restored = {keys[int(k) - 1] for k in found}
+        else:
+            restored = set()
+        if self._after is not None:
+            await self._after(restored)
 
     async def _renew_all(self) -> None:
         while self._held:
             await asyncio.sleep(self._every)
             try:
                 await self.renew()
-                if self._after is not None:
-                    await self._after()
             except (RedisError, OSError) as error:
                 logger.warning("Could not renew the %s in Redis: %s", self._what, error)
 

@@ -12,7 +12,7 @@ import re
 import threading
 import time
 from collections import deque
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +47,16 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts"
+
+
+def artifacts_for(environ: Mapping[str, str]) -> Path:
+    """Where a suite saves its screenshots: one folder per suite, by the
+    database it runs on, since CI runs `make test` and `make test-services`
+    side by side in one checkout and one's must not overwrite the other's."""
+    return ROOT / "test-artifacts" / ("services" if environ.get("DATABASE_URL") else "sqlite")
+
+
+ARTIFACTS = artifacts_for(os.environ)
 PASSWORD = "a long browser password"
 
 
@@ -96,7 +105,7 @@ def context(browser, request: pytest.FixtureRequest) -> Iterator[object]:
     ctx.set_default_timeout(10_000)
     yield ctx
     if request.node.stash.get(_FAILED, False):
-        ARTIFACTS.mkdir(exist_ok=True)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
         for number, page in enumerate(ctx.pages):
             name = re.sub(r"[^A-Za-z0-9_.-]", "_", request.node.name)
             page.screenshot(path=str(ARTIFACTS / f"{name}-{number}.png"), full_page=True)
@@ -405,7 +414,7 @@ class People:
     def close(self, failed: bool) -> None:
         for number, ctx in enumerate(self.contexts):
             if failed:
-                ARTIFACTS.mkdir(exist_ok=True)
+                ARTIFACTS.mkdir(parents=True, exist_ok=True)
                 name = re.sub(r"[^A-Za-z0-9_.-]", "_", self.name)
                 for page in ctx.pages:
                     page.screenshot(path=str(ARTIFACTS / f"{name}-person{number}.png"))

@@ -88,7 +88,7 @@ def test_the_gauge_then_compacting_by_hand_keeps_every_turn_and_marks_the_summar
     assert "Add a menu page" in asked[1]["content"]
     assert "Add opening hours" not in asked[1]["content"]  # the latest is kept in full
     assert Compaction.objects.get().by_hand
-    ARTIFACTS.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.locator("#chat-panel").screenshot(path=str(ARTIFACTS / f"compacted-{width}.png"))
 
     page.reload()

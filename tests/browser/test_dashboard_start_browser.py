@@ -41,7 +41,7 @@ def keyless_url(django_db_setup: None) -> Iterator[str]:
 
 
 def _shot(page: Page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"starting-points-{name}.png"), full_page=True)
 
 

@@ -77,7 +77,7 @@ def test_the_demo_builds_recolours_and_adds_a_page(
     link = preview.locator(".site-nav a", has_text="About")
     expect(link).to_have_attribute("href", "about.html")
     expect(page.locator("#file-tree .file-link", has_text="about.html")).to_have_count(1)
-    ARTIFACTS.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "demo-three-turns.png"))
 
 
@@ -106,7 +106,7 @@ def test_the_demo_remembers_a_colour_and_a_tone_and_builds_with_them(
     preview = page.frame_locator("#preview-frame")
     expect(preview.locator(".site-header")).to_have_css("background-color", "rgb(15, 118, 110)")
     expect(preview.locator("#menu h2")).to_have_text("The goodies")
-    ARTIFACTS.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "demo-instructions.png"))
 
 
@@ -208,5 +208,5 @@ def test_the_demo_never_destroys_the_site_it_built(
         "Replace the site with a site for my restaurant"
     )
     assert project.files.filter(path="/index.html").get().content.count("Wild mushroom") == 0
-    ARTIFACTS.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "demo-never-destroys.png"))

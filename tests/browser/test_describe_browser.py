@@ -61,7 +61,7 @@ def test_the_readmes_sentence_on_the_dashboard_builds_crumb_without_a_key(
     expect(chips.first).to_have_text("Add a testimonials section")
     for chip in chips.all():
         assert_fits(width, chip)
-    ARTIFACTS.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"describe-{width}-chat.png"))
 
     if width < 800:

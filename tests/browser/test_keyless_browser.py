@@ -79,7 +79,7 @@ def test_the_keyless_notice_is_one_line_once_the_demo_was_tried(
     assert brief.evaluate("(b) => b.scrollWidth <= b.clientWidth"), "whole, not cut short"
     expect(brief.get_by_role("link", name="Add a key")).to_have_attribute("href", "/settings/")
     assert _height(page, "#model-setup") < 30  # one line
-    ARTIFACTS.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.locator("#chat-panel").screenshot(path=str(ARTIFACTS / f"keyless-brief-{width}.png"))
 
     # So it stays, and in the person's other projects too.

@@ -45,7 +45,7 @@ def _project(owner: User) -> Project:
 
 
 def _shot(page: Page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"layout-{name}.png"))
 
 

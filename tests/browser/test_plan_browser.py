@@ -125,7 +125,7 @@ def _shows_the_build(built: Locator) -> None:
 
 
 def _shot(page: Page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.locator("#chat-panel").screenshot(path=str(ARTIFACTS / f"plan-{name}.png"))
 
 

@@ -59,7 +59,7 @@ def _box(page: Page, selector: str) -> FloatRect:
 
 
 def _shot(page: Page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"preview-{name}.png"))
 
 

@@ -38,7 +38,7 @@ def _script(chat_server: ChatServer) -> None:
 
 
 def _shot(page: Page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"prompt-first-{name}.png"))
 
 

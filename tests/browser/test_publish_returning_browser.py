@@ -66,7 +66,7 @@ def _turn(project: Project, request: str, heading: str) -> None:
 
 
 def _shot(page: Page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"publish-returning-{name}.png"), full_page=True)
 
 

@@ -37,7 +37,7 @@ def _said(page, text: str) -> None:
 
 
 def _shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"share-{name}.png"))
 
 

@@ -73,7 +73,7 @@ def test_a_turn_that_changed_files_ends_with_the_site_checked(
     turn = _turn(page)
     _finished(turn)
     _shows_the_check(page, turn)
-    ARTIFACTS.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.locator("#chat-panel").screenshot(path=str(ARTIFACTS / "site-check-1440-live.png"))
 
     page.reload()
@@ -98,5 +98,5 @@ def test_the_check_fits_a_phone_and_reads_well_in_either_theme(
     check.locator("summary").click()
     assert_fits(390, check, *check.locator("li").all(), check.locator("button"))
     assert page.evaluate(CONTRAST) == []
-    ARTIFACTS.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.locator("#chat-panel").screenshot(path=str(ARTIFACTS / f"site-check-390-{theme}.png"))

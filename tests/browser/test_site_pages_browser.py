@@ -71,7 +71,7 @@ def test_the_password_and_offline_pages_are_styled_and_name_the_site(
             visitor.keyboard.press("Enter")
         expect(visitor.locator(".said")).to_have_text("That is not the password.")
         assert visitor.evaluate(CONTRAST) == []
-        ARTIFACTS.mkdir(exist_ok=True)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
         visitor.screenshot(path=str(ARTIFACTS / f"site-password-{width}-{scheme}.png"))
 
         site.refresh_from_db()

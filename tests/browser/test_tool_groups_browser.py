@@ -108,7 +108,7 @@ def _shows_the_reads_folded_then_the_write(page: Page, turn: Locator) -> None:
 
 
 def _shot(page: Page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.locator("#chat-panel").screenshot(path=str(ARTIFACTS / f"tool-groups-{name}.png"))
 
 

@@ -151,3 +151,30 @@ def test_the_page_names_a_deleted_project(user: User, user_client: Client) -> No
     page = user_client.get(URL).content.decode()
 
     assert 'Old blog <span class="muted small">(deleted)</span>' in page
+
+
+@pytest.mark.django_db
+def test_a_project_they_left_keeps_its_ledger_name_when_renamed(
+    user: User, user_client: Client, other_user: User, shared: Project
+) -> None:
+    _charge(user, shared, "0.10")
+    assert membership_remove(project=shared, by=other_user, user=user) is None
+    shared.name = "Secret merger with Initech"
+    shared.save()
+
+    page = user_client.get(URL).content.decode()
+
+    assert "Secret merger" not in page
+    assert "Mallory&#x27;s shop" in page
+
+
+@pytest.mark.django_db
+def test_a_project_they_still_open_reads_by_its_name_now(user: User, shared: Project) -> None:
+    _charge(user, shared, "0.10")
+    shared.name = "Renamed shop"
+    shared.save()
+    start = timezone.now() - timedelta(hours=1)
+
+    spent = person_spending(user=user, day_start=start, month_start=start)
+
+    assert [(row.name, row.can_open) for row in spent.projects] == [("Renamed shop", True)]

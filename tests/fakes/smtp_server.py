@@ -4,11 +4,11 @@ made to refuse (a mail host that is down for a moment)."""
 
 from __future__ import annotations
 
+import asyncio
 import email
-import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Iterator
 from contextlib import contextmanager
 from email.message import Message
 from typing import Any
@@ -56,18 +56,27 @@ class FakeSMTP:
         raise AssertionError(f"no message holding {text!r} came")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+class _AnyPort(Controller):
+    """aiosmtpd's Controller bound to port 0: the system picks a free port, read
+    back once bound and before anything connects (its own readiness check
+    does), so no other process can take it between a probe and the bind."""
+
+    def _create_server(self) -> Awaitable[asyncio.AbstractServer]:
+        return self._bound(super()._create_server())
+
+    async def _bound(self, creating: Awaitable[asyncio.AbstractServer]) -> asyncio.AbstractServer:
+        server = await creating
+        assert isinstance(server, asyncio.Server)
+        self.port = int(server.sockets[0].getsockname()[1])
+        return server
 
 
 @contextmanager
 def running() -> Iterator[FakeSMTP]:
     fake = FakeSMTP()
-    fake.port = _free_port()
-    controller = Controller(fake, hostname="127.0.0.1", port=fake.port)
+    controller = _AnyPort(fake, hostname="127.0.0.1", port=0)
     controller.start()
+    fake.port = controller.port
     try:
         yield fake
     finally:

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from redis import Redis as SyncRedis
 from redis.asyncio import Redis
 
 from chat.live.layer import LiveLayer
@@ -156,6 +157,10 @@ async def test_a_subscriber_in_no_set_still_hears_every_batch(
 
 
 def _free_port() -> int:
+    # redis-server cannot be asked for any free port ("--port 0" turns its TCP
+    # listener off) and the test restarts it on the same port, so a port is
+    # found here and bound by redis-server just after: the window between is
+    # as short as it can be, and a port taken meanwhile fails `start` in words.
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
@@ -180,12 +185,17 @@ class OwnRedis:
             stdout=subprocess.DEVNULL,
         )
         for _ in range(200):
-            assert self.process.poll() is None, "redis-server ended"
+            assert self.process.poll() is None, f"redis-server ended (port {self.port} taken?)"
             with socket.socket() as probe:
                 if probe.connect_ex(("127.0.0.1", self.port)) == 0:
-                    return
+                    break
             time.sleep(0.05)
-        raise AssertionError("redis-server did not start")
+        else:
+            raise AssertionError("redis-server did not start")
+        # Ours, not another process's that took the port in the window.
+        with SyncRedis.from_url(self.url) as redis:
+            found = redis.info("server")["process_id"]
+        assert found == self.process.pid, f"port {self.port} was taken by another server"
 
     def stop(self) -> None:
         if self.process is not None:

@@ -14,9 +14,12 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
+from django.conf import settings
 from django.contrib.auth.models import User
+from django.db import OperationalError
+from redis.asyncio import Redis
 
-from chat.live import presence, turns
+from chat.live import consumers, presence, turns
 from chat.live.consumers import OPEN_BURST
 from chat.render.panel import SHOWN_PEOPLE, presence_html
 from projects.models import Membership, Project
@@ -127,6 +130,54 @@ async def test_a_person_removed_from_the_project_drops_out_at_once(
     await mine.disconnect()
 
 
+async def test_a_connect_that_fails_after_joining_leaves_no_one_behind(
+    project: Project, user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    erin = await person("erin")
+    await share(project, erin, "editor")
+
+    async def unreadable(*args: object, **kwargs: object) -> None:
+        raise OperationalError("database is locked")
+
+    # Its last step, long after the socket joined the project's presence, fails.
+    monkeypatch.setattr(consumers.ChatConsumer, "_send_opening", unreadable)
+    hers = await communicator(socket_path(project, as_json=False), user=erin)
+    await hers.connect()  # accepted first; the failure ends the consumer after
+    assert "chat-log" in await hers.receive_from()  # what is stored
+    with pytest.raises(OperationalError):
+        await hers.receive_output(timeout=5)
+    monkeypatch.undo()
+
+    mine = await html_tab(project, user)
+    assert (await presence_now(mine))[0] == []
+    await mine.disconnect()
+
+
+@pytest.mark.skipif(not settings.BUILTIT_LIVE_REDIS_URL, reason="needs Redis: make test-services")
+async def test_entries_redis_lost_are_put_back_by_the_renewal(project: Project, user: User) -> None:
+    erin = await person("erin")
+    await share(project, erin, "editor")
+    mine = await html_tab(project, user)
+    hers = await html_tab(project, erin)
+    await settled_list(mine, ["erin — editor"])
+    # Redis loses everything (a restart; CI's keeps nothing on disk): the next
+    # change lists only the one who made it.
+    key = presence.key_of(project.pk)
+    redis = Redis.from_url(settings.BUILTIT_LIVE_REDIS_URL)
+    await redis.delete(key, f"{key}:about", f"{key}:version")
+    await redis.aclose()
+    await send(mine, action="open", path="/index.html")
+    await settled_list(mine, [])
+
+    registry = presence.registry()
+    assert isinstance(registry, presence.RedisRegistry)
+    await registry.renew()  # as every RENEW seconds
+
+    await settled_list(mine, ["erin — editor"])
+    await hers.disconnect()
+    await mine.disconnect()
+
+
 async def test_an_older_list_never_replaces_a_newer_one(project: Project, user: User) -> None:
     mine = await html_tab(project, user)
     await presence_now(mine)
@@ -147,6 +198,28 @@ async def test_open_frames_are_bounded_in_rate(project: Project, user: User) -> 
             await send(mine, action="open", path=f"/page{n}.html")
         refused = await frames_until(mine, "too fast", timeout=5)
         assert "chat-notice" in refused[-1]
+
+
+async def test_a_file_held_back_by_the_bound_shows_when_the_window_frees(
+    project: Project, user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Smaller bounds, so the window frees within the test: three frames come
+    # well within the window on any machine.
+    monkeypatch.setattr(consumers, "OPEN_BURST", 2)
+    monkeypatch.setattr(consumers, "OPEN_WINDOW", 3.0)
+    erin = await person("erin")
+    await share(project, erin, "editor")
+    mine = await html_tab(project, user)
+    async with opened(project, erin, as_json=False) as hers:
+        await settled_list(mine, ["erin — editor"])
+        for name in ["a", "b", "c"]:
+            await send(hers, action="open", path=f"/{name}.html")
+        refused = await frames_until(hers, "too fast", timeout=5)
+        assert "shows to them after a pause" in refused[-1]
+
+        # Held back, then shown with no frame more from her.
+        await settled_list(mine, ["erin — editor, has c.html open"])
+    await mine.disconnect()
 
 
 def test_each_person_once_with_their_latest_file_and_the_rest_counted() -> None:

@@ -21,10 +21,12 @@ from chat.live import orders, turns
 from chat.live.closing import REASONS, Close
 from chat.models import Charge, Conversation, Message, PersonLimits
 from chat.personal_keys import key_save
+from chat.selectors.conversations import SocketProject
 from fakes.openrouter import FakeOpenRouter
 from fakes.script import Reply
 from projects.access import refusal
 from projects.models import Membership, Project
+from projects.sharing import membership_remove
 from projects.signals import access_changed
 from tests.chat.live.tabs import (
     communicator,
@@ -35,6 +37,7 @@ from tests.chat.live.tabs import (
     send,
     socket_path,
 )
+from tests.chat.live.test_presence_live import presence_now
 from tests.fakes.held import Held
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -358,6 +361,35 @@ async def test_a_removed_persons_open_socket_closes_with_words(
     assert REASONS[Close.REMOVED] == words
     assert words in html.unescape(notice)
     assert closing == {"type": "websocket.close", "code": Close.REMOVED, "reason": words}
+
+
+async def test_a_person_removed_while_their_socket_connects_is_closed_with_words(
+    project: Project, user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    editor = await as_role(project, user, "editor")
+    read = orders.socket_project
+
+    def removed_after_the_read(*args: Any) -> SocketProject | None:
+        # The owner removes them once their access was read, before their
+        # socket joined their own group: its access_changed reaches no one.
+        found = read(*args)
+        assert membership_remove(project=project, by=user, user=editor) is None
+        return found
+
+    monkeypatch.setattr(orders, "socket_project", removed_after_the_read)
+    socket = await communicator(socket_path(project, as_json=False), user=editor)
+    connected, _ = await socket.connect()
+    assert connected  # accepted first, to say why it closes
+    notice = (await frames_until(socket, "removed you"))[-1]
+    closing: dict[str, Any] = await socket.receive_output(timeout=5)
+    monkeypatch.undo()
+
+    words = REASONS[Close.REMOVED]
+    assert words in html.unescape(notice)
+    assert closing == {"type": "websocket.close", "code": Close.REMOVED, "reason": words}
+    async with opened(project, user, as_json=False) as owner:
+        labels, _ = await presence_now(owner)
+    assert labels == []  # not left in the project's presence
 
 
 async def test_a_removal_on_another_project_leaves_the_socket_open(
