@@ -38,6 +38,7 @@ class TurnStarted:
     images: tuple[int, ...] = ()  # the message's pictures (chat.images), by id
     plan: bool = False  # a plan turn: its answer is a plan, and it changes no file
     asked_by: str = ""  # who sent it, named when the project is shared (chat.selectors.askers)
+    asked_by_id: int = 0  # and their id, when named: the page marks them among who is here
     type: Literal["turn_started"] = "turn_started"
 
 

@@ -142,6 +142,7 @@ class _Turn:
             request.images,
             request.plan,
             self.state.asked_by,
+            self.state.asked_by_id,
         )
         outcome = Outcome()
         try:

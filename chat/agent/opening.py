@@ -57,6 +57,7 @@ def turn_opened(
         notes=[prompt.plan_note()] if request.plan else [],
     )
     state.asked_by = turn_asker(project=project, sender=request.user)
+    state.asked_by_id = request.user.pk if state.asked_by and request.user is not None else 0
     stored = recorder.begin(
         request.text,
         attachments=attachments_json(request.attachments),

@@ -154,6 +154,7 @@ class TurnState:
     started: float = field(default_factory=time.perf_counter)
     deadline: float = 0.0  # time.monotonic() past which no request is made
     asked_by: str = ""  # the sender's name, for a shared project (chat.selectors.askers)
+    asked_by_id: int = 0  # and their id, when named
 
     def __post_init__(self) -> None:
         if not self.deadline:

@@ -96,6 +96,7 @@ class TurnDrawing:
         self.view.images = picture_ids(started.images)
         self.view.plan = started.plan
         self.view.asked_by = started.asked_by
+        self.view.asked_by_id = started.asked_by_id
         self.current: Block | None = None
         # The reasoning block the round being streamed added to, and its text
         # and count before: what a reset takes away again.

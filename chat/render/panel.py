@@ -250,6 +250,7 @@ def presence_html(people: Sequence[Mapping[str, Any]], *, total: int, me: int) -
     shown = others[:SHOWN_PEOPLE]
     dots = [
         {
+            "user": person["user"],
             "name": person["name"],
             "initial": (person["name"][:1] or "?").upper(),
             "hue": zlib.crc32(person["name"].encode()) % _HUES,

@@ -160,6 +160,7 @@ class TurnView:
     images: list[int] = field(default_factory=list)  # pictures sent with it (chat.images)
     plan: bool = False  # asked for a plan only: nothing is changed
     asked_by: str = ""  # who sent it, named once the project is shared (chat.selectors.askers)
+    asked_by_id: int = 0  # and their id, when named (workspace/presence.js marks them)
     # The model reads a summary instead of the turns before this one (chat.agent.compaction).
     summary_before: SummaryMarker | None = None
 
@@ -237,6 +238,7 @@ def stored_turns(
     for request, rest in groups:
         turn = _user_turn(request)
         turn.asked_by = askers.get(request.sender_id or 0, "")
+        turn.asked_by_id = (request.sender_id or 0) if turn.asked_by else 0
         for message in rest:
             _add_stored(turn, message)
         _unanswered_calls(turn)

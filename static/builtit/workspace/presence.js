@@ -54,14 +54,15 @@ export function markOthers() {
   });
 }
 
-// The person who asked the running turn ("Erin asked" over it: shared projects).
+// The person who asked the running turn ("Erin asked" over it, with their id:
+// shared projects), by id, so two people of one name are told apart.
 function markRunning() {
   const turns = document.querySelectorAll("#chat-log article.turn");
   const last = turns.length ? turns[turns.length - 1] : null;
   const running = last && last.querySelector(".turn-footer.running") ? last.querySelector(".bubble-by") : null;
-  const name = running ? running.textContent.trim().replace(/ asked$/, "") : "";
+  const asker = running ? running.dataset.user || "" : "";
   document.querySelectorAll("#presence .presence-dot").forEach((dot) => {
-    const now = dot.dataset.name === name;
+    const now = asker !== "" && asker !== "0" && dot.dataset.user === asker;
     if (now === dot.classList.contains("running")) return;
     dot.classList.toggle("running", now);
     const label = dot.dataset.label + (now ? ", running a turn" : "");

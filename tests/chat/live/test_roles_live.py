@@ -288,9 +288,10 @@ async def test_a_shared_projects_turn_shows_who_asked(
         await send(socket, message="hello")
         seen = await events_until(socket, "done")
     assert seen[0]["asked_by"] == "Erin"
+    assert seen[0]["asked_by_id"] == editor.pk  # the page marks her dot by it
     async with opened(project, user, as_json=False) as owner_tab:
         stored = await owner_tab.receive_from()
-    assert "Erin asked" in stored
+    assert f'data-user="{editor.pk}">Erin asked' in stored
 
 
 async def test_a_project_used_only_by_its_owner_names_nobody(
@@ -301,6 +302,7 @@ async def test_a_project_used_only_by_its_owner_names_nobody(
         await send(socket, message="hello")
         seen = await events_until(socket, "done")
     assert seen[0]["asked_by"] == ""
+    assert seen[0]["asked_by_id"] == 0
     async with opened(project, user, as_json=False) as tab:
         assert " asked</p>" not in await tab.receive_from()
 
