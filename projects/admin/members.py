@@ -11,7 +11,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from common.admin import ReadOnlyAdmin
-from projects.models import Invitation, Membership, ProjectActivity
+from projects.models import HandOverOffer, Invitation, Membership, ProjectActivity
 
 
 class _ReadOnlyInline(admin.TabularInline):  # type: ignore[type-arg]
@@ -48,6 +48,14 @@ class InvitationInline(_ReadOnlyInline):
         "revoked_at",
     )
     verbose_name_plural = "invitations by email"
+
+
+class HandOverOfferInline(_ReadOnlyInline):
+    model = HandOverOffer
+    fk_name = "project"
+    fields = readonly_fields = ("to_user", "offered_by", "created_at", "expires_at")
+    verbose_name = "hand-over offer waiting for an answer"
+    verbose_name_plural = "hand-over offer"
 
 
 class ProjectActivityInline(_ReadOnlyInline):

@@ -12,7 +12,12 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 
 from common.sizes import human_size
-from projects.admin.members import InvitationInline, MembershipInline, ProjectActivityInline
+from projects.admin.members import (
+    HandOverOfferInline,
+    InvitationInline,
+    MembershipInline,
+    ProjectActivityInline,
+)
 from projects.lifecycle import project_purge, project_restore, project_rotate_preview_token
 from projects.models import Project
 from projects.web.sites import preview_url
@@ -55,7 +60,7 @@ class ProjectAdmin(admin.ModelAdmin[Project]):
         "deleted_at",
     ]
     date_hierarchy = "updated_at"
-    inlines = [MembershipInline, InvitationInline, ProjectActivityInline]
+    inlines = [MembershipInline, InvitationInline, HandOverOfferInline, ProjectActivityInline]
     actions = ["rotate_preview_tokens", "restore_from_trash", "purge"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Project]:

@@ -11,8 +11,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from projects.models import Membership, Project
-from projects.sharing import membership_add
+from projects.models import HandOverOffer, Membership, Project
+from projects.sharing import hand_over_offer_make, membership_add
 
 pytestmark = pytest.mark.django_db
 
@@ -48,6 +48,13 @@ def test_the_project_page_lists_who_is_in_and_its_activity(
     assert ">Editor<" in page
     assert "Activity" in page
     assert ">shared<" in page
+    assert ">erin<" not in page.split("Hand-over offer", 1)[1].split("Activity", 1)[0]
+
+    offered = hand_over_offer_make(project=project, by=project.owner, username="erin")
+    assert isinstance(offered, HandOverOffer)
+    page = _page(admin_client.get(f"/admin/projects/project/{project.pk}/change/"))
+    offer = page.split("Hand-over offer", 1)[1].split("Activity", 1)[0]
+    assert ">erin<" in offer
 
 
 def test_memberships_are_listed_and_searched_by_username_and_project(
