@@ -4,6 +4,7 @@ the message box replaced by a line saying who can make them an editor."""
 
 from __future__ import annotations
 
+import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -88,8 +89,15 @@ def test_a_viewer_reads_no_invitation_to_chat_and_no_stop(
     """An empty conversation tells a viewer no one has chatted in it, with no
     ideas to start with and no notice about connecting a model (they cannot
     send); a turn someone else runs shows them no Stop."""
-    Conversation.objects.create(project=shared_project.project)
     vera = people.open(chat_server.url, "vera", shared_project.project, width=390)
+    # No conversation at all: one line says so (opening it started none).
+    said = vera.get_by_text(re.compile("^No one has chatted"))
+    expect(said).to_have_count(2)  # the page's and the empty log's, one shown
+    expect(vera.locator("#chat-none")).to_be_visible()
+    expect(said.filter(visible=True)).to_have_count(1)
+
+    Conversation.objects.create(project=shared_project.project)
+    vera.reload()
     empty = vera.locator(".chat-empty")
     expect(empty.get_by_text("No one has chatted in this conversation yet")).to_be_visible()
     expect(empty.get_by_text("Describe the site you want")).to_be_hidden()

@@ -70,7 +70,7 @@ def test_a_viewer_opening_a_project_with_no_conversation_writes_none(
     _page(starter_project, "editor")
     started = Conversation.objects.get(project=starter_project)
     owner = _as(starter_project, None).get(reverse("workspace", args=[starter_project.pk]))
-    assert "No one has chatted" not in owner.content.decode()
+    assert "No one has chatted about this project yet" not in owner.content.decode()
     assert Conversation.objects.get(project=starter_project) == started
 
 
