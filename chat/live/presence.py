@@ -129,16 +129,38 @@ class LocalRegistry:
         self._entries.clear()
 
 
-# KEYS: the project's set, its hash, its version. ARGV: the lapse, the member,
-# what it is (JSON; "" when it left). Returns the version, then the members'
-# JSON.
-_CHANGE = """
+# The two scripts' shared parts. KEYS: the project's set, its hash, its
+# version; ARGV[1]: the lapse. First the members that lapsed (`gone`) ...
+_LAPSED = """
 local time = redis.call('TIME')
 local now = tonumber(time[1]) + tonumber(time[2]) / 1000000
 local lapse = tonumber(ARGV[1])
 local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)
+"""
+# ... dropped, with what they were ...
+_DROP_LAPSED = """
 for _, member in ipairs(gone) do redis.call('HDEL', KEYS[2], member) end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+"""
+# ... and at the end a new version (never lower than the last), returned with
+# the members' JSON.
+_LISTED = """
+local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
+-- As digits (Lua would write a number this large as 1.7e+15).
+local last = tonumber(redis.call('GET', KEYS[3]) or '0')
+local version = string.format('%.0f', math.max(micros, last + 1))
+redis.call('SET', KEYS[3], version, 'EX', math.ceil(lapse))
+local found = {version}
+for _, about in ipairs(redis.call('HVALS', KEYS[2])) do table.insert(found, about) end
+return found
+"""
+
+# A socket's entry changed. ARGV: the lapse, the member, what it is (JSON; ""
+# when it left). Returns the version, then the members' JSON.
+_CHANGE = (
+    _LAPSED
+    + _DROP_LAPSED
+    + """
 if ARGV[3] == '' then
   redis.call('ZREM', KEYS[1], ARGV[2])
   redis.call('HDEL', KEYS[2], ARGV[2])
@@ -146,36 +168,22 @@ else
   redis.call('ZADD', KEYS[1], now + lapse, ARGV[2])
   redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 end
-local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
--- As digits (Lua would write a number this large as 1.7e+15).
-local last = tonumber(redis.call('GET', KEYS[3]) or '0')
-local version = string.format('%.0f', math.max(micros, last + 1))
-redis.call('SET', KEYS[3], version, 'EX', math.ceil(lapse))
 for k = 1, 2 do redis.call('EXPIRE', KEYS[k], math.ceil(lapse)) end
-local found = {version}
-for _, about in ipairs(redis.call('HVALS', KEYS[2])) do table.insert(found, about) end
-return found
 """
+    + _LISTED
+)
 
-
-# KEYS: as _CHANGE's. ARGV: the lapse, and '1' when the renewal put back an
-# entry Redis had lost. Drops what lapsed; only if something did, or with
-# '1', returns the version and the members' JSON, as _CHANGE does.
-_SWEEP = """
-local time = redis.call('TIME')
-local now = tonumber(time[1]) + tonumber(time[2]) / 1000000
-local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)
+# After a renewal. ARGV: the lapse, and '1' when the renewal put back an entry
+# Redis had lost. Drops what lapsed; only if something did, or with '1',
+# returns the version and the members' JSON, as _CHANGE does.
+_SWEEP = (
+    _LAPSED
+    + """
 if #gone == 0 and ARGV[2] ~= '1' then return {} end
-for _, member in ipairs(gone) do redis.call('HDEL', KEYS[2], member) end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local last = tonumber(redis.call('GET', KEYS[3]) or '0')
-local version = string.format('%.0f', math.max(micros, last + 1))
-redis.call('SET', KEYS[3], version, 'EX', math.ceil(tonumber(ARGV[1])))
-local found = {version}
-for _, about in ipairs(redis.call('HVALS', KEYS[2])) do table.insert(found, about) end
-return found
 """
+    + _DROP_LAPSED
+    + _LISTED
+)
 
 
 def key_of(project: uuid.UUID) -> str:

@@ -274,6 +274,6 @@ def presence_html(people: Sequence[Mapping[str, Any]], *, total: int, me: int) -
 
 
 def _presence_label(person: Mapping[str, Any]) -> str:
-    role = {"owner": "owner", "editor": "editor", "viewer": "viewer"}.get(person["role"], "")
+    role = person["role"] if person["role"] in ACTIONS else ""  # one of the roles, or none
     label = f"{person['name']} — {role}" if role else person["name"]
     return f"{label}, has {person['path'].lstrip('/')} open" if person["path"] else label
