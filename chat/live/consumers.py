@@ -131,6 +131,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     _open_sending: asyncio.Future[None] | None = None
     _presence_drawn = ""  # the list of people as last sent to the tab
     _presence_pending = ""  # the first list, for the catch-up's frame
+    _drawn_role: str = ""  # the role the tab's page was drawn for (its URL says)
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -152,6 +153,10 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             return
         self.user = user
         self.project, self.role, conversation = opened.project, opened.role, opened.conversation
+        # The role the page was drawn for: a change between its drawing and this
+        # connect reached no socket of theirs, so the first frame shows it.
+        drawn = query.get("role", [""])[0]
+        self._drawn_role = drawn if drawn in ACTIONS else self.role
         self.group = turns.group_name(self.project.pk)
         self.addressed = Addressed(self.channel_layer, self.channel_name)
         self._watchdog = watchdog()
@@ -192,7 +197,7 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await self._closing(Close.REMOVED, code="removed")
             return
         role, state, opening = opened
-        if role != self.role:
+        if role != self.role or role != self._drawn_role:
             await self._role_changed(role)  # the tab shows what the new role allows
         self._seat, entries, version = await presence.registry().join(self.project.pk, self._here())
         here = self._presence_shown(presence.changed(entries, version))

@@ -7,6 +7,7 @@ chat panel; it lives here because chat depends on projects, never the reverse.
 from __future__ import annotations
 
 import uuid
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
@@ -50,8 +51,12 @@ def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
         **workspace_context(access, current_user(request)),
         **chat,
         # The websocket routes are Channels', outside Django's URLconf (builtit.routing).
-        "chat_socket_url": f"/ws/projects/{project.pk}/chat/"
-        + (f"?conversation={conversation.pk}" if conversation else ""),
+        # The role the page is drawn for: one changed before the socket connects
+        # is shown by its first frame (chat.live.consumers).
+        "chat_socket_url": f"/ws/projects/{project.pk}/chat/?"
+        + urlencode(
+            {**({"conversation": conversation.pk} if conversation else {}), "role": access.role}
+        ),
         "chat_closing": closing.for_the_page(),
         # The numbers the page keeps to, from the rules the server checks.
         "chat_limits": {

@@ -435,6 +435,30 @@ async def test_a_changed_role_reaches_an_open_socket(
     assert done[-1]["status"] == "completed"
 
 
+@pytest.mark.parametrize("drawn", ["owner", "viewer"])
+async def test_a_role_changed_between_the_pages_drawing_and_its_connect_is_shown(
+    project: Project, user: User, drawn: str
+) -> None:
+    """The page was drawn for another role (the hand-over or a role change
+    came before its socket was in the person's group, so no message reached
+    it): the socket's first frames show the role the person has now."""
+    erin = await as_role(project, user, "editor")
+    async with opened(project, erin, as_json=False, query=f"role={drawn}") as page:
+        frames = await frames_until(page, 'id="presence"', timeout=5)
+    shown = html.unescape("".join(frames))
+    assert '"role": "editor"' in shown
+    assert '"may": "chat edit forms view"' in shown
+
+
+async def test_a_page_drawn_for_the_role_the_person_has_hears_no_role_change(
+    project: Project, user: User
+) -> None:
+    erin = await as_role(project, user, "editor")
+    async with opened(project, erin, as_json=False, query="role=editor") as page:
+        frames = await frames_until(page, 'id="presence"', timeout=5)
+    assert '"role": "editor"' not in html.unescape("".join(frames))
+
+
 async def test_a_role_changed_where_no_message_came_still_holds_for_the_next_turn(
     scripted: FakeOpenRouter, project: Project, user: User
 ) -> None:

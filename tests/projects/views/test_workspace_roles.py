@@ -65,7 +65,7 @@ def test_a_viewer_opening_a_project_with_no_conversation_writes_none(
     page = _page(starter_project, "viewer")
     assert not Conversation.objects.filter(project=starter_project).exists()
     assert "No one has chatted about this project yet" in page
-    assert f'ws-connect="/ws/projects/{starter_project.pk}/chat/"' in page
+    assert f'ws-connect="/ws/projects/{starter_project.pk}/chat/?role=viewer"' in page
     # Someone who may chat starts one, as before; the next to open it sees that one.
     _page(starter_project, "editor")
     started = Conversation.objects.get(project=starter_project)
