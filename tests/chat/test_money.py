@@ -18,7 +18,7 @@ from chat.money import dollars, money
         (Decimal("0.99996"), "$1.0000"),
         (Decimal("1"), "$1.00"),
         ("12.345", "$12.34"),  # half-even rounding, as Decimal formats
-        (Decimal(0), "$0.0000"),
+        (Decimal(0), "$0.00"),
         (None, ""),
         ("not a number", ""),
         ("NaN", ""),

@@ -136,8 +136,8 @@ def test_without_caps_or_spending_the_page_says_so(user_client: Client, settings
 
     page = user_client.get(URL).content.decode()
 
-    assert "<strong>$0.0000</strong> today, with no daily limit." in page
-    assert "<strong>$0.0000</strong> this month, with no monthly limit." in page
+    assert "<strong>$0.00</strong> today, with no daily limit." in page
+    assert "<strong>$0.00</strong> this month, with no monthly limit." in page
     assert "Nothing spent this month." in page
 
 
