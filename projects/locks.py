@@ -91,3 +91,18 @@ _CURRENT = CompiledRead(
     project_id=ProjectLock._meta.get_field("project"),
     now=ProjectLock._meta.get_field("expires_at"),
 )
+
+
+def lock_of(project: Project | Any) -> ProjectLock | None:
+    """The project's lock (a project has one at most), expired or not: a chat
+    socket's connect reads it once to see a running turn or one whose server
+    stopped. Compiled once, as `lock_current`."""
+    project_id = project.pk if isinstance(project, Project) else project
+    return _OF.first(project_id=project_id)
+
+
+def _of(project_id: Any) -> QuerySet[ProjectLock]:
+    return ProjectLock.objects.filter(project_id=project_id)[:1]
+
+
+_OF = CompiledRead(_of, project_id=ProjectLock._meta.get_field("project"))

@@ -39,7 +39,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from chat import openings
+from chat import openings, services
 from chat.live import messages, orders, presence, turns
 from chat.live.closing import REASONS, Close
 from chat.live.following import TurnFollower
@@ -52,7 +52,7 @@ from chat.live.socket_auth import (
     session_valid,
     user_group,
 )
-from chat.live.watchdog import Watchdog, watchdog
+from chat.live.watchdog import Watchdog, announce_lost, watchdog
 from chat.models import Conversation
 from chat.render import panel
 from common import threads
@@ -196,7 +196,9 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if opened == "removed":
             await self._closing(Close.REMOVED, code="removed")
             return
-        role, state, opening = opened
+        role, state, opening, recorded = opened
+        if recorded is not None:  # the tabs that watched it redraw it; scripts hear `done`
+            await announce_lost(self.project.pk, recorded)
         if role != self.role or role != self._drawn_role:
             await self._role_changed(role)  # the tab shows what the new role allows
         self._seat, entries, version = await presence.registry().join(self.project.pk, self._here())
@@ -651,21 +653,37 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
 
 def _opened(
     project: Project, user: User, conversation: Conversation | None
-) -> tuple[Role, Snapshot, str] | Literal["removed"] | None:
+) -> tuple[Role, Snapshot, str, str | None] | Literal["removed"] | None:
     """In one job, once the socket is in the person's group: their role now
     (a removal or a new role between the connect's read of their access,
     orders.socket_project, and that join sent its `access_changed` to no socket
     of theirs; "removed" and None as `_role_now`), what the tab shows first,
-    and the request the project was started with on the dashboard if this is
+    the request the project was started with on the dashboard if this is
     the first of its owner's sockets to take it (chat.openings; "" otherwise):
-    the owner's words, sent (and paid for) by no one else."""
+    the owner's words, sent (and paid for) by no one else; and the key of the
+    turn this connect recorded as interrupted, if it did (`_lapsed_recorded`)."""
     role = _role_now(project, user)
     if role is None or role == "removed":
         return role
     state = snapshot(project, conversation)
+    recorded = None
+    if state.lapsed is not None:
+        recorded, state = _lapsed_recorded(project, conversation, state.lapsed)
     if conversation is None or role != "owner":
-        return role, state, ""
-    return role, state, openings.opening_take(conversation=conversation)
+        return role, state, "", recorded
+    return role, state, openings.opening_take(conversation=conversation), recorded
+
+
+def _lapsed_recorded(
+    project: Project, conversation: Conversation | None, key: str
+) -> tuple[str | None, Snapshot]:
+    """The turn `key` whose server stopped, its lock lapsed, is recorded as
+    interrupted now (unless a watchdog just did), as the next turn would do
+    (chat.services.turn_lock_take): a tab connecting now watches no running
+    turn, so no `turn.lost` would ever redraw it, and it would show the turn
+    unended without the reason. Then what the tab shows, read again."""
+    recorded = services.turn_abandon(project_id=project.pk, key=key)
+    return (key if recorded else None), snapshot(project, conversation)
 
 
 def _files_now(project: Project, path: str, version: int) -> tuple[str, list[str], str] | None:

@@ -30,7 +30,7 @@ from chat.selectors.conversations import (
     conversation_usage,
     latest_context,
 )
-from chat.selectors.running import RunningTurn, running_turn
+from chat.selectors.running import RunningTurn, turn_now
 from projects.access import Role
 from projects.models import Project
 
@@ -42,6 +42,9 @@ class Snapshot:
     elsewhere: str  # the other conversation's title, when the running turn is there
     usage: ConversationUsage
     context: LatestContext | None  # for the gauge by the message box
+    # A turn whose server stopped, its lock lapsed, that no one recorded as
+    # interrupted yet: the log shows it unended, without the reason.
+    lapsed: str | None = None
 
     @property
     def busy(self) -> bool:
@@ -51,7 +54,8 @@ class Snapshot:
 def snapshot(project: Project, conversation: Conversation | None) -> Snapshot:
     # Messages first, then the lock: a turn that starts in between is then either
     # wholly in the lock (left out here, replayed) or wholly after (followed live).
-    running = running_turn(project=project)
+    now = turn_now(project=project)
+    running = now.running
     before = None
     elsewhere = ""
     if running is not None and conversation is not None:
@@ -66,7 +70,7 @@ def snapshot(project: Project, conversation: Conversation | None) -> Snapshot:
         else ConversationUsage(0, 0, None)
     )
     context = latest_context(conversation=conversation) if conversation is not None else None
-    return Snapshot(log, running, elsewhere, usage, context)
+    return Snapshot(log, running, elsewhere, usage, context, now.lapsed)
 
 
 def panel_context(

@@ -8,6 +8,9 @@ through their inboxes:
 - lapsed: the turn is recorded as interrupted (`abandon`: one caller among every
   process does it) and the tabs hear `turn.lost`; other processes' tabs hear it
   from the caller that recorded it (`announce`);
+  a tab that connects once the lock lapsed records it itself, and announces it
+  the same way (chat.live.consumers `_opened`): it watched nothing, and would
+  draw the turn unended;
 - gone twice in a row without the tabs having seen its `done` (a turn releases
   its lock just before it sends `done`, so once is normal): `turn.unseen`, and
   each tab shows what is stored.
@@ -121,7 +124,7 @@ def watchdog() -> Watchdog:
             interval=lambda: settings.BUILTIT_TURN_LOCK_TTL / HEARTBEATS_PER_TTL,
             check=_check,
             abandon=_abandon,
-            announce=_announce,
+            announce=announce_lost,
         )
     return found
 
@@ -134,7 +137,9 @@ async def _abandon(project_id: uuid.UUID, key: str) -> bool:
     return await threads.run(services.turn_abandon, project_id=project_id, key=key)
 
 
-async def _announce(project_id: uuid.UUID, key: str) -> None:
+async def announce_lost(project_id: uuid.UUID, key: str) -> None:
+    """The turn `key` was just recorded as interrupted: every process's tabs
+    that show it are told (`turn.lost`)."""
     layer = get_channel_layer()
     if layer is not None:
         lost = messages.TurnLost(type="turn.lost", turn=key)

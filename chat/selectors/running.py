@@ -11,7 +11,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from chat.models import Message
-from projects.locks import lock_current
+from projects.locks import lock_current, lock_of
 from projects.models import Project, ProjectLock
 
 TURN_LOCK = "assistant"  # the purpose of a running turn's project lock (projects.locks)
@@ -33,6 +33,25 @@ def running_turn(*, project: Project | uuid.UUID) -> RunningTurn | None:
     """The turn running on a project now, if any."""
     lock = lock_current(project)
     return None if lock is None else running_turn_of(lock)
+
+
+@dataclass(frozen=True)
+class TurnNow:
+    """What the project's lock says, in one read."""
+
+    running: RunningTurn | None
+    lapsed: str | None = None  # the key of a turn whose server stopped refreshing its lock
+
+
+def turn_now(*, project: Project | uuid.UUID) -> TurnNow:
+    """The turn running on a project now, or the one whose server stopped and
+    that no one recorded yet (its lock lapsed and is still there)."""
+    lock = lock_of(project)
+    if lock is None:
+        return TurnNow(None)
+    if lock.expires_at > timezone.now():
+        return TurnNow(running_turn_of(lock))
+    return TurnNow(None, lock.holder if lock.purpose == TURN_LOCK else None)
 
 
 def running_turn_of(lock: ProjectLock) -> RunningTurn:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
+from django.utils import timezone
 
 from chat.live.closing import Close
 from chat.models import Message
@@ -46,6 +47,18 @@ def page_kept(project: Project) -> bool:
 @sync_to_async
 def locked(project: Project) -> bool:
     return ProjectLock.objects.filter(project=project).exists()
+
+
+async def lapsed(project: Project) -> None:
+    """Until the project's lock has lapsed (its server stopped refreshing it)."""
+
+    @sync_to_async
+    def still_live() -> bool:
+        return ProjectLock.objects.filter(project=project, expires_at__gt=timezone.now()).exists()
+
+    async with asyncio.timeout(30):
+        while await still_live():
+            await asyncio.sleep(0.1)
 
 
 def health(server: ServerProcess) -> int:
@@ -184,6 +197,39 @@ async def test_when_the_server_running_a_turn_is_killed_the_other_tells_its_tabs
         assert record["status"] == "interrupted"
         assert record["files_changed"] == ["/index.html"]
         assert await page_kept(project), "the write it made is kept, with its revision"
+        assert not await locked(project)
+
+        held.release()
+        servers.fake.responder = None
+        servers.fake.script(Reply(content="Picking up where it stopped."))
+        await on_b.send(message="Go on")
+        again = await on_b.until("done")
+    assert again[-1]["status"] == "completed"
+
+
+async def test_a_tab_opened_once_a_killed_servers_lock_lapsed_finds_its_turn_recorded(
+    servers: Servers, project: Project, user: User
+) -> None:
+    """The turn's only tab was on the killed server, so no watchdog looks for it:
+    the first tab to open on the other records it as interrupted (every page then
+    shows why it ended), without a `done` for a script that never saw it run."""
+    a, b = servers.start("A"), servers.start("B")
+    token = await bearer(user)
+    held = Held(Reply(content="Never said."))
+    servers.fake.responder = WriteThenHold(held)
+    async with tab(a, project, token) as on_a:
+        await on_a.send(message="Build the bakery's page")
+        await on_a.until("files_changed")
+        a.kill()
+    await lapsed(project)
+    async with tab(b, project, token) as on_b:
+        await on_b.send(action="dance")  # answered once the connect and its catch-up are done
+        (answer,) = await on_b.until("error")
+        assert answer["code"] == "bad_frame", "nothing came before it"
+        (record,) = await closing_records(project)
+        assert record["status"] == "interrupted"
+        assert record["error"]["code"] == "server_stopped"
+        assert record["files_changed"] == ["/index.html"]
         assert not await locked(project)
 
         held.release()

@@ -113,23 +113,43 @@ async def test_every_tab_is_told_the_turn_is_recorded_and_the_project_freed(
         assert again[-1]["status"] == "completed", again
 
 
-async def test_a_dead_servers_turn_no_tab_saw_is_recorded_when_the_next_turn_starts(
+async def test_a_dead_servers_turn_no_tab_saw_is_recorded_when_a_tab_connects(
     scripted: FakeOpenRouter, project: Project, user: User
 ) -> None:
-    """No tab was open when its server died: the next turn, taking the lapsed
-    lock over, records it as interrupted first."""
+    """No tab was open when its server died: the first socket to connect records
+    it as interrupted, and a script, which never saw it run, is owed no `done`
+    for it: the first it hears is its own next turn's."""
     conversation = await a_turn_whose_server_died(project)
     await sync_to_async(ProjectLock.objects.update)(
         expires_at=timezone.now() - timedelta(seconds=1)
     )
     scripted.script(Reply(content="Back at it."))
     async with opened(project, user, query=f"conversation={conversation.pk}") as script:
+        await caught_up(script)
+        recorded = [message.metadata["turn"] for message in await closing_messages(conversation)]
+        assert [record["status"] for record in recorded] == ["interrupted"]
         await send(script, message="Go on")
         again = await events_until(script, "done")
     assert again[-1]["status"] == "completed"
     records = [message.metadata["turn"] for message in await closing_messages(conversation)]
     assert [record["status"] for record in records] == ["interrupted", "completed"]
     assert records[0]["error"]["code"] == "server_stopped"
+
+
+async def test_a_turn_started_with_no_socket_records_the_dead_servers_turn_first(
+    project: Project, user: User
+) -> None:
+    """`manage.py chat` opens no socket: its turn, taking the lapsed lock over,
+    records the dead server's turn as interrupted first, as a tab would have."""
+    conversation = await a_turn_whose_server_died(project)
+    await lapsed()
+    taken = await sync_to_async(services.turn_lock_take)(
+        project=project, conversation=conversation, channel=None, limit=None, sender=user
+    )
+    assert isinstance(taken, ProjectLock)
+    (record,) = [message.metadata["turn"] for message in await closing_messages(conversation)]
+    assert record["status"] == "interrupted"
+    assert record["error"]["code"] == "server_stopped"
 
 
 async def test_a_script_whose_done_was_lost_on_the_way_gets_the_recorded_one(
@@ -162,3 +182,40 @@ async def test_a_script_whose_done_was_lost_on_the_way_gets_the_recorded_one(
     assert events[-1]["status"] == "completed"
     assert events[-1]["message_id"] is not None
     assert "".join(e["text"] for e in events if e["type"] == "content") == "All done."
+
+
+async def test_a_tab_opened_after_the_lock_lapsed_shows_the_turn_interrupted(
+    scripted: FakeOpenRouter, project: Project, user: User, settings: SettingsWrapper
+) -> None:
+    """A tab opened once the dead server's lock lapsed, before any watchdog
+    recorded the turn (none looks for a long while here), shows it interrupted
+    at once and takes the next message; the tabs that watched it are told too."""
+    settings.BUILTIT_TURN_LOCK_TTL = 300.0  # the watchdog's first look is a minute away
+    conversation = await a_turn_whose_server_died(project)
+    query = f"conversation={conversation.pk}"
+    async with (
+        opened(project, user, as_json=False, query=query) as watching,
+        opened(project, user, as_json=True, query=query) as script,
+    ):
+        await frames_until(watching, 'id="chat-signal"')
+        await caught_up(script)
+        await lapsed()
+        async with opened(project, user, as_json=False, query=query) as late:
+            first = "".join(await frames_until(late, 'id="chat-signal"'))
+            assert "Interrupted" in first
+            assert "The server running this turn stopped before it finished" in first, "as recorded"
+            assert "Working on it." in first
+            assert 'data-busy="true"' not in first, "the project is free"
+
+            redrawn = "".join(await frames_until(watching, "Interrupted"))
+            assert "The server running this turn stopped before it finished" in redrawn
+            told = await events_until(script, "done")
+            assert told[-1]["status"] == "interrupted"
+
+            scripted.script(Reply(content="Back at it."))
+            await send(late, message="Go on")
+            assert "Back at it." in "".join(await frames_until(late, "Back at it."))
+            again = await events_until(script, "done")
+            assert again[-1]["status"] == "completed", again
+    records = [message.metadata["turn"] for message in await closing_messages(conversation)]
+    assert [record["status"] for record in records] == ["interrupted", "completed"]
