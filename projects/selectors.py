@@ -171,8 +171,8 @@ MOVED_SINCE_REVISIONS = 200
 
 @dataclass(frozen=True)
 class FilesMovedSince:
-    """The paths the revisions after a page's drawing touched, and who made the
-    newest, in a signal's words, and its person (None: the assistant)."""
+    """The paths the revisions after a page's drawing touched, who made the
+    newest, in a signal's words, and the person who saved it ("person" only)."""
 
     paths: list[str]
     by: Literal["assistant", "history", "person"]
@@ -192,7 +192,9 @@ def files_moved_since(*, project: Project, after: int) -> FilesMovedSince | None
     _, _, actor, reversal, user_id = rows[0]
     if actor == FileRevision.Actor.ASSISTANT:
         return FilesMovedSince(paths, "assistant", None)
-    return FilesMovedSince(paths, "history" if reversal is not None else "person", user_id)
+    if reversal is not None:  # an undo or restore: the page names no one for it
+        return FilesMovedSince(paths, "history", None)
+    return FilesMovedSince(paths, "person", user_id)
 
 
 def revision_by(*, project: Project, path: str) -> Literal["assistant", "history", "person"]:
