@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import uuid
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
@@ -154,6 +155,46 @@ def open_file_news(*, project: Project, path: str, version: int) -> tuple[list[s
     if now.first() == version:
         return [], ""
     return [path], revision_by(project=project, path=path)
+
+
+def revision_newest(*, project: Project) -> int:
+    """The id of the project's newest file revision (0: none yet): what a page
+    is drawn from, for its socket to ask what changed after (files_moved_since)."""
+    newest = FileRevision.objects.filter(project=project).aggregate(newest=Max("id"))["newest"]
+    return int(newest or 0)
+
+
+# Revisions files_moved_since reads at most: a page is drawn a moment before its
+# socket joins; a forged `since` far back costs no more than this.
+MOVED_SINCE_REVISIONS = 200
+
+
+@dataclass(frozen=True)
+class FilesMovedSince:
+    """The paths the revisions after a page's drawing touched, who made the
+    newest, in a signal's words, and the person who saved it ("person" only)."""
+
+    paths: list[str]
+    by: Literal["assistant", "history", "person"]
+    user_id: int | None
+
+
+def files_moved_since(*, project: Project, after: int) -> FilesMovedSince | None:
+    """What changed in the project's files after revision `after` (None: nothing)."""
+    rows = list(
+        FileRevision.objects.filter(project=project, id__gt=after)
+        .order_by("-id")
+        .values_list("path", "old_path", "actor", "reversal_id", "user_id")[:MOVED_SINCE_REVISIONS]
+    )
+    if not rows:
+        return None
+    paths = sorted({path for row in rows for path in row[:2] if path})
+    _, _, actor, reversal, user_id = rows[0]
+    if actor == FileRevision.Actor.ASSISTANT:
+        return FilesMovedSince(paths, "assistant", None)
+    if reversal is not None:  # an undo or restore: the page names no one for it
+        return FilesMovedSince(paths, "history", None)
+    return FilesMovedSince(paths, "person", user_id)
 
 
 def revision_by(*, project: Project, path: str) -> Literal["assistant", "history", "person"]:

@@ -60,7 +60,7 @@ from common.users import person_name
 from projects.access import ACTIONS, Action, Role, allows, project_access, refusal
 from projects.lifecycle import project_remember_model
 from projects.models import Project
-from projects.selectors import open_file_news
+from projects.selectors import FilesMovedSince, files_moved_since, open_file_news
 from projects.web.workspace import tree_html
 
 logger = logging.getLogger(__name__)
@@ -383,12 +383,26 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         open in its editor if it changed (the page reloads its preview itself)."""
         if self.as_json:
             return
+        if frame.since is not None:
+            await self._files_since(frame.since)
+            return
         found = await threads.run(_files_now, self.project, frame.open_path, frame.open_version)
         if found is None:
             await self.project_gone({"type": "project.gone"})
             return
         tree, files, by = found
         await self.send_html(tree + (self._signal(files=files, by=by) if files else ""))
+
+    async def _files_since(self, since: int) -> None:
+        """A tab's first socket: files changed after its page was drawn (from
+        revision `since`) and before this socket joined the project's group
+        reached no message here. The tree, and a signal naming them, as a
+        change made in another tab is shown."""
+        found = await threads.run(_files_moved_since, self.project, since, self.user)
+        if found is None:
+            return
+        tree, moved, who = found
+        await self.send_html(tree + self._signal(files=moved.paths, by=moved.by, who=who))
 
     async def _send_opening(self, text: str) -> None:
         """The request this project was started with on the dashboard, taken by
@@ -693,6 +707,20 @@ def _files_now(project: Project, path: str, version: int) -> tuple[str, list[str
         return None
     files, by = open_file_news(project=project, path=path, version=version)
     return tree_html(project), files, by
+
+
+def _files_moved_since(
+    project: Project, since: int, user: User
+) -> tuple[str, FilesMovedSince, str] | None:
+    """In one job: the tree, what changed after revision `since`, and who
+    changed it if another person did (None: nothing changed)."""
+    moved = files_moved_since(project=project, after=since)
+    if moved is None:
+        return None
+    by = None
+    if moved.user_id is not None and moved.user_id != user.pk:
+        by = User.objects.filter(pk=moved.user_id).first()
+    return tree_html(project), moved, person_name(by) if by is not None else ""
 
 
 def _role_now(project: Project, user: User) -> Role | Literal["removed"] | None:

@@ -3,6 +3,8 @@
     {"message": "Add a contact page", "model": "openai/gpt-5-mini"}   start a turn
     {"action": "stop"}                                                 stop the running one
     {"action": "open", "path": "/index.html"}                          the file in my editor
+    {"action": "files", "open": "/index.html", "version": 3}           back: the files as they are
+    {"action": "files", "since": 41}                                   first: what changed since
 
 "open" tells the project's other people which file this tab shows
 (chat.live.presence; "" for none); a viewer may send it too.
@@ -20,7 +22,7 @@ the socket stays open.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeGuard
 
 from django.conf import settings
 
@@ -42,6 +44,9 @@ class Frame:
     # "files": the file open in the tab's editor ("" for none) and its version there.
     open_path: str = ""
     open_version: int = 0
+    # "files" from a tab's first socket: the newest revision its page was drawn
+    # from (projects.selectors.revision_newest), to hear what changed after.
+    since: int | None = None
 
 
 @dataclass(frozen=True)
@@ -78,9 +83,16 @@ def _files(body: JSONObject) -> Frame | FrameRefused:
     path, version = body.get("open", ""), body.get("version", 0)
     if not isinstance(path, str) or len(path) > 1000:
         return FrameRefused("The open file must be given as a path.")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+    if not _count(version):
         return FrameRefused("The open file's version must be a number.")
-    return Frame("files", open_path=path, open_version=version)
+    since = body.get("since")
+    if since is not None and not _count(since):
+        return FrameRefused("The revision a page was drawn from must be a number.")
+    return Frame("files", open_path=path, open_version=version, since=since)
+
+
+def _count(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _open(body: JSONObject) -> Frame | FrameRefused:

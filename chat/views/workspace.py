@@ -27,6 +27,7 @@ from chat.selectors.turns import turn_of
 from common.bridge import PROBLEMS_PER_PAGE
 from common.users import current_user
 from projects.access import access_for, project_for
+from projects.selectors import revision_newest
 from projects.web.sites import frame_sites
 from projects.web.workspace import workspace_context
 
@@ -35,6 +36,9 @@ from projects.web.workspace import workspace_context
 def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
     access = access_for(request, project_id, "view")
     project = access.project
+    # Read before the files are drawn: the page's first socket asks for what
+    # changed after it, which reached no socket of the page's (chat.live.consumers).
+    files_drawn = revision_newest(project=project)
     raw = request.GET.get("conversation", "")
     conversation = conversation_for(project=project, raw=raw)
     if raw and conversation is None:
@@ -57,6 +61,7 @@ def workspace(request: HttpRequest, project_id: uuid.UUID) -> HttpResponse:
         + urlencode(
             {**({"conversation": conversation.pk} if conversation else {}), "role": access.role}
         ),
+        "files_drawn": files_drawn,
         "chat_closing": closing.for_the_page(),
         # The numbers the page keeps to, from the rules the server checks.
         "chat_limits": {

@@ -9,7 +9,7 @@ import re
 
 import pytest
 from django.contrib.auth.models import User
-from playwright.sync_api import Page, Route, expect
+from playwright.sync_api import Page, Route, WebSocketRoute, expect
 from pytest_django.fixtures import Settings as SettingsWrapper
 
 from chat.llm.config import OPENROUTER_URL
@@ -267,3 +267,47 @@ def test_updated_is_said_only_of_a_file_the_last_turn_changed(
             "color", "rgb(0, 128, 128)"
         )
         expect(page.locator("#editor-status")).to_have_text("")
+
+
+def test_a_save_made_while_a_tab_connects_shows_in_it_once_connected(
+    context, chat_server: ChatServer, browser_user: User
+) -> None:
+    """Another tab saves the home page and makes a page after this one was
+    drawn, before its socket joined the project's group, so no message
+    reached it: once joined, the tab shows both, as a save in another tab."""
+    project = _project(browser_user)
+    mine, late = context.new_page(), context.new_page()
+    sign_in(mine, chat_server.url)
+    _open(mine, chat_server, project)
+    # The late tab's socket opens, but reaches the server only when the test
+    # lets it, with what the page sent meanwhile: as a server slow to join it.
+    held: list[tuple[WebSocketRoute, list[str | bytes]]] = []
+
+    def hold(route: WebSocketRoute) -> None:
+        sent: list[str | bytes] = []
+        route.on_message(lambda frame: sent.append(frame))  # noqa: PLW0108 (Playwright takes no builtin)
+        held.append((route, sent))
+
+    late.route_web_socket(re.compile(r"/ws/projects/"), hold)
+    late.goto(f"{chat_server.url}/projects/{project.pk}/")
+    late.wait_for_function("() => (builtitWorkspace.text() || '').includes('Hello, world')")
+
+    mine.evaluate("() => { const e = builtitWorkspace.editor(); e.find('Hello, world'); }")
+    mine.focus("#editor-form .ace_text-input")
+    mine.keyboard.type("Saved meanwhile")
+    mine.keyboard.press("Control+s")
+    expect(mine.locator("#editor-status .status.ok")).to_contain_text("Saved")
+    mine.fill("#new-file-path", "notes.txt")
+    mine.click("form.new-file button")
+    expect(mine.locator("#file-tree .file-link[data-path='/notes.txt']")).to_have_count(1)
+
+    ((route, sent),) = held
+    server = route.connect_to_server()
+    for frame in sent:
+        server.send(frame)
+    route.on_message(lambda frame: server.send(frame))  # noqa: PLW0108
+    late.wait_for_selector("#chat-signal[data-signal]", state="attached")
+    expect(late.locator("#file-tree .file-link[data-path='/notes.txt']")).to_have_count(1)
+    late.wait_for_function("() => builtitWorkspace.text().includes('Saved meanwhile')")
+    expect(late.locator("#editor-status")).to_contain_text("saved in another tab")
+    expect(late.frame_locator("#preview-frame").locator("h1")).to_have_text("Saved meanwhile")

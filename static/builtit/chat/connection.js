@@ -38,9 +38,14 @@ on("htmx:wsOpen", (event) => {
   // Back after the socket was down: what changed meanwhile came to no one here.
   // The workspace asks for the files as they are (workspace/follow.js).
   const wrapper = event.detail && event.detail.socketWrapper;
+  const ask = (frame) => wrapper.sendImmediately(JSON.stringify({ action: "files", ...frame }));
   if (opened && wrapper) {
-    const ask = (frame) => wrapper.sendImmediately(JSON.stringify({ action: "files", ...frame }));
     document.body.dispatchEvent(new CustomEvent("builtit:reconnected", { detail: { ask } }));
+  } else if (wrapper) {
+    // The first: what changed between the page's drawing and this socket's
+    // joining the project reached no one here; the server says what, if anything.
+    const drawn = Number(document.getElementById("chat-panel")?.dataset.filesDrawn);
+    if (Number.isInteger(drawn) && drawn >= 0) ask({ since: drawn });
   }
   opened = true;
 });

@@ -13,7 +13,8 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
 from django.test import Client
 
-from projects.models import Project
+from projects.models import Membership, Project
+from projects.selectors import revision_newest
 from tests.chat.live.tabs import events_until, frames_until, opened
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -105,3 +106,44 @@ async def test_a_tab_back_after_its_socket_was_down_gets_the_files_as_they_are(
         await page.send_to(text_data=json.dumps({"action": "files", "version": "two"}))
         refused = await frames_until(page, "chat-notice")
         assert "version must be a number" in refused[-1]
+
+
+@sync_to_async
+def _newest(project: Project) -> int:
+    return revision_newest(project=project)
+
+
+async def test_a_tabs_first_socket_hears_what_changed_since_its_page_was_drawn(
+    starter_project: Project, user: User, other_user: User
+) -> None:
+    """Changes committed between the page's drawing and its socket's joining
+    the project reached no message of the tab's: its first "files" frame,
+    with the revision the page was drawn from, asks for them."""
+    drawn = await _newest(starter_project)
+    await sync_to_async(Membership.objects.create)(
+        project=starter_project, user=other_user, role="editor", added_by=user
+    )
+    url = f"/projects/{starter_project.pk}/files/"
+    saved = {"path": "/index.html", "content": "<h1>Meanwhile</h1>\n", "version": 1}
+    assert await _post(other_user, url + "save/", saved, "hers01") == 200
+    renamed = {"path": "/script.js", "new_path": "/app.js", "version": 1}
+    assert await _post(other_user, url + "rename/", renamed, "hers01") == 200
+
+    async with opened(starter_project, user, as_json=False) as page:
+        await frames_until(page, 'id="chat-signal"')
+        await page.send_to(text_data=json.dumps({"action": "files", "since": drawn}))
+        shown = (await frames_until(page, 'id="file-tree"'))[-1]
+        assert 'data-path="/app.js"' in shown
+        signal = _signal(shown)
+        assert signal["files"] == ["/app.js", "/index.html", "/script.js"]
+        assert (signal["by"], signal["tab"], signal["who"]) == ("person", "", "mallory")
+
+        # Drawn from the newest revision: nothing changed, nothing is sent (the
+        # next frame is the answer to a refused one).
+        await page.send_to(
+            text_data=json.dumps({"action": "files", "since": await _newest(starter_project)})
+        )
+        await page.send_to(text_data=json.dumps({"action": "files", "since": -1}))
+        refused = await frames_until(page, "chat-notice")
+        assert len(refused) == 1
+        assert "drawn from must be a number" in refused[-1]
