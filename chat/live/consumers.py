@@ -535,14 +535,9 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         await self.follower.ended_unseen(message["turn"])
 
     async def turn_lost(self, message: messages.TurnLost) -> None:
-        """The turn's server stopped (this process's watchdog or another's found it)."""
-        key = message["turn"]
-        if message.get("watched") or key in (
-            watchdog().watching(self.addressed),
-            self.follower.turn_key,
-        ):
-            self._watch(None)
-            await self.follower.lost(key)
+        """The turn's server stopped (this process's watchdog or another's found it,
+        or a connecting tab did): shown if this tab watches it."""
+        await self.follower.lost(message["turn"])
 
     def _watch(self, key: str | None) -> None:
         # The loop's watchdog, found once: every batch this tab shows says what it watches.

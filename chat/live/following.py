@@ -7,11 +7,15 @@ Events are numbered per turn; the tab keeps the last it showed and skips
 anything not after it, so the replay a tab reads as it (re)connects and the
 same events reaching it live show once. A turn whose beginning the tab never
 saw is not drawn from its middle: when it ends, the tab shows what is stored.
+Each turn's end shows once: from its `done`, from the watchdog (chat.live.watchdog),
+or, when the next turn's events come first, from its stored record.
 """
 
 from __future__ import annotations
 
 import json
+from collections import deque
+from dataclasses import dataclass
 from typing import Protocol
 
 from django.conf import settings
@@ -33,7 +37,7 @@ from chat.records.turn import ClosedTurn
 from chat.render import panel, streaming
 from chat.render.fragments import TurnDrawing
 from chat.selectors.running import RunningTurn, running_turn
-from chat.selectors.turns import turn_closed
+from chat.selectors.turns import turn_closed, turn_closed_at
 from common import threads
 from projects.models import Project
 from projects.web.workspace import tree_html
@@ -41,6 +45,8 @@ from projects.web.workspace import tree_html
 # What a tab is told of a turn whose server stopped before it finished, when no
 # record of its end reached the tab (a script's socket reads them as events).
 LOST: tuple[Event, ...] = (SERVER_STOPPED, Done("server_stopped", "interrupted", 0, None))
+# A turn's end when it stopped before it stored any (chat.live.turns LiveTurn._run).
+STOPPED_EARLY = Done("stopped", "stopped", 0, None)
 
 
 class Screen(Protocol):
@@ -63,6 +69,17 @@ class Replay(Protocol):
 
 class Watch(Protocol):
     def __call__(self, key: str | None) -> None: ...
+
+
+@dataclass(frozen=True)
+class Owed:
+    """The turn whose end a tab is owed (it watches it), and how to find that
+    end where it is stored: by the person's message that began it, or by what
+    its lock said when the tab caught up with it."""
+
+    key: str
+    request: int | None = None
+    running: RunningTurn | None = None
 
 
 class TurnFollower:
@@ -88,19 +105,26 @@ class TurnFollower:
         self.drawing: TurnDrawing | None = None
         self.own = False  # whether the followed turn is in this tab's conversation
         self.holed = False  # events of the followed turn were lost on their way
+        self.owed: Owed | None = None  # the turn this tab watches, its end not shown yet
+        # Turns whose end this tab showed: their frames that come late (from
+        # another process, behind the next turn's) are old news.
+        self._over: deque[str] = deque(maxlen=8)
 
     # --- live ---------------------------------------------------------------------------
 
     async def follow(self, message: messages.TurnEvents) -> bool:
         """Show the fresh events of `message`; True when they ended the turn."""
         key, items = message["turn"], message["events"]
+        if not await self._news(key):
+            return False
         ended = any(item["event"].get("type") == "done" for item in items)
-        self._watch(None if ended else key)
         if key != self.turn_key and not self._begin(message):
+            self._watching(key, ended=ended)
             # The middle of a turn this tab never saw begin: once it ends, redraw.
             if not self.as_json and ended:
                 await self.catch_up()
             return ended
+        self._watching(key, ended=ended)
         first = message.get("first", items[0]["seq"] if items else 0)
         if first > self.last_seq + 1:
             items = await self._with_missing(key, items)
@@ -119,6 +143,16 @@ class TurnFollower:
                 await self.catch_up()  # what the tab missed, as stored
         return ended
 
+    async def _news(self, key: str) -> bool:
+        """Whether events of the turn `key` are news: not of a turn whose end
+        this tab showed. A turn it was owed the end of that they replace ended
+        first (`_replaced`)."""
+        if key in self._over:
+            return False
+        if self.owed is not None and self.owed.key != key:
+            await self._replaced(self.owed)
+        return key not in self._over  # the page's catch-up may have shown it ended
+
     def _begin(self, message: messages.TurnEvents) -> bool:
         """Follow the turn `message` begins; False if it is not its beginning."""
         items = message["events"]
@@ -129,6 +163,58 @@ class TurnFollower:
         self.turn_request = started if isinstance(started, int) else None
         self.own = message["conversation"] == (self.conversation and self.conversation.pk)
         return True
+
+    def _watching(self, key: str, *, ended: bool) -> None:
+        """The turn `key` sent events: this tab is owed its end until they end it."""
+        if ended:
+            self._owe(None)
+            self._over.append(key)
+            return
+        running = self.owed.running if self.owed is not None and self.owed.key == key else None
+        request = self.turn_request if key == self.turn_key else None
+        self._owe(Owed(key, request, running))
+
+    def _watch_running(self, running: RunningTurn | None) -> None:
+        """The project's running turn, as its lock says, is the one to watch."""
+        if running is None:
+            self._owe(None)
+        elif self.owed is not None and self.owed.key == running.key:
+            self._owe(Owed(running.key, self.owed.request, running))
+        else:
+            self._owe(Owed(running.key, running=running))
+
+    def _owe(self, owed: Owed | None) -> None:
+        self.owed = owed
+        self._watch(None if owed is None else owed.key)
+
+    async def _replaced(self, owed: Owed) -> None:
+        """Another turn sends while this tab is owed the end of `owed`: that one
+        ended without its end reaching here. Its server died and the new turn,
+        taking the lapsed lock over, recorded it as interrupted (no watchdog had
+        looked yet); or its `done`, from another process, comes behind the new
+        turn's events. Either way its end is stored by now (a turn stores it
+        before it releases its lock; a dead server's turn is recorded before its
+        lock is taken over), so it is shown from there, before the new turn,
+        and whatever of it still comes is dropped (`_over`)."""
+        self._owe(None)
+        self._over.append(owed.key)
+        if self.turn_key == owed.key:
+            self.turn_key, self.drawing = None, None
+        if not self.as_json:
+            await self.catch_up()  # the log as stored, then the new turn from its start
+            return
+        closed = await threads.run(_closed_of, owed)
+        if closed is not None:
+            await self._send_end(_told(closed))
+        elif owed.request is not None:
+            # A turn this script saw begin and that stored no end: stopped before
+            # it could, its `done` (this one) behind the new turn's events.
+            await self._send_end((STOPPED_EARLY,))
+        # Else no turn of a conversation (the lock was a summary's): nothing is owed.
+
+    async def _send_end(self, events: tuple[Event, ...]) -> None:
+        for event in events:
+            await self._screen.send_text(json.dumps(to_json(event), ensure_ascii=False))
 
     async def _with_missing(
         self, key: str, items: list[messages.NumberedEvent]
@@ -168,7 +254,7 @@ class TurnFollower:
         if key is None:
             running = await threads.run(running_turn, project=self.project)
             if running is not None:
-                self._watch(running.key)
+                self._watch_running(running)
                 await self._from_start(running)
             return
         items = await self._replay(key, self.last_seq)
@@ -230,7 +316,7 @@ class TurnFollower:
         if not self.as_json:
             await self._screen.send_html(snapshot.snapshot_html(state) + self._screen.signal())
         running = state.running
-        self._watch(running.key if running is not None else None)
+        self._watch_running(running)
         if running is None or (self.as_json and running.key == self.turn_key):
             return
         # The log was drawn again without the running turn: it is drawn from its start.
@@ -245,25 +331,39 @@ class TurnFollower:
 
     async def lost(self, key: str) -> None:
         """The turn's server stopped and the turn was recorded as interrupted."""
-        if self.turn_key == key:
-            self.turn_key, self.drawing = None, None
+        owed = self._ending(key)
+        if owed is None:
+            return
         if self.as_json:
-            for event in LOST:
-                await self._screen.send_text(json.dumps(to_json(event), ensure_ascii=False))
+            await self._send_end(LOST)
             return
         await self.catch_up()
 
     async def ended_unseen(self, key: str) -> None:
         """A turn that ended without its `done` reaching this tab (the frame was
         lost, or its server died as it sent it)."""
+        owed = self._ending(key)
+        if owed is None:
+            return
         if not self.as_json:
             await self.catch_up()
             return
-        request = self.turn_request if self.turn_key == key else None
-        closed = await threads.run(_closed, request) if request else None
+        closed = await threads.run(_closed_of, owed)
         if closed is not None:
-            self.turn_key, done = None, Done.recorded(closed)
-            await self._screen.send_text(json.dumps(to_json(done), ensure_ascii=False))
+            await self._send_end((Done.recorded(closed),))
+
+    def _ending(self, key: str) -> Owed | None:
+        """The turn `key`, if this tab is owed its end: from now on it is not.
+        None when its end was shown already (another turn's events came first,
+        and `_replaced` showed it): never twice."""
+        owed = self.owed
+        if owed is None or owed.key != key:
+            return None
+        self._owe(None)
+        self._over.append(key)
+        if self.turn_key == key:
+            self.turn_key, self.drawing = None, None
+        return owed
 
 
 def _events(
@@ -273,5 +373,19 @@ def _events(
     return messages.turn_events(turn=key, conversation=conversation, events=items, first=after + 1)
 
 
-def _closed(request_id: int) -> ClosedTurn | None:
-    return turn_closed(request_id=request_id)
+def _closed_of(owed: Owed) -> ClosedTurn | None:
+    if owed.request is not None:
+        return turn_closed(request_id=owed.request)
+    running = owed.running
+    if running is None or running.conversation_id is None:
+        return None
+    return turn_closed_at(
+        conversation_id=running.conversation_id, first_sequence=running.first_sequence
+    )
+
+
+def _told(closed: ClosedTurn) -> tuple[Event, ...]:
+    """A script's end of a turn, from its stored record: as the watchdog's
+    `turn.lost` tells it (the reason, then `done`) when its server stopped."""
+    done, error = Done.recorded(closed), closed.record.error
+    return (SERVER_STOPPED, done) if error and error.code == SERVER_STOPPED.code else (done,)

@@ -10,7 +10,10 @@ through their inboxes:
   from the caller that recorded it (`announce`);
   a tab that connects once the lock lapsed records it itself, and announces it
   the same way (chat.live.consumers `_opened`): it watched nothing, and would
-  draw the turn unended;
+  draw the turn unended; a message sent before any look records it too
+  (chat.services.turn_lock_take) and tells no one: the watching tabs show
+  its end as stored once the new turn's events reach them
+  (chat.live.following `TurnFollower._replaced`);
 - gone twice in a row without the tabs having seen its `done` (a turn releases
   its lock just before it sends `done`, so once is normal): `turn.unseen`, and
   each tab shows what is stored.

@@ -103,6 +103,19 @@ def turn_closed(*, request_id: int) -> ClosedTurn | None:
     return ClosedTurn(message_id, stored_turn(metadata) or TurnRecord())
 
 
+def turn_closed_at(*, conversation_id: int, first_sequence: int) -> ClosedTurn | None:
+    """`turn_closed` for the turn whose person's message has `first_sequence` (as
+    its lock said: chat.selectors.running.RunningTurn)."""
+    request = (
+        Message.objects.filter(
+            conversation_id=conversation_id, sequence=first_sequence, role=Message.Role.USER
+        )
+        .values_list("pk", flat=True)
+        .first()
+    )
+    return None if request is None else turn_closed(request_id=request)
+
+
 @dataclass(frozen=True)
 class TurnSoFar:
     """What a turn that never closed had stored (its server stopped)."""

@@ -624,3 +624,40 @@ async def test_a_tab_told_to_resync_closes_if_its_project_went_meanwhile(
             break
     assert closed is not None
     assert closed["code"] == 4404
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_script_shown_a_turns_end_from_its_record_is_not_told_it_again(
+    project: Project,
+) -> None:
+    """The next turn's events came before this process's watchdog told the
+    script of the turn it watched (`turn.lost`), and before that turn's own
+    late frames: the end read from its record is the one `done` it gets."""
+    conversation = await sync_to_async(services.conversation_create)(project=project)
+    asked = await sync_to_async(services.message_user_create)(
+        conversation=conversation, sequence=1, text="Build it", model="m"
+    )
+    await sync_to_async(ProjectLock.objects.create)(
+        project=project,
+        holder="dead",
+        purpose=TURN_LOCK,
+        details={"conversation": conversation.pk, "first_sequence": 1, "channel": None},
+        acquired_at=timezone.now(),
+        expires_at=timezone.now() - timedelta(seconds=1),
+    )
+    screen = Screen()
+    following, _ = follower(project, screen, [])
+    await following.follow(batch("dead", (1, {"type": "turn_started", "message_id": asked.pk})))
+    # The next turn, taking the lapsed lock over, records the dead one first.
+    await sync_to_async(services.turn_abandon)(project_id=project.pk, key="dead")
+
+    await following.follow(batch("next", (1, {"type": "turn_started", "message_id": 0})))
+    await following.lost("dead")
+    await following.ended_unseen("dead")
+    await following.follow(batch("dead", (2, {"type": "done", "status": "stopped"})))
+
+    shown = [json.loads(frame) for frame in screen.frames]
+    assert [event["type"] for event in shown] == ["turn_started", "error", "done", "turn_started"]
+    assert shown[2]["status"] == "interrupted"
+    assert following.owed is not None, "it watches the new turn"
+    assert following.owed.key == "next"

@@ -5,6 +5,7 @@ kept), and the project takes a new turn."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from typing import Any
 
@@ -219,3 +220,85 @@ async def test_a_tab_opened_after_the_lock_lapsed_shows_the_turn_interrupted(
             assert again[-1]["status"] == "completed", again
     records = [message.metadata["turn"] for message in await closing_messages(conversation)]
     assert [record["status"] for record in records] == ["interrupted", "completed"]
+
+
+async def test_a_message_sent_once_the_lock_lapsed_tells_the_watching_tabs_first(
+    scripted: FakeOpenRouter, project: Project, user: User, settings: SettingsWrapper
+) -> None:
+    """A message sent once the dead server's lock lapsed, before any watchdog
+    looked (none looks for a long while here): its turn records the dead one as
+    interrupted and starts. The tabs that watched the dead turn show it
+    interrupted, with the reason, and a script hears its `done` before the new
+    turn's events, once."""
+    settings.BUILTIT_TURN_LOCK_TTL = 300.0  # the watchdog's first look is a minute away
+    conversation = await a_turn_whose_server_died(project)
+    query = f"conversation={conversation.pk}"
+    async with (
+        opened(project, user, as_json=False, query=query) as page,
+        opened(project, user, as_json=True, query=query) as script,
+    ):
+        await frames_until(page, 'id="chat-signal"')
+        await caught_up(script)
+        await lapsed()
+        scripted.script(Reply(content="Back at it."))
+        await send(page, message="Go on")
+
+        told = await events_until(script, "done")
+        assert [event["type"] for event in told] == ["error", "done"], "nothing of the new turn"
+        assert told[0]["code"] == "server_stopped"
+        assert told[1]["status"] == "interrupted"
+        again = await events_until(script, "done")
+        assert again[0]["type"] == "turn_started"
+        assert again[-1]["status"] == "completed", again
+        assert "".join(e["text"] for e in again if e["type"] == "content") == "Back at it."
+
+        redrawn = "".join(await frames_until(page, "Back at it."))
+        assert "Interrupted" in redrawn
+        assert "The server running this turn stopped before it finished" in redrawn
+        assert "Working on it." in redrawn, "what it had done is kept"
+        assert await script.receive_nothing(), "one `done` for each turn"
+    records = [message.metadata["turn"] for message in await closing_messages(conversation)]
+    assert [record["status"] for record in records] == ["interrupted", "completed"]
+
+
+async def test_a_done_that_comes_behind_the_next_turn_is_told_once_as_it_was(
+    scripted: FakeOpenRouter,
+    project: Project,
+    user: User,
+    settings: SettingsWrapper,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A turn finished, but its `done`, from another process, reaches the tab
+    behind the next turn's events: the script hears it completed (as stored),
+    before the next turn, and the late one adds nothing."""
+    settings.BUILTIT_TURN_LOCK_TTL = 300.0  # no watchdog looks meanwhile
+    here = get_channel_layer()
+    deliver = here.deliver
+    held: list[tuple[Any, Any]] = []
+
+    def holding_the_first_done(target: Any, message: Any) -> None:
+        ending = message["type"] == "turn.events" and any(
+            item["event"]["type"] == "done" for item in message["events"]
+        )
+        if ending and not held:
+            held.append((target, message))
+            return
+        deliver(target, message)
+
+    monkeypatch.setattr(here, "deliver", holding_the_first_done)
+    scripted.script(Reply(content="First."), Reply(content="Second."))
+    async with opened(project, user) as script:
+        await send(script, message="Hello")
+        while not held:  # the first turn has ended
+            await asyncio.sleep(0.01)
+        await send(script, message="Again")
+        first = await events_until(script, "done")
+        assert first[-1]["status"] == "completed", first
+        assert [event["type"] for event in first].count("turn_started") == 1, "before the next"
+        second = await events_until(script, "done")
+        assert second[0]["type"] == "turn_started"
+        assert "".join(e["text"] for e in second if e["type"] == "content") == "Second."
+        assert second[-1]["status"] == "completed"
+        for target, message in held:
+            deliver(target, message)
+        assert await script.receive_nothing(), "one `done` for each turn"
