@@ -15,7 +15,8 @@ from __future__ import annotations
 from demo.kinds import a_or_an
 from demo.site import Brief
 
-# A name to put in when the person gave none, by kind; else "Riverside <label>".
+# A name to suggest when the person gave none, by what they called the place
+# (the kind's own word); else "Riverside <what they called it>".
 _EXAMPLE_NAMES = {
     "bakery": "Crumb",
     "café": "Morning Cup",
@@ -76,7 +77,9 @@ def assumed_next(brief: Brief) -> tuple[str, ...]:
 
 
 def _example_name(brief: Brief) -> str:
-    return _EXAMPLE_NAMES.get(brief.kind) or "Riverside " + brief.called.title()
+    # By what the person called it: a "repair shop" is of the kind "shop", but
+    # a candle shop's name would read as a mistake for it.
+    return _EXAMPLE_NAMES.get(brief.called) or "Riverside " + brief.called.title()
 
 
 def _page_request(heading: str) -> str:

@@ -245,3 +245,17 @@ async def test_the_starter_site_is_no_site_to_keep(starter_project: Project) -> 
     assert ("update_file", "/index.html") in called(events)
     assert "<h1>Crumb</h1>" in (await files(starter_project))["/index.html"]
     assert isinstance(events[-1], Done)
+
+
+async def test_the_name_it_suggests_fits_what_the_place_was_called(user: User) -> None:
+    """A repair shop is of the kind "shop", whose example name is a candle
+    shop's: the suggestion names it by what the person called it instead."""
+    project, conversation = await fresh(user)
+
+    events = await turn(project, conversation, "a one-page site for a bike repair shop in Porto")
+    rename = done(events).suggestions[0]
+    assert rename == "Rename the site to Riverside Repair Shop"
+
+    events = await turn(project, conversation, rename)
+    assert "Done: the site is renamed." in await answer(events)
+    assert "Riverside Repair Shop" in (await files(project))["/index.html"]
