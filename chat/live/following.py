@@ -151,7 +151,11 @@ class TurnFollower:
             return False
         if self.owed is not None and self.owed.key != key:
             await self._replaced(self.owed)
-        return key not in self._over  # the page's catch-up may have shown it ended
+            if not self.as_json and (self.owed is None or self.owed.key != key):
+                # The page's redraw found `key` not running: it ended before its
+                # events reached here, and the redraw showed it as stored.
+                self._over.append(key)
+        return key not in self._over
 
     def _begin(self, message: messages.TurnEvents) -> bool:
         """Follow the turn `message` begins; False if it is not its beginning."""
@@ -330,12 +334,15 @@ class TurnFollower:
             await self.follow(_events(running.key, running.conversation_id or 0, items, after=0))
 
     async def lost(self, key: str) -> None:
-        """The turn's server stopped and the turn was recorded as interrupted."""
+        """The turn's server stopped and the turn was recorded: as interrupted,
+        or as it stored its end itself before it died with its lock held (a
+        script is told what is stored, as a page shows it)."""
         owed = self._ending(key)
         if owed is None:
             return
         if self.as_json:
-            await self._send_end(LOST)
+            closed = await threads.run(_closed_of, owed)
+            await self._send_end(LOST if closed is None else _told(closed))
             return
         await self.catch_up()
 

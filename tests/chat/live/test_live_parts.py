@@ -29,6 +29,10 @@ from chat.live.inbox import Inbox
 from chat.live.layer import LiveLayer
 from chat.live.relay import Relay, Target, group_channel
 from chat.live.watchdog import Watchdog, watchdog
+from chat.llm.messages import Usage
+from chat.models import Message
+from chat.records.reply import AssistantRecord
+from chat.records.turn import TurnRecord
 from chat.render import streaming
 from chat.render.fragments import TurnDrawing
 from chat.selectors.running import TURN_LOCK, TurnState
@@ -661,3 +665,103 @@ async def test_a_script_shown_a_turns_end_from_its_record_is_not_told_it_again(
     assert shown[2]["status"] == "interrupted"
     assert following.owed is not None, "it watches the new turn"
     assert following.owed.key == "next"
+
+
+async def _a_turn_in(
+    conversation: Any, *, first: int, text: str, answer: str, stored: bool = True
+) -> Any:
+    """The person's message at sequence `first` and, if `stored`, the turn's
+    stored end (completed) after it: what a turn that finished leaves."""
+    asked = await sync_to_async(services.message_user_create)(
+        conversation=conversation, sequence=first, text=text, model="m"
+    )
+    if stored:
+        record = TurnRecord.ended(
+            status="completed",
+            finish_reason="stop",
+            iterations=1,
+            usage=Usage(),
+            files_changed=[],
+            tool_timings=[],
+            seconds=1.0,
+            error=None,
+        )
+        await sync_to_async(services.message_create)(
+            conversation=conversation,
+            sequence=first + 1,
+            role=Message.Role.ASSISTANT,
+            content=answer,
+            record=AssistantRecord(turn=record),
+        )
+    return asked
+
+
+async def _lapsed_lock(project: Project, conversation: Any, key: str) -> None:
+    await sync_to_async(ProjectLock.objects.create)(
+        project=project,
+        holder=key,
+        purpose=TURN_LOCK,
+        details={"conversation": conversation.pk, "first_sequence": 1, "channel": None},
+        acquired_at=timezone.now(),
+        expires_at=timezone.now() - timedelta(seconds=1),
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_page_shown_the_next_turn_whole_by_its_redraw_does_not_draw_it_again(
+    project: Project,
+) -> None:
+    """A page owed a dead turn's end hears the next turn's first events only
+    once that turn ended and was stored (a busy process, a turn that ends at
+    once): the redraw from the record shows it whole, and its events add nothing."""
+    conversation = await sync_to_async(services.conversation_create)(project=project)
+    asked = await _a_turn_in(conversation, first=1, text="Build it", answer="", stored=False)
+    await _lapsed_lock(project, conversation, "dead")
+    screen = Screen()
+    following = TurnFollower(
+        project=project,
+        conversation=conversation,
+        as_json=False,
+        screen=screen,
+        replay=lambda key, after: asyncio.sleep(0, result=[]),
+        watch=lambda key: None,
+    )
+    started = {"type": "turn_started", "conversation_id": conversation.pk, "model": "m"}
+    await following.follow(
+        batch("dead", (1, {**started, "message_id": asked.pk, "text": "Build it"}))
+    )
+    await sync_to_async(services.turn_abandon)(project_id=project.pk, key="dead")
+    second = await _a_turn_in(conversation, first=3, text="Second request", answer="Answered.")
+
+    before = len(screen.frames)
+    await following.follow(
+        batch("next", (1, {**started, "message_id": second.pk, "text": "Second request"}))
+    )
+    await following.follow(batch("next", (2, text("Answered."))))
+
+    shown = "".join(screen.frames[before:])
+    assert shown.count("Second request") == 1, "the next turn drawn once, by the redraw"
+    assert "Answered." in shown
+    assert following.owed is None
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_script_told_of_a_lost_turn_that_stored_its_end_hears_that_end(
+    project: Project,
+) -> None:
+    """The server stored the turn's end and died before it let its lock go: the
+    turn is recorded as it ended, and a script watching it hears `completed`,
+    as a page shows it, not that it was interrupted."""
+    conversation = await sync_to_async(services.conversation_create)(project=project)
+    asked = await _a_turn_in(conversation, first=1, text="Build it", answer="All done")
+    await _lapsed_lock(project, conversation, "finished")
+    screen = Screen()
+    following, _ = follower(project, screen, [])
+    await following.follow(batch("finished", (1, {"type": "turn_started", "message_id": asked.pk})))
+    assert await sync_to_async(services.turn_abandon)(project_id=project.pk, key="finished")
+
+    await following.lost("finished")  # what the connect's or the watchdog's announce does
+
+    shown = [json.loads(frame) for frame in screen.frames]
+    assert [event["type"] for event in shown] == ["turn_started", "done"]
+    assert shown[-1]["status"] == "completed"
