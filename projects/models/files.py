@@ -193,7 +193,14 @@ class FileRevision(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["project", "path"])]
+        indexes = [
+            models.Index(fields=["project", "path"]),
+            # The project's newest revisions by id (a workspace page reads the
+            # newest, its first socket what came after): without it PostgreSQL
+            # walks the primary key back through every other project's newer
+            # rows, 22 ms for a quiet project under 300,000 of them, 0.07 with it.
+            models.Index(fields=["project", "id"], name="projects_revision_newest"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.action} {self.path}"
