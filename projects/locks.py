@@ -77,26 +77,20 @@ def lock_release(lock: ProjectLock) -> None:
 
 def lock_current(project: Project | Any) -> ProjectLock | None:
     """The live lock on a project (or project id), if any; expired ones do not
-    count. Compiled once (common.compiled): every chat socket's connect asks."""
-    project_id = project.pk if isinstance(project, Project) else project
-    return _CURRENT.first(project_id=project_id, now=timezone.now())
+    count."""
+    lock = lock_of(project)
+    return None if lock is None or lock_lapsed(lock) else lock
 
 
-def _current(project_id: Any, now: datetime) -> QuerySet[ProjectLock]:
-    return ProjectLock.objects.filter(project_id=project_id, expires_at__gt=now).order_by("pk")[:1]
-
-
-_CURRENT = CompiledRead(
-    _current,
-    project_id=ProjectLock._meta.get_field("project"),
-    now=ProjectLock._meta.get_field("expires_at"),
-)
+def lock_lapsed(lock: ProjectLock) -> bool:
+    """Whether its holder stopped refreshing it: anyone may take it over."""
+    return lock.expires_at <= timezone.now()
 
 
 def lock_of(project: Project | Any) -> ProjectLock | None:
-    """The project's lock (a project has one at most), expired or not: a chat
+    """The project's lock (a project has one at most), lapsed or not: a chat
     socket's connect reads it once to see a running turn or one whose server
-    stopped. Compiled once, as `lock_current`."""
+    stopped. Compiled once (common.compiled): every connect asks."""
     project_id = project.pk if isinstance(project, Project) else project
     return _OF.first(project_id=project_id)
 

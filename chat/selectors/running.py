@@ -11,7 +11,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from chat.models import Message
-from projects.locks import lock_current, lock_of
+from projects.locks import lock_current, lock_lapsed, lock_of
 from projects.models import Project, ProjectLock
 
 TURN_LOCK = "assistant"  # the purpose of a running turn's project lock (projects.locks)
@@ -49,7 +49,7 @@ def turn_now(*, project: Project | uuid.UUID) -> TurnNow:
     lock = lock_of(project)
     if lock is None:
         return TurnNow(None)
-    if lock.expires_at > timezone.now():
+    if not lock_lapsed(lock):
         return TurnNow(running_turn_of(lock))
     return TurnNow(None, lock.holder if lock.purpose == TURN_LOCK else None)
 
@@ -93,7 +93,7 @@ def turn_state(*, project_id: uuid.UUID, key: str) -> TurnState:
     lock = ProjectLock.objects.filter(project_id=project_id, holder=key).first()
     if lock is None:
         return "ended"
-    return "running" if lock.expires_at > timezone.now() else "lapsed"
+    return "lapsed" if lock_lapsed(lock) else "running"
 
 
 def turns_running_elsewhere(*, user_id: int, project: Project) -> int:
