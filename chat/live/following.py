@@ -200,21 +200,20 @@ class TurnFollower:
         before it releases its lock; a dead server's turn is recorded before its
         lock is taken over), so it is shown from there, before the new turn,
         and whatever of it still comes is dropped (`_over`)."""
-        self._owe(None)
-        self._over.append(owed.key)
-        if self.turn_key == owed.key:
-            self.turn_key, self.drawing = None, None
+        self._ending(owed.key)
         if not self.as_json:
             await self.catch_up()  # the log as stored, then the new turn from its start
             return
+        # With no stored end: a turn this script saw begin stopped before it
+        # could store one, its `done` (this one) behind the new turn's events;
+        # else the lock was no turn of a conversation (a summary's): nothing is owed.
+        seen_begin = owed.request is not None
+        await self._tell_stored(owed, otherwise=(STOPPED_EARLY,) if seen_begin else ())
+
+    async def _tell_stored(self, owed: Owed, *, otherwise: tuple[Event, ...]) -> None:
+        """A script's end of the turn `owed`, from its stored record, or `otherwise`."""
         closed = await threads.run(_closed_of, owed)
-        if closed is not None:
-            await self._send_end(_told(closed))
-        elif owed.request is not None:
-            # A turn this script saw begin and that stored no end: stopped before
-            # it could, its `done` (this one) behind the new turn's events.
-            await self._send_end((STOPPED_EARLY,))
-        # Else no turn of a conversation (the lock was a summary's): nothing is owed.
+        await self._send_end(otherwise if closed is None else _told(closed))
 
     async def _send_end(self, events: tuple[Event, ...]) -> None:
         for event in events:
@@ -341,8 +340,7 @@ class TurnFollower:
         if owed is None:
             return
         if self.as_json:
-            closed = await threads.run(_closed_of, owed)
-            await self._send_end(LOST if closed is None else _told(closed))
+            await self._tell_stored(owed, otherwise=LOST)
             return
         await self.catch_up()
 
