@@ -190,11 +190,9 @@ def files_moved_since(*, project: Project, after: int) -> FilesMovedSince | None
         return None
     paths = sorted({path for row in rows for path in row[:2] if path})
     _, _, actor, reversal, user_id = rows[0]
-    if actor == FileRevision.Actor.ASSISTANT:
-        return FilesMovedSince(paths, "assistant", None)
-    if reversal is not None:  # an undo or restore: the page names no one for it
-        return FilesMovedSince(paths, "history", None)
-    return FilesMovedSince(paths, "person", user_id)
+    by = _said_by(actor, reversal)
+    # Only a person's own save names them: the page names no one for an undo or restore.
+    return FilesMovedSince(paths, by, user_id if by == "person" else None)
 
 
 def revision_by(*, project: Project, path: str) -> Literal["assistant", "history", "person"]:
@@ -206,9 +204,15 @@ def revision_by(*, project: Project, path: str) -> Literal["assistant", "history
         .values_list("actor", "reversal_id")
         .first()
     )
-    if last is None or last[0] == FileRevision.Actor.ASSISTANT:
+    return "assistant" if last is None else _said_by(*last)
+
+
+def _said_by(actor: str, reversal_id: int | None) -> Literal["assistant", "history", "person"]:
+    """Who made a revision, in a signal's words: the assistant, an undo or
+    restore ("history"), or the person."""
+    if actor == FileRevision.Actor.ASSISTANT:
         return "assistant"
-    return "history" if last[1] is not None else "person"
+    return "history" if reversal_id is not None else "person"
 
 
 def binary_infos(project: Project) -> dict[str, BinaryInfo]:
