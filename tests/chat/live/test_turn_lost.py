@@ -6,6 +6,9 @@ kept), and the project takes a new turn."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -76,19 +79,36 @@ def closing_messages(conversation: Conversation) -> list[Message]:
     return list(Message.objects.filter(conversation=conversation, metadata__has_key="turn"))
 
 
-async def test_every_tab_is_told_the_turn_is_recorded_and_the_project_freed(
-    scripted: FakeOpenRouter, project: Project, user: User, settings: SettingsWrapper
-) -> None:
-    settings.BUILTIT_TURN_LOCK_TTL = TTL
+@dataclass(frozen=True)
+class Watched:
+    conversation: Conversation
+    page: WebsocketCommunicator
+    script: WebsocketCommunicator
+    first: str  # the page's first frames
+
+
+@asynccontextmanager
+async def a_dead_turn_watched(project: Project, user: User) -> AsyncIterator[Watched]:
+    """A turn whose server died (its lock not lapsed yet), shown by a page and a
+    script of its conversation, each once its connect and catch-up are done."""
     conversation = await a_turn_whose_server_died(project)
     query = f"conversation={conversation.pk}"
     async with (
         opened(project, user, as_json=False, query=query) as page,
         opened(project, user, as_json=True, query=query) as script,
     ):
-        first = await frames_until(page, 'id="chat-signal"')
-        assert 'data-busy="true"' in "".join(first), "the turn shows as running at first"
+        first = "".join(await frames_until(page, 'id="chat-signal"'))
         await caught_up(script)
+        yield Watched(conversation, page, script, first)
+
+
+async def test_every_tab_is_told_the_turn_is_recorded_and_the_project_freed(
+    scripted: FakeOpenRouter, project: Project, user: User, settings: SettingsWrapper
+) -> None:
+    settings.BUILTIT_TURN_LOCK_TTL = TTL
+    async with a_dead_turn_watched(project, user) as watched:
+        conversation, page, script = watched.conversation, watched.page, watched.script
+        assert 'data-busy="true"' in watched.first, "the turn shows as running at first"
         # Both tabs show the turn: only now does its lock lapse. A lock that
         # lapsed while a tab was still connecting would be a turn that tab never
         # saw running (the connect reads only a live lock), with no `done` owed.
@@ -192,15 +212,10 @@ async def test_a_tab_opened_after_the_lock_lapsed_shows_the_turn_interrupted(
     recorded the turn (none looks for a long while here), shows it interrupted
     at once and takes the next message; the tabs that watched it are told too."""
     settings.BUILTIT_TURN_LOCK_TTL = 300.0  # the watchdog's first look is a minute away
-    conversation = await a_turn_whose_server_died(project)
-    query = f"conversation={conversation.pk}"
-    async with (
-        opened(project, user, as_json=False, query=query) as watching,
-        opened(project, user, as_json=True, query=query) as script,
-    ):
-        await frames_until(watching, 'id="chat-signal"')
-        await caught_up(script)
+    async with a_dead_turn_watched(project, user) as watched:
+        conversation, watching, script = watched.conversation, watched.page, watched.script
         await lapsed()
+        query = f"conversation={conversation.pk}"
         async with opened(project, user, as_json=False, query=query) as late:
             first = "".join(await frames_until(late, 'id="chat-signal"'))
             assert "Interrupted" in first
@@ -231,14 +246,8 @@ async def test_a_message_sent_once_the_lock_lapsed_tells_the_watching_tabs_first
     interrupted, with the reason, and a script hears its `done` before the new
     turn's events, once."""
     settings.BUILTIT_TURN_LOCK_TTL = 300.0  # the watchdog's first look is a minute away
-    conversation = await a_turn_whose_server_died(project)
-    query = f"conversation={conversation.pk}"
-    async with (
-        opened(project, user, as_json=False, query=query) as page,
-        opened(project, user, as_json=True, query=query) as script,
-    ):
-        await frames_until(page, 'id="chat-signal"')
-        await caught_up(script)
+    async with a_dead_turn_watched(project, user) as watched:
+        conversation, page, script = watched.conversation, watched.page, watched.script
         await lapsed()
         scripted.script(Reply(content="Back at it."))
         await send(page, message="Go on")
