@@ -19,7 +19,7 @@ from chat.models import Message
 from fakes.script import Reply
 from projects.models import Project, ProjectFile, ProjectLock
 from tests.fakes.held import PAGE, Held, WriteThenHold
-from tests.scale.conftest import Servers, bearer, tab
+from tests.scale.conftest import Servers, Tab, bearer, tab
 from tests.servers import ServerProcess
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -74,6 +74,15 @@ async def draining(server: ServerProcess) -> None:
     async with asyncio.timeout(30):
         while await asyncio.to_thread(health, server) != 503:
             await asyncio.sleep(0.05)
+
+
+async def next_turn(servers: Servers, held: Held, on: Tab) -> list[dict[str, Any]]:
+    """The killed server's held reply let go, a message on `on`: its turn's events."""
+    held.release()
+    servers.fake.responder = None
+    servers.fake.script(Reply(content="Picking up where it stopped."))
+    await on.send(message="Go on")
+    return await on.until("done")
 
 
 def types(events: list[dict[str, Any]]) -> list[str]:
@@ -199,11 +208,7 @@ async def test_when_the_server_running_a_turn_is_killed_the_other_tells_its_tabs
         assert await page_kept(project), "the write it made is kept, with its revision"
         assert not await locked(project)
 
-        held.release()
-        servers.fake.responder = None
-        servers.fake.script(Reply(content="Picking up where it stopped."))
-        await on_b.send(message="Go on")
-        again = await on_b.until("done")
+        again = await next_turn(servers, held, on_b)
     assert again[-1]["status"] == "completed"
 
 
@@ -232,11 +237,7 @@ async def test_a_tab_opened_once_a_killed_servers_lock_lapsed_finds_its_turn_rec
         assert record["files_changed"] == ["/index.html"]
         assert not await locked(project)
 
-        held.release()
-        servers.fake.responder = None
-        servers.fake.script(Reply(content="Picking up where it stopped."))
-        await on_b.send(message="Go on")
-        again = await on_b.until("done")
+        again = await next_turn(servers, held, on_b)
     assert again[-1]["status"] == "completed"
 
 
