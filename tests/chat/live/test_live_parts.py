@@ -336,13 +336,19 @@ async def test_a_redraw_that_comes_before_its_time_asks_again(project: Project) 
 async def a_running_turn(project: Project) -> None:
     """The lock of a turn "running-turn" on the project's new conversation."""
     conversation = await sync_to_async(services.conversation_create)(project=project)
+    await turn_lock(project, conversation, "running-turn", lasts=60)
+
+
+async def turn_lock(project: Project, conversation: Any, key: str, *, lasts: float) -> None:
+    """The lock of the turn `key` begun at the conversation's first message,
+    lapsing `lasts` seconds from now (lapsed already when it is below 0)."""
     await sync_to_async(ProjectLock.objects.create)(
         project=project,
-        holder="running-turn",
+        holder=key,
         purpose=TURN_LOCK,
         details={"conversation": conversation.pk, "first_sequence": 1, "channel": None},
         acquired_at=timezone.now(),
-        expires_at=timezone.now() + timedelta(seconds=60),
+        expires_at=timezone.now() + timedelta(seconds=lasts),
     )
 
 
@@ -641,14 +647,7 @@ async def test_a_script_shown_a_turns_end_from_its_record_is_not_told_it_again(
     asked = await sync_to_async(services.message_user_create)(
         conversation=conversation, sequence=1, text="Build it", model="m"
     )
-    await sync_to_async(ProjectLock.objects.create)(
-        project=project,
-        holder="dead",
-        purpose=TURN_LOCK,
-        details={"conversation": conversation.pk, "first_sequence": 1, "channel": None},
-        acquired_at=timezone.now(),
-        expires_at=timezone.now() - timedelta(seconds=1),
-    )
+    await turn_lock(project, conversation, "dead", lasts=-1)
     screen = Screen()
     following, _ = follower(project, screen, [])
     await following.follow(batch("dead", (1, {"type": "turn_started", "message_id": asked.pk})))
@@ -696,17 +695,6 @@ async def _a_turn_in(
     return asked
 
 
-async def _lapsed_lock(project: Project, conversation: Any, key: str) -> None:
-    await sync_to_async(ProjectLock.objects.create)(
-        project=project,
-        holder=key,
-        purpose=TURN_LOCK,
-        details={"conversation": conversation.pk, "first_sequence": 1, "channel": None},
-        acquired_at=timezone.now(),
-        expires_at=timezone.now() - timedelta(seconds=1),
-    )
-
-
 @pytest.mark.django_db(transaction=True)
 async def test_a_page_shown_the_next_turn_whole_by_its_redraw_does_not_draw_it_again(
     project: Project,
@@ -716,7 +704,7 @@ async def test_a_page_shown_the_next_turn_whole_by_its_redraw_does_not_draw_it_a
     once): the redraw from the record shows it whole, and its events add nothing."""
     conversation = await sync_to_async(services.conversation_create)(project=project)
     asked = await _a_turn_in(conversation, first=1, text="Build it", answer="", stored=False)
-    await _lapsed_lock(project, conversation, "dead")
+    await turn_lock(project, conversation, "dead", lasts=-1)
     screen = Screen()
     following = TurnFollower(
         project=project,
@@ -754,7 +742,7 @@ async def test_a_script_told_of_a_lost_turn_that_stored_its_end_hears_that_end(
     as a page shows it, not that it was interrupted."""
     conversation = await sync_to_async(services.conversation_create)(project=project)
     asked = await _a_turn_in(conversation, first=1, text="Build it", answer="All done")
-    await _lapsed_lock(project, conversation, "finished")
+    await turn_lock(project, conversation, "finished", lasts=-1)
     screen = Screen()
     following, _ = follower(project, screen, [])
     await following.follow(batch("finished", (1, {"type": "turn_started", "message_id": asked.pk})))
