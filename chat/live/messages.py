@@ -77,7 +77,6 @@ class TurnLost(TypedDict):
 
     type: Literal["turn.lost", "turn.unseen"]
     turn: str
-    watched: NotRequired[bool]  # from this process's watchdog: the tab was watching it
 
 
 class AccessChanged(TypedDict):

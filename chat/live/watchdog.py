@@ -106,11 +106,11 @@ class Watchdog:
                 del self._watched[tab]
             if state == "ended":
                 for tab in still:
-                    tab.feed({"type": "turn.unseen", "turn": key, "watched": True})
+                    tab.feed({"type": "turn.unseen", "turn": key})
                 continue
             recorded = await self._abandon(project_id, key)
             for tab in still:
-                tab.feed({"type": "turn.lost", "turn": key, "watched": True})
+                tab.feed({"type": "turn.lost", "turn": key})
             if recorded:
                 await self._announce(project_id, key)
 

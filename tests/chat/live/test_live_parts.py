@@ -107,7 +107,7 @@ async def test_a_lock_gone_twice_without_done_tells_the_tabs_to_show_what_is_sto
     assert tab.got == []
     await watchdog.look()
 
-    assert tab.got == [{"type": "turn.unseen", "turn": "t1", "watched": True}]
+    assert tab.got == [{"type": "turn.unseen", "turn": "t1"}]
     assert watchdog.watching(tab) is None
     assert looks.abandoned == []
 
@@ -123,7 +123,7 @@ async def test_a_lapsed_lock_is_recorded_once_and_every_tab_and_process_told() -
 
     assert looks.abandoned == ["t1"]
     assert looks.announced == ["t1"]
-    assert [tab.got for tab in tabs] == [[{"type": "turn.lost", "turn": "t1", "watched": True}]] * 2
+    assert [tab.got for tab in tabs] == [[{"type": "turn.lost", "turn": "t1"}]] * 2
 
 
 async def test_a_lapsed_lock_another_process_recorded_is_not_announced_again() -> None:
@@ -135,7 +135,7 @@ async def test_a_lapsed_lock_another_process_recorded_is_not_announced_again() -
     await watchdog.look()
 
     assert looks.announced == []
-    assert tab.got == [{"type": "turn.lost", "turn": "t1", "watched": True}]
+    assert tab.got == [{"type": "turn.lost", "turn": "t1"}]
 
 
 async def test_a_tab_that_saw_the_end_is_no_longer_watched() -> None:
